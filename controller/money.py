@@ -1,0 +1,75 @@
+"""Money arithmetic in integer minor units (cents), never floats.
+
+RULINGS (Everywhere): a fractional result (3:2 on an odd amount, 5 % commission) is rounded down
+to the table's rounding unit, and what was rounded off is recorded with the settlement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+MINOR_PER_UNIT = 100  # cents in one currency unit
+
+
+@dataclass(frozen=True, slots=True)
+class Rounded:
+    """An amount after rounding down, with the exact fraction of a minor unit given up."""
+
+    amount: int
+    rounded_off: Fraction
+
+
+def round_down(exact: Fraction, unit: int) -> Rounded:
+    """Round an exact non-negative amount of minor units down to a multiple of `unit`."""
+    if exact < 0:
+        raise ValueError(f"round_down takes amounts paid, not {exact}")
+    amount = (exact // unit) * unit
+    return Rounded(int(amount), exact - amount)
+
+
+def parse_ratio(text: str) -> Fraction:
+    """'3:2' -> 3/2, '6:5' -> 6/5, '8' or '8:1' -> 8."""
+    parts = str(text).split(":")
+    try:
+        if len(parts) == 1:
+            value = Fraction(parts[0])
+        elif len(parts) == 2:
+            value = Fraction(int(parts[0]), int(parts[1]))
+        else:
+            raise ValueError
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{text!r} is not a payout ratio like '3:2'") from None
+    if value <= 0:
+        raise ValueError(f"payout ratio {text!r} must be positive")
+    return value
+
+
+def ratio_text(ratio: Fraction) -> str:
+    """3/2 -> '3:2', 10 -> '10 to 1'."""
+    if ratio.denominator == 1:
+        return f"{ratio.numerator} to 1"
+    return f"{ratio.numerator}:{ratio.denominator}"
+
+
+def to_minor(value: object, where: str) -> int:
+    """Convert an amount in currency units (int, float or numeric text) to minor units exactly."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"{where}: {value!r} is not an amount")
+    try:
+        exact = Decimal(str(value)) * MINOR_PER_UNIT
+    except InvalidOperation:
+        raise ValueError(f"{where}: {value!r} is not an amount") from None
+    if exact != exact.to_integral_value():
+        raise ValueError(f"{where}: {value} is finer than one cent")
+    if exact < 0:
+        raise ValueError(f"{where}: {value} is negative")
+    return int(exact)
+
+
+def from_minor(amount: int) -> int | float:
+    """Minor units back to currency units for JSON output: whole amounts stay integers."""
+    if amount % MINOR_PER_UNIT == 0:
+        return amount // MINOR_PER_UNIT
+    return float(Decimal(amount) / MINOR_PER_UNIT)

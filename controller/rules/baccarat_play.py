@@ -1,0 +1,105 @@
+"""The play of one mini-baccarat coup: which hand the next card belongs to, then settlement.
+
+Pure: no I/O, no clock, no `transitions`. Order: Player 1, Banker 1, Player 2, Banker 2, then third
+cards by the tableau (RULINGS.md). Every wager is settled once the coup is complete: the main
+wagers first, then Lucky 8 (shared rules/lucky-8-baccarat.txt, dealing procedures).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from controller.cards import Card
+from controller.paytables import PayTable
+from controller.rules import lucky8
+from controller.rules.baccarat import (
+    BaccaratRules,
+    banker_draws,
+    main_outcome,
+    player_draws,
+    points,
+)
+from controller.rules.play import CardDue, NoCardDue
+from controller.rules.settlement import Settlement, apply_aggregate_limit, limit_applies, settle
+
+MAIN_WAGERS = ("player", "banker", "tie")
+LUCKY8_WAGERS = {"lucky8_player": "player", "lucky8_banker": "banker"}
+PLAYER, BANKER = "player", "banker"
+DEALING, DONE = "deal", "done"
+
+
+class BaccaratPlay:
+    """One coup of mini-baccarat, fed cards; settles every wager when the coup is complete."""
+
+    def __init__(self, rules: BaccaratRules, wagers: Mapping[int, Mapping[str, int]],
+                 pay_tables: Mapping[str, PayTable], unit: int = 1,
+                 aggregate_limits: Mapping[str, int] | None = None) -> None:
+        self.rules = rules
+        self.wagers = {seat: dict(w) for seat, w in sorted(wagers.items()) if any(w.values())}
+        self.pay_tables = pay_tables
+        self.unit = unit
+        self.player: list[Card] = []
+        self.banker: list[Card] = []
+        self.stage = DEALING
+        self.settlements: list[Settlement] = []
+        tables = [pay_tables[w] for w in LUCKY8_WAGERS if w in pay_tables]
+        limit = (aggregate_limits or {}).get("lucky8")
+        limited = tables and limit_applies(max(t.highest_odds for t in tables))
+        self._limit = limit if limited else None
+
+    def hands(self) -> dict[str, list[Card]]:
+        return {PLAYER: self.player, BANKER: self.banker}
+
+    def expected(self) -> CardDue | None:
+        side = self._next_side()
+        return None if side is None else CardDue(side=side)
+
+    def _next_side(self) -> str | None:
+        n_player, n_banker = len(self.player), len(self.banker)
+        if n_player + n_banker < 4:
+            return PLAYER if n_player == n_banker else BANKER
+        if max(points(self.player[:2]), points(self.banker[:2])) >= 8:
+            return None  # a natural: neither hand draws
+        if n_player == 2 and player_draws(self.player, self.banker):
+            return PLAYER
+        if n_banker == 2:
+            player_third = self.player[2] if n_player == 3 else None
+            if banker_draws(self.banker, player_third):
+                return BANKER
+        return None
+
+    def why_no_card(self) -> str:
+        p, b = points(self.player), points(self.banker)
+        return (f"a card came out after the coup was complete (player {p}, banker {b}): "
+                "the tableau gives no hand a card")
+
+    def take_card(self, card: Card) -> list[Settlement]:
+        expected = self.expected()
+        if expected is None:
+            raise NoCardDue(self.why_no_card())
+        self.hands()[expected.side].append(card)
+        if self.expected() is not None:
+            return []
+        self.stage = DONE
+        return self._settle_all()
+
+    def _settle_all(self) -> list[Settlement]:
+        main: list[Settlement] = []
+        bonus: list[Settlement] = []
+        for seat, wagers in self.wagers.items():
+            for wager in MAIN_WAGERS:
+                if wagers.get(wager):
+                    outcome = main_outcome(wager, self.player, self.banker, self.rules)
+                    main.append(settle(seat, wager, wagers[wager], outcome, self.unit,
+                                       stage="end"))
+            for wager, side in LUCKY8_WAGERS.items():
+                if wagers.get(wager):
+                    own, other = (self.player, self.banker) if side == PLAYER else (
+                        self.banker, self.player)
+                    outcome = lucky8.outcome(own, other, self.pay_tables[wager])
+                    bonus.append(settle(seat, wager, wagers[wager], outcome, self.unit,
+                                        stage="end"))
+        if self._limit is not None:
+            bonus, self._limit = apply_aggregate_limit(bonus, self._limit, self.unit)
+        self.settlements = main + bonus
+        return self.settlements

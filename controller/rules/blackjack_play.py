@@ -1,0 +1,442 @@
+"""The play of one blackjack round: who the next card belongs to, which decisions are open, and
+which wagers are settled at each moment.
+
+Pure: no I/O, no clock, no `transitions`. The round machine (`controller.round_machine`) drives
+it from events; the analysis tools drive it directly. Deal order and timing follow RULINGS.md
+(Blackjack): one card to each seat with a main wager in seat order, the dealer's up card, a second
+card to each seat, the hole card (none on a no-hole-card table); then each seat's hands in order,
+then the dealer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Final
+
+from controller.cards import Card
+from controller.paytables import PayTable
+from controller.rules import blackjack_tie, dead_mans_hand, lucky7, lucky_stiff
+from controller.rules.blackjack import (
+    BlackjackRules,
+    dealer_must_draw,
+    hand_value,
+    is_natural,
+    is_pair,
+    main_result,
+    may_double,
+)
+from controller.rules.play import (
+    CardDue,
+    DecisionDue,
+    Expectation,
+    IllegalDecision,
+    InsuranceDue,
+    NoCardDue,
+)
+from controller.rules.settlement import (
+    SURRENDER,
+    Outcome,
+    Settlement,
+    apply_aggregate_limit,
+    limit_applies,
+    lose,
+    push,
+    settle,
+    win,
+)
+
+DEALING, INSURANCE, PLAY, DEALER, DONE = "deal", "insurance", "play", "dealer", "done"
+PEEK, END = "peek", "end"  # labels of the settlement moments that are not stages
+DECLINES: Final = ("no_insurance", "no_even_money")
+
+SideBetRule = Callable[["Seat", "BlackjackPlay", PayTable], Mapping[str, Outcome] | None]
+# Each side bet decides all of a seat's spots of that bet at once (Blackjack Tie has several).
+SIDE_BETS: Final[Mapping[str, SideBetRule]] = {
+    "lucky_stiff": lucky_stiff.decide,
+    "blackjack_tie": blackjack_tie.decide,
+    "lucky7": lucky7.decide,
+    "dead_mans_hand": dead_mans_hand.decide,
+}
+
+
+@dataclass(slots=True)
+class Hand:
+    cards: list[Card]
+    stake: int
+    from_split: bool = False
+    split_aces: bool = False
+    doubled: bool = False
+    surrendered: bool = False
+    wants_card: bool = False
+    done: bool = False
+    outcome: Outcome | None = None
+
+    @property
+    def natural(self) -> bool:
+        return is_natural(self.cards, self.from_split)
+
+
+@dataclass(slots=True)
+class Seat:
+    number: int
+    wagers: dict[str, int]  # "main", "lucky7", "blackjack_tie.LS", ...
+    hands: list[Hand]
+    dealt: list[Card] = field(default_factory=list)  # every card the seat got, in order
+    splits: int = 0
+    insurance: int = 0
+    insurance_answered: bool = False
+    open: set[str] = field(default_factory=set)  # side-bet and insurance wagers not yet settled
+
+    @property
+    def initial(self) -> list[Card]:
+        return self.dealt[:2]
+
+    @property
+    def finished(self) -> bool:
+        """No more cards will come to this seat."""
+        return all(hand.done for hand in self.hands)
+
+
+def side_bet_of(wager: str) -> str:
+    return wager.split(".", 1)[0]
+
+
+class BlackjackPlay:
+    """One round of blackjack, fed cards and decisions; settles each wager when it is decided."""
+
+    def __init__(self, rules: BlackjackRules, wagers: Mapping[int, Mapping[str, int]],
+                 pay_tables: Mapping[str, PayTable], unit: int = 1,
+                 aggregate_limits: Mapping[str, int] | None = None) -> None:
+        self.rules = rules
+        self.pay_tables = pay_tables
+        self.unit = unit
+        self.seats = [
+            Seat(number, dict(seat_wagers), [Hand([], seat_wagers["main"])])
+            for number, seat_wagers in sorted(wagers.items()) if seat_wagers.get("main", 0) > 0
+        ]
+        for seat in self.seats:
+            seat.open = {w for w in seat.wagers if w != "main"}
+        self.dealer: list[Card] = []
+        self.stage = DEALING
+        self.dealer_blackjack: bool | None = None  # None: not yet known by the procedure
+        self.settlements: list[Settlement] = []
+        self._limits = {bet: limit for bet, limit in (aggregate_limits or {}).items()
+                        if bet in pay_tables and limit_applies(pay_tables[bet].highest_odds)}
+        targets: list[int | None] = [seat.number for seat in self.seats]
+        self._plan = [*targets, None, *targets] + ([None] if rules.dealer_peeks else [])
+        self._by_number = {seat.number: seat for seat in self.seats}
+        if not self.seats:
+            self.stage = DONE
+
+    # ----- what the round waits for ---------------------------------------------------------
+
+    @property
+    def initial_deal_done(self) -> bool:
+        return self.stage != DEALING
+
+    @property
+    def dealer_done(self) -> bool:
+        return self.stage == DONE
+
+    @property
+    def up_card(self) -> Card | None:
+        return self.dealer[0] if self.dealer else None
+
+    def expected(self) -> Expectation | None:
+        """What the round needs next; None when it is over."""
+        if self.stage == DEALING:
+            dealt = sum(len(seat.dealt) for seat in self.seats) + len(self.dealer)
+            return CardDue(self._plan[dealt])
+        if self.stage == INSURANCE:
+            for seat in self.seats:
+                if not seat.insurance_answered:
+                    return InsuranceDue(seat.number, self._insurance_options(seat))
+        if self.stage == PLAY:
+            for seat in self.seats:
+                for index, hand in enumerate(seat.hands):
+                    if hand.done:
+                        continue
+                    if len(hand.cards) < 2 or hand.wants_card:
+                        return CardDue(seat.number, index + 1)
+                    return DecisionDue(seat.number, index + 1, self._options(seat, hand))
+        if self.stage == DEALER:
+            return CardDue()
+        return None
+
+    def _insurance_options(self, seat: Seat) -> tuple[str, ...]:
+        options: list[str] = []
+        if seat.hands[0].natural and self.rules.even_money:
+            options.append("even_money")
+        if self.rules.insurance:
+            options.append("insurance")
+        return (*options, *DECLINES)
+
+    def may_split(self, seat: Seat, hand: Hand) -> bool:
+        if len(hand.cards) != 2 or len(seat.hands) >= self.rules.max_split_hands:
+            return False
+        first, second = hand.cards
+        if not is_pair(first, second, self.rules):
+            return False
+        return not first.is_ace or seat.splits == 0 or self.rules.resplit_aces
+
+    def _options(self, seat: Seat, hand: Hand) -> tuple[str, ...]:
+        if hand.split_aces and self.rules.split_aces_one_card:
+            return ("split", "stand")  # only reached when a re-split of aces is open
+        options = ["hit", "stand"]
+        if may_double(hand.cards, hand.from_split, self.rules):
+            options.append("double")
+        if self.may_split(seat, hand):
+            options.append("split")
+        if (self.rules.surrender == "late" and len(seat.hands) == 1 and not hand.from_split
+                and len(hand.cards) == 2):
+            options.append("surrender")
+        return tuple(options)
+
+    def why_no_card(self) -> str:
+        """A plain sentence for the dealer when a card comes out that no hand may take."""
+        expected = self.expected()
+        if isinstance(expected, InsuranceDue):
+            return f"a card came out while seat {expected.seat} was being asked about insurance"
+        if isinstance(expected, DecisionDue):
+            return (f"a card came out while seat {expected.seat} hand {expected.hand} may not take "
+                    f"one (open: {', '.join(expected.options)})")
+        if self.stage == DONE and self.dealer:
+            total = hand_value(self.dealer).total
+            return f"a card came out after the dealer stood on {total}: no hand may take it"
+        return "a card came out while no hand may take one"
+
+    # ----- inputs ----------------------------------------------------------------------------
+
+    def take_card(self, card: Card) -> list[Settlement]:
+        """A card left the shoe. During a decision that allows it, the card is a hit."""
+        expected = self.expected()
+        if isinstance(expected, DecisionDue) and "hit" in expected.options:
+            self._hand(expected.seat, expected.hand).wants_card = True
+            expected = self.expected()
+        if not isinstance(expected, CardDue):
+            raise NoCardDue(self.why_no_card())
+        if expected.seat is None:
+            self.dealer.append(card)
+        else:
+            seat = self._by_number[expected.seat]
+            hand = seat.hands[expected.hand - 1]
+            hand.cards.append(card)
+            seat.dealt.append(card)
+            if self.stage == PLAY:
+                self._after_player_card(seat, hand)
+        return self._progress()
+
+    def decide(self, seat_number: int, hand_number: int, action: str) -> list[Settlement]:
+        """A decision entered by the dealer for a seat (hand_number is ignored for insurance)."""
+        expected = self.expected()
+        if isinstance(expected, InsuranceDue) and expected.seat == seat_number:
+            if action not in expected.options:
+                raise IllegalDecision(
+                    f"seat {seat_number}: {action!r} is not open now "
+                    f"(open: {', '.join(expected.options)})")
+            return self._answer_insurance(self._by_number[seat_number], action)
+        if not isinstance(expected, DecisionDue):
+            raise IllegalDecision(f"seat {seat_number} hand {hand_number}: no decision is open "
+                                  f"now ({self._describe(expected)})")
+        if (expected.seat, expected.hand) != (seat_number, hand_number):
+            raise IllegalDecision(
+                f"seat {seat_number} hand {hand_number}: the decision open now is for "
+                f"seat {expected.seat} hand {expected.hand}")
+        if action not in expected.options:
+            raise IllegalDecision(
+                f"seat {seat_number} hand {hand_number}: {action!r} is not allowed here "
+                f"(allowed: {', '.join(expected.options)})")
+        seat = self._by_number[seat_number]
+        hand = seat.hands[hand_number - 1]
+        if action == "hit":
+            hand.wants_card = True
+        elif action == "stand":
+            hand.done = True
+        elif action == "double":
+            hand.stake *= 2
+            hand.doubled = True
+            hand.wants_card = True
+        elif action == "surrender":
+            hand.surrendered = True
+            hand.done = True
+        elif action == "split":
+            self._split(seat, hand_number - 1)
+        return self._progress()
+
+    def _describe(self, expected: Expectation | None) -> str:
+        if isinstance(expected, CardDue):
+            return f"a card is due to {expected}"
+        if isinstance(expected, InsuranceDue):
+            return f"seat {expected.seat} is being asked about insurance"
+        return "the round is over" if expected is None else "another decision is open"
+
+    def _hand(self, seat_number: int, hand_number: int) -> Hand:
+        return self._by_number[seat_number].hands[hand_number - 1]
+
+    def _answer_insurance(self, seat: Seat, action: str) -> list[Settlement]:
+        seat.insurance_answered = True
+        if action == "insurance":
+            seat.insurance = (seat.wagers["main"] // 2 // self.unit) * self.unit
+            if seat.insurance > 0:
+                seat.open.add("insurance")
+        elif action == "even_money":
+            hand = seat.hands[0]
+            hand.outcome = win("even money", Fraction(1))
+            self.settlements.append(settle(seat.number, "main", hand.stake, hand.outcome,
+                                           self.unit, hand=1, stage=INSURANCE))
+            return [self.settlements[-1], *self._progress()]
+        return self._progress()
+
+    def _split(self, seat: Seat, index: int) -> None:
+        first, second = seat.hands[index].cards
+        stake = seat.wagers["main"]
+        aces = first.is_ace
+        seat.hands[index:index + 1] = [
+            Hand([first], stake, from_split=True, split_aces=aces),
+            Hand([second], stake, from_split=True, split_aces=aces),
+        ]
+        seat.splits += 1
+
+    def _after_player_card(self, seat: Seat, hand: Hand) -> None:
+        hand.wants_card = False
+        value = hand_value(hand.cards)
+        if value.bust or value.total == 21 or hand.doubled:
+            hand.done = True
+        elif hand.split_aces and self.rules.split_aces_one_card:
+            hand.done = not self.may_split(seat, hand)
+
+    # ----- progress through the round --------------------------------------------------------
+
+    def _progress(self) -> list[Settlement]:
+        """Move through every stage that needs no input, settling what each moment decides."""
+        new = self._settle_pass(END if self.stage == DONE else self.stage)
+        while True:
+            if self.stage == DEALING and len(self.dealer) + sum(
+                    len(seat.dealt) for seat in self.seats) == len(self._plan):
+                self._end_initial_deal()
+                new += self._settle_pass(DEALING)
+            elif self.stage == INSURANCE and self.expected() is None:
+                self._peek()
+                new += self._settle_pass(PEEK)
+            elif self.stage == PLAY and self.expected() is None:
+                self.stage = DEALER
+            elif self.stage == DEALER and not self._dealer_step():
+                self.stage = DONE
+                new += self._settle_pass(END)
+            else:
+                break
+        if self.stage == DONE:
+            self._check_all_settled()
+        return new
+
+    def _end_initial_deal(self) -> None:
+        up = self.dealer[0]
+        if not (up.is_ace or up.is_ten_value):
+            self.dealer_blackjack = False  # no blackjack is possible under a 2-9 up card
+        for seat in self.seats:
+            seat.hands[0].done = seat.hands[0].natural
+            asked = up.is_ace and self._insurance_options(seat) != DECLINES
+            seat.insurance_answered = not asked
+        self.stage = INSURANCE
+
+    def _peek(self) -> None:
+        up = self.dealer[0]
+        if self.rules.dealer_peeks and (up.is_ace or up.is_ten_value):
+            self.dealer_blackjack = is_natural(self.dealer, False)
+        if self.dealer_blackjack:
+            for seat in self.seats:
+                for hand in seat.hands:
+                    hand.done = True
+            self.stage = DONE
+        else:
+            self.stage = PLAY
+
+    def _dealer_step(self) -> bool:
+        """Learn what the dealer's cards tell; True while the dealer must take another card."""
+        if self.dealer_blackjack:
+            return False
+        if len(self.dealer) < 2:
+            # No-hole-card table: the second card comes if any wager still waits on it.
+            waiting = any(hand.outcome is None for seat in self.seats for hand in seat.hands)
+            if waiting or any(seat.open for seat in self.seats):
+                return True
+            self.dealer_blackjack = False
+            return False
+        self.dealer_blackjack = is_natural(self.dealer, False)
+        live = any(hand.outcome is None and not hand.natural and not hand.surrendered
+                   for seat in self.seats for hand in seat.hands)
+        return not self.dealer_blackjack and live and dealer_must_draw(self.dealer, self.rules)
+
+    # ----- settlement -----------------------------------------------------------------------
+
+    def _main_outcome(self, seat: Seat, hand: Hand) -> Outcome | None:
+        if hand.surrendered:
+            if self.dealer_blackjack is None:
+                return None
+            # Late surrender saves half only against a dealer without blackjack.
+            return lose("dealer blackjack") if self.dealer_blackjack else Outcome(
+                SURRENDER, "surrendered")
+        if hand_value(hand.cards).bust:
+            return lose("player bust")
+        if self.dealer_blackjack:
+            return push("both blackjack") if hand.natural else lose("dealer blackjack")
+        if hand.natural and self.dealer_blackjack is False:
+            return win("blackjack", self.rules.blackjack_ratio)
+        if self.stage == DONE:
+            return main_result(hand.cards, hand.from_split, False, self.dealer, self.rules)
+        return None
+
+    def _settle_pass(self, stage: str) -> list[Settlement]:
+        new: list[Settlement] = []
+        side: dict[str, list[Settlement]] = {}
+        for seat in self.seats:
+            for index, hand in enumerate(seat.hands):
+                if hand.outcome is None and (outcome := self._main_outcome(seat, hand)):
+                    hand.outcome = outcome
+                    new.append(self._main_settlement(seat, index, hand, stage))
+            if "insurance" in seat.open and self.dealer_blackjack is not None:
+                seat.open.discard("insurance")
+                outcome = (win("dealer blackjack", self.rules.insurance_ratio)
+                           if self.dealer_blackjack else lose("no dealer blackjack"))
+                new.append(settle(seat.number, "insurance", seat.insurance, outcome, self.unit,
+                                  stage=stage))
+            for bet, rule in SIDE_BETS.items():
+                spots = [w for w in seat.open if side_bet_of(w) == bet]
+                if not spots:
+                    continue
+                decided = rule(seat, self, self.pay_tables[bet])
+                for wager in sorted(spots):
+                    if decided and wager in decided:
+                        seat.open.discard(wager)
+                        side.setdefault(bet, []).append(settle(
+                            seat.number, wager, seat.wagers[wager], decided[wager], self.unit,
+                            stage=stage))
+        for bet, batch in side.items():
+            if bet in self._limits:
+                batch, self._limits[bet] = apply_aggregate_limit(batch, self._limits[bet],
+                                                                 self.unit)
+            new.extend(batch)
+        self.settlements.extend(new)
+        return new
+
+    def _main_settlement(self, seat: Seat, index: int, hand: Hand, stage: str) -> Settlement:
+        assert hand.outcome is not None
+        settlement = settle(seat.number, "main", hand.stake, hand.outcome, self.unit,
+                            hand=index + 1, stage=stage)
+        if (self.rules.original_bets_only and not self.rules.dealer_peeks
+                and hand.outcome.award == "dealer blackjack"):
+            # Only the original wager is lost; doubled and split wagers are returned.
+            original = seat.wagers["main"] if index == 0 else 0
+            return Settlement(seat.number, "main", hand.stake, settlement.outcome,
+                              "dealer blackjack (original bet only)", Fraction(0), -original,
+                              hand=index + 1, stage=stage)
+        return settlement
+
+    def _check_all_settled(self) -> None:
+        left = [(seat.number, wager) for seat in self.seats for wager in seat.open]
+        left += [(seat.number, f"main hand {i + 1}") for seat in self.seats
+                 for i, hand in enumerate(seat.hands) if hand.outcome is None]
+        if left:
+            raise AssertionError(f"round over with wagers unsettled: {left}")

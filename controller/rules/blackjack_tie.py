@@ -1,0 +1,65 @@
+"""Blackjack Tie (shared rules/blackjack-tie.txt; RULINGS.md, Blackjack Tie).
+
+Bonus spots, each its own wager: LS (tie on 17, 18 or 19), RS (tie on 20, 21 or blackjack),
+straight-up 17-21 and BJ (two-card naturals both sides). The tie is judged on the player's first
+hand only; after a second split all bonuses lose. A player blackjack against a dealer without one,
+or a dealer blackjack against a player without one, loses them all at once; a bust on either side
+is no tie. A two-card 21 after a split is 21, not blackjack. Even money settles only the main
+wager; the bonuses are settled on the cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from controller.rules.blackjack import hand_value
+from controller.rules.settlement import Outcome, lose, win
+
+if TYPE_CHECKING:
+    from controller.paytables import PayTable
+    from controller.rules.blackjack_play import BlackjackPlay, Seat
+
+SPOT_TOTALS = {"LS": (17, 18, 19), "RS": (20, 21), "17": (17,), "18": (18,), "19": (19,),
+               "20": (20,), "21": (21,), "BJ": ()}
+
+
+def decide(seat: Seat, play: BlackjackPlay, table: PayTable) -> Mapping[str, Outcome] | None:
+    if not play.initial_deal_done:
+        return None
+    spots = [w.split(".", 1)[1] for w in seat.wagers if w.startswith("blackjack_tie.")]
+    result = _result(seat, play)
+    if result is None:
+        return None
+    reason, tie_total, both_naturals = result
+    outcomes: dict[str, Outcome] = {}
+    for spot in spots:
+        wins = both_naturals and spot in ("BJ", "RS") or (
+            tie_total is not None and tie_total in SPOT_TOTALS[spot])
+        outcomes[f"blackjack_tie.{spot}"] = (
+            win(f"tie on {reason}", table.pays[spot]) if wins else lose(reason))
+    return outcomes
+
+
+def _result(seat: Seat, play: BlackjackPlay) -> tuple[str, int | None, bool] | None:
+    """(what decided it, the tie total or None, whether both have blackjack), or None if open."""
+    if seat.splits >= 2:
+        return ("second split", None, False)
+    hand = seat.hands[0]
+    if play.dealer_blackjack is not None and (hand.natural or play.dealer_blackjack):
+        if hand.natural and play.dealer_blackjack:
+            return ("blackjack", None, True)
+        return ("one side blackjack", None, False)
+    value = hand_value(hand.cards)
+    if len(hand.cards) >= 2 and value.bust:
+        return ("player bust", None, False)
+    if hand.surrendered:
+        return ("surrendered", None, False)
+    if not play.dealer_done or play.dealer_blackjack is None or hand.natural:
+        return None
+    dealer = hand_value(play.dealer)
+    if dealer.bust:
+        return ("dealer bust", None, False)
+    if dealer.total != value.total:
+        return (f"no tie ({value.total} v {dealer.total})", None, False)
+    return (str(value.total), value.total, False)

@@ -1,0 +1,46 @@
+"""What a round waits for next, and the errors of feeding it something else; shared by the play
+engines of both games."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class PlayError(ValueError):
+    """An input the round cannot take at this point."""
+
+
+class NoCardDue(PlayError):
+    """A card arrived while no hand may take one: an irregularity (RULINGS: Irregularities)."""
+
+
+class IllegalDecision(PlayError):
+    """A decision that is not open for that seat and hand now."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardDue:
+    """A card is due: to a blackjack seat's hand, or (seat None) to `side`: dealer/player/banker."""
+
+    seat: int | None = None
+    hand: int = 1
+    side: str = "dealer"
+
+    def __str__(self) -> str:
+        return f"the {self.side}" if self.seat is None else f"seat {self.seat} hand {self.hand}"
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionDue:
+    seat: int
+    hand: int
+    options: tuple[str, ...]  # a card arriving now is a hit when "hit" is among them
+
+
+@dataclass(frozen=True, slots=True)
+class InsuranceDue:
+    seat: int
+    options: tuple[str, ...]
+
+
+Expectation = CardDue | DecisionDue | InsuranceDue

@@ -1,0 +1,282 @@
+"""`tablectl settle`: one scripted round through the real round machine, with a scripted dealer.
+
+The script names the game, table options, pay tables, each seat's wagers and decisions, and the
+cards in the order they leave the shoe. The scripted dealer answers each question the round
+machine asks: it feeds a card when one is due, and a seat's next decision token when a decision
+is open ("hit" is a card out of the shoe). Anything that cannot be played out raises ScriptError
+with one line naming the seat, hand and token, or the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from controller.cards import Card, CardError, card_from_id, parse_card
+from controller.events import AlertsCleared, BetsLocked, CardDrawn, DealerAction, WagerPlaced
+from controller.money import from_minor, to_minor
+from controller.paytables import TIE_SPOTS, PayTables
+from controller.round_machine import RoundMachine
+from controller.rules import baccarat
+from controller.rules.blackjack import RulesError, hand_value, is_natural
+from controller.rules.blackjack_play import BlackjackPlay
+from controller.rules.play import CardDue, DecisionDue, InsuranceDue
+from controller.rules.settlement import Settlement
+from controller.table_config import MAX_SEATS, TableConfig, build_table
+
+TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe")
+SEAT_KEYS: Final = ("wagers", "decisions")
+WAGER_KEYS: Final = {
+    "blackjack": ("main", "lucky_stiff", "lucky7", "dead_mans_hand", "blackjack_tie"),
+    "baccarat": ("player", "banker", "tie", "lucky8_player", "lucky8_banker"),
+}
+INSURANCE_TOKENS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
+PLAY_TOKENS: Final = ("hit", "stand", "double", "split", "surrender")
+
+
+class ScriptError(ValueError):
+    """A script that is invalid or cannot be played out; the message is one line."""
+
+
+@dataclass
+class SeatScript:
+    wagers: dict[str, int]  # minor units, flattened ("blackjack_tie.LS")
+    decisions: list[str]
+    insurance_token: str | None = None
+    used: int = 0  # decision tokens consumed
+    ignored: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Script:
+    config: TableConfig
+    seats: dict[int, SeatScript]
+    shoe: list[Card]
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ScriptError(message)
+
+
+def parse_script(data: Any, registry: PayTables) -> Script:
+    """Validate a script (already decoded from JSON)."""
+    _require(isinstance(data, dict), "script: must be a JSON object")
+    for key in data:
+        _require(key in TOP_KEYS, f"{key}: unknown key (known: {', '.join(TOP_KEYS)})")
+    for key in ("game", "seats", "shoe"):
+        _require(key in data, f"{key}: missing")
+    rules, tables = data.get("rules", {}), data.get("pay_tables", {})
+    _require(isinstance(rules, dict), "rules: must be an object")
+    try:
+        config = build_table(data["game"], rules, tables, registry)
+    except RulesError as exc:
+        raise ScriptError(str(exc)) from None
+    return Script(config, _parse_seats(data["seats"], config), _parse_shoe(data["shoe"]))
+
+
+def _parse_shoe(raw: Any) -> list[Card]:
+    _require(isinstance(raw, list), "shoe: must be a list of cards")
+    cards = []
+    for index, item in enumerate(raw):
+        try:
+            if isinstance(item, int) and not isinstance(item, bool):
+                cards.append(card_from_id(item))
+            elif isinstance(item, str):
+                cards.append(parse_card(item))
+            else:
+                raise CardError(f"{item!r} is not a card")
+        except CardError as exc:
+            raise ScriptError(f"shoe[{index}]: {exc}") from None
+    return cards
+
+
+def _parse_seats(raw: Any, config: TableConfig) -> dict[int, SeatScript]:
+    _require(isinstance(raw, dict), "seats: must be an object keyed by seat number")
+    seats: dict[int, SeatScript] = {}
+    for key, seat in raw.items():
+        where = f"seats.{key}"
+        _require(str(key).isdigit() and 1 <= int(key) <= config.max_seats,
+                 f"{where}: seat must be a number from 1 to {config.max_seats}")
+        _require(isinstance(seat, dict), f"{where}: must be an object")
+        for name in seat:
+            _require(name in SEAT_KEYS, f"{where}.{name}: unknown key (known: wagers, decisions)")
+        decisions = seat.get("decisions", [])
+        _require(isinstance(decisions, list) and all(isinstance(t, str) for t in decisions),
+                 f"{where}.decisions: must be a list of strings")
+        _require(config.game == "blackjack" or not decisions,
+                 f"{where}.decisions: baccarat takes no decisions")
+        for index, token in enumerate(decisions):
+            allowed = PLAY_TOKENS + (INSURANCE_TOKENS if index == 0 else ())
+            _require(token in allowed, f"{where}.decisions[{index}]: unknown token {token!r}")
+        script = SeatScript(_parse_wagers(seat.get("wagers", {}), config.game, where),
+                            list(decisions))
+        if script.decisions and script.decisions[0] in INSURANCE_TOKENS:
+            script.insurance_token = script.decisions.pop(0)
+        seats[int(key)] = script
+    return dict(sorted(seats.items()))
+
+
+def _parse_wagers(raw: Any, game: str, where: str) -> dict[str, int]:
+    _require(isinstance(raw, dict), f"{where}.wagers: must be an object")
+    wagers: dict[str, int] = {}
+    for key, value in raw.items():
+        at = f"{where}.wagers.{key}"
+        _require(key in WAGER_KEYS[game],
+                 f"{at}: unknown wager key (known: {', '.join(WAGER_KEYS[game])})")
+        if key == "blackjack_tie":
+            _require(isinstance(value, dict), f"{at}: must be an object keyed by bonus spot")
+            for spot, amount in value.items():
+                _require(spot in TIE_SPOTS,
+                         f"{at}.{spot}: unknown bonus spot (known: {', '.join(TIE_SPOTS)})")
+                wagers[f"blackjack_tie.{spot}"] = _minor(amount, f"{at}.{spot}")
+        else:
+            wagers[key] = _minor(value, at)
+    return wagers
+
+
+def _minor(value: Any, where: str) -> int:
+    try:
+        return to_minor(value, where)
+    except ValueError as exc:
+        raise ScriptError(str(exc)) from None
+
+
+class ScriptedDealer:
+    """Plays a script through a RoundMachine, answering what it asks, and reports the result."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.machine = RoundMachine(script.config)
+        self.shoe = list(script.shoe)
+        self._seq = 0
+        self.cleared: list[str] = []
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def run(self) -> dict[str, Any]:
+        machine = self.machine
+        for seat, seat_script in self.script.seats.items():
+            for spot, amount in seat_script.wagers.items():
+                machine.handle(WagerPlaced(seq=self._next_seq(), seat=seat, spot=spot,
+                                           amount=amount))
+        machine.handle(BetsLocked(seq=self._next_seq()))
+        if machine.blocking:
+            self.cleared = [alert.code for alert in machine.blocking]
+            machine.handle(AlertsCleared(seq=self._next_seq(), by="script"))
+        while (expected := machine.expected()) is not None:
+            if isinstance(expected, CardDue):
+                self._deal(str(expected))
+            elif isinstance(expected, InsuranceDue):
+                self._insurance(expected)
+            else:
+                self._decision(expected)
+            if machine.state == "hold":
+                raise ScriptError(f"round went on hold: {machine.hold_reason}")
+        return self._report()
+
+    def _deal(self, target: str) -> None:
+        if not self.shoe:
+            raise ScriptError(f"shoe: ran out of cards ({target} needs one)")
+        card = self.shoe.pop(0)
+        self.machine.handle(CardDrawn(seq=self._next_seq(), card=str(card)))
+
+    def _insurance(self, due: InsuranceDue) -> None:
+        seat = self.script.seats[due.seat]
+        token = seat.insurance_token or "no_insurance"
+        if token not in due.options:
+            raise ScriptError(f"seat {due.seat} hand 1: token {token!r} is not allowed here "
+                              f"(allowed: {', '.join(due.options)})")
+        seat.insurance_token = None
+        self.machine.handle(DealerAction(seq=self._next_seq(), seat=due.seat, action=token))
+
+    def _decision(self, due: DecisionDue) -> None:
+        seat = self.script.seats[due.seat]
+        where = f"seat {due.seat} hand {due.hand}"
+        if seat.used >= len(seat.decisions):
+            raise ScriptError(f"{where}: decisions ran out (a decision is due: "
+                              f"{', '.join(due.options)})")
+        token = seat.decisions[seat.used]
+        if token not in due.options:
+            raise ScriptError(f"{where}: token {seat.used + 1} {token!r} is not allowed here "
+                              f"(allowed: {', '.join(due.options)})")
+        seat.used += 1
+        if token == "hit":
+            self._deal(where)
+        else:
+            self.machine.handle(DealerAction(seq=self._next_seq(), seat=due.seat, hand=due.hand,
+                                             action=token))
+
+    # ----- the report ------------------------------------------------------------------------
+
+    def _report(self) -> dict[str, Any]:
+        machine = self.machine
+        seats: dict[str, dict[str, int | float]] = {}
+        net: dict[int, dict[str, int]] = {}
+        for settlement in machine.settlements:
+            seat_net = net.setdefault(settlement.seat, {})
+            seat_net[settlement.wager] = seat_net.get(settlement.wager, 0) + settlement.net
+        for seat in sorted(net):
+            seats[str(seat)] = {wager: from_minor(amount) for wager, amount in net[seat].items()}
+        for seat, seat_script in self.script.seats.items():
+            if seat_script.insurance_token is not None:
+                seat_script.ignored.append(seat_script.insurance_token)
+        total = sum(s.net for s in machine.settlements)
+        return {
+            "game": self.script.config.game,
+            "seats": seats,
+            "alerts": [{"code": a.code, "message": a.message, "seat": a.seat, "spot": a.spot,
+                        "blocking": a.blocking, "refused": a.refused,
+                        **({"cleared_by": "script"} if a.code in self.cleared else {})}
+                       for a in machine.alerts],
+            "hands": self._hands(),
+            "settlements": [_settlement_json(s) for s in machine.settlements],
+            "players_net": from_minor(total),
+            "unused_decisions": {str(seat): s.decisions[s.used:] + s.ignored
+                                 for seat, s in self.script.seats.items()
+                                 if s.decisions[s.used:] or s.ignored},
+            "cards_left": len(self.shoe),
+        }
+
+    def _hands(self) -> dict[str, Any]:
+        play = self.machine.play
+        if isinstance(play, BlackjackPlay):
+            seats = {str(seat.number): [{
+                "cards": [str(c) for c in hand.cards],
+                **_bj_value(hand.cards, hand.from_split),
+                "stake": from_minor(hand.stake), "doubled": hand.doubled,
+                "surrendered": hand.surrendered, "split": hand.from_split,
+                "result": hand.outcome.kind if hand.outcome else None,
+            } for hand in seat.hands] for seat in play.seats}
+            return {"dealer": {"cards": [str(c) for c in play.dealer],
+                               **_bj_value(play.dealer, False)}, "seats": seats}
+        if play is None:
+            return {}
+        result = {name: {"cards": [str(c) for c in cards], "points": baccarat.points(cards)}
+                  for name, cards in play.hands().items()}
+        p, b = result["player"]["points"], result["banker"]["points"]
+        return {**result, "winner": "tie" if p == b else ("player" if p > b else "banker")}
+
+
+def _bj_value(cards: list[Card], from_split: bool) -> dict[str, Any]:
+    value = hand_value(cards)
+    return {"total": value.total, "soft": value.soft, "bust": value.bust,
+            "blackjack": is_natural(cards, from_split)}
+
+
+def _settlement_json(s: Settlement) -> Mapping[str, Any]:
+    return {
+        "seat": s.seat, "wager": s.wager, "hand": s.hand, "stake": from_minor(s.stake),
+        "outcome": s.outcome, "award": s.award,
+        "odds": f"{s.odds.numerator}:{s.odds.denominator}" if s.odds else None,
+        "net": from_minor(s.net), "rounded_off": float(s.rounded_off) / 100,
+        "limit_reduction": from_minor(s.limit_reduction), "stage": s.stage,
+    }
+
+
+def settle_script(data: Any, registry: PayTables) -> dict[str, Any]:
+    """Validate and play one round script; returns the JSON report."""
+    return ScriptedDealer(parse_script(data, registry)).run()
