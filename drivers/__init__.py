@@ -1,0 +1,1 @@
+"""Transports: serial ports (pyserial) and USB devices (pyusb), with reconnect and timeouts."""

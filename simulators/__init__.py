@@ -1,0 +1,1 @@
+"""Virtual devices that speak the same bytes as the hardware, and the recorder and replayer."""

@@ -1,0 +1,84 @@
+"""Pay tables: the shipped files equal the published tables; bad files are refused by file and
+field; an operator can add a table without touching code (RULINGS, Everywhere)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from controller.paytables import PayTableError, PayTables, parse_pay_table
+from tests.published import ALL, PUSH
+
+
+def test_every_published_table_ships_with_its_published_pays(registry: PayTables) -> None:
+    shipped = {(t.bet, t.id): t for t in registry}
+    expected = {(bet, table_id) for bet, tables in ALL.items() for table_id in tables}
+    assert set(shipped) == expected
+    for (bet, table_id), table in shipped.items():
+        published = ALL[bet][table_id]
+        assert {k: (PUSH if v == 0 else v) for k, v in table.pays.items()} == published, (
+            f"{bet} table {table_id}")
+
+
+def write(tmp_path: Path, body: str, name: str = "t.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(body)
+    return path
+
+
+GOOD = 'bet = "lucky7"\nid = "house"\n[pays]\none_seven = 2\ntwo_sevens = 20\n' \
+       'two_sevens_suited = 40\nthree_sevens = 90\nthree_sevens_suited = 400\n'
+
+
+def test_operator_directory_adds_a_table(tmp_path: Path) -> None:
+    write(tmp_path, GOOD)
+    registry = PayTables.load([tmp_path])
+    assert registry.get("lucky7", "house").pays["three_sevens_suited"] == Fraction(400)
+    assert registry.get("lucky7", "1").pays["three_sevens_suited"] == Fraction(500)
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    (GOOD.replace("one_seven = 2\n", ""), "pays.one_seven: missing"),
+    (GOOD.replace("one_seven = 2", "one_seven = 0"), "pays.one_seven"),
+    (GOOD.replace("one_seven = 2", 'one_seven = "push"'), "pays.one_seven"),
+    (GOOD.replace("one_seven = 2", "one_seven = 2.5"), "pays.one_seven"),
+    (GOOD + "four_sevens = 9\n", "pays.four_sevens: not an award of lucky7"),
+    (GOOD.replace('bet = "lucky7"', 'bet = "lucky9"'), "field bet"),
+    (GOOD.replace('id = "house"', "id = 3"), "field id"),
+    ('colour = "red"\n' + GOOD, "field colour: unknown field"),
+    ("bet = ", "cannot be read as TOML"),
+])
+def test_bad_table_is_refused_naming_file_and_field(tmp_path: Path, body: str,
+                                                    field: str) -> None:
+    path = write(tmp_path, body)
+    with pytest.raises(PayTableError) as error:
+        parse_pay_table(path)
+    assert str(path) in str(error.value)
+    assert field in str(error.value)
+
+
+def test_push_is_only_allowed_where_published(tmp_path: Path) -> None:
+    body = ('bet = "lucky_stiff"\nid = "x"\n[pays]\nstiff_pair = 10\n'
+            'stiff_pair_dealer_match = 10\nblackjack = "push"\nstiff_winner = 5\n')
+    assert parse_pay_table(write(tmp_path, body)).pays["blackjack"] == 0
+    with pytest.raises(PayTableError, match="pays.stiff_winner"):
+        parse_pay_table(write(tmp_path, body.replace("stiff_winner = 5",
+                                                     'stiff_winner = "push"')))
+
+
+def test_duplicate_id_is_refused(tmp_path: Path) -> None:
+    write(tmp_path, GOOD.replace('id = "house"', 'id = "1"'))
+    with pytest.raises(PayTableError, match="also defined in"):
+        PayTables.load([tmp_path])
+
+
+def test_unknown_table_names_the_known_ones(registry: PayTables) -> None:
+    with pytest.raises(PayTableError, match=r"known: 1, 2, 3, 4, 5"):
+        registry.get("lucky_stiff", "9")
+
+
+def test_tie_table_offers_only_the_spots_it_names(tmp_path: Path) -> None:
+    table = parse_pay_table(write(tmp_path, 'bet = "blackjack_tie"\nid = "x"\n[pays]\nLS = 15\n'))
+    assert set(table.pays) == {"LS"}

@@ -1,0 +1,189 @@
+"""The round machine: phases, holds on irregularities with a plain message, and the way out
+(RULINGS, Irregularities)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.events import (
+    AlertsCleared,
+    BetsLocked,
+    CardDrawn,
+    DealerAction,
+    Event,
+    Resumed,
+    WagerPlaced,
+    event_from_dict,
+)
+from controller.round_machine import RoundMachine
+from controller.table_config import TableConfig, build_table
+from tests.conftest import REGISTRY
+
+
+class Feed:
+    """Numbers events and hands them to a machine, recording every effect."""
+
+    def __init__(self, game: str = "blackjack", rules: dict[str, Any] | None = None,
+                 pay_tables: dict[str, str] | None = None) -> None:
+        self.config: TableConfig = build_table(game, rules or {}, pay_tables or {}, REGISTRY)
+        self.machine = RoundMachine(self.config)
+        self.seq = 0
+        self.states: list[str] = []
+
+    def __call__(self, event_type: type[Event], **fields: Any) -> list[Any]:
+        self.seq += 1
+        effects = self.machine.handle(event_type(seq=self.seq, **fields))
+        self.states.append(self.machine.state)
+        return effects
+
+    def cards(self, *texts: str) -> None:
+        for text in texts:
+            self(CardDrawn, card=text)
+
+
+def codes(effects: list[Any]) -> list[str]:
+    return [getattr(e, "code", "settlement") for e in effects]
+
+
+def test_blackjack_phases_in_order() -> None:
+    feed = Feed()
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed(BetsLocked)
+    feed.cards("TS", "AD", "9C", "5C")  # dealer A-5: soft 16
+    feed(DealerAction, seat=1, action="no_insurance")
+    feed(DealerAction, seat=1, action="stand")
+    feed.cards("2H")
+    assert feed.states == ["betting", "locked", "dealing", "dealing", "dealing", "insurance",
+                           "player_turns", "dealer_turn", "settled"]
+
+
+def test_card_with_no_hand_due_holds_and_resume_continues() -> None:
+    feed = Feed()
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed.cards("TS", "AD", "9C", "7C")  # the first card closes the betting; dealer A-7
+    effects = feed(CardDrawn, card="3H")  # insurance is being asked: no hand may take a card
+    assert feed.machine.state == "hold"
+    assert codes(effects) == ["hold"]
+    assert "seat 1 was being asked about insurance" in effects[0].message
+    assert feed.machine.cards[-1].to == "set aside"
+    feed(CardDrawn, card="4H")
+    assert feed.machine.state == "hold"  # more cards on hold change nothing
+    feed(Resumed, by="supervisor 7")
+    assert feed.machine.state == "insurance"
+    feed(DealerAction, seat=1, action="no_insurance")
+    feed(DealerAction, seat=1, action="stand")
+    assert feed.machine.state == "settled"
+    assert [s.net for s in feed.machine.settlements] == [1000]  # 19 beats soft 18
+
+
+def test_a_card_while_a_hand_may_hit_is_a_hit() -> None:
+    feed = Feed()
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed.cards("TS", "9D", "5C", "8D", "4H")
+    assert [(c.to, str(c.card)) for c in feed.machine.cards][-1] == ("seat 1 hand 1", "4H")
+    assert feed.machine.state == "player_turns"
+
+
+def test_dealer_draw_on_a_standing_total_holds() -> None:
+    feed = Feed()
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed.cards("TS", "9D", "9C", "8D")
+    feed(DealerAction, seat=1, action="stand")
+    assert feed.machine.state == "settled"
+    effects = feed(CardDrawn, card="5S")
+    assert feed.machine.state == "hold"
+    assert "after the dealer stood on 17" in effects[-1].message
+
+
+def test_baccarat_third_card_the_tableau_forbids_holds() -> None:
+    feed = Feed("baccarat")
+    feed(WagerPlaced, seat=1, spot="player", amount=1000)
+    feed.cards("4H", "3S", "4C", "4D")  # player natural 8
+    assert feed.machine.state == "settled"
+    effects = feed(CardDrawn, card="2C")
+    assert feed.machine.state == "hold"
+    assert "tableau gives no hand a card" in effects[-1].message
+    assert [s.net for s in feed.machine.settlements] == [1000]
+
+
+def test_wager_change_after_lock_is_an_alert_and_a_hold_never_accepted() -> None:
+    feed = Feed()
+    feed(WagerPlaced, seat=3, spot="main", amount=1000)
+    feed(BetsLocked)
+    up = feed(WagerPlaced, seat=3, spot="main", amount=5000)
+    assert codes(up) == ["past_posting", "hold"]
+    assert "from 1000 to 5000" in up[0].message and up[0].seat == 3
+    assert feed.machine.wagers[3]["main"] == 1000
+    down = feed(WagerPlaced, seat=3, spot="main", amount=500)
+    assert codes(down) == ["pinching", "hold"]
+    assert feed.machine.wagers[3]["main"] == 1000
+
+
+def test_wager_changes_while_betting_are_taken() -> None:
+    feed = Feed()
+    feed(WagerPlaced, seat=2, spot="main", amount=1000)
+    feed(WagerPlaced, seat=2, spot="main", amount=2500)
+    feed(WagerPlaced, seat=4, spot="main", amount=500)
+    feed(WagerPlaced, seat=4, spot="main", amount=0)
+    feed(BetsLocked)
+    assert feed.machine.accepted == {2: {"main": 2500}}
+
+
+def test_blocking_alert_must_be_cleared_before_the_deal() -> None:
+    feed = Feed(rules={"limits": {"main": [5, 100]}})
+    feed(WagerPlaced, seat=1, spot="main", amount=200)
+    effects = feed(BetsLocked)
+    assert codes(effects) == ["below_minimum"]
+    assert feed.machine.expected() is None
+    held = feed(CardDrawn, card="TS")
+    assert feed.machine.state == "hold"
+    assert "before the alerts were cleared" in held[-1].message
+    feed(Resumed, by="supervisor")
+    assert feed.machine.state == "locked" and not feed.machine.blocking
+
+
+def test_cleared_alerts_let_the_deal_start() -> None:
+    feed = Feed(rules={"limits": {"main": [5, 100]}})
+    feed(WagerPlaced, seat=1, spot="main", amount=200)
+    feed(BetsLocked)
+    feed(AlertsCleared, by="dealer")
+    feed(CardDrawn, card="TS")
+    assert feed.machine.state == "dealing"
+
+
+def test_decision_when_none_is_open_is_an_alert_not_a_change() -> None:
+    feed = Feed()
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    effects = feed(DealerAction, seat=1, action="stand")
+    assert codes(effects) == ["action_not_open"] and feed.machine.state == "betting"
+    feed.cards("TS", "9D", "9C", "8D")
+    wrong = feed(DealerAction, seat=1, action="split")
+    assert codes(wrong) == ["action_not_open"] and "'split' is not allowed" in wrong[0].message
+    assert feed.machine.state == "player_turns"
+
+
+def test_events_are_plain_data_that_round_trip() -> None:
+    event = DealerAction(seq=7, utc="2026-11-21T10:00:00Z", mono_ns=5, seat=2, hand=1,
+                         action="double")
+    assert event_from_dict(event.to_dict()) == event
+
+
+def test_replaying_the_same_events_gives_the_same_round() -> None:
+    events: list[Event] = [
+        WagerPlaced(seq=1, seat=1, spot="main", amount=1000),
+        WagerPlaced(seq=2, seat=1, spot="lucky_stiff", amount=500),
+        BetsLocked(seq=3),
+        *[CardDrawn(seq=4 + i, card=c) for i, c in enumerate(["8S", "6H", "8D", "TC"])],
+        DealerAction(seq=8, seat=1, action="split"),
+        CardDrawn(seq=9, card="3H"), DealerAction(seq=10, seat=1, action="double"),
+        CardDrawn(seq=11, card="TS"), CardDrawn(seq=12, card="9C"),
+        DealerAction(seq=13, seat=1, hand=2, action="stand"), CardDrawn(seq=14, card="7S"),
+    ]
+    config = build_table("blackjack", {}, {"lucky_stiff": "1"}, REGISTRY)
+    first, second = RoundMachine(config), RoundMachine(config)
+    for event in events:
+        first.handle(event)
+    for event in events:
+        second.handle(event_from_dict(event.to_dict()))
+    assert first.state == second.state == "settled"
+    assert first.settlements == second.settlements
