@@ -80,7 +80,7 @@ def parse_pay_table(path: Path) -> PayTable:
     if unknown:
         raise PayTableError(f"{path}: field {unknown[0]}: unknown field")
     bet = data.get("bet")
-    if bet not in REQUIRED_PAYS:
+    if not isinstance(bet, str) or bet not in REQUIRED_PAYS:
         raise PayTableError(
             f"{path}: field bet: {bet!r} is not one of {', '.join(sorted(REQUIRED_PAYS))}")
     table_id = data.get("id")

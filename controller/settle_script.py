@@ -23,7 +23,7 @@ from controller.rules.blackjack import RulesError, hand_value, is_natural
 from controller.rules.blackjack_play import BlackjackPlay
 from controller.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.rules.settlement import Settlement
-from controller.table_config import MAX_SEATS, TableConfig, build_table
+from controller.table_config import TableConfig, build_table
 
 TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe")
 SEAT_KEYS: Final = ("wagers", "decisions")
@@ -221,7 +221,7 @@ class ScriptedDealer:
             seat_net[settlement.wager] = seat_net.get(settlement.wager, 0) + settlement.net
         for seat in sorted(net):
             seats[str(seat)] = {wager: from_minor(amount) for wager, amount in net[seat].items()}
-        for seat, seat_script in self.script.seats.items():
+        for seat_script in self.script.seats.values():
             if seat_script.insurance_token is not None:
                 seat_script.ignored.append(seat_script.insurance_token)
         total = sum(s.net for s in machine.settlements)
@@ -255,10 +255,10 @@ class ScriptedDealer:
                                **_bj_value(play.dealer, False)}, "seats": seats}
         if play is None:
             return {}
-        result = {name: {"cards": [str(c) for c in cards], "points": baccarat.points(cards)}
-                  for name, cards in play.hands().items()}
-        p, b = result["player"]["points"], result["banker"]["points"]
-        return {**result, "winner": "tie" if p == b else ("player" if p > b else "banker")}
+        p, b = baccarat.points(play.player), baccarat.points(play.banker)
+        return {"player": {"cards": [str(c) for c in play.player], "points": p},
+                "banker": {"cards": [str(c) for c in play.banker], "points": b},
+                "winner": "tie" if p == b else ("player" if p > b else "banker")}
 
 
 def _bj_value(cards: list[Card], from_split: bool) -> dict[str, Any]:

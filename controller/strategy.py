@@ -73,8 +73,8 @@ def decide(cards: Sequence[Card], up: Card, options: Sequence[str],
         return "split"
     code = wanted(cards, up, rules, "split" in options)
     choices = {
-        "P": ["split"], "D": ["double", "hit"], "Ds": ["double", "stand"], "R": ["surrender", "hit"],
-        "Rs": ["surrender", "stand"], "H": ["hit"], "S": ["stand"],
+        "P": ["split"], "D": ["double", "hit"], "Ds": ["double", "stand"],
+        "R": ["surrender", "hit"], "Rs": ["surrender", "stand"], "H": ["hit"], "S": ["stand"],
     }[code]
     for choice in choices:
         if choice in options:

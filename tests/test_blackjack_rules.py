@@ -3,9 +3,11 @@ Blackjack)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from controller.cards import parse_card
+from controller.cards import Card, parse_card
 from controller.paytables import PayTables
 from controller.rules.blackjack import (
     BlackjackRules,
@@ -21,7 +23,7 @@ from controller.rules.play import CardDue, DecisionDue, IllegalDecision, Insuran
 from tests.conftest import bj_script, settle
 
 
-def cards(*texts: str) -> list:  # type: ignore[type-arg]
+def cards(*texts: str) -> list[Card]:
     return [parse_card(t) for t in texts]
 
 
@@ -91,8 +93,8 @@ def test_bad_options_name_the_option(options: dict[str, object], field: str) -> 
         make_rules(options)
 
 
-def new_play(wagers: dict[int, dict[str, int]], **rules: object) -> BlackjackPlay:
-    return BlackjackPlay(BlackjackRules(**rules), wagers, {})  # type: ignore[arg-type]
+def new_play(wagers: dict[int, dict[str, int]], **rules: Any) -> BlackjackPlay:
+    return BlackjackPlay(BlackjackRules(**rules), wagers, {})
 
 
 def deal(play: BlackjackPlay, *texts: str) -> None:
@@ -221,5 +223,5 @@ def test_dealer_does_not_draw_when_every_hand_is_decided() -> None:
 
 
 def test_unknown_pay_table_ids_are_refused(registry: PayTables) -> None:
-    with pytest.raises(ValueError, match="pay_tables.lucky7"):
+    with pytest.raises(ValueError, match=r"pay_tables\.lucky7"):
         settle(bj_script({}, [], pay_tables={"lucky7": "2"}))

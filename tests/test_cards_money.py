@@ -43,7 +43,7 @@ def test_card_id_round_trips_through_text(card_id: int) -> None:
 
 @pytest.mark.parametrize("card_id", [0, 53, -1])
 def test_bad_card_id(card_id: int) -> None:
-    with pytest.raises(CardError, match="outside 1..52"):
+    with pytest.raises(CardError, match=r"outside 1\.\.52"):
         card_from_id(card_id)
 
 

@@ -63,7 +63,7 @@ def test_push_is_only_allowed_where_published(tmp_path: Path) -> None:
     body = ('bet = "lucky_stiff"\nid = "x"\n[pays]\nstiff_pair = 10\n'
             'stiff_pair_dealer_match = 10\nblackjack = "push"\nstiff_winner = 5\n')
     assert parse_pay_table(write(tmp_path, body)).pays["blackjack"] == 0
-    with pytest.raises(PayTableError, match="pays.stiff_winner"):
+    with pytest.raises(PayTableError, match=r"pays\.stiff_winner"):
         parse_pay_table(write(tmp_path, body.replace("stiff_winner = 5",
                                                      'stiff_winner = "push"')))
 

@@ -18,6 +18,7 @@ from controller.cards import shoe_cards
 from controller.events import AlertsCleared, BetsLocked, CardDrawn, DealerAction, Event, WagerPlaced
 from controller.round_machine import RoundMachine
 from controller.rules.blackjack import BlackjackRules
+from controller.rules.blackjack_play import BlackjackPlay
 from controller.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.table_config import build_table
 from tests.conftest import REGISTRY
@@ -75,8 +76,9 @@ class Table:
 
     def decide(self, due: DecisionDue, rules: BlackjackRules, cards: Any, seq: int) -> None:
         play = self.machine.play
-        assert play is not None and play.dealer
-        hand = play.seats[[s.number for s in play.seats].index(due.seat)].hands[due.hand - 1]  # type: ignore[union-attr]
+        assert isinstance(play, BlackjackPlay)
+        [seat] = [s for s in play.seats if s.number == due.seat]
+        hand = seat.hands[due.hand - 1]
         action = strategy.decide(hand.cards, play.dealer[0], due.options, rules)
         if action in ("double", "split"):
             self.extra_stake += self.machine.accepted[due.seat]["main"]

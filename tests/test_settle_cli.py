@@ -41,12 +41,12 @@ def test_reads_stdin() -> None:
 
 
 def with_changes(**changes: Any) -> dict[str, Any]:
-    script = json.loads(json.dumps(EXAMPLE))
+    script: dict[str, Any] = json.loads(json.dumps(EXAMPLE))
     script.update(changes)
     return script
 
 
-def seat1(decisions: list[str], shoe: list[str], wagers: dict[str, Any] | None = None
+def seat1(decisions: list[str], shoe: list[Any], wagers: dict[str, Any] | None = None
           ) -> dict[str, Any]:
     return with_changes(seats={"1": {"wagers": wagers or {"main": 10}, "decisions": decisions}},
                         shoe=shoe)
@@ -101,7 +101,7 @@ def test_leftover_cards_stay_in_the_shoe(tmp_path: Path) -> None:
 
 def test_numeric_card_ids_are_accepted(tmp_path: Path) -> None:
     # 10 = TS, 48 = 9D, 35 = 9C, 47 = 8D
-    report = json.loads(run(seat1(["stand"], [10, 48, 35, 47]), tmp_path).stdout)  # type: ignore[list-item]
+    report = json.loads(run(seat1(["stand"], [10, 48, 35, 47]), tmp_path).stdout)
     assert report["hands"]["seats"]["1"][0]["cards"] == ["TS", "9C"]
 
 

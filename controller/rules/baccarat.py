@@ -55,8 +55,8 @@ def make_rules(options: dict[str, Any]) -> BaccaratRules:
     for name in options:
         if name not in known:
             raise RulesError(f"rules.{name}: unknown baccarat table option")
-    cleaned = {k: str(v) if k in ("banker_commission", "tie_pays") else v
-               for k, v in options.items()}
+    cleaned: dict[str, Any] = {k: str(v) if k in ("banker_commission", "tie_pays") else v
+                               for k, v in options.items()}
     return BaccaratRules(**cleaned)
 
 

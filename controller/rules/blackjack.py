@@ -13,10 +13,10 @@ from typing import Any, Final
 
 from controller.cards import Card
 from controller.money import parse_ratio
-from controller.rules.settlement import SURRENDER, Outcome, lose, push, win
+from controller.rules.settlement import Outcome, lose, push, win
 
 DOUBLE_ON: Final = ("any", "9-11", "10-11")
-SURRENDER: Final = ("none", "late")
+SURRENDER_OPTIONS: Final = ("none", "late")
 SPLIT_BY: Final = ("value", "rank")
 
 
@@ -53,7 +53,7 @@ class BlackjackRules:
             ("max_split_hands",
              isinstance(self.max_split_hands, int) and 1 <= self.max_split_hands <= 8,
              "1 (no split) to 8"),
-            ("surrender", self.surrender in SURRENDER, " or ".join(SURRENDER)),
+            ("surrender", self.surrender in SURRENDER_OPTIONS, " or ".join(SURRENDER_OPTIONS)),
             ("split_by", self.split_by in SPLIT_BY, " or ".join(SPLIT_BY)),
         ]
         for name, ok, allowed in checks:
@@ -144,11 +144,10 @@ def may_double(cards: Sequence[Card], from_split: bool, rules: BlackjackRules) -
     return not value.soft and low <= hard <= 11
 
 
-def main_result(cards: Sequence[Card], from_split: bool, surrendered: bool,
-                dealer: Sequence[Card], rules: BlackjackRules) -> Outcome:
-    """Compare a finished player hand with the dealer's finished hand."""
-    if surrendered:
-        return Outcome(SURRENDER, "surrendered")
+def main_result(cards: Sequence[Card], from_split: bool, dealer: Sequence[Card],
+                rules: BlackjackRules) -> Outcome:
+    """Compare a finished player hand with the dealer's finished hand (a surrender is settled
+    by the play engine, which knows when the dealer's blackjack is known)."""
     player = hand_value(cards)
     if player.bust:
         return lose("player bust")

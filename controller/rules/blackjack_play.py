@@ -385,7 +385,7 @@ class BlackjackPlay:
         if hand.natural and self.dealer_blackjack is False:
             return win("blackjack", self.rules.blackjack_ratio)
         if self.stage == DONE:
-            return main_result(hand.cards, hand.from_split, False, self.dealer, self.rules)
+            return main_result(hand.cards, hand.from_split, self.dealer, self.rules)
         return None
 
     def _settle_pass(self, stage: str) -> list[Settlement]:

@@ -34,7 +34,7 @@ def decide(seat: Seat, play: BlackjackPlay, table: PayTable) -> Mapping[str, Out
     reason, tie_total, both_naturals = result
     outcomes: dict[str, Outcome] = {}
     for spot in spots:
-        wins = both_naturals and spot in ("BJ", "RS") or (
+        wins = (both_naturals and spot in ("BJ", "RS")) or (
             tie_total is not None and tie_total in SPOT_TOTALS[spot])
         outcomes[f"blackjack_tie.{spot}"] = (
             win(f"tie on {reason}", table.pays[spot]) if wins else lose(reason))

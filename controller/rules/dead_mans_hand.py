@@ -51,7 +51,8 @@ def _outcome(seat: Seat, play: BlackjackPlay, table: PayTable) -> Outcome | None
     if any(len(hand.cards) < 2 for hand in seat.hands):
         return None
     last = seat.hands[-1]
-    if len(last.cards) == 2 and not last.done and not last.wants_card and play.may_split(seat, last):
+    undecided = len(last.cards) == 2 and not last.done and not last.wants_card
+    if undecided and play.may_split(seat, last):
         return None  # a re-split is still open
     soft_19s = min(2, sum(is_soft_19_pair(hand.cards) for hand in seat.hands))
     name = {2: "two_soft_19s", 1: "one_soft_19", 0: "pair"}[soft_19s]
