@@ -19,6 +19,7 @@ from controller.rules.blackjack import (
     may_double,
 )
 from controller.rules.blackjack_play import BlackjackPlay
+from controller.rules.lucky_stiff import is_stiff
 from controller.rules.play import CardDue, DecisionDue, IllegalDecision, InsuranceDue, NoCardDue
 from tests.conftest import bj_script, settle
 
@@ -225,3 +226,12 @@ def test_dealer_does_not_draw_when_every_hand_is_decided() -> None:
 def test_unknown_pay_table_ids_are_refused(registry: PayTables) -> None:
     with pytest.raises(ValueError, match=r"pay_tables\.lucky7"):
         settle(bj_script({}, [], pay_tables={"lucky7": "2"}))
+
+
+@pytest.mark.parametrize(("first", "second", "stiff"), [
+    (10, 1, False), (10, 2, True), (9, 7, True), (10, 6, True), (10, 7, False), (5, 6, False),
+])
+def test_stiff_is_a_hard_12_to_16(first: int, second: int, stiff: bool) -> None:
+    """RULINGS Lucky Stiff: a stiff is a two-card HARD 12-16 (no ace)."""
+    assert is_stiff(first, second, has_ace=False) is stiff
+    assert not is_stiff(1, 5, has_ace=True)  # A-5 is a soft 16
