@@ -7,14 +7,11 @@ case-insensitive, `10` = `T`), and the numeric ID scheme that card-reading shoes
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Final
 
 RANK_LETTERS: Final = "A23456789TJQK"
 SUITS: Final = "SHCD"  # the order of the numeric card-ID scheme
-SUIT_NAMES: Final = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds"}
-RED_SUITS: Final = frozenset("HD")
 
 
 class CardError(ValueError):
@@ -88,8 +85,3 @@ def shoe_cards(decks: int) -> list[Card]:
     if decks < 1:
         raise ValueError(f"a shoe needs at least one deck, not {decks}")
     return [card for _ in range(decks) for card in FULL_DECK]
-
-
-def shoe_composition(decks: int) -> Counter[Card]:
-    """How many of each card a fresh shoe holds: `decks` of each."""
-    return Counter({card: decks for card in FULL_DECK})

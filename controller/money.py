@@ -46,13 +46,6 @@ def parse_ratio(text: str) -> Fraction:
     return value
 
 
-def ratio_text(ratio: Fraction) -> str:
-    """3/2 -> '3:2', 10 -> '10 to 1'."""
-    if ratio.denominator == 1:
-        return f"{ratio.numerator} to 1"
-    return f"{ratio.numerator}:{ratio.denominator}"
-
-
 def to_minor(value: object, where: str) -> int:
     """Convert an amount in currency units (int, float or numeric text) to minor units exactly."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):

@@ -153,6 +153,9 @@ class RoundMachine:
 
     def _card(self, event: CardDrawn) -> list[Effect]:
         card = parse_card(event.card)
+        if event.mode == "burn":
+            self.cards.append(DealtCard(card, "burn", event.seq))  # read as burned, never played
+            return []
         effects: list[Effect] = []
         if self.state == "betting":
             effects += self._lock()  # the first card out of the shoe closes the betting

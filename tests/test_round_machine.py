@@ -187,3 +187,14 @@ def test_replaying_the_same_events_gives_the_same_round() -> None:
         second.handle(event_from_dict(event.to_dict()))
     assert first.state == second.state == "settled"
     assert first.settlements == second.settlements
+
+
+def test_burn_cards_are_recorded_and_never_played() -> None:
+    feed = Feed()
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed(BetsLocked)
+    feed(CardDrawn, card="KS", mode="burn")
+    feed.cards("TS", "9D", "9C", "8D")
+    assert [(c.to, str(c.card)) for c in feed.machine.cards] == [
+        ("burn", "KS"), ("seat 1 hand 1", "TS"), ("the dealer", "9D"), ("seat 1 hand 1", "9C"),
+        ("the dealer", "8D")]
