@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from controller.journal import JournalError, read_settlement_rows, verify_chain
 from controller.paytables import PayTableError, PayTables
-from controller.settle_script import ScriptError, settle_script
+from controller.recall import fold_journal, recall, render
+from controller.settle_script import ScriptError, settle_session
+from controller.supervisors import hash_pin
 
+EXIT_BROKEN = 1
 EXIT_USAGE = 2
 
 
-def _fail(message: str) -> int:
+def default_journal() -> Path:
+    """The journal in the user's state directory (XDG_STATE_HOME, else ~/.local/state)."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "tablectl" / "journal.sqlite3"
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> int:
     print(f"tablectl: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
+    return code
 
 
 def cmd_settle(args: argparse.Namespace) -> int:
@@ -31,23 +43,98 @@ def cmd_settle(args: argparse.Namespace) -> int:
         return _fail(f"{source}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
     try:
         registry = PayTables.load(args.pay_table_dir)
-        report = settle_script(data, registry)
-    except (ScriptError, PayTableError) as exc:
+        report = settle_session(data, registry, args.journal)
+    except (ScriptError, PayTableError, JournalError) as exc:
         return _fail(str(exc))
     json.dump(report, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
 
 
+def cmd_recall(args: argparse.Namespace) -> int:
+    try:
+        views = recall(args.journal, args.n)
+    except JournalError as exc:
+        return _fail(str(exc), EXIT_BROKEN)
+    if args.json:
+        json.dump({"journal": str(args.journal), "rounds": views}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render(views))
+    return 0
+
+
+def cmd_journal_verify(args: argparse.Namespace) -> int:
+    path: Path = args.journal
+    try:
+        count, problem = verify_chain(path)
+        if problem is None:
+            problem = _settlements_problem(path)
+    except JournalError as exc:
+        return _fail(str(exc), EXIT_BROKEN)
+    if problem:
+        print(f"journal {path}: BROKEN: {problem}")
+        return EXIT_BROKEN
+    print(f"journal {path}: {count} records, chain intact, settlements match the events")
+    return 0
+
+
+def _settlements_problem(path: Path) -> str | None:
+    """Fold the events again and compare with the settlement rows the journal stored."""
+    table = fold_journal(path, keep_rounds=sys.maxsize)
+    stored = {row[:4]: row[4:] for row in read_settlement_rows(path)}
+    folded = {}
+    for record in table.rounds():
+        for s in record.machine.settlements:
+            folded[(record.number, s.seat, s.wager, s.hand or 0)] = (
+                s.stake, s.net, s.outcome, record.status)
+    for key, value in folded.items():
+        if stored.get(key) != value:
+            return (f"settlement round {key[0]} seat {key[1]} {key[2]} hand {key[3]} is "
+                    f"{stored.get(key)} in the journal but {value} from the events")
+    for key, value in stored.items():
+        if key not in folded and value[3] != "voided":
+            return f"settlement round {key[0]} seat {key[1]} {key[2]} is not in the events"
+    return None
+
+
+def cmd_pin_hash(args: argparse.Namespace) -> int:
+    pin = getpass.getpass("PIN: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
+    try:
+        print(hash_pin(pin))
+    except ValueError as exc:
+        return _fail(str(exc))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+
     settle = commands.add_parser(
-        "settle", help="settle one scripted round through the round controller (JSON out)")
-    settle.add_argument("script", help="round script (JSON), or - for standard input")
+        "settle", help="settle a scripted round, or a session of rounds (JSON out)")
+    settle.add_argument("script", help="round script or session (JSON), or - for standard input")
+    settle.add_argument("--journal", type=Path, metavar="PATH",
+                        help="journal every event; re-running resumes after the last one")
     settle.add_argument("--pay-table-dir", type=Path, action="append", default=[],
                         metavar="DIR", help="extra directory of pay-table files (repeatable)")
     settle.set_defaults(func=cmd_settle)
+
+    recall_cmd = commands.add_parser("recall", help="the last rounds from the journal")
+    recall_cmd.add_argument("--journal", type=Path, default=default_journal(), metavar="PATH")
+    recall_cmd.add_argument("-n", type=int, default=10, metavar="N", help="rounds (default 10)")
+    recall_cmd.add_argument("--json", action="store_true", help="JSON instead of text")
+    recall_cmd.set_defaults(func=cmd_recall)
+
+    journal = commands.add_parser("journal", help="journal tools")
+    journal_commands = journal.add_subparsers(dest="journal_command", required=True)
+    verify = journal_commands.add_parser(
+        "verify", help="check the hash chain and the settlements; exit 1 if broken")
+    verify.add_argument("--journal", type=Path, default=default_journal(), metavar="PATH")
+    verify.set_defaults(func=cmd_journal_verify)
+
+    pin = commands.add_parser("pin-hash", help="hash a supervisor PIN for the configuration")
+    pin.set_defaults(func=cmd_pin_hash)
     return parser
 
 

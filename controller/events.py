@@ -71,9 +71,119 @@ class Resumed(Event):
     kind: ClassVar[str] = "resumed"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardAssigned(Event):
+    """A supervisor gave the last set-aside (or misread) card to a named hand: "seat 2 hand 1",
+    "dealer", "player" or "banker". `card` is entered for a misread the shoe could not name."""
+
+    by: str
+    to: str
+    card: str = ""
+    kind: ClassVar[str] = "card_assigned"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardVoided(Event):
+    """A supervisor voided the last card of the round (set aside, misread or played)."""
+
+    by: str
+    kind: ClassVar[str] = "card_voided"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundVoided(Event):
+    """A supervisor voided the round: every wager on it is returned."""
+
+    by: str
+    reason: str = ""
+    kind: ClassVar[str] = "round_voided"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PayoutShown(Event):
+    """The dealer display showed the round's settlement (computed -> shown)."""
+
+    kind: ClassVar[str] = "payout_shown"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PayoutConfirmed(Event):
+    """The dealer confirmed the payout was made (shown -> confirmed); the round is closed."""
+
+    by: str = "dealer"
+    kind: ClassVar[str] = "payout_confirmed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigChanged(Event):
+    """The table configuration put in force, pay tables included with their files' SHA-256, so
+    that an auditor can tell which tables settled which round and a fold needs no files."""
+
+    game: str
+    rules: dict[str, Any]
+    pay_tables: dict[str, str]  # side bet -> table id, as configured
+    tables: dict[str, dict[str, Any]]  # "bet/id" -> {"title", "path", "sha256", "pays"}
+    kind: ClassVar[str] = "config_changed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ControllerStarted(Event):
+    version: str = ""
+    kind: ClassVar[str] = "controller_started"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewShoe(Event):
+    by: str = "dealer"
+    kind: ClassVar[str] = "new_shoe"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CutCardReached(Event):
+    kind: ClassVar[str] = "cut_card_reached"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShoeEmpty(Event):
+    kind: ClassVar[str] = "shoe_empty"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardMisread(Event):
+    detail: str = ""
+    kind: ClassVar[str] = "card_misread"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceLost(Event):
+    device: str
+    reason: str = ""
+    kind: ClassVar[str] = "device_lost"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceFound(Event):
+    device: str
+    kind: ClassVar[str] = "device_found"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SupervisorRefused(Event):
+    """A supervisor action was refused (wrong PIN, unknown supervisor, locked out)."""
+
+    supervisor: str
+    action: str
+    reason: str
+    kind: ClassVar[str] = "supervisor_refused"
+
+
+SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided)
 EVENT_TYPES: dict[str, type[Event]] = {
-    cls.kind: cls for cls in (WagerPlaced, BetsLocked, AlertsCleared, CardDrawn, DealerAction,
-                              Resumed)
+    cls.kind: cls for cls in (
+        WagerPlaced, BetsLocked, AlertsCleared, CardDrawn, DealerAction, Resumed, CardAssigned,
+        CardVoided, RoundVoided, PayoutShown, PayoutConfirmed, ConfigChanged, ControllerStarted,
+        NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound,
+        SupervisorRefused)
 }
 
 

@@ -101,8 +101,16 @@ def parse_pay_table(path: Path) -> PayTable:
         if key not in pays_raw:
             raise PayTableError(f"{path}: field pays.{key}: missing")
     pays = {key: _check_pay(path, bet, key, value) for key, value in pays_raw.items()}
-    return PayTable(bet, table_id, title, MappingProxyType(pays), str(path),
+    return PayTable(bet, table_id, title, MappingProxyType(pays), _shown_path(path),
                     hashlib.sha256(raw).hexdigest())
+
+
+def _shown_path(path: Path) -> str:
+    """Packaged tables by their place in the package (the same on every machine)."""
+    try:
+        return str(path.resolve().relative_to(PACKAGED_DIR.parent))
+    except ValueError:
+        return str(path)
 
 
 class PayTables:

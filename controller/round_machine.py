@@ -1,17 +1,19 @@
 """The round controller: a `transitions` state machine per game, driven by events.
 
 It orchestrates the phases of one round (betting -> locked -> dealing -> [insurance -> player
-turns -> dealer turn] -> settled, plus hold) and calls the pure rules: the wager checks at bet lock
-and the game's play engine, which knows which hand the next card belongs to. Anything the rules
-say should not happen (a card no hand may take, a wager changed after the lock, a card dealt over
-an uncleared alert) puts the round on hold with a plain message; only an explicit Resumed event
-takes it off (RULINGS: Irregularities). No clock, no I/O: the same events give the same round.
+turns -> dealer turn] -> settled -> closed, plus hold and voided) and calls the pure rules: the
+wager checks at bet lock and the game's play engine, which knows which hand the next card belongs
+to. Anything the rules say should not happen (a card no hand may take, a wager changed after the
+lock, a card dealt over an uncleared alert) puts the round on hold with a plain message; only an
+explicit event takes it off (RULINGS: Irregularities). No clock, no I/O: the same events give
+the same round.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from transitions import Machine
@@ -21,10 +23,15 @@ from controller.cards import Card, parse_card
 from controller.events import (
     AlertsCleared,
     BetsLocked,
+    CardAssigned,
     CardDrawn,
+    CardVoided,
     DealerAction,
     Event,
+    PayoutConfirmed,
+    PayoutShown,
     Resumed,
+    RoundVoided,
     WagerPlaced,
 )
 from controller.rules.baccarat import BaccaratRules
@@ -32,7 +39,7 @@ from controller.rules.baccarat_play import BaccaratPlay
 from controller.rules.blackjack import BlackjackRules
 from controller.rules.blackjack_play import BlackjackPlay
 from controller.rules.play import DecisionDue, Expectation, NoCardDue, PlayError
-from controller.rules.settlement import REFUSED, Outcome, Settlement, settle
+from controller.rules.settlement import REFUSED, RETURNED, Outcome, Settlement, settle
 from controller.rules.wager_checks import check_wagers
 from controller.table_config import TableConfig
 
@@ -42,15 +49,28 @@ IN_PLAY: Final = {
 }
 STAGE_TO_STATE: Final = {"deal": "dealing", "insurance": "insurance", "play": "player_turns",
                          "dealer": "dealer_turn", "done": "settled"}
+SET_ASIDE, MISREAD, VOIDED, BURN = "set aside", "misread", "voided", "burn"
+FINAL_STATES: Final = ("closed", "voided")
 
 Effect = Settlement | Alert
 
 
 @dataclass(frozen=True, slots=True)
 class DealtCard:
-    card: Card
-    to: str  # "seat 2 hand 1", "the dealer", "the banker", or "set aside" when irregular
+    card: Card | None  # None: a misread the shoe could not name
+    to: str  # "seat 2 hand 1", "the dealer", "the banker", or SET_ASIDE, MISREAD, VOIDED, BURN
     seq: int
+
+
+def parse_target(to: str) -> tuple[int | None, int, str]:
+    """'seat 2 hand 1' / 'seat 2' -> (2, 1, ''); 'dealer' -> (None, 1, 'dealer'); 'player'."""
+    text = to.strip().lower().removeprefix("the ")
+    if text in ("dealer", "player", "banker"):
+        return None, 1, text
+    match = re.fullmatch(r"seat\s*(\d+)(?:\s*hand\s*(\d+))?", text)
+    if not match:
+        raise ValueError(f"{to!r} names no hand (e.g. 'seat 2 hand 1', 'dealer', 'banker')")
+    return int(match.group(1)), int(match.group(2) or 1), ""
 
 
 class RoundMachine:
@@ -69,21 +89,27 @@ class RoundMachine:
         self.cards: list[DealtCard] = []
         self.hold_reason: str | None = None
         self.held_from: str | None = None
+        self.payout: str | None = None  # None, "shown", "confirmed"
         self.play: BlackjackPlay | BaccaratPlay | None = None
         in_play = IN_PLAY[config.game]
-        states = ["betting", "locked", *in_play, "settled", "hold"]
+        live = ["betting", "locked", *in_play, "settled"]
+        states = [*live, "hold", *FINAL_STATES]
         transitions: list[dict[str, object]] = [
             {"trigger": "lock", "source": "betting", "dest": "locked"},
             {"trigger": "start_deal", "source": "locked", "dest": "dealing",
              "unless": lambda: bool(self.blocking)},
-            {"trigger": "hold", "source": ["betting", "locked", *in_play, "settled"],
-             "dest": "hold"},
+            {"trigger": "skip_deal", "source": "locked", "dest": "settled",  # no seat in play
+             "conditions": lambda: self._engine_state() == "settled" and not self.blocking},
+            {"trigger": "hold", "source": live, "dest": "hold"},
+            {"trigger": "close", "source": ["settled", "hold"], "dest": "closed",
+             "conditions": lambda: self.settled},
+            {"trigger": "void", "source": [*live, "hold"], "dest": "voided"},
         ]
         for dest in (*in_play, "settled"):
             transitions.append({
                 "trigger": "advance", "source": [s for s in in_play if s != dest], "dest": dest,
                 "conditions": lambda dest=dest: self._engine_state() == dest})
-        for dest in ("betting", "locked", *in_play, "settled"):
+        for dest in live:
             transitions.append({"trigger": "resume", "source": "hold", "dest": dest,
                                 "conditions": lambda dest=dest: self.held_from == dest})
         Machine(model=self, states=states, transitions=transitions, initial="betting",
@@ -91,9 +117,37 @@ class RoundMachine:
 
     # ----- queries ---------------------------------------------------------------------------
 
+    @property
+    def settled(self) -> bool:
+        """Every wager is settled (the round may be on hold for review)."""
+        return self.state == "settled" or (self.state == "hold" and self.held_from == "settled")
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINAL_STATES
+
+    @property
+    def in_progress(self) -> bool:
+        """Cards are out, or the bets are locked, and the round is not closed."""
+        return self.state not in ("betting", *FINAL_STATES)
+
+    def _pending_index(self) -> int | None:
+        for index in range(len(self.cards) - 1, -1, -1):
+            if self.cards[index].to in (SET_ASIDE, MISREAD):
+                return index
+            if self.cards[index].to != VOIDED:
+                return None
+        return None
+
+    @property
+    def pending_card(self) -> DealtCard | None:
+        """The latest set-aside or misread card a supervisor must assign or void, if any."""
+        index = self._pending_index()
+        return None if index is None else self.cards[index]
+
     def expected(self) -> Expectation | None:
         """What the round waits for (None while betting, on hold, blocked, or when it is over)."""
-        if self.play is None or self.state == "hold" or self.blocking:
+        if self.play is None or self.state == "hold" or self.blocking or self.finished:
             return None
         return self.play.expected()
 
@@ -105,12 +159,16 @@ class RoundMachine:
 
     def handle(self, event: Event) -> list[Effect]:
         """Apply one event; returns the settlements and alerts it produced, in order."""
+        if self.finished:
+            return [self._alert("round_closed", f"round is {self.state}: {event.kind} ignored")]
         if isinstance(event, WagerPlaced):
             return self._wager(event)
         if isinstance(event, BetsLocked):
             return self._lock() if self.state == "betting" else []
         if isinstance(event, AlertsCleared):
             self.blocking = []
+            if self.state == "locked":
+                self.trigger("skip_deal")
             return []
         if isinstance(event, CardDrawn):
             return self._card(event)
@@ -118,7 +176,20 @@ class RoundMachine:
             return self._action(event)
         if isinstance(event, Resumed):
             return self._resume()
+        if isinstance(event, CardAssigned):
+            return self._assign(event)
+        if isinstance(event, CardVoided):
+            return self._void_pending(event)
+        if isinstance(event, RoundVoided):
+            return self._void_round(event)
+        if isinstance(event, PayoutShown | PayoutConfirmed):
+            return self._payout(event)
         raise TypeError(f"the round machine does not take {type(event).__name__}")
+
+    def _alert(self, code: str, message: str, seat: int | None = None) -> Alert:
+        alert = Alert(code, message, seat)
+        self.alerts.append(alert)
+        return alert
 
     def _wager(self, event: WagerPlaced) -> list[Effect]:
         if self.state == "betting":
@@ -128,7 +199,7 @@ class RoundMachine:
             else:
                 seat_wagers.pop(event.spot, None)
             return []
-        if self.state == "settled":
+        if self.settled:
             return []  # chips move while the dealer pays and collects
         before = self.wagers.get(event.seat, {}).get(event.spot, 0)
         if before == event.amount:
@@ -137,7 +208,8 @@ class RoundMachine:
         alert = Alert(code, f"seat {event.seat}: {event.spot} changed from {before} to "
                       f"{event.amount} after bets were locked; the new amount is not accepted",
                       event.seat, event.spot, blocking=True)
-        return [alert, *self._hold(alert.message)]
+        self.alerts.append(alert)
+        return [alert, *self.hold(alert.message)]
 
     def _lock(self) -> list[Effect]:
         self.trigger("lock")
@@ -149,38 +221,35 @@ class RoundMachine:
                    for a in alerts if a.refused and a.seat is not None and a.spot is not None]
         self.settlements += refused
         self.play = self._new_play()
+        self.trigger("skip_deal")
         return [*alerts, *refused]
 
     def _card(self, event: CardDrawn) -> list[Effect]:
         card = parse_card(event.card)
-        if event.mode == "burn":
-            self.cards.append(DealtCard(card, "burn", event.seq))  # read as burned, never played
-            return []
         effects: list[Effect] = []
         if self.state == "betting":
             effects += self._lock()  # the first card out of the shoe closes the betting
         if self.state == "hold":
-            self.cards.append(DealtCard(card, "set aside", event.seq))
+            self.cards.append(DealtCard(card, SET_ASIDE, event.seq))
             return effects
+        if self.state == "locked" and self.blocking:
+            return [*effects, *self.set_aside(card, event.seq,
+                                              "a card came out before the alerts were cleared")]
         if self.state == "locked":
-            if self.blocking:
-                self.cards.append(DealtCard(card, "set aside", event.seq))
-                return [*effects, *self._hold("a card came out before the alerts were cleared")]
             self.trigger("start_deal")
-        if self.play is None or self.state == "settled":
-            self.cards.append(DealtCard(card, "set aside", event.seq))
-            why = self.play.why_no_card() if self.play else "a card came out with no round open"
-            return [*effects, *self._hold(why)]
+        assert self.play is not None
         expected = self.play.expected()
         try:
             new = self.play.take_card(card)
         except NoCardDue as exc:
-            self.cards.append(DealtCard(card, "set aside", event.seq))
-            return [*effects, *self._hold(str(exc))]
+            return [*effects, *self.set_aside(card, event.seq, str(exc))]
         self.cards.append(DealtCard(card, self._target_text(expected), event.seq))
-        self.settlements += new
-        self.trigger("advance")
-        return [*effects, *new]
+        return [*effects, *self._progressed(new)]
+
+    def set_aside(self, card: Card | None, seq: int, reason: str) -> list[Effect]:
+        """Keep a card out of play (None: a misread) and hold the round for a supervisor."""
+        self.cards.append(DealtCard(card, SET_ASIDE if card else MISREAD, seq))
+        return self.hold(reason)
 
     @staticmethod
     def _target_text(expected: Expectation | None) -> str:
@@ -189,18 +258,22 @@ class RoundMachine:
             return f"seat {expected.seat} hand {expected.hand}"
         return str(expected)
 
+    def _progressed(self, new: list[Settlement]) -> list[Effect]:
+        self.settlements += new
+        if self.state != "hold":
+            self.trigger("advance")
+        return list(new)
+
     def _action(self, event: DealerAction) -> list[Effect]:
         if not isinstance(self.play, BlackjackPlay) or self.state not in ("insurance",
                                                                           "player_turns"):
-            return [Alert("action_not_open", f"seat {event.seat}: {event.action} is not open "
-                          f"now ({self.state.replace('_', ' ')})", event.seat)]
+            return [self._alert("action_not_open", f"seat {event.seat}: {event.action} is not "
+                                f"open now ({self.state.replace('_', ' ')})", event.seat)]
         try:
             new = self.play.decide(event.seat, event.hand, event.action)
         except PlayError as exc:
-            return [Alert("action_not_open", str(exc), event.seat)]
-        self.settlements += new
-        self.trigger("advance")
-        return list(new)
+            return [self._alert("action_not_open", str(exc), event.seat)]
+        return self._progressed(new)
 
     def _new_play(self) -> BlackjackPlay | BaccaratPlay:
         config = self.config
@@ -211,9 +284,10 @@ class RoundMachine:
         return BaccaratPlay(config.rules, self.accepted, config.pay_tables, config.rounding_unit,
                             config.aggregate_limits)
 
-    # ----- hold ------------------------------------------------------------------------------
+    # ----- hold and corrections --------------------------------------------------------------
 
-    def _hold(self, reason: str) -> list[Effect]:
+    def hold(self, reason: str) -> list[Effect]:
+        """Stop the round with a plain message until an explicit event takes it off hold."""
         if self.state != "hold":
             self.held_from = self.state
             self.trigger("hold")
@@ -225,8 +299,93 @@ class RoundMachine:
     def _resume(self) -> list[Effect]:
         if self.state != "hold":
             return []
+        if self.pending_card is not None:
+            return [self._alert("card_pending", "a set-aside card must be assigned to a hand or "
+                                "voided before the round resumes")]
         if self.held_from == "locked":
             self.blocking = []  # whoever resumed has dealt with what blocked the deal
         self.trigger("resume")
+        self.hold_reason = None
+        return []
+
+    def _assign(self, event: CardAssigned) -> list[Effect]:
+        pending = self.pending_card
+        if self.state != "hold" or pending is None:
+            return [self._alert("no_card_pending", "there is no set-aside card to assign")]
+        card = pending.card
+        try:
+            if event.card:
+                card = parse_card(event.card)
+            seat, hand, side = parse_target(event.to)
+        except ValueError as exc:
+            return [self._alert("bad_correction", f"cannot assign the card: {exc}")]
+        if card is None:
+            return [self._alert("bad_correction", "a misread card must be named to assign it")]
+        reason, held_from = self.hold_reason, self.held_from
+        self.cards.remove(pending)
+        if held_from == "locked":
+            self.blocking = []
+        self.trigger("resume")
+        if self.state == "locked":
+            self.trigger("start_deal")
+        assert self.play is not None
+        try:
+            if isinstance(self.play, BlackjackPlay):
+                if side not in ("", "dealer"):
+                    raise PlayError(f"{event.to!r} is not a blackjack hand")
+                new = self.play.force_card(card, seat, hand)
+            else:
+                new = self.play.force_card(card, side)
+        except PlayError as exc:
+            self.held_from, self.hold_reason = held_from, reason
+            self.cards.append(pending)
+            self.trigger("hold")
+            return [self._alert("bad_correction", f"cannot assign {card} to {event.to}: {exc}")]
+        self.hold_reason = None
+        self.cards.append(DealtCard(card, event.to, event.seq))
+        return self._progressed(new)
+
+    def _void_pending(self, event: CardVoided) -> list[Effect]:
+        """Void a set-aside or misread card (a played card is voided by the table, which
+        rebuilds the round without it)."""
+        index = self._pending_index()
+        if index is None:
+            return [self._alert("no_card_pending", "there is no set-aside card to void")]
+        self.cards[index] = replace(self.cards[index], to=VOIDED)
+        return []
+
+    def _void_round(self, event: RoundVoided) -> list[Effect]:
+        returned = [settle(seat, wager, stake, Outcome(RETURNED, "round voided"),
+                           self.config.rounding_unit, hand=hand, stage="void")
+                    for (seat, wager, hand), stake in self._stakes().items()]
+        self.trigger("void")
+        self.settlements = returned
+        return [self._alert("round_voided", f"round voided by {event.by}: return every wager"
+                            + (f" ({event.reason})" if event.reason else "")), *returned]
+
+    def _stakes(self) -> dict[tuple[int, str, int | None], int]:
+        """Every stake on the table in this round, by wager (main hands one by one)."""
+        stakes: dict[tuple[int, str, int | None], int] = {
+            (s.seat, s.wager, s.hand): s.stake for s in self.settlements}
+        for seat, spots in self.wagers.items():
+            for spot, amount in spots.items():
+                if (seat, spot, None) not in stakes and (seat, spot, 1) not in stakes:
+                    stakes[(seat, spot, 1 if spot == "main" else None)] = amount
+        if isinstance(self.play, BlackjackPlay):
+            for play_seat in self.play.seats:
+                for index, hand in enumerate(play_seat.hands):
+                    stakes[(play_seat.number, "main", index + 1)] = hand.stake
+                if play_seat.insurance:
+                    stakes[(play_seat.number, "insurance", None)] = play_seat.insurance
+        return stakes
+
+    def _payout(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
+        if not self.settled:
+            return [self._alert("payout_not_ready", f"{event.kind}: the round is not settled")]
+        if isinstance(event, PayoutShown):
+            self.payout = self.payout or "shown"
+            return []
+        self.payout = "confirmed"
+        self.trigger("close")
         self.hold_reason = None
         return []

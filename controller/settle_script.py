@@ -9,20 +9,34 @@ with one line naming the seat, hand and token, or the field.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 from controller.cards import Card, CardError, card_from_id, parse_card
-from controller.events import AlertsCleared, BetsLocked, CardDrawn, DealerAction, WagerPlaced
+from controller.events import (
+    AlertsCleared,
+    BetsLocked,
+    CardDrawn,
+    ConfigChanged,
+    DealerAction,
+    Event,
+    PayoutConfirmed,
+    PayoutShown,
+    WagerPlaced,
+)
+from controller.journal import Journal
 from controller.money import from_minor, to_minor
 from controller.paytables import TIE_SPOTS, PayTables
-from controller.round_machine import RoundMachine
+from controller.round_machine import Effect, RoundMachine
 from controller.rules import baccarat
 from controller.rules.blackjack import RulesError, hand_value, is_natural
 from controller.rules.blackjack_play import BlackjackPlay
 from controller.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.rules.settlement import Settlement
+from controller.service import TableService
+from controller.table import Table, config_event_fields
 from controller.table_config import TableConfig, build_table
 
 TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe")
@@ -45,7 +59,6 @@ class SeatScript:
     decisions: list[str]
     insurance_token: str | None = None
     used: int = 0  # decision tokens consumed
-    ignored: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -144,29 +157,27 @@ def _minor(value: Any, where: str) -> int:
 
 
 class ScriptedDealer:
-    """Plays a script through a RoundMachine, answering what it asks, and reports the result."""
+    """Plays one round script on a table, answering what its round asks, then confirms the
+    payout; `report` describes the round afterwards."""
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, submit: Callable[[Event], list[Effect]],
+                 table: Table) -> None:
         self.script = script
-        self.machine = RoundMachine(script.config)
+        self.submit = submit
+        self.table = table
         self.shoe = list(script.shoe)
-        self._seq = 0
         self.cleared: list[str] = []
 
-    def _next_seq(self) -> int:
-        self._seq += 1
-        return self._seq
-
-    def run(self) -> dict[str, Any]:
-        machine = self.machine
+    def run(self) -> None:
         for seat, seat_script in self.script.seats.items():
             for spot, amount in seat_script.wagers.items():
-                machine.handle(WagerPlaced(seq=self._next_seq(), seat=seat, spot=spot,
-                                           amount=amount))
-        machine.handle(BetsLocked(seq=self._next_seq()))
+                self.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))
+        self.submit(BetsLocked(seq=0))
+        machine = self.table.round
+        assert machine is not None
         if machine.blocking:
             self.cleared = [alert.code for alert in machine.blocking]
-            machine.handle(AlertsCleared(seq=self._next_seq(), by="script"))
+            self.submit(AlertsCleared(seq=0, by="script"))
         while (expected := machine.expected()) is not None:
             if isinstance(expected, CardDue):
                 self._deal(str(expected))
@@ -176,13 +187,14 @@ class ScriptedDealer:
                 self._decision(expected)
             if machine.state == "hold":
                 raise ScriptError(f"round went on hold: {machine.hold_reason}")
-        return self._report()
+        self.submit(PayoutShown(seq=0))
+        self.submit(PayoutConfirmed(seq=0, by="script"))
 
     def _deal(self, target: str) -> None:
         if not self.shoe:
             raise ScriptError(f"shoe: ran out of cards ({target} needs one)")
         card = self.shoe.pop(0)
-        self.machine.handle(CardDrawn(seq=self._next_seq(), card=str(card)))
+        self.submit(CardDrawn(seq=0, card=str(card)))
 
     def _insurance(self, due: InsuranceDue) -> None:
         seat = self.script.seats[due.seat]
@@ -191,7 +203,7 @@ class ScriptedDealer:
             raise ScriptError(f"seat {due.seat} hand 1: token {token!r} is not allowed here "
                               f"(allowed: {', '.join(due.options)})")
         seat.insurance_token = None
-        self.machine.handle(DealerAction(seq=self._next_seq(), seat=due.seat, action=token))
+        self.submit(DealerAction(seq=0, seat=due.seat, action=token))
 
     def _decision(self, due: DecisionDue) -> None:
         seat = self.script.seats[due.seat]
@@ -207,13 +219,11 @@ class ScriptedDealer:
         if token == "hit":
             self._deal(where)
         else:
-            self.machine.handle(DealerAction(seq=self._next_seq(), seat=due.seat, hand=due.hand,
-                                             action=token))
+            self.submit(DealerAction(seq=0, seat=due.seat, hand=due.hand, action=token))
 
     # ----- the report ------------------------------------------------------------------------
 
-    def _report(self) -> dict[str, Any]:
-        machine = self.machine
+    def report(self, machine: RoundMachine) -> dict[str, Any]:
         seats: dict[str, dict[str, int | float]] = {}
         net: dict[int, dict[str, int]] = {}
         for settlement in machine.settlements:
@@ -221,10 +231,11 @@ class ScriptedDealer:
             seat_net[settlement.wager] = seat_net.get(settlement.wager, 0) + settlement.net
         for seat in sorted(net):
             seats[str(seat)] = {wager: from_minor(amount) for wager, amount in net[seat].items()}
-        for seat_script in self.script.seats.values():
-            if seat_script.insurance_token is not None:
-                seat_script.ignored.append(seat_script.insurance_token)
-        total = sum(s.net for s in machine.settlements)
+        unused = {}
+        for seat, s in self.script.seats.items():
+            left = s.decisions[s.used:] + ([s.insurance_token] if s.insurance_token else [])
+            if left:
+                unused[str(seat)] = left
         return {
             "game": self.script.config.game,
             "seats": seats,
@@ -232,33 +243,32 @@ class ScriptedDealer:
                         "blocking": a.blocking, "refused": a.refused,
                         **({"cleared_by": "script"} if a.code in self.cleared else {})}
                        for a in machine.alerts],
-            "hands": self._hands(),
+            "hands": _hands(machine),
             "settlements": [_settlement_json(s) for s in machine.settlements],
-            "players_net": from_minor(total),
-            "unused_decisions": {str(seat): s.decisions[s.used:] + s.ignored
-                                 for seat, s in self.script.seats.items()
-                                 if s.decisions[s.used:] or s.ignored},
+            "players_net": from_minor(sum(s.net for s in machine.settlements)),
+            "unused_decisions": unused,
             "cards_left": len(self.shoe),
         }
 
-    def _hands(self) -> dict[str, Any]:
-        play = self.machine.play
-        if isinstance(play, BlackjackPlay):
-            seats = {str(seat.number): [{
-                "cards": [str(c) for c in hand.cards],
-                **_bj_value(hand.cards, hand.from_split),
-                "stake": from_minor(hand.stake), "doubled": hand.doubled,
-                "surrendered": hand.surrendered, "split": hand.from_split,
-                "result": hand.outcome.kind if hand.outcome else None,
-            } for hand in seat.hands] for seat in play.seats}
-            return {"dealer": {"cards": [str(c) for c in play.dealer],
-                               **_bj_value(play.dealer, False)}, "seats": seats}
-        if play is None:
-            return {}
-        p, b = baccarat.points(play.player), baccarat.points(play.banker)
-        return {"player": {"cards": [str(c) for c in play.player], "points": p},
-                "banker": {"cards": [str(c) for c in play.banker], "points": b},
-                "winner": "tie" if p == b else ("player" if p > b else "banker")}
+
+def _hands(machine: RoundMachine) -> dict[str, Any]:
+    play = machine.play
+    if isinstance(play, BlackjackPlay):
+        seats = {str(seat.number): [{
+            "cards": [str(c) for c in hand.cards],
+            **_bj_value(hand.cards, hand.from_split),
+            "stake": from_minor(hand.stake), "doubled": hand.doubled,
+            "surrendered": hand.surrendered, "split": hand.from_split,
+            "result": hand.outcome.kind if hand.outcome else None,
+        } for hand in seat.hands] for seat in play.seats}
+        return {"dealer": {"cards": [str(c) for c in play.dealer],
+                           **_bj_value(play.dealer, False)}, "seats": seats}
+    if play is None:
+        return {}
+    p, b = baccarat.points(play.player), baccarat.points(play.banker)
+    return {"player": {"cards": [str(c) for c in play.player], "points": p},
+            "banker": {"cards": [str(c) for c in play.banker], "points": b},
+            "winner": "tie" if p == b else ("player" if p > b else "banker")}
 
 
 def _bj_value(cards: list[Card], from_split: bool) -> dict[str, Any]:
@@ -277,6 +287,62 @@ def _settlement_json(s: Settlement) -> Mapping[str, Any]:
     }
 
 
-def settle_script(data: Any, registry: PayTables) -> dict[str, Any]:
-    """Validate and play one round script; returns the JSON report."""
-    return ScriptedDealer(parse_script(data, registry)).run()
+SYSTEM_KINDS: Final = ("controller_started",)  # journaled by the controller, not the script
+
+
+def _comparable(event: Event) -> dict[str, Any]:
+    return {k: v for k, v in event.to_dict().items() if k not in ("seq", "utc", "mono_ns")}
+
+
+def settle_session(data: Any, registry: PayTables, journal_path: Path | None = None
+                   ) -> dict[str, Any] | list[dict[str, Any]]:
+    """Play a round script, or a session (a list of them), through the round controller.
+
+    With a journal every event is committed before it takes effect; re-running the same
+    session against a journal that holds part of it resumes after its last committed event."""
+    rounds = data if isinstance(data, list) else [data]
+    _require(bool(rounds), "session: an empty list has no rounds")
+    scripts, config_fields = [], []
+    for index, raw in enumerate(rounds):
+        try:
+            scripts.append(parse_script(raw, registry))
+            config_fields.append(config_event_fields(
+                raw["game"], raw.get("rules", {}), raw.get("pay_tables", {}), registry))
+        except ScriptError as exc:
+            raise ScriptError(f"round {index + 1}: {exc}" if isinstance(data, list)
+                              else str(exc)) from None
+    canonical: list[Event] = []
+    memory = TableService(keep_rounds=len(scripts))
+
+    def record(event: Event) -> list[Effect]:
+        canonical.append(event)
+        return memory.submit(event)
+
+    dealers = []
+    for index, script in enumerate(scripts):
+        if index == 0 or config_fields[index] != config_fields[index - 1]:
+            record(ConfigChanged(seq=0, **config_fields[index]))  # type: ignore[arg-type]
+        dealer = ScriptedDealer(script, record, memory.table)
+        try:
+            dealer.run()
+        except ScriptError as exc:
+            raise ScriptError(f"round {index + 1}: {exc}" if isinstance(data, list)
+                              else str(exc)) from None
+        dealers.append(dealer)
+    service = memory if journal_path is None else _resume(journal_path, canonical, len(scripts))
+    played = service.table.rounds()[-len(scripts):]
+    reports = [dealer.report(r.machine) for dealer, r in zip(dealers, played, strict=True)]
+    return reports if isinstance(data, list) else reports[0]
+
+
+def _resume(path: Path, canonical: list[Event], rounds: int) -> TableService:
+    service = TableService(Journal.open(path), keep_rounds=rounds)
+    assert service.journal is not None
+    done = [e for e in service.journal.events() if e.kind not in SYSTEM_KINDS]
+    for index, event in enumerate(done):
+        if index >= len(canonical) or _comparable(event) != _comparable(canonical[index]):
+            raise ScriptError(f"journal {path}: record {event.seq} ({event.kind}) is not part "
+                              "of this session; use a journal of its own")
+    for event in canonical[len(done):]:
+        service.submit(event)
+    return service

@@ -7,14 +7,16 @@ from typing import Any
 import pytest
 
 from controller.paytables import PayTables
-from controller.settle_script import settle_script
+from controller.settle_script import settle_session
 
 REGISTRY = PayTables.load()
 ALL_BJ_TABLES = {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1", "dead_mans_hand": "1"}
 
 
 def settle(script: dict[str, Any]) -> dict[str, Any]:
-    return settle_script(script, REGISTRY)
+    report = settle_session(script, REGISTRY)
+    assert isinstance(report, dict)
+    return report
 
 
 def bj_script(seats: dict[str, Any], shoe: list[str], rules: dict[str, Any] | None = None,

@@ -9,6 +9,7 @@ from controller.events import (
     AlertsCleared,
     BetsLocked,
     CardDrawn,
+    CardVoided,
     DealerAction,
     Event,
     Resumed,
@@ -68,8 +69,14 @@ def test_card_with_no_hand_due_holds_and_resume_continues() -> None:
     assert feed.machine.cards[-1].to == "set aside"
     feed(CardDrawn, card="4H")
     assert feed.machine.state == "hold"  # more cards on hold change nothing
+    refused = feed(Resumed, by="supervisor 7")
+    assert codes(refused) == ["card_pending"] and feed.machine.state == "hold"
+    feed(CardVoided, by="supervisor 7")
+    assert codes(feed(Resumed, by="supervisor 7")) == ["card_pending"]  # 3H is still pending
+    feed(CardVoided, by="supervisor 7")
     feed(Resumed, by="supervisor 7")
     assert feed.machine.state == "insurance"
+    assert [c.to for c in feed.machine.cards][-2:] == ["voided", "voided"]
     feed(DealerAction, seat=1, action="no_insurance")
     feed(DealerAction, seat=1, action="stand")
     assert feed.machine.state == "settled"
@@ -138,6 +145,7 @@ def test_blocking_alert_must_be_cleared_before_the_deal() -> None:
     held = feed(CardDrawn, card="TS")
     assert feed.machine.state == "hold"
     assert "before the alerts were cleared" in held[-1].message
+    feed(CardVoided, by="supervisor")
     feed(Resumed, by="supervisor")
     assert feed.machine.state == "locked" and not feed.machine.blocking
 
@@ -188,13 +196,3 @@ def test_replaying_the_same_events_gives_the_same_round() -> None:
     assert first.state == second.state == "settled"
     assert first.settlements == second.settlements
 
-
-def test_burn_cards_are_recorded_and_never_played() -> None:
-    feed = Feed()
-    feed(WagerPlaced, seat=1, spot="main", amount=1000)
-    feed(BetsLocked)
-    feed(CardDrawn, card="KS", mode="burn")
-    feed.cards("TS", "9D", "9C", "8D")
-    assert [(c.to, str(c.card)) for c in feed.machine.cards] == [
-        ("burn", "KS"), ("seat 1 hand 1", "TS"), ("the dealer", "9D"), ("seat 1 hand 1", "9C"),
-        ("the dealer", "8D")]

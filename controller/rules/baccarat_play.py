@@ -19,7 +19,7 @@ from controller.rules.baccarat import (
     player_draws,
     points,
 )
-from controller.rules.play import CardDue, NoCardDue
+from controller.rules.play import CardDue, NoCardDue, PlayError
 from controller.rules.settlement import Settlement, apply_aggregate_limit, limit_applies, settle
 
 MAIN_WAGERS = ("player", "banker", "tie")
@@ -82,6 +82,16 @@ class BaccaratPlay:
             return []
         self.stage = DONE
         return self._settle_all()
+
+    def force_card(self, card: Card, side: str) -> list[Settlement]:
+        """A supervisor's correction: the tableau still decides, so only the hand that is due
+        may take the card."""
+        expected = self.expected()
+        if expected is None:
+            raise PlayError("the tableau gives no hand a card: the card can only be voided")
+        if expected.side != side:
+            raise PlayError(f"the tableau gives the next card to {expected}, not the {side}")
+        return self.take_card(card)
 
     def _settle_all(self) -> list[Settlement]:
         main: list[Settlement] = []

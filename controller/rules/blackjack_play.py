@@ -34,6 +34,7 @@ from controller.rules.play import (
     IllegalDecision,
     InsuranceDue,
     NoCardDue,
+    PlayError,
 )
 from controller.rules.settlement import (
     SURRENDER,
@@ -226,6 +227,33 @@ class BlackjackPlay:
             seat.dealt.append(card)
             if self.stage == PLAY:
                 self._after_player_card(seat, hand)
+        return self._progress()
+
+    def force_card(self, card: Card, seat_number: int | None, hand_number: int
+                   ) -> list[Settlement]:
+        """A supervisor's correction: give `card` to a named hand (seat None: the dealer).
+
+        During the initial deal only the hand that is due may take it; once the round is
+        settled a card can only be voided."""
+        expected = self.expected()
+        if self.stage == DEALING:
+            assert isinstance(expected, CardDue)
+            if (expected.seat, expected.hand) != (seat_number, hand_number):
+                raise PlayError(f"during the deal the card can only go to {expected}")
+            return self.take_card(card)
+        if self.stage == DONE:
+            raise PlayError("the round is settled: the card can only be voided")
+        if seat_number is None:
+            self.dealer.append(card)
+            return self._progress()
+        seat = self._by_number.get(seat_number)
+        if seat is None or not 1 <= hand_number <= len(seat.hands):
+            raise PlayError(f"seat {seat_number} hand {hand_number} is not in play")
+        hand = seat.hands[hand_number - 1]
+        hand.cards.append(card)
+        seat.dealt.append(card)
+        if not hand.done:
+            self._after_player_card(seat, hand)
         return self._progress()
 
     def decide(self, seat_number: int, hand_number: int, action: str) -> list[Settlement]:

@@ -16,7 +16,8 @@ from typing import Final
 
 from controller.money import round_down
 
-WIN, LOSE, PUSH, SURRENDER, REFUSED = "win", "lose", "push", "surrender", "refused"
+WIN, LOSE, PUSH, SURRENDER = "win", "lose", "push", "surrender"
+REFUSED, RETURNED = "refused", "returned"  # not in play / voided: the stake goes back
 AGGREGATE_LIMIT_MIN_ODDS: Final = 50
 
 
@@ -71,7 +72,7 @@ def settle(seat: int, wager: str, stake: int, outcome: Outcome, unit: int,
     elif outcome.kind == SURRENDER:
         returned = round_down(Fraction(stake, 2), unit)
         net, rounded_off = returned.amount - stake, returned.rounded_off
-    elif outcome.kind in (PUSH, REFUSED):
+    elif outcome.kind in (PUSH, REFUSED, RETURNED):
         net = 0
     else:
         raise ValueError(f"unknown outcome {outcome.kind!r}")

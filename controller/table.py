@@ -1,0 +1,332 @@
+"""The table: every event folded into the state of one table, round after round.
+
+It holds the configuration in force, the shoe (cards seen, cut card, burn), the current round and
+the recent ones, and applies the table-level procedures: new shoe (with the baccarat burn), cut
+card, shoe empty, misreads, impossible duplicates, lost devices, a restart with an unconfirmed
+payout, and the supervisor's corrections. Pure: the same events always give the same table, so
+crash recovery, game recall and replay are all one fold.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Final
+
+from controller.alerts import Alert
+from controller.cards import Card, parse_card
+from controller.events import (
+    BetsLocked,
+    CardAssigned,
+    CardDrawn,
+    CardMisread,
+    CardVoided,
+    ConfigChanged,
+    ControllerStarted,
+    CutCardReached,
+    DealerAction,
+    DeviceFound,
+    DeviceLost,
+    Event,
+    NewShoe,
+    ShoeEmpty,
+    SupervisorRefused,
+    WagerPlaced,
+)
+from controller.money import from_minor
+from controller.paytables import PayTable, PayTables
+from controller.round_machine import BURN, VOIDED, DealtCard, Effect, RoundMachine
+from controller.table_config import TableConfig, build_table
+
+OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
+REVIEW = ("the controller restarted before this payout was confirmed: check the cards and the "
+          "chips on the table, then confirm the payout or void the round")
+
+
+@dataclass
+class RoundRecord:
+    """One round: its machine, the events applied to it (for rebuilds) and its log (for recall)."""
+
+    number: int
+    machine: RoundMachine
+    events: list[Event] = field(default_factory=list)
+    log: list[tuple[int, str, str]] = field(default_factory=list)  # (seq, utc, text)
+    voided_cards: set[int] = field(default_factory=set)  # seqs of played cards voided
+    played_voids: set[int] = field(default_factory=set)  # CardVoided seqs that voided them
+    # What the table (not the round's rules) decided for an event: hold with a reason, or set
+    # the event's card aside with a reason. Kept so that a rebuild decides the same.
+    table_actions: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        """computed / shown / confirmed / voided, or the round's state while it is open."""
+        machine = self.machine
+        if machine.state == "voided":
+            return "voided"
+        if machine.settled or machine.state == "closed":
+            return {None: "computed", "shown": "shown"}.get(machine.payout, "confirmed")
+        return machine.state
+
+
+@dataclass
+class Shoe:
+    number: int = 0
+    counts: Counter[Card] = field(default_factory=Counter)
+    cut_card: bool = False
+    change_required: bool = False
+    burn_left: int | None = None  # baccarat burn: -1 waits for the card that says how many
+
+
+def config_from_event(event: ConfigChanged) -> TableConfig:
+    """Rebuild a table configuration from the journal alone: the pay tables travel with it."""
+    tables = [PayTable(key.split("/")[0], key.split("/")[1], t["title"],
+                       {k: Fraction(v) for k, v in t["pays"].items()}, t["path"], t["sha256"])
+              for key, t in event.tables.items()]
+    return build_table(event.game, event.rules, event.pay_tables, PayTables(tables))
+
+
+def config_event_fields(game: str, rules: dict[str, object], pay_tables: dict[str, str],
+                        registry: PayTables) -> dict[str, object]:
+    """The fields of a ConfigChanged event for a configuration (validated on the way)."""
+    config = build_table(game, rules, pay_tables, registry)
+    tables = {f"{t.bet}/{t.id}": {"title": t.title, "path": t.path, "sha256": t.sha256,
+                                  "pays": {k: str(v) for k, v in t.pays.items()}}
+              for t in config.pay_tables.values()}
+    return {"game": game, "rules": dict(rules), "pay_tables": dict(pay_tables),
+            "tables": tables}
+
+
+class Table:
+    """Folds events into table state. `apply` returns the effects of one event."""
+
+    def __init__(self, keep_rounds: int = 100) -> None:
+        self.config: TableConfig | None = None
+        self.current: RoundRecord | None = None
+        self.recent: deque[RoundRecord] = deque(maxlen=keep_rounds)
+        self.rounds_played = 0
+        self.shoe = Shoe()
+        self.lost_devices: set[str] = set()
+        self.table_log: deque[tuple[int, str, str]] = deque(maxlen=1000)
+        self.touched: RoundRecord | None = None  # the round the last event changed
+        self.last_seq = 0
+
+    # ----- queries ---------------------------------------------------------------------------
+
+    @property
+    def round(self) -> RoundMachine | None:
+        return self.current.machine if self.current else None
+
+    def rounds(self) -> list[RoundRecord]:
+        """The recent rounds, oldest first, the current one last."""
+        return [*self.recent, *([self.current] if self.current else [])]
+
+    # ----- the fold --------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> list[Effect]:
+        if event.seq <= self.last_seq:
+            raise ValueError(f"event {event.seq} is not after event {self.last_seq}")
+        self.last_seq = event.seq
+        self.touched = None
+        effects = self._apply(event)
+        record = self.touched
+        if record is not None:
+            text = describe(event)
+            went = [c.to for c in record.machine.cards if c.seq == event.seq]
+            if isinstance(event, CardDrawn) and went:
+                text += f" to {went[0]}" if went[0] not in (BURN, VOIDED) else f" ({went[0]})"
+            record.log.append((event.seq, event.utc, text))
+            record.log += [(event.seq, event.utc, describe_effect(e)) for e in effects]
+            if record.machine.finished and record is self.current:
+                self._archive()
+        else:
+            self.table_log.append((event.seq, event.utc, describe(event)))
+        return effects
+
+    def _apply(self, event: Event) -> list[Effect]:
+        if isinstance(event, ConfigChanged):
+            self.config = config_from_event(event)
+            return []
+        if isinstance(event, ControllerStarted):
+            return self._restarted(event)
+        if isinstance(event, NewShoe | CutCardReached | ShoeEmpty):
+            return self._shoe_event(event)
+        if isinstance(event, DeviceLost | DeviceFound):
+            return self._device(event)
+        if isinstance(event, SupervisorRefused):
+            return [Alert("supervisor_refused", f"{event.action} refused for supervisor "
+                          f"{event.supervisor!r}: {event.reason}")]
+        if isinstance(event, CardDrawn) and (event.mode == "burn" or self.shoe.burn_left is not
+                                             None):
+            return self._burn(event)
+        record = self._round_for(event)
+        if record is None:
+            return [Alert("no_round", f"{event.kind}: no round is open")]
+        if isinstance(event, CardDrawn):
+            return self._card(record, event)
+        if isinstance(event, CardMisread):
+            return self._decide(record, event, "set_aside", "the shoe could not read a card"
+                                + (f" ({event.detail})" if event.detail else "")
+                                + ": name it and assign it to a hand, or void it")
+        if isinstance(event, CardVoided) and record.machine.pending_card is None:
+            return self._void_played_card(record, event)
+        if isinstance(event, CardAssigned) and event.card and record.machine.pending_card:
+            self.shoe.counts[parse_card(event.card)] += 1
+        return self._feed(record, event)
+
+    def _feed(self, record: RoundRecord, event: Event) -> list[Effect]:
+        """Apply one event to a round, the table's own decision first if it made one."""
+        self.touched = record
+        if event not in record.events:
+            record.events.append(event)
+        action = record.table_actions.get(event.seq)
+        if action is None:
+            return record.machine.handle(event)
+        what, reason = action
+        if what == "hold":
+            return record.machine.hold(reason)
+        card = parse_card(event.card) if isinstance(event, CardDrawn) else None
+        return record.machine.set_aside(card, event.seq, reason)
+
+    def _decide(self, record: RoundRecord, event: Event, what: str, reason: str
+                ) -> list[Effect]:
+        record.table_actions[event.seq] = (what, reason)
+        return self._feed(record, event)
+
+    def _round_for(self, event: Event) -> RoundRecord | None:
+        if self.current is not None:
+            return self.current
+        if not isinstance(event, OPENS_A_ROUND) or self.config is None:
+            return None
+        self.rounds_played += 1
+        self.current = RoundRecord(self.rounds_played, RoundMachine(self.config))
+        return self.current
+
+    def _archive(self) -> None:
+        assert self.current is not None
+        self.recent.append(self.current)
+        self.current = None
+        if self.shoe.cut_card:
+            self.shoe.change_required = True
+
+    def _card(self, record: RoundRecord, event: CardDrawn) -> list[Effect]:
+        card = parse_card(event.card)
+        machine = record.machine
+        assert self.config is not None
+        decks = self.config.rules.decks
+        if self.shoe.counts[card] >= decks:
+            return self._decide(record, event, "set_aside", f"{card} came out more often than "
+                                f"a {decks}-deck shoe holds it: an impossible duplicate")
+        self.shoe.counts[card] += 1
+        if self.shoe.change_required and not machine.in_progress:
+            return self._decide(record, event, "set_aside", "the cut card was reached: change "
+                                "the shoe before dealing a new round")
+        return self._feed(record, event)
+
+    def _burn(self, event: CardDrawn) -> list[Effect]:
+        card = parse_card(event.card)
+        self.shoe.counts[card] += 1
+        if self.shoe.burn_left == -1:  # baccarat: the first card says how many to burn
+            self.shoe.burn_left = 10 if card.is_ten_value else card.rank
+        elif self.shoe.burn_left is not None:
+            self.shoe.burn_left -= 1
+        if self.shoe.burn_left == 0:
+            self.shoe.burn_left = None
+        if self.current is not None:
+            self.touched = self.current
+            self.current.machine.cards.append(DealtCard(card, BURN, event.seq))
+        return []
+
+    def _shoe_event(self, event: NewShoe | CutCardReached | ShoeEmpty) -> list[Effect]:
+        machine = self.round
+        in_progress = machine is not None and machine.in_progress
+        if isinstance(event, CutCardReached):
+            self.shoe.cut_card = True
+            self.shoe.change_required = not in_progress
+            return [Alert("cut_card", "cut card reached: finish this round, then change the shoe")]
+        if isinstance(event, ShoeEmpty):
+            if self.current is not None and in_progress:
+                return self._decide(self.current, event, "hold", "the shoe is empty in the "
+                                    "middle of the round: bring a new shoe, then resume")
+            self.shoe.change_required = True
+            return [Alert("shoe_empty", "the shoe is empty: change the shoe")]
+        if in_progress and machine is not None and machine.state != "hold":
+            return [Alert("new_shoe_refused", "a new shoe can only come between rounds or while "
+                          "the round is on hold")]
+        self.shoe = Shoe(self.shoe.number + 1)
+        if self.config is not None and self.config.game == "baccarat":
+            self.shoe.burn_left = -1
+        return [Alert("new_shoe", f"shoe {self.shoe.number} in play"
+                      + (": burn by the first card" if self.shoe.burn_left else ""))]
+
+    def _device(self, event: DeviceLost | DeviceFound) -> list[Effect]:
+        if isinstance(event, DeviceFound):
+            self.lost_devices.discard(event.device)
+            return [Alert("device_found", f"{event.device} is back"
+                          + ("; resume the round when ready" if self.round and
+                             self.round.state == "hold" else ""))]
+        self.lost_devices.add(event.device)
+        machine = self.round
+        message = f"the {event.device} was lost" + (f" ({event.reason})" if event.reason else "")
+        if self.current is not None and machine is not None and machine.in_progress:
+            return self._decide(self.current, event, "hold",
+                                f"{message}: check the table, reconnect it, then resume")
+        return [Alert("device_lost", message, blocking=True)]
+
+    def _restarted(self, event: ControllerStarted) -> list[Effect]:
+        machine = self.round
+        if self.current is not None and machine is not None and machine.settled \
+                and machine.state != "hold":
+            return self._decide(self.current, event, "hold", REVIEW)
+        return []
+
+    def _void_played_card(self, record: RoundRecord, event: CardVoided) -> list[Effect]:
+        """Void the round's last played card: rebuild the round from its events without it,
+        then hold it until a supervisor resumes."""
+        self.touched = record
+        played = [c for c in record.machine.cards if c.card is not None
+                  and c.to not in (VOIDED, "burn")]
+        if not played or record.machine.settled:
+            why = "the round is settled" if played else "no card was played"
+            return [Alert("no_card_to_void", f"cannot void the last card: {why}")]
+        last = played[-1]
+        record.events.append(event)
+        record.voided_cards.add(last.seq)
+        record.played_voids.add(event.seq)
+        old = record.machine
+        record.machine = RoundMachine(old.config)
+        for past in record.events:
+            if past.seq not in record.voided_cards and past.seq not in record.played_voids:
+                self._feed(record, past)
+        record.machine.cards.append(DealtCard(last.card, VOIDED, last.seq))
+        reason = f"card {last.card} voided by {event.by}: resume when the table matches"
+        record.table_actions[event.seq] = ("hold", reason)
+        return [*self._feed(record, event)]
+
+def describe(event: Event) -> str:
+    """One line for game recall."""
+    if isinstance(event, WagerPlaced):
+        return f"wager: seat {event.seat} {event.spot} {_money(event.amount)}"
+    if isinstance(event, CardDrawn):
+        return f"card {event.card}" + (" (burn)" if event.mode == "burn" else "")
+    if isinstance(event, DealerAction):
+        return f"decision: seat {event.seat} hand {event.hand} {event.action}"
+    if isinstance(event, ConfigChanged):
+        tables = ", ".join(f"{k} ({v['sha256'][:12]})" for k, v in event.tables.items())
+        return f"configuration: {event.game}, rules {event.rules}, pay tables {tables or 'none'}"
+    fields = {k: v for k, v in event.to_dict().items()
+              if k not in ("kind", "seq", "utc", "mono_ns")}
+    text = event.kind.replace("_", " ")
+    return f"{text}: " + ", ".join(f"{k} {v}" for k, v in fields.items()) if fields else text
+
+
+def _money(amount: int) -> str:
+    return f"{from_minor(amount):,}"
+
+
+def describe_effect(effect: Effect) -> str:
+    if isinstance(effect, Alert):
+        return f"alert {effect.code}: {effect.message}"
+    hand = f" hand {effect.hand}" if effect.hand else ""
+    return (f"settled: seat {effect.seat} {effect.wager}{hand} {effect.outcome} "
+            f"({effect.award}) net {_money(effect.net)}")
