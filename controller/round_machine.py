@@ -90,6 +90,7 @@ class RoundMachine:
         self.hold_reason: str | None = None
         self.held_from: str | None = None
         self.payout: str | None = None  # None, "shown", "confirmed"
+        self.review = False  # on hold for review of a payout computed before a restart
         self.play: BlackjackPlay | BaccaratPlay | None = None
         in_play = IN_PLAY[config.game]
         live = ["betting", "locked", *in_play, "settled"]
@@ -100,9 +101,9 @@ class RoundMachine:
              "unless": lambda: bool(self.blocking)},
             {"trigger": "skip_deal", "source": "locked", "dest": "settled",  # no seat in play
              "conditions": lambda: self._engine_state() == "settled" and not self.blocking},
-            {"trigger": "hold", "source": live, "dest": "hold"},
+            {"trigger": "pause", "source": live, "dest": "hold"},
             {"trigger": "close", "source": ["settled", "hold"], "dest": "closed",
-             "conditions": lambda: self.settled},
+             "conditions": lambda: self.state == "settled" or self.review},
             {"trigger": "void", "source": [*live, "hold"], "dest": "voided"},
         ]
         for dest in (*in_play, "settled"):
@@ -286,11 +287,14 @@ class RoundMachine:
 
     # ----- hold and corrections --------------------------------------------------------------
 
-    def hold(self, reason: str) -> list[Effect]:
-        """Stop the round with a plain message until an explicit event takes it off hold."""
+    def hold(self, reason: str, review: bool = False) -> list[Effect]:
+        """Stop the round with a plain message until an explicit event takes it off hold. A
+        review hold (a settled round after a restart) is the one the dealer may end by
+        confirming the payout."""
         if self.state != "hold":
             self.held_from = self.state
-            self.trigger("hold")
+            self.trigger("pause")
+        self.review = review and self.held_from == "settled"
         self.hold_reason = reason
         alert = Alert("hold", f"ROUND ON HOLD: {reason}", blocking=True)
         self.alerts.append(alert)
@@ -306,6 +310,7 @@ class RoundMachine:
             self.blocking = []  # whoever resumed has dealt with what blocked the deal
         self.trigger("resume")
         self.hold_reason = None
+        self.review = False
         return []
 
     def _assign(self, event: CardAssigned) -> list[Effect]:
@@ -339,7 +344,7 @@ class RoundMachine:
         except PlayError as exc:
             self.held_from, self.hold_reason = held_from, reason
             self.cards.append(pending)
-            self.trigger("hold")
+            self.trigger("pause")
             return [self._alert("bad_correction", f"cannot assign {card} to {event.to}: {exc}")]
         self.hold_reason = None
         self.cards.append(DealtCard(card, event.to, event.seq))
@@ -380,8 +385,9 @@ class RoundMachine:
         return stakes
 
     def _payout(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
-        if not self.settled:
-            return [self._alert("payout_not_ready", f"{event.kind}: the round is not settled")]
+        if not (self.state == "settled" or self.review):
+            why = f"on hold: {self.hold_reason}" if self.state == "hold" else "not settled"
+            return [self._alert("payout_not_ready", f"{event.kind}: the round is {why}")]
         if isinstance(event, PayoutShown):
             self.payout = self.payout or "shown"
             return []

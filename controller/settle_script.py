@@ -22,6 +22,7 @@ from controller.events import (
     ConfigChanged,
     DealerAction,
     Event,
+    NewShoe,
     PayoutConfirmed,
     PayoutShown,
     WagerPlaced,
@@ -169,6 +170,7 @@ class ScriptedDealer:
         self.cleared: list[str] = []
 
     def run(self) -> None:
+        self.submit(NewShoe(seq=0, by="script", burn=False))  # each script lists its own cards
         for seat, seat_script in self.script.seats.items():
             for spot, amount in seat_script.wagers.items():
                 self.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))

@@ -183,8 +183,8 @@ class Table:
         if action is None:
             return record.machine.handle(event)
         what, reason = action
-        if what == "hold":
-            return record.machine.hold(reason)
+        if what in ("hold", "review"):
+            return record.machine.hold(reason, review=what == "review")
         card = parse_card(event.card) if isinstance(event, CardDrawn) else None
         return record.machine.set_aside(card, event.seq, reason)
 
@@ -218,7 +218,7 @@ class Table:
             return self._decide(record, event, "set_aside", f"{card} came out more often than "
                                 f"a {decks}-deck shoe holds it: an impossible duplicate")
         self.shoe.counts[card] += 1
-        if self.shoe.change_required and not machine.in_progress:
+        if self.shoe.change_required and machine.state in ("betting", "locked"):
             return self._decide(record, event, "set_aside", "the cut card was reached: change "
                                 "the shoe before dealing a new round")
         return self._feed(record, event)
@@ -254,7 +254,7 @@ class Table:
             return [Alert("new_shoe_refused", "a new shoe can only come between rounds or while "
                           "the round is on hold")]
         self.shoe = Shoe(self.shoe.number + 1)
-        if self.config is not None and self.config.game == "baccarat":
+        if event.burn and self.config is not None and self.config.game == "baccarat":
             self.shoe.burn_left = -1
         return [Alert("new_shoe", f"shoe {self.shoe.number} in play"
                       + (": burn by the first card" if self.shoe.burn_left else ""))]
@@ -277,18 +277,18 @@ class Table:
         machine = self.round
         if self.current is not None and machine is not None and machine.settled \
                 and machine.state != "hold":
-            return self._decide(self.current, event, "hold", REVIEW)
+            return self._decide(self.current, event, "review", REVIEW)
         return []
 
     def _void_played_card(self, record: RoundRecord, event: CardVoided) -> list[Effect]:
         """Void the round's last played card: rebuild the round from its events without it,
-        then hold it until a supervisor resumes."""
+        then hold it until a supervisor resumes. Until the payout is confirmed a settlement
+        the card brought about is taken back with it."""
         self.touched = record
         played = [c for c in record.machine.cards if c.card is not None
-                  and c.to not in (VOIDED, "burn")]
-        if not played or record.machine.settled:
-            why = "the round is settled" if played else "no card was played"
-            return [Alert("no_card_to_void", f"cannot void the last card: {why}")]
+                  and c.to not in (VOIDED, BURN)]
+        if not played:
+            return [Alert("no_card_to_void", "cannot void the last card: no card was played")]
         last = played[-1]
         record.events.append(event)
         record.voided_cards.add(last.seq)

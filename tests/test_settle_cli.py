@@ -76,6 +76,8 @@ def seat1(decisions: list[str], shoe: list[Any], wagers: dict[str, Any] | None =
     (seat1(["even_money", "stand"], ["TS", "AD", "9C", "8D"]),
      "seat 1 hand 1: token 'even_money' is not allowed here"),
     ("{not json", "not JSON"),
+    (with_changes(rules={"decks": 1}, shoe=["AS", "9D", "AS", "8C"]),
+     "round went on hold: AS came out more often than a 1-deck shoe holds it"),
 ])
 def test_bad_scripts_exit_2_with_one_line(tmp_path: Path, script: Any, message: str) -> None:
     result = run(script, tmp_path)

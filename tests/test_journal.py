@@ -1,0 +1,148 @@
+"""The journal: tamper evidence, the start-up self-check that refuses rather than start fresh,
+settlement rows and payout status, the outbox, and `journal verify`."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.journal import Journal, JournalError, read_settlement_rows, verify_chain
+from controller.service import TableService
+from controller.settle_script import settle_session
+from tests.conftest import REGISTRY
+
+ROOT = Path(__file__).resolve().parent.parent
+ROUND = json.loads((ROOT / "examples" / "blackjack-round.json").read_text())
+
+
+@pytest.fixture
+def journal_path(tmp_path: Path) -> Path:
+    path = tmp_path / "journal.sqlite3"
+    settle_session([ROUND, ROUND], REGISTRY, path)
+    return path
+
+
+def verify(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", "journal", "verify",
+                           "--journal", str(path)], capture_output=True, text=True, cwd=ROOT,
+                          timeout=60)
+
+
+def edit(path: Path, sql: str, *args: object) -> None:
+    db = sqlite3.connect(path)
+    db.execute(sql, args)
+    db.commit()
+    db.close()
+
+
+def test_intact_journal_verifies(journal_path: Path) -> None:
+    result = verify(journal_path)
+    assert result.returncode == 0
+    assert "chain intact, settlements match the events" in result.stdout
+
+
+def test_an_edited_record_is_named(journal_path: Path) -> None:
+    seq, body = sqlite3.connect(journal_path).execute(
+        """SELECT seq, body FROM events WHERE body LIKE '%"amount":500,%' """).fetchone()
+    edited = body.replace('"amount":500,', '"amount":50000,')
+    assert edited != body
+    edit(journal_path, "UPDATE events SET body = ? WHERE seq = ?", edited, seq)
+    result = verify(journal_path)
+    assert result.returncode == 1
+    assert f"BROKEN: record {seq} does not match its hash" in result.stdout
+
+
+def test_a_removed_record_is_named(journal_path: Path) -> None:
+    edit(journal_path, "DELETE FROM events WHERE seq = 12")
+    result = verify(journal_path)
+    assert result.returncode == 1
+    assert "record 13 does not follow record 11" in result.stdout
+
+
+def test_a_rewritten_chain_still_fails_against_the_settlements(journal_path: Path) -> None:
+    """Even a forger who recomputes every hash is caught: the settlements stored with the
+    events no longer follow from them."""
+    from controller.journal import GENESIS, canonical, chain_hash
+    db = sqlite3.connect(journal_path)
+    rows = db.execute("SELECT seq, body FROM events ORDER BY seq").fetchall()
+    prev = GENESIS
+    for seq, body in rows:
+        data = json.loads(body)
+        if data["kind"] == "wager_placed" and data["spot"] == "main":
+            data["amount"] = 100000
+        new_body = canonical(data)
+        digest = chain_hash(prev, new_body)
+        db.execute("UPDATE events SET body = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+                   (new_body, prev, digest, seq))
+        prev = digest
+    db.commit()
+    db.close()
+    assert verify_chain(journal_path)[1] is None
+    result = verify(journal_path)
+    assert result.returncode == 1 and "in the journal but" in result.stdout
+
+
+def test_an_edited_settlement_row_is_caught(journal_path: Path) -> None:
+    edit(journal_path, "UPDATE settlements SET net = 100000 WHERE round = 1 AND wager = 'main'")
+    assert verify(journal_path).returncode == 1
+
+
+def test_start_up_refuses_a_broken_journal_and_never_starts_fresh(journal_path: Path) -> None:
+    edit(journal_path, "UPDATE events SET body = body || ' ' WHERE seq = (SELECT MAX(seq) "
+         "FROM events)")
+    size = journal_path.stat().st_size
+    with pytest.raises(JournalError, match=r"does not match its hash.*will not deal"):
+        Journal.open(journal_path)
+    assert journal_path.stat().st_size == size
+
+
+def test_start_up_refuses_a_wrong_schema_version(journal_path: Path) -> None:
+    edit(journal_path, "UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(JournalError, match="schema version 99, expected 1"):
+        Journal.open(journal_path)
+
+
+def test_start_up_refuses_a_file_that_is_not_a_journal(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite3"
+    path.write_bytes(b"")
+    with pytest.raises(JournalError, match="will not deal"):
+        Journal.open(path)
+    garbage = tmp_path / "garbage.sqlite3"
+    garbage.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
+    with pytest.raises(JournalError):
+        Journal.open(garbage)
+
+
+def test_every_event_is_one_committed_record_with_its_settlements(journal_path: Path) -> None:
+    db = sqlite3.connect(journal_path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    kinds = [k for (k,) in db.execute("SELECT kind FROM events ORDER BY seq")]
+    assert kinds[:2] == ["controller_started", "config_changed"]
+    assert kinds.count("payout_confirmed") == 2
+    rows = read_settlement_rows(journal_path)
+    assert {row[0] for row in rows} == {1, 2}
+    assert all(row[-1] == "confirmed" for row in rows)
+    outbox = db.execute("SELECT topic, payload FROM outbox").fetchall()
+    assert [topic for topic, _ in outbox] == ["round_closed", "round_closed"]
+    assert json.loads(outbox[0][1])["status"] == "confirmed"
+
+
+def test_payout_moves_computed_shown_confirmed(tmp_path: Path) -> None:
+    from controller.events import PayoutConfirmed, PayoutShown
+    path = tmp_path / "j.sqlite3"
+    settle_session(ROUND, REGISTRY, path)
+    service = TableService(Journal.open(path))
+    # replay the same round by hand, stopping before the payout is confirmed
+    from tests.test_table import play_example_round
+    play_example_round(service)
+    statuses = {row[-1] for row in read_settlement_rows(path) if row[0] == 2}
+    assert statuses == {"computed"}
+    service.submit(PayoutShown(seq=0))
+    assert {row[-1] for row in read_settlement_rows(path) if row[0] == 2} == {"shown"}
+    service.submit(PayoutConfirmed(seq=0, by="dealer 4"))
+    assert {row[-1] for row in read_settlement_rows(path) if row[0] == 2} == {"confirmed"}
