@@ -37,7 +37,7 @@ from controller.rules.blackjack_play import BlackjackPlay
 from controller.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.rules.settlement import Settlement
 from controller.service import TableService
-from controller.table import Table, config_event_fields
+from controller.table import Table, config_change
 from controller.table_config import TableConfig, build_table
 
 TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe")
@@ -304,11 +304,12 @@ def settle_session(data: Any, registry: PayTables, journal_path: Path | None = N
     session against a journal that holds part of it resumes after its last committed event."""
     rounds = data if isinstance(data, list) else [data]
     _require(bool(rounds), "session: an empty list has no rounds")
-    scripts, config_fields = [], []
+    scripts: list[Script] = []
+    configs: list[ConfigChanged] = []
     for index, raw in enumerate(rounds):
         try:
             scripts.append(parse_script(raw, registry))
-            config_fields.append(config_event_fields(
+            configs.append(config_change(
                 raw["game"], raw.get("rules", {}), raw.get("pay_tables", {}), registry))
         except ScriptError as exc:
             raise ScriptError(f"round {index + 1}: {exc}" if isinstance(data, list)
@@ -322,8 +323,8 @@ def settle_session(data: Any, registry: PayTables, journal_path: Path | None = N
 
     dealers = []
     for index, script in enumerate(scripts):
-        if index == 0 or config_fields[index] != config_fields[index - 1]:
-            record(ConfigChanged(seq=0, **config_fields[index]))  # type: ignore[arg-type]
+        if index == 0 or configs[index] != configs[index - 1]:
+            record(configs[index])
         dealer = ScriptedDealer(script, record, memory.table)
         try:
             dealer.run()

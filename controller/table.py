@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Final
+from typing import Any, Final
 
 from controller.alerts import Alert
 from controller.cards import Card, parse_card
@@ -86,15 +86,15 @@ def config_from_event(event: ConfigChanged) -> TableConfig:
     return build_table(event.game, event.rules, event.pay_tables, PayTables(tables))
 
 
-def config_event_fields(game: str, rules: dict[str, object], pay_tables: dict[str, str],
-                        registry: PayTables) -> dict[str, object]:
-    """The fields of a ConfigChanged event for a configuration (validated on the way)."""
+def config_change(game: str, rules: dict[str, Any], pay_tables: dict[str, str],
+                  registry: PayTables) -> ConfigChanged:
+    """The event that puts a configuration in force (validated on the way)."""
     config = build_table(game, rules, pay_tables, registry)
     tables = {f"{t.bet}/{t.id}": {"title": t.title, "path": t.path, "sha256": t.sha256,
                                   "pays": {k: str(v) for k, v in t.pays.items()}}
               for t in config.pay_tables.values()}
-    return {"game": game, "rules": dict(rules), "pay_tables": dict(pay_tables),
-            "tables": tables}
+    return ConfigChanged(seq=0, game=game, rules=dict(rules), pay_tables=dict(pay_tables),
+                         tables=tables)
 
 
 class Table:

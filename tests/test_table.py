@@ -17,7 +17,6 @@ from controller.events import (
     CardDrawn,
     CardMisread,
     CardVoided,
-    ConfigChanged,
     CutCardReached,
     DealerAction,
     DeviceFound,
@@ -35,7 +34,7 @@ from controller.journal import Journal
 from controller.round_machine import Effect
 from controller.service import TableService
 from controller.supervisors import PinGuard, hash_pin
-from controller.table import config_event_fields
+from controller.table import config_change
 from tests.conftest import REGISTRY
 
 PIN = "2468"
@@ -56,8 +55,8 @@ def service(game: str = "blackjack", rules: dict[str, Any] | None = None,
     guard = PinGuard(SUPERVISORS, clock=clock or Clock())
     table = TableService(journal, pin_guard=guard)
     if table.table.config is None:
-        table.submit(ConfigChanged(seq=0, **config_event_fields(  # type: ignore[arg-type]
-            game, rules or {}, pay_tables or {}, REGISTRY)))
+        table.submit(config_change(
+            game, rules or {}, pay_tables or {}, REGISTRY))
     return table
 
 
@@ -91,8 +90,8 @@ def play_example_round(table: TableService) -> None:
     """Seat 1: main 10 (and a Lucky Stiff 5), T-9 against the dealer's 9-8: settled, not yet
     confirmed."""
     if table.table.config is None or table.table.config.game != "blackjack":
-        table.submit(ConfigChanged(seq=0, **config_event_fields(  # type: ignore[arg-type]
-            "blackjack", {}, {}, REGISTRY)))
+        table.submit(config_change(
+            "blackjack", {}, {}, REGISTRY))
     table.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=1000))
     table.submit(BetsLocked(seq=0))
     cards(table, "TS", "9D", "9C", "8D")

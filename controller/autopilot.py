@@ -1,0 +1,86 @@
+"""An autopilot dealer and players: random wagers on every spot the table offers, basic-strategy
+decisions, no insurance. Used by the benchmarks and the demo table; it plays through a
+TableService exactly as a dealer's inputs would."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from controller.cards import Card, shoe_cards
+from controller.events import (
+    AlertsCleared,
+    BetsLocked,
+    CardDrawn,
+    DealerAction,
+    Event,
+    NewShoe,
+    PayoutConfirmed,
+    PayoutShown,
+    WagerPlaced,
+)
+from controller.round_machine import Effect
+from controller.rules.blackjack import BlackjackRules
+from controller.rules.blackjack_play import BlackjackPlay
+from controller.rules.play import CardDue, InsuranceDue
+from controller.strategy import decide
+from controller.table import RoundRecord, Table
+
+MAIN_AMOUNTS = (500, 1000, 2500, 5000)
+SIDE_AMOUNTS = (100, 500)
+RESHUFFLE_AT = 60  # cards left when the next shoe comes in
+
+
+class Autopilot:
+    def __init__(self, submit: Callable[[Event], list[Effect]], table: Table,
+                 rng: random.Random, seats: int = 7) -> None:
+        self.submit, self.table, self.rng, self.seats = submit, table, rng, seats
+        self.shoe: list[Card] = []
+
+    def play_round(self) -> RoundRecord:
+        config = self.table.config
+        assert config is not None
+        if len(self.shoe) < RESHUFFLE_AT:
+            self.shoe = shoe_cards(config.rules.decks)
+            self.rng.shuffle(self.shoe)
+            self.submit(NewShoe(seq=0, by="autopilot", burn=False))
+        self._wagers(config.offered_spots(), config.game)
+        self.submit(BetsLocked(seq=0))
+        machine = self.table.round
+        assert machine is not None
+        record = self.table.current
+        if machine.blocking:
+            self.submit(AlertsCleared(seq=0, by="autopilot"))
+        while (due := machine.expected()) is not None:
+            if isinstance(due, CardDue):
+                self.submit(CardDrawn(seq=0, card=str(self.shoe.pop())))
+            elif isinstance(due, InsuranceDue):
+                self.submit(DealerAction(seq=0, seat=due.seat, action="no_insurance"))
+            else:
+                play, rules = machine.play, config.rules
+                assert isinstance(play, BlackjackPlay) and isinstance(rules, BlackjackRules)
+                [seat] = [s for s in play.seats if s.number == due.seat]
+                action = decide(seat.hands[due.hand - 1].cards, play.dealer[0], due.options,
+                                rules)
+                if action == "hit":
+                    self.submit(CardDrawn(seq=0, card=str(self.shoe.pop())))
+                else:
+                    self.submit(DealerAction(seq=0, seat=due.seat, hand=due.hand,
+                                             action=action))
+        self.submit(PayoutShown(seq=0))
+        self.submit(PayoutConfirmed(seq=0, by="autopilot"))
+        assert record is not None
+        return record
+
+    def _wagers(self, spots: tuple[str, ...], game: str) -> None:
+        main_spots = ("main",) if game == "blackjack" else ("player", "banker", "tie")
+        for seat in range(1, self.seats + 1):
+            if self.rng.random() < 0.3:
+                continue  # an empty seat
+            main = self.rng.choice(main_spots)
+            self.submit(WagerPlaced(seq=0, seat=seat, spot=main,
+                                    amount=self.rng.choice(MAIN_AMOUNTS)))
+            for spot in spots:
+                if spot not in main_spots and self.rng.random() < 0.4:
+                    amount = 100 if spot == "lucky7" else self.rng.choice(SIDE_AMOUNTS)
+                    self.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))

@@ -1,0 +1,31 @@
+"""The autopilot plays whole rounds through the journaled service: nothing goes on hold, every
+round is confirmed, the journal verifies. It feeds the benchmarks and the demo table."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from controller.autopilot import Autopilot
+from controller.journal import Journal, verify_chain
+from controller.service import TableService
+from controller.table import config_change
+from tests.conftest import ALL_BJ_TABLES, REGISTRY
+
+
+@pytest.mark.parametrize(("game", "tables"), [("blackjack", ALL_BJ_TABLES),
+                                              ("baccarat", {"lucky8": "2"})])
+def test_autopilot_plays_confirmed_rounds(tmp_path: Path, game: str,
+                                          tables: dict[str, str]) -> None:
+    path = tmp_path / "j.sqlite3"
+    service = TableService(Journal.open(path))
+    service.submit(config_change(game, {}, tables, REGISTRY))
+    pilot = Autopilot(service.submit, service.table, random.Random(3))
+    records = [pilot.play_round() for _ in range(40)]
+    assert [r.status for r in records] == ["confirmed"] * 40
+    assert all(r.machine.hold_reason is None for r in records)
+    assert sum(len(r.machine.settlements) for r in records) > 40
+    assert service.table.shoe.number >= 1
+    assert verify_chain(path)[1] is None
