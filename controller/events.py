@@ -15,6 +15,7 @@ class Event:
     seq: int
     utc: str = ""  # ISO-8601 UTC, stamped where the input entered the system
     mono_ns: int = 0  # time.monotonic_ns() at the edge
+    source: str = ""  # the device frame it came from ("shoe#17 card 4S deck 2"), if any
 
     kind: ClassVar[str] = "event"
 
@@ -166,6 +167,18 @@ class DeviceLost(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceAlarm(Event):
+    """A device's alarm or notice (a shoe alarm, the lid opened, a pad sensor fault). With `hold`
+    it stops a round in progress; otherwise it is shown and journaled."""
+
+    device: str
+    code: str
+    text: str
+    hold: bool = True
+    kind: ClassVar[str] = "device_alarm"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DeviceFound(Event):
     device: str
     kind: ClassVar[str] = "device_found"
@@ -186,7 +199,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls for cls in (
         WagerPlaced, BetsLocked, AlertsCleared, CardDrawn, DealerAction, Resumed, CardAssigned,
         CardVoided, RoundVoided, PayoutShown, PayoutConfirmed, ConfigChanged, ControllerStarted,
-        NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound,
+        NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound, DeviceAlarm,
         SupervisorRefused)
 }
 

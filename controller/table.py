@@ -26,6 +26,7 @@ from controller.events import (
     ControllerStarted,
     CutCardReached,
     DealerAction,
+    DeviceAlarm,
     DeviceFound,
     DeviceLost,
     Event,
@@ -110,6 +111,7 @@ class Table:
         self.table_log: deque[tuple[int, str, str]] = deque(maxlen=1000)
         self.touched: RoundRecord | None = None  # the round the last event changed
         self.last_seq = 0
+        self.last_shoe_frame = ""  # the shoe frame last committed, to drop a retransmission
 
     # ----- queries ---------------------------------------------------------------------------
 
@@ -151,7 +153,9 @@ class Table:
             return self._restarted(event)
         if isinstance(event, NewShoe | CutCardReached | ShoeEmpty):
             return self._shoe_event(event)
-        if isinstance(event, DeviceLost | DeviceFound):
+        if event.source.startswith("shoe#"):
+            self.last_shoe_frame = event.source
+        if isinstance(event, DeviceLost | DeviceFound | DeviceAlarm):
             return self._device(event)
         if isinstance(event, SupervisorRefused):
             return [Alert("supervisor_refused", f"{event.action} refused for supervisor "
@@ -259,14 +263,21 @@ class Table:
         return [Alert("new_shoe", f"shoe {self.shoe.number} in play"
                       + (": burn by the first card" if self.shoe.burn_left else ""))]
 
-    def _device(self, event: DeviceLost | DeviceFound) -> list[Effect]:
+    def _device(self, event: DeviceLost | DeviceFound | DeviceAlarm) -> list[Effect]:
+        machine = self.round
+        if isinstance(event, DeviceAlarm):
+            message = f"{event.device} {event.code}: {event.text}".rstrip(": ")
+            if event.hold and self.current is not None and machine is not None \
+                    and machine.in_progress:
+                return self._decide(self.current, event, "hold", f"{message}: check the table, "
+                                    "then resume")
+            return [Alert(f"{event.device}_alarm", message, blocking=event.hold)]
         if isinstance(event, DeviceFound):
             self.lost_devices.discard(event.device)
             return [Alert("device_found", f"{event.device} is back"
                           + ("; resume the round when ready" if self.round and
                              self.round.state == "hold" else ""))]
         self.lost_devices.add(event.device)
-        machine = self.round
         message = f"the {event.device} was lost" + (f" ({event.reason})" if event.reason else "")
         if self.current is not None and machine is not None and machine.in_progress:
             return self._decide(self.current, event, "hold",
@@ -315,7 +326,7 @@ def describe(event: Event) -> str:
         tables = ", ".join(f"{k} ({v['sha256'][:12]})" for k, v in event.tables.items())
         return f"configuration: {event.game}, rules {event.rules}, pay tables {tables or 'none'}"
     fields = {k: v for k, v in event.to_dict().items()
-              if k not in ("kind", "seq", "utc", "mono_ns")}
+              if k not in ("kind", "seq", "utc", "mono_ns", "source")}
     text = event.kind.replace("_", " ")
     return f"{text}: " + ", ".join(f"{k} {v}" for k, v in fields.items()) if fields else text
 

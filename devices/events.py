@@ -1,0 +1,112 @@
+"""What devices report, decoded: plain data a driver thread posts to the controller's queue.
+
+`as_json` gives the stable form `tablectl monitor` prints, one object per line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller.cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeCard:
+    card: Card
+    mode: str = "game"  # "game" or "burn"
+    seq: int | None = None  # the shoe's frame sequence number (cardid), for acknowledgement
+    deck: int | None = None  # which deck of the shoe the card came from (cardid)
+
+
+@dataclass(frozen=True, slots=True)
+class Misread:
+    detail: str = ""
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Alarm:
+    code: str
+    text: str
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeWarning:
+    code: int
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """cardid status: shoe_empty, cut_card, lid_open, lid_closed, burn_mode_on, burn_mode_off,
+    heartbeat (with the shoe's serial)."""
+
+    status: str
+    serial: str = ""
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SpotReport:
+    """A bet-sensor pad spot (seat, position on the layout): empty (amount 0), chips with their
+    amount in cents (RFID chips), or a sensor fault."""
+
+    seat: int
+    position: int
+    amount: int
+    fault: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Garbage:
+    bytes: int
+    offset: int = 0  # where in the stream the skipped bytes began
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    device: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    device: str
+    reason: str
+
+
+DeviceEvent = (ShoeCard | Misread | Alarm | ShoeWarning | Status | SpotReport | Garbage | Connected
+               | Disconnected)
+
+
+def as_json(event: DeviceEvent) -> dict[str, Any]:
+    """The monitor's line for an event."""
+    if isinstance(event, ShoeCard):
+        data: dict[str, Any] = {"type": "card", "card": str(event.card), "mode": event.mode,
+                                "card_id": event.card.card_id}
+        if event.deck is not None:
+            data["deck"] = event.deck
+    elif isinstance(event, Misread):
+        data = {"type": "misread", "detail": event.detail}
+    elif isinstance(event, Alarm):
+        data = {"type": "alarm", "code": event.code, "text": event.text}
+    elif isinstance(event, ShoeWarning):
+        data = {"type": "warning", "code": event.code}
+    elif isinstance(event, Status):
+        data = {"type": "status", "status": event.status}
+        if event.serial:
+            data["serial"] = event.serial
+    elif isinstance(event, SpotReport):
+        data = {"type": "spot", "seat": event.seat, "position": event.position,
+                "amount": event.amount, "fault": event.fault}
+    elif isinstance(event, Garbage):
+        data = {"type": "garbage", "bytes": event.bytes, "offset": event.offset}
+    elif isinstance(event, Connected):
+        data = {"type": "connected", "device": event.device, "detail": event.detail}
+    else:
+        data = {"type": "disconnected", "device": event.device, "reason": event.reason}
+    seq = getattr(event, "seq", None)
+    if seq is not None:
+        data["seq"] = seq
+    return data

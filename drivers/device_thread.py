@@ -1,0 +1,95 @@
+"""The shape both drivers share: one reader thread per device that opens it, reads, decodes and
+posts events, and on an unplug says so and reconnects with backoff. The thread never touches
+table state: it only posts to the controller's queue. If it dies of an unexpected error it says
+so as an event before it goes."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Final
+
+import structlog
+
+from devices.events import Connected, DeviceEvent, Disconnected
+
+MIN_BACKOFF_S: Final = 0.05
+MAX_BACKOFF_S: Final = 5.0
+KEEP_FRAMES: Final = 32  # raw chunks kept per device, dumped into the log on a fault
+
+Post = Callable[[DeviceEvent], None]
+
+
+class DeviceThread:
+    """Subclasses implement `_open`, `_read_once` (returns events) and `_close`."""
+
+    def __init__(self, name: str, post: Post, tap: Callable[[str, bytes], None] | None = None
+                 ) -> None:
+        self.name = name
+        self.post = post
+        self.tap = tap  # sees every raw chunk, "in" or "out" (the recorder)
+        self.recent: deque[bytes] = deque(maxlen=KEEP_FRAMES)
+        self.connected = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"tablectl-{name}", daemon=True)
+        self.log = structlog.get_logger().bind(device=name)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise RuntimeError(f"the {self.name} reader thread did not stop")
+
+    def _run(self) -> None:
+        backoff = MIN_BACKOFF_S
+        reported_down = False
+        try:
+            while not self._stop.is_set():
+                try:
+                    detail = self._open()
+                except self.errors as exc:
+                    if not reported_down:
+                        self.post(Disconnected(self.name, f"cannot open: {exc}"))
+                        reported_down = True
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, MAX_BACKOFF_S)
+                    continue
+                backoff, reported_down = MIN_BACKOFF_S, False
+                self.connected.set()
+                self.post(Connected(self.name, detail))
+                try:
+                    while not self._stop.is_set():
+                        for event in self._read_once():
+                            self.post(event)
+                except self.errors as exc:
+                    self.log.warning("device lost", reason=str(exc),
+                                     last_bytes=[chunk.hex() for chunk in self.recent])
+                    self.post(Disconnected(self.name, str(exc)))
+                    reported_down = True
+                finally:
+                    self.connected.clear()
+                    self._close()
+        except Exception as exc:  # a reader must never die silently
+            self.log.exception("reader thread died")
+            self.post(Disconnected(self.name, f"reader thread died: {exc!r}"))
+            raise
+
+    def _seen(self, direction: str, data: bytes) -> None:
+        self.recent.append(data)
+        if self.tap is not None:
+            self.tap(direction, data)
+
+    errors: tuple[type[BaseException], ...] = (OSError,)
+
+    def _open(self) -> str:
+        raise NotImplementedError
+
+    def _read_once(self) -> list[DeviceEvent]:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        raise NotImplementedError

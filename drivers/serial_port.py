@@ -1,0 +1,72 @@
+"""Serial devices by URL through pyserial: /dev/ttyUSB0, /dev/serial/by-id/..., socket://,
+loop://, a pty path. Opened exclusive, read with a short timeout, framed by the decoder (never by
+timing: pyserial's inter_byte_timeout does not work on Linux), reconnected after an unplug
+(both SerialException and OSError)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import serial
+
+from devices.decoder import Decode, StreamDecoder
+from devices.events import DeviceEvent
+from drivers.device_thread import DeviceThread, Post
+
+READ_TIMEOUT_S = 0.05
+
+
+class SerialDevice(DeviceThread):
+    errors = (serial.SerialException, OSError)
+
+    def __init__(self, name: str, url: str, decode: Decode, post: Post, baudrate: int = 9600,
+                 silence_s: float | None = None,
+                 tap: Callable[[str, bytes], None] | None = None,
+                 open_port: Callable[..., Any] = serial.serial_for_url) -> None:
+        super().__init__(name, post, tap)
+        self.url, self.decode, self.baudrate = url, decode, baudrate
+        self.silence_s = silence_s  # no byte for this long counts as an unplug (heartbeats)
+        self.open_port = open_port
+        self.port: Any = None
+        self._write_lock = threading.Lock()
+        self._decoder = StreamDecoder(decode)
+        self._last_byte = 0.0
+
+    def _open(self) -> str:
+        self.port = self.open_port(self.url, baudrate=self.baudrate, timeout=READ_TIMEOUT_S,
+                                   exclusive=True)
+        self._decoder = StreamDecoder(self.decode)
+        self._last_byte = time.monotonic()
+        return f"{self.url} at {self.baudrate} baud"
+
+    def _read_once(self) -> list[DeviceEvent]:
+        data = self.port.read(max(1, self.port.in_waiting))
+        now = time.monotonic()
+        if not data:
+            if self.silence_s is not None and now - self._last_byte > self.silence_s:
+                raise serial.SerialException(f"no byte for {self.silence_s:.0f} s")
+            return []
+        self._last_byte = now
+        self._seen("in", data)
+        return list(self._decoder.feed(data))
+
+    def _close(self) -> None:
+        with self._write_lock:
+            port, self.port = self.port, None
+        if port is not None:
+            port.close()
+
+    def write(self, data: bytes) -> bool:
+        """Send bytes (an acknowledgement); False if the device is not connected now."""
+        with self._write_lock:
+            if self.port is None:
+                return False
+            try:
+                self.port.write(data)
+            except (serial.SerialException, OSError):
+                return False
+        self._seen("out", data)
+        return True
