@@ -278,7 +278,8 @@ class Table:
                           + ("; resume the round when ready" if self.round and
                              self.round.state == "hold" else ""))]
         self.lost_devices.add(event.device)
-        message = f"the {event.device} was lost" + (f" ({event.reason})" if event.reason else "")
+        message = f"lost contact with the {event.device}" + (
+            f" ({event.reason})" if event.reason else "")
         if self.current is not None and machine is not None and machine.in_progress:
             return self._decide(self.current, event, "hold",
                                 f"{message}: check the table, reconnect it, then resume")

@@ -4,7 +4,7 @@ Pad to controller (IN endpoint 0x81), a report of spot changes:
     0x01 | SEQ | N (0-8) | N x (SEAT, POSITION, STATE, AMOUNT u32 little-endian cents) | CRC16
 STATE: 0 empty, 1 chips present (AMOUNT read from the RFID chips), 2 sensor fault.
 Controller to pad (OUT endpoint 0x01):
-    0x02 | SEQ | N (0-20) | N x (SEAT, POSITION, LIGHT) | CRC16     spot lights
+    0x02 | SEQ | N (0-19) | N x (SEAT, POSITION, LIGHT) | CRC16     spot lights
     0x03 | SEQ | CRC16                                            send every non-empty spot
 LIGHT: 0 off, 1 awaiting bet, 2 bet placed, 3 locked, 4 winner, 5 loser. CRC16 is the cardid
 CRC-16/CCITT-FALSE over the bytes before it; the rest of the 64 bytes is zero.
@@ -21,7 +21,7 @@ from devices.events import DeviceEvent, Garbage, SpotReport
 REPORT_SIZE: Final = 64
 SPOTS_REPORT, LIGHTS, SNAPSHOT = 0x01, 0x02, 0x03
 EMPTY, CHIPS, FAULT = 0, 1, 2
-MAX_SPOTS, MAX_LIGHTS = 8, 20
+MAX_SPOTS, MAX_LIGHTS = 8, 19
 OFF, AWAITING, PLACED, LOCKED, WINNER, LOSER = range(6)
 LIGHT_NAMES: Final = ("off", "awaiting bet", "bet placed", "locked", "winner", "loser")
 SPOTS: Final = {

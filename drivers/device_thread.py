@@ -46,19 +46,20 @@ class DeviceThread:
 
     def _run(self) -> None:
         backoff = MIN_BACKOFF_S
-        reported_down = False
+        reported = ""  # the outage reason last posted: a new reason is posted again
         try:
             while not self._stop.is_set():
                 try:
                     detail = self._open()
                 except self.errors as exc:
-                    if not reported_down:
-                        self.post(Disconnected(self.name, f"cannot open: {exc}"))
-                        reported_down = True
+                    reason = f"cannot open: {exc}"
+                    if reason != reported:
+                        self.post(Disconnected(self.name, reason))
+                        reported = reason
                     self._stop.wait(backoff)
                     backoff = min(backoff * 2, MAX_BACKOFF_S)
                     continue
-                backoff, reported_down = MIN_BACKOFF_S, False
+                backoff, reported = MIN_BACKOFF_S, ""
                 self.connected.set()
                 self.post(Connected(self.name, detail))
                 try:
@@ -69,7 +70,7 @@ class DeviceThread:
                     self.log.warning("device lost", reason=str(exc),
                                      last_bytes=[chunk.hex() for chunk in self.recent])
                     self.post(Disconnected(self.name, str(exc)))
-                    reported_down = True
+                    reported = str(exc)
                 finally:
                     self.connected.clear()
                     self._close()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,3 +33,26 @@ def bj_script(seats: dict[str, Any], shoe: list[str], rules: dict[str, Any] | No
 @pytest.fixture(scope="session")
 def registry() -> PayTables:
     return REGISTRY
+
+
+def _ours() -> tuple[set[str], set[str]]:
+    """The product's threads and the ptys this process holds open."""
+    threads = {t.name for t in threading.enumerate()
+               if t.name.startswith(("tablectl-", "virtual-"))}
+    ptys = set()
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            if target.startswith("/dev/pts/") or target == "/dev/ptmx":
+                ptys.add(f"{fd} -> {target}")
+    return threads, ptys
+
+
+@pytest.fixture(autouse=True)
+def no_leaks() -> Iterator[None]:
+    """Fail any test that leaves a reader thread, a port or a pty open."""
+    before_threads, before_ptys = _ours()
+    yield
+    threads, ptys = _ours()
+    assert threads <= before_threads, f"threads left running: {threads - before_threads}"
+    assert ptys <= before_ptys, f"ptys or ports left open: {ptys - before_ptys}"

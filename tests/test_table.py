@@ -189,7 +189,7 @@ def test_device_lost_mid_round() -> None:
     table = service()
     start_round(table, ("TS", "9D"))
     message = hold_message(table.submit(DeviceLost(seq=0, device="shoe", reason="unplugged")))
-    assert "the shoe was lost (unplugged)" in message
+    assert "lost contact with the shoe (unplugged)" in message
     found = table.submit(DeviceFound(seq=0, device="shoe"))
     assert "resume the round when ready" in alerts(found)[0].message and state(table) == "hold"
     supervise(table, Resumed(seq=0, by=""))

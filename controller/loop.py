@@ -1,0 +1,245 @@
+"""The controller's main loop: the one thread that owns the table.
+
+Driver threads and the dealer console only `post` to its queue. For each input it maps a device
+event to a table event, has the service journal and apply it, and only after the commit does what
+must follow: acknowledge the shoe's frame (cardid), light the pads' spots for the round's phase,
+tell the listeners (the dealer display). A cardid frame whose sequence number and content were
+already committed (a retransmission, perhaps across a controller restart) is acknowledged again
+and dropped.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from controller.events import (
+    CardDrawn,
+    CardMisread,
+    CutCardReached,
+    DeviceAlarm,
+    DeviceFound,
+    DeviceLost,
+    Event,
+    ShoeEmpty,
+    WagerPlaced,
+)
+from controller.round_machine import Effect
+from controller.service import TableService
+from devices import cardid, pads
+from devices.events import (
+    Alarm,
+    Connected,
+    DeviceEvent,
+    Disconnected,
+    Garbage,
+    Misread,
+    ShoeCard,
+    ShoeWarning,
+    SpotReport,
+    Status,
+)
+
+STATUS_ALARMS = {"lid_open": ("shoe lid or door open (tamper)", True),
+                 "lid_closed": ("shoe lid closed", False),
+                 "burn_mode_on": ("burn mode on", False), "burn_mode_off": ("burn mode off", False)}
+Listener = Callable[[Event | None, list[Effect]], None]
+
+
+@dataclass(frozen=True)
+class Supervised:
+    """A console action that needs a supervisor's PIN."""
+
+    event: Event
+    supervisor: str
+    pin: str
+
+
+class ControllerLoop:
+    def __init__(self, service: TableService, shoe: Any = None, shoe_protocol: str = "beetek",
+                 pads_device: Any = None) -> None:
+        self.service = service
+        self.shoe, self.shoe_protocol, self.pads = shoe, shoe_protocol, pads_device
+        self.inputs: queue.Queue[DeviceEvent | Event | Supervised] = queue.Queue()
+        self.handled: Counter[str] = Counter()  # inputs handled, by kind
+        self.listeners: list[Listener] = []
+        self.lights: dict[tuple[int, int], int] = {}
+        self._light_seq = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.log = structlog.get_logger().bind(table=1)
+
+    # ----- the queue -------------------------------------------------------------------------
+
+    def post(self, item: DeviceEvent | Event | Supervised) -> None:
+        """Thread-safe: any thread may post; only the loop's thread handles."""
+        self.inputs.put(item)
+
+    def step(self, timeout: float = 0.1) -> bool:
+        try:
+            item = self.inputs.get(timeout=timeout)
+        except queue.Empty:
+            return False
+        self.handle(item)
+        return True
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="tablectl-loop", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+            if self._thread.is_alive():
+                raise RuntimeError("the controller loop did not stop")
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.step()
+
+    # ----- handling --------------------------------------------------------------------------
+
+    def handle(self, item: DeviceEvent | Event | Supervised) -> None:
+        self.handled[type(item).__name__] += 1
+        if isinstance(item, Supervised):
+            self._commit(None, lambda: self.service.supervise(item.event, item.supervisor,
+                                                              item.pin))
+        elif isinstance(item, Event):
+            self._commit(item, lambda: self.service.submit(item))
+        else:
+            self._device(item)
+
+    def _device(self, item: DeviceEvent) -> None:
+        if isinstance(item, Garbage):
+            self.log.warning("garbage on the wire", bytes=item.bytes, offset=item.offset)
+            return
+        if isinstance(item, Status) and item.status == "heartbeat":
+            return
+        if isinstance(item, Connected | Disconnected):
+            pads_back = isinstance(item, Connected) and item.device == "pads"
+            if pads_back:
+                self.lights.clear()  # the pad may have lost them: they are all sent again
+            self._submit(DeviceFound(seq=0, device=item.device) if isinstance(item, Connected)
+                         else DeviceLost(seq=0, device=item.device, reason=item.reason))
+            if pads_back and self.pads is not None:
+                self.pads.write(pads.snapshot_request(0))  # the chips already on the spots
+            return
+        if isinstance(item, SpotReport):
+            self._submit(self._wager(item))
+            return
+        seq = getattr(item, "seq", None)
+        source = f"shoe#{seq} {_signature(item)}" if seq is not None else ""
+        if source and source == self.service.table.last_shoe_frame:
+            self.log.info("retransmitted frame dropped", source=source)
+        else:
+            self._submit(self._shoe_event(item, source))
+        if seq is not None and self.shoe is not None:
+            self.shoe.write(cardid.ack(seq))
+
+    def _shoe_event(self, item: DeviceEvent, source: str) -> Event | None:
+        if isinstance(item, ShoeCard):
+            return CardDrawn(seq=0, card=str(item.card), mode=item.mode, source=source)
+        if isinstance(item, Misread):
+            return CardMisread(seq=0, detail=item.detail, source=source)
+        if isinstance(item, Alarm):
+            return DeviceAlarm(seq=0, device="shoe", code=item.code, text=item.text,
+                               source=source)
+        if isinstance(item, ShoeWarning):
+            return DeviceAlarm(seq=0, device="shoe", code=f"W0x{item.code:02X}", text="warning",
+                               hold=False, source=source)
+        if isinstance(item, Status):
+            if item.status == "shoe_empty":
+                return ShoeEmpty(seq=0, source=source)
+            if item.status == "cut_card":
+                return CutCardReached(seq=0, source=source)
+            text, hold = STATUS_ALARMS.get(item.status, (item.status, False))
+            return DeviceAlarm(seq=0, device="shoe", code=item.status, text=text, hold=hold,
+                               source=source)
+        return None
+
+    def _wager(self, report: SpotReport) -> Event | None:
+        config = self.service.table.config
+        spot = pads.spot_name(config.game, report.position) if config else None
+        if spot is None:
+            self.log.warning("report for an unknown spot", seat=report.seat,
+                             position=report.position)
+            return None
+        if report.fault:
+            return DeviceAlarm(seq=0, device="pads", code="sensor_fault",
+                               text=f"seat {report.seat} {spot} sensor fault")
+        machine = self.service.table.round
+        current = machine.wagers.get(report.seat, {}).get(spot, 0) if machine else 0
+        if current == report.amount:
+            return None
+        return WagerPlaced(seq=0, seat=report.seat, spot=spot, amount=report.amount)
+
+    def _submit(self, event: Event | None) -> None:
+        if event is not None:
+            self._commit(event, lambda: self.service.submit(event))
+
+    def _commit(self, event: Event | None, do: Callable[[], list[Effect]]) -> None:
+        effects = do()  # journaled and committed when it returns
+        for listener in self.listeners:
+            listener(event, effects)
+        self._light_spots()
+
+    # ----- pad lights ------------------------------------------------------------------------
+
+    def desired_lights(self) -> dict[tuple[int, int], int]:
+        table = self.service.table
+        config = table.config
+        if config is None:
+            return {}
+        machine = table.round
+        offered = set(config.offered_spots())
+        nets: Counter[tuple[int, str]] = Counter()
+        if machine is not None:
+            for s in machine.settlements:
+                nets[(s.seat, s.wager)] += s.net
+        lights = {}
+        for seat in range(1, config.max_seats + 1):
+            for position, spot in enumerate(pads.SPOTS[config.game]):
+                if spot not in offered:
+                    continue
+                placed = machine.wagers.get(seat, {}).get(spot, 0) if machine else 0
+                if machine is None or machine.state == "betting":
+                    light = pads.PLACED if placed else pads.AWAITING
+                elif machine.settled:
+                    net = nets.get((seat, spot), 0)
+                    light = pads.WINNER if net > 0 else pads.LOSER if net < 0 else pads.OFF
+                else:
+                    accepted = machine.accepted.get(seat, {}).get(spot, 0)
+                    light = pads.LOCKED if accepted else pads.OFF
+                lights[(seat, position)] = light
+        return lights
+
+    def _light_spots(self) -> None:
+        if self.pads is None:
+            return
+        wanted = self.desired_lights()
+        changed = [(seat, position, light) for (seat, position), light in wanted.items()
+                   if self.lights.get((seat, position)) != light]
+        if not changed:
+            return
+        for packet in pads.encode_lights(self._light_seq, changed):
+            if not self.pads.write(packet):
+                return  # not connected: everything is sent again after a reconnect
+        self._light_seq = (self._light_seq + len(changed)) & 0xFF
+        self.lights.update({(seat, position): light for seat, position, light in changed})
+
+
+def _signature(item: DeviceEvent) -> str:
+    if isinstance(item, ShoeCard):
+        return f"card {item.card} deck {item.deck} {item.mode}"
+    if isinstance(item, Misread):
+        return f"misread {item.detail}"
+    if isinstance(item, Status):
+        return f"status {item.status}"
+    return type(item).__name__

@@ -1,0 +1,198 @@
+"""A virtual dealing shoe on a pty pair, speaking the same bytes as the hardware.
+
+The driver opens `path`, a symlink to the pty's slave side (as /dev/serial/by-id links are), so an
+unplug and replug keeps the URL while the device behind it goes away and comes back. The shoe
+deals from a seeded shuffled shoe or a scripted card list, in either protocol; with `cardid` it
+waits for each acknowledgement, retransmits what is not acknowledged, and sends heartbeats.
+Faults: unplug/replug, garbage bytes, frames split at every byte, a corrupt CRC, a misread, a
+lid-open alarm.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import select
+import threading
+import time
+import tty
+from collections import deque
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from controller.cards import Card, shoe_cards
+from devices import beetek, cardid
+from devices.events import Alarm, DeviceEvent, Misread, ShoeCard, Status
+
+TICK_S = 0.01
+
+
+class VirtualShoe:
+    def __init__(self, directory: Path, protocol: str = "beetek", serial: str = "SIM-0001",
+                 cards: Iterable[Card] | None = None, decks: int = 6, seed: int | None = None,
+                 heartbeat: bool = True) -> None:
+        if protocol not in ("beetek", "cardid"):
+            raise ValueError(f"unknown shoe protocol {protocol!r}")
+        self.path = directory / "shoe"
+        self.protocol, self.serial, self.heartbeat = protocol, serial, heartbeat
+        if cards is None:
+            cards = shoe_cards(decks)
+            random.Random(seed).shuffle(cards := list(cards))
+        self.cards: deque[Card] = deque(cards)
+        self.split_bytes = False  # write every frame one byte at a time
+        self.corrupt_next = False  # flip the CRC of the next cardid frame sent
+        self.on_write: Callable[[bytes], None] | None = None  # sees every frame written
+        self.acks: list[int] = []
+        self._master: int | None = None
+        self._slave: int | None = None
+        self._lock = threading.RLock()
+        self._queue: deque[bytes] = deque()  # cardid frames waiting for their turn
+        self._unacked: tuple[int, bytes, float] | None = None
+        self._seq = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # ----- the cable ---------------------------------------------------------------------------
+
+    def start(self) -> VirtualShoe:
+        self.plug()
+        if self.protocol == "cardid":
+            self._thread = threading.Thread(target=self._run, name="virtual-shoe", daemon=True)
+            self._thread.start()
+        return self
+
+    def plug(self) -> None:
+        with self._lock:
+            master, slave = os.openpty()
+            tty.setraw(master)
+            self._master, self._slave = master, slave
+            if self.path.is_symlink():
+                self.path.unlink()
+            self.path.symlink_to(os.ttyname(slave))
+
+    def unplug(self) -> None:
+        """Pull the cable: the driver's reads fail; frames in flight stay in the shoe."""
+        with self._lock:
+            for fd in (self._master, self._slave):
+                if fd is not None:
+                    os.close(fd)
+            self._master = self._slave = None
+            if self.path.is_symlink():
+                self.path.unlink()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        self.unplug()
+
+    @property
+    def plugged(self) -> bool:
+        return self._master is not None
+
+    # ----- dealing -----------------------------------------------------------------------------
+
+    def deal(self, count: int = 1, mode: str = "game") -> list[Card]:
+        dealt = [self.cards.popleft() for _ in range(count)]
+        for card in dealt:
+            self.send(ShoeCard(card, mode, deck=1))
+        return dealt
+
+    def deal_card(self, card: Card, mode: str = "game") -> None:
+        self.send(ShoeCard(card, mode, deck=1))
+
+    def misread(self) -> None:
+        self.send(Misread("sensor could not read the card"))
+
+    def lid_open(self) -> None:
+        self.send(Status("lid_open") if self.protocol == "cardid"
+                  else Alarm("E7", "Lid Open"))
+
+    def status(self, status: str) -> None:
+        self.send(Status(status))
+
+    def send(self, event: DeviceEvent) -> None:
+        if self.protocol == "beetek":
+            self._write(beetek.encode(event))
+            return
+        with self._lock:
+            self._seq = (self._seq + 1) & 0xFF
+            self._queue.append(cardid.encode(event, self._seq))
+            self._pump()
+
+    def garbage(self, data: bytes) -> None:
+        self._write(data)
+
+    @property
+    def idle(self) -> bool:
+        """Every frame sent (and, with cardid, acknowledged)."""
+        with self._lock:
+            return not self._queue and self._unacked is None
+
+    # ----- the wire ----------------------------------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        with self._lock:
+            if self._master is None:
+                return  # unplugged: a Bee-Tek shoe's bytes are simply lost
+            chunks = [data[i:i + 1] for i in range(len(data))] if self.split_bytes else [data]
+            for chunk in chunks:
+                os.write(self._master, chunk)
+            if self.on_write is not None:
+                self.on_write(data)
+
+    def _pump(self) -> None:
+        """Send the next cardid frame if none is waiting for its acknowledgement."""
+        if self._unacked is not None or not self._queue or self._master is None:
+            return
+        data = self._queue.popleft()
+        self._unacked = (data[2], data, time.monotonic())
+        self._send_frame(data)
+
+    def _send_frame(self, data: bytes) -> None:
+        if self.corrupt_next:
+            self.corrupt_next = False
+            data = data[:-1] + bytes([data[-1] ^ 0xFF])
+        self._write(data)
+
+    def _run(self) -> None:
+        """cardid: read acknowledgements, retransmit, send heartbeats."""
+        received = b""
+        last_heartbeat = 0.0
+        while not self._stop.is_set():
+            with self._lock:
+                master = self._master
+            if master is None:
+                self._stop.wait(TICK_S)
+                continue
+            try:
+                ready, _, _ = select.select([master], [], [], TICK_S)
+                if ready:
+                    received += os.read(master, 256)
+            except OSError:
+                received = b""  # unplugged under us
+                continue
+            while received:
+                consumed, seq = cardid.decode_ack(received)
+                if consumed == 0:
+                    break
+                received = received[consumed:]
+                if seq is not None:
+                    self._acknowledged(seq)
+            now = time.monotonic()
+            with self._lock:
+                if self._unacked and now - self._unacked[2] > cardid.RETRANSMIT_S:
+                    seq, data, _ = self._unacked
+                    self._unacked = (seq, data, now)
+                    self._send_frame(data)
+                self._pump()
+            if self.heartbeat and now - last_heartbeat > cardid.HEARTBEAT_S:
+                last_heartbeat = now
+                self._write(cardid.encode(Status("heartbeat", self.serial), 0))
+
+    def _acknowledged(self, seq: int) -> None:
+        with self._lock:
+            self.acks.append(seq)
+            if self._unacked is not None and self._unacked[0] == seq:
+                self._unacked = None
+                self._pump()

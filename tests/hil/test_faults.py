@@ -1,0 +1,218 @@
+"""Every fault on simulated hardware, through the real drivers: each produces the right hold and
+message, has its way out, and loses or invents no card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.cards import parse_card
+from controller.events import BetsLocked, CardAssigned, CardDrawn, Resumed
+from devices import pads
+from tests.hil.harness import Table
+
+CARDS = [parse_card(c) for c in ["TS", "9D", "5C", "8D", "7H", "2S", "3C", "4D", "6H", "KS"]]
+
+
+@pytest.fixture(params=["cardid", "beetek"])
+def table(request: pytest.FixtureRequest, tmp_path: Path) -> Table:
+    table = Table(tmp_path, "blackjack", request.param, cards=list(CARDS), pay_tables={})
+    yield table  # type: ignore[misc]
+    table.close()
+
+
+def start_round(table: Table) -> None:
+    table.place(1, "main", 1000)
+    table.console(BetsLocked(seq=0))
+    table.deal(2)  # seat 1's first card and the dealer's up card
+
+
+def held(table: Table) -> str:
+    round_ = table.round
+    assert round_ is not None and round_.state == "hold", round_ and round_.state
+    return str(round_.hold_reason)
+
+
+def finish(table: Table) -> None:
+    table.play_out()
+    assert table.journal_cards() == [str(c) for c in table.dealt]
+
+
+def test_unplug_and_replug_the_shoe(table: Table) -> None:
+    start_round(table)
+    table.shoe.unplug()
+    table.wait(lambda: table.round is not None and table.round.state == "hold", "the hold")
+    assert "lost contact with the shoe" in held(table)
+    table.shoe.plug()
+    table.wait(lambda: "shoe" not in table.service.table.lost_devices, "the shoe back")
+    assert "lost contact with the shoe" in held(table)  # only a supervisor resumes
+    table.supervise(Resumed(seq=0, by=""))
+    finish(table)
+
+
+def test_cardid_card_dealt_while_unplugged_is_delivered_after_replug(tmp_path: Path) -> None:
+    table = Table(tmp_path, "blackjack", "cardid", cards=list(CARDS), pay_tables={})
+    try:
+        start_round(table)
+        table.shoe.unplug()
+        table.wait(lambda: table.round is not None and table.round.state == "hold", "the hold")
+        table.dealt += table.shoe.deal(1)  # out of the shoe while the cable is out
+        table.shoe.plug()
+        table.wait(lambda: table.cards_seen() == 3, "the card kept in the shoe")
+        round_ = table.round
+        assert round_ is not None and round_.pending_card is not None
+        assert str(round_.pending_card.card) == str(table.dealt[-1])
+        table.supervise(CardAssigned(seq=0, by="", to="seat 1 hand 1"))
+        finish(table)
+    finally:
+        table.close()
+
+
+def test_garbage_on_the_wire_is_skipped(table: Table) -> None:
+    start_round(table)
+    table.shoe.garbage(b"\x00\xff\x13 noise [Gam\x7e\x05")
+    finish(table)
+    assert table.round is not None and table.round.hold_reason is None
+
+
+def test_every_frame_split_at_every_byte(table: Table) -> None:
+    table.shoe.split_bytes = True
+    start_round(table)
+    finish(table)
+
+
+def test_corrupt_crc_is_dropped_and_retransmitted(tmp_path: Path) -> None:
+    table = Table(tmp_path, "blackjack", "cardid", cards=list(CARDS), pay_tables={})
+    try:
+        start_round(table)
+        table.shoe.corrupt_next = True
+        table.deal(1)  # arrives once, from the retransmission
+        finish(table)
+        assert table.shoe.acks.count(table.shoe.acks[-1]) == 1
+    finally:
+        table.close()
+
+
+def test_misread_is_held_named_and_assigned(table: Table) -> None:
+    start_round(table)
+    table.shoe.misread()
+    table.wait(lambda: table.round is not None and table.round.state == "hold", "the hold")
+    assert "could not read a card" in held(table)
+    table.dealt.append(parse_card("8H"))  # the dealer turns it over: 8 of hearts
+    table.supervise(CardAssigned(seq=0, by="", to="seat 1 hand 1", card="8H"))
+    assert table.round is not None and table.round.state == "dealing"
+    finish(table)
+
+
+def test_lid_open_holds_the_round(table: Table) -> None:
+    start_round(table)
+    table.shoe.lid_open()
+    table.wait(lambda: table.round is not None and table.round.state == "hold", "the hold")
+    assert ("lid or door open" in held(table)) or ("E7: Lid Open" in held(table))
+    table.supervise(Resumed(seq=0, by=""))
+    finish(table)
+
+
+def test_late_wager_change_is_past_posting(table: Table) -> None:
+    start_round(table)
+    table.place(1, "main", 5000)
+    assert "changed from 1000 to 5000 after bets were locked" in held(table)
+    table.supervise(Resumed(seq=0, by=""))
+    round_ = table.round
+    assert round_ is not None and round_.accepted[1]["main"] == 1000
+    finish(table)
+
+
+def test_pads_unplugged_mid_round(table: Table) -> None:
+    start_round(table)
+    table.pads.unplug()
+    table.wait(lambda: table.round is not None and table.round.state == "hold", "the hold")
+    assert "lost contact with the pads" in held(table)
+    table.pads.replug()
+    table.wait(lambda: "pads" not in table.service.table.lost_devices, "the pads back")
+    table.supervise(Resumed(seq=0, by=""))
+    finish(table)
+
+
+def test_pad_sensor_fault_holds_the_round(table: Table) -> None:
+    start_round(table)
+    table.pads.fault(3, pads.position_of("blackjack", "main"))
+    table.wait(lambda: table.round is not None and table.round.state == "hold", "the hold")
+    assert "seat 3 main sensor fault" in held(table)
+
+
+def test_pads_corrupt_report_is_skipped(table: Table) -> None:
+    table.pads.corrupt_report()
+    start_round(table)
+    finish(table)
+
+
+def test_lights_follow_the_round(table: Table) -> None:
+    table.place(2, "main", 2500)
+    table.settle_queue()
+    main = pads.position_of("blackjack", "main")
+    table.wait(lambda: table.pads.lights.get((2, main)) == pads.PLACED, "bet-placed light")
+    assert table.pads.lights[(1, main)] == pads.AWAITING
+    table.console(BetsLocked(seq=0))
+    table.wait(lambda: table.pads.lights.get((2, main)) == pads.LOCKED, "locked light")
+    assert table.pads.lights[(1, main)] == pads.OFF
+    table.deal(2)
+    table.play_out()
+    round_ = table.round
+    assert round_ is not None
+    net = sum(s.net for s in round_.settlements)
+    table.wait(lambda: table.pads.lights.get((2, main)) == (pads.WINNER if net > 0 else
+                                                             pads.LOSER if net < 0 else pads.OFF),
+               "the result light")
+
+
+def test_usb_permission_error_points_to_the_udev_rule(tmp_path: Path) -> None:
+    table = Table(tmp_path, "blackjack", "beetek", cards=list(CARDS), pay_tables={})
+    try:
+        table.pads.unplug()
+        table.wait(lambda: "pads" in table.service.table.lost_devices, "the pads lost")
+        table.pads.permission_denied = True
+        table.pads.replug()
+        table.wait(lambda: any("permission denied: install systemd/99-tablectl.rules" in text
+                               for _, _, text in table.service.table.table_log),
+                   "the udev hint in the journal")
+    finally:
+        table.close()
+
+
+def test_controller_restart_mid_shoe_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    """cardid: the controller dies after committing a card but before acknowledging it; the
+    shoe retransmits; the restarted controller drops the copy and acknowledges it."""
+    table = Table(tmp_path, "blackjack", "cardid", cards=list(CARDS), pay_tables={})
+    try:
+        start_round(table)
+        assert table.serial is not None
+        table.serial.write = lambda data: False  # type: ignore[method-assign]  # acks lost
+        table.dealt += table.shoe.deal(1)
+        table.wait(lambda: table.cards_seen() == 3, "the third card committed")
+        table.stop_controller()  # dies before any acknowledgement went out
+        table.start_controller()  # the shoe retransmits the frame it still holds
+        table.wait(lambda: table.shoe.idle, "the retransmission acknowledged")
+        table.settle_queue()
+        assert table.journal_cards() == [str(c) for c in table.dealt]
+        table.deal(1)
+        finish(table)
+    finally:
+        table.close()
+
+
+def test_beetek_cards_go_straight_to_the_hand_due(tmp_path: Path) -> None:
+    table = Table(tmp_path, "blackjack", "beetek", cards=list(CARDS), pay_tables={})
+    try:
+        start_round(table)
+        table.deal(2)
+        round_ = table.round
+        assert round_ is not None
+        assert [(str(c.card), c.to) for c in round_.cards] == [
+            ("TS", "seat 1 hand 1"), ("9D", "the dealer"), ("5C", "seat 1 hand 1"),
+            ("8D", "the dealer")]
+        drawn = [e for e in table.service.table.rounds()[-1].events if isinstance(e, CardDrawn)]
+        assert all(e.source == "" for e in drawn)  # no sequence numbers: nothing to acknowledge
+    finally:
+        table.close()
