@@ -5,8 +5,8 @@ Frames: ` [Game]<Card:4S> `, ` [Manual Burn Cards]<Card:QH> ` (rank-suit, suit-r
 accepted, `10` for ten), a failed read ` [Game]<Game> `, alarms ` [Game]<Alarm:E3 Card Not
 Read> ` or ` [GameAlarm]<Alarm:...> `, and warnings `<W0x01>`. There is no checksum, so a frame is
 strict: a bracketed mode of letters and spaces, then one angle-bracketed payload of printable
-ASCII, at most MAX_FRAME bytes; whitespace between frames is ignored, and anything else is
-skipped as garbage up to the next `[` or `<`.
+ASCII, at most MAX_FRAME bytes (only a warning comes without the mode); whitespace between frames
+is ignored, and anything else is skipped as garbage up to the next `[` or `<`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from devices.events import Alarm, DeviceEvent, Garbage, Misread, ShoeCard, ShoeW
 MAX_FRAME: Final = 64
 WHITESPACE: Final = b" \t\r\n"
 FRAME = re.compile(rb"(?:\[([A-Za-z ]{1,32})\])?<([\x20-\x3d\x3f-\x7e]{1,48})>")
+WARNING = re.compile(r"W0x[0-9A-Fa-f]{1,4}")
 SUITS = "SHCD"
 
 
@@ -47,8 +48,11 @@ def decode(buffer: bytes) -> tuple[int, DeviceEvent | None]:
             return 0, None  # wait for the rest
         skip = _next_start(buffer, 1)
         return skip, Garbage(skip)
-    mode = (match.group(1) or b"").decode()
-    return match.end(), _event(mode, match.group(2).decode())
+    payload = match.group(2).decode()
+    if match.group(1) is None and not WARNING.fullmatch(payload):
+        skip = _next_start(buffer, 1)  # only a warning comes without a [mode]
+        return skip, Garbage(skip)
+    return match.end(), _event(match.group(1).decode() if match.group(1) else "", payload)
 
 
 def _next_start(buffer: bytes, after: int) -> int:
@@ -74,7 +78,7 @@ def _event(mode: str, payload: str) -> DeviceEvent:
     if payload.startswith("Alarm:"):
         code, _, text = payload[6:].strip().partition(" ")
         return Alarm(code, text)
-    if re.fullmatch(r"W0x[0-9A-Fa-f]{1,4}", payload):
+    if WARNING.fullmatch(payload):
         return ShoeWarning(int(payload[3:], 16))
     return Misread(f"unknown frame {payload!r}")
 

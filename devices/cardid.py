@@ -4,7 +4,7 @@ Frame (docs/devices.md has the full specification for firmware):
 
     0x7E | LEN | SEQ | TYPE | PAYLOAD (LEN - 2 bytes) | CRC16 (big-endian)
 
-LEN counts SEQ, TYPE and PAYLOAD (2..250). CRC16 is CRC-16/CCITT-FALSE (poly 0x1021, init
+LEN counts SEQ, TYPE and PAYLOAD (2..64). CRC16 is CRC-16/CCITT-FALSE (poly 0x1021, init
 0xFFFF) over LEN, SEQ, TYPE and PAYLOAD. There is no byte stuffing: a receiver that finds a bad
 length or CRC skips one byte and hunts for the next 0x7E.
 
@@ -29,7 +29,7 @@ MODES: Final = {0: "game", 1: "burn"}
 STATUS_CODES: Final = {1: "shoe_empty", 2: "cut_card", 3: "lid_open", 4: "lid_closed",
                        5: "misread", 6: "burn_mode_on", 7: "burn_mode_off"}
 STATUS_BY_NAME: Final = {name: code for code, name in STATUS_CODES.items()}
-MIN_LEN, MAX_LEN = 2, 250
+MIN_LEN, MAX_LEN = 2, 64
 RETRANSMIT_S: Final = 0.5
 HEARTBEAT_S: Final = 1.0
 SILENCE_LOST_S: Final = 3.0  # no byte for this long: the controller considers the shoe lost
@@ -50,24 +50,40 @@ def frame(seq: int, frame_type: int, payload: bytes = b"") -> bytes:
     return bytes([START]) + body + crc16(body).to_bytes(2, "big")
 
 
+def _frame_at(buffer: bytes, at: int) -> int | None:
+    """The length of a complete valid frame at `at`; 0 if it may still complete; None if not."""
+    if len(buffer) < at + 2:
+        return 0
+    length = buffer[at + 1]
+    if not MIN_LEN <= length <= MAX_LEN:
+        return None
+    total = length + 4
+    if len(buffer) < at + total:
+        return 0
+    body = buffer[at + 1:at + 2 + length]
+    return total if crc16(body) == int.from_bytes(buffer[at + 2 + length:at + total], "big") \
+        else None
+
+
 def decode(buffer: bytes) -> tuple[int, DeviceEvent | None]:
     if buffer[0] != START:
         skip = buffer.find(bytes([START]), 1)
         skip = len(buffer) if skip < 0 else skip
         return skip, Garbage(skip)
-    if len(buffer) < 2:
-        return 0, None
-    length = buffer[1]
-    if not MIN_LEN <= length <= MAX_LEN:
+    total = _frame_at(buffer, 0)
+    if total is None:
         return 1, Garbage(1)
-    total = 1 + 1 + length + 2
-    if len(buffer) < total:
+    if total == 0:
+        # Incomplete. A stray start byte must not hold up the frames behind it: if a complete
+        # valid frame starts later in what we have, this one was garbage.
+        at = buffer.find(bytes([START]), 1)
+        while at > 0:
+            if _frame_at(buffer, at):
+                return at, Garbage(at)
+            at = buffer.find(bytes([START]), at + 1)
         return 0, None
-    body = buffer[1:2 + length]
-    if crc16(body) != int.from_bytes(buffer[2 + length:total], "big"):
-        return 1, Garbage(1)
-    seq, frame_type, payload = body[1], body[2], body[3:]
-    return total, _event(seq, frame_type, payload)
+    body = buffer[1:total - 2]
+    return total, _event(body[1], body[2], body[3:])
 
 
 def _event(seq: int, frame_type: int, payload: bytes) -> DeviceEvent:

@@ -3,6 +3,7 @@ message, has its way out, and loses or invents no card."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,9 @@ CARDS = [parse_card(c) for c in ["TS", "9D", "5C", "8D", "7H", "2S", "3C", "4D",
 
 
 @pytest.fixture(params=["cardid", "beetek"])
-def table(request: pytest.FixtureRequest, tmp_path: Path) -> Table:
+def table(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Table]:
     table = Table(tmp_path, "blackjack", request.param, cards=list(CARDS), pay_tables={})
-    yield table  # type: ignore[misc]
+    yield table
     table.close()
 
 
