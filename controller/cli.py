@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from controller import logs
 from controller.journal import JournalError, read_settlement_rows, verify_chain
 from controller.paytables import PayTableError, PayTables
 from controller.recall import fold_journal, recall, render
@@ -107,6 +108,38 @@ def cmd_pin_hash(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_monitor(args: argparse.Namespace) -> int:
+    from controller import device_commands
+    if args.device == "shoe" and not args.port:
+        return _fail("monitor shoe needs --port URL")
+    if args.device == "pads" and not args.usb:
+        return _fail("monitor pads needs --usb VID:PID")
+    try:
+        return device_commands.monitor(args.device, args.port, args.protocol, args.baud,
+                                       args.usb, args.serial)
+    except ValueError as exc:
+        return _fail(str(exc))
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from controller import device_commands
+    tables = dict(item.split("=", 1) for item in args.pay_table)
+    try:
+        return device_commands.record(args.file, args.shoe, args.protocol, args.baud,
+                                      args.game, tables)
+    except (ValueError, OSError) as exc:
+        return _fail(str(exc))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from controller import device_commands
+    from simulators.recording import RecordingError
+    try:
+        return device_commands.replay(args.file, args.speed, args.journal, args.json)
+    except (RecordingError, JournalError, OSError, TimeoutError) as exc:
+        return _fail(str(exc))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -135,11 +168,40 @@ def build_parser() -> argparse.ArgumentParser:
 
     pin = commands.add_parser("pin-hash", help="hash a supervisor PIN for the configuration")
     pin.set_defaults(func=cmd_pin_hash)
+
+    monitor = commands.add_parser(
+        "monitor", help="print a device's decoded events as JSON lines until interrupted")
+    monitor.add_argument("device", choices=["shoe", "pads"])
+    monitor.add_argument("--port", metavar="URL", help="shoe: /dev/ttyUSB0, socket://..., ...")
+    monitor.add_argument("--protocol", choices=["beetek", "cardid"], default="beetek")
+    monitor.add_argument("--baud", type=int, default=9600)
+    monitor.add_argument("--usb", metavar="VID:PID", help="pads: vendor and product id (hex)")
+    monitor.add_argument("--serial", metavar="SERIAL", help="pads: the device's serial number")
+    monitor.set_defaults(func=cmd_monitor)
+
+    record_cmd = commands.add_parser("record", help="record a shoe's raw bytes to FILE")
+    record_cmd.add_argument("file", type=Path)
+    record_cmd.add_argument("--shoe", required=True, metavar="URL")
+    record_cmd.add_argument("--protocol", choices=["beetek", "cardid"], default="beetek")
+    record_cmd.add_argument("--baud", type=int, default=9600)
+    record_cmd.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack")
+    record_cmd.add_argument("--pay-table", action="append", default=[], metavar="BET=ID")
+    record_cmd.set_defaults(func=cmd_record)
+
+    replay_cmd = commands.add_parser(
+        "replay", help="feed a recording through the real drivers into the controller")
+    replay_cmd.add_argument("file", type=Path)
+    replay_cmd.add_argument("--speed", type=float, default=0.0,
+                            help="1 = recorded pace, 2 = twice as fast; 0 = as fast as possible")
+    replay_cmd.add_argument("--journal", type=Path, metavar="PATH")
+    replay_cmd.add_argument("--json", action="store_true", help="one JSON object per round")
+    replay_cmd.set_defaults(func=cmd_replay)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    logs.configure()
     code: int = args.func(args)
     return code
 

@@ -28,7 +28,7 @@ class DeviceThread:
                  ) -> None:
         self.name = name
         self.post = post
-        self.tap = tap  # sees every raw chunk, "in" or "out" (the recorder)
+        self.tap = tap  # sees every raw chunk ("in", "out") and "connected"/"disconnected"
         self.recent: deque[bytes] = deque(maxlen=KEEP_FRAMES)
         self.connected = threading.Event()
         self._stop = threading.Event()
@@ -61,6 +61,7 @@ class DeviceThread:
                     continue
                 backoff, reported = MIN_BACKOFF_S, ""
                 self.connected.set()
+                self._seen("connected", b"")
                 self.post(Connected(self.name, detail))
                 try:
                     while not self._stop.is_set():
@@ -69,6 +70,7 @@ class DeviceThread:
                 except self.errors as exc:
                     self.log.warning("device lost", reason=str(exc),
                                      last_bytes=[chunk.hex() for chunk in self.recent])
+                    self._seen("disconnected", b"")
                     self.post(Disconnected(self.name, str(exc)))
                     reported = str(exc)
                 finally:
@@ -80,7 +82,8 @@ class DeviceThread:
             raise
 
     def _seen(self, direction: str, data: bytes) -> None:
-        self.recent.append(data)
+        if data:
+            self.recent.append(data)
         if self.tap is not None:
             self.tap(direction, data)
 

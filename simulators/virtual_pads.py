@@ -47,6 +47,16 @@ class VirtualPads(usb.backend.IBackend):  # type: ignore[misc]
         """Chips put on (or taken off, amount 0) a spot."""
         self._report([SpotReport(seat, position, amount)])
 
+    @property
+    def pending(self) -> int:
+        """Reports not yet read by the host."""
+        return self._reports.qsize()
+
+    def clear(self) -> None:
+        """The dealer collects and pays: every spot with chips goes empty."""
+        self._report([SpotReport(s.seat, s.position, 0) for s in self.spots.values()
+                      if s.amount or s.fault])
+
     def fault(self, seat: int, position: int) -> None:
         self._report([SpotReport(seat, position, 0, fault=True)])
 

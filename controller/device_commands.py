@@ -1,0 +1,107 @@
+"""`tablectl monitor`, `record` and `replay`: the devices for installers, and recordings."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.paytables import PayTables
+from controller.table import config_change
+from devices import beetek, cardid, pads
+from devices.events import DeviceEvent, as_json
+from drivers.serial_port import SerialDevice
+from drivers.usb_device import UsbDevice
+from simulators.recording import Recorder
+from simulators.replay import Replayer, summary
+
+
+def parse_usb_id(text: str) -> tuple[int, int]:
+    """'1209:7ab1' -> (0x1209, 0x7ab1)."""
+    try:
+        vendor, product = text.split(":")
+        return int(vendor, 16), int(product, 16)
+    except ValueError:
+        raise ValueError(f"--usb {text!r} is not VID:PID in hex, e.g. 1209:7ab1") from None
+
+
+def _until_interrupted(stop: threading.Event) -> None:
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    while not stop.wait(0.2):
+        pass
+
+
+def _printer(shoe: list[SerialDevice]) -> Callable[[DeviceEvent], None]:
+    """Print each event as one JSON line; acknowledge cardid frames so the shoe goes on."""
+    lock = threading.Lock()
+
+    def post(event: DeviceEvent) -> None:
+        with lock:
+            sys.stdout.write(json.dumps(as_json(event)) + "\n")
+            sys.stdout.flush()
+        seq = getattr(event, "seq", None)
+        if seq is not None and shoe:
+            shoe[0].write(cardid.ack(seq))
+    return post
+
+
+def shoe_device(port: str, protocol: str, baud: int, post: Callable[[DeviceEvent], None],
+                tap: Callable[[str, bytes], None] | None = None) -> SerialDevice:
+    decode = beetek.decode if protocol == "beetek" else cardid.decode
+    return SerialDevice("shoe", port, decode, post, baudrate=baud, tap=tap,
+                        silence_s=cardid.SILENCE_LOST_S if protocol == "cardid" else None)
+
+
+def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | None,
+            serial_number: str | None = None, backend: Any = None,
+            stop: threading.Event | None = None, tap: Recorder | None = None) -> int:
+    stop = stop or threading.Event()
+    holder: list[SerialDevice] = []
+    post = _printer(holder)
+    driver: SerialDevice | UsbDevice
+    if device == "shoe":
+        assert port is not None
+        driver = shoe_device(port, protocol, baud, post, tap.tap("shoe") if tap else None)
+        holder.append(driver)
+    else:
+        assert usb is not None
+        vendor, product = parse_usb_id(usb)
+        driver = UsbDevice("pads", vendor, product, pads.decode_report, post,
+                           serial_number=serial_number, backend=backend,
+                           tap=tap.tap("pads") if tap else None)
+    driver.start()
+    try:
+        _until_interrupted(stop) if threading.current_thread() is threading.main_thread() \
+            else stop.wait()
+    finally:
+        driver.stop()
+    return 0
+
+
+def record(path: Path, port: str, protocol: str, baud: int, game: str,
+           pay_tables: dict[str, str]) -> int:
+    config_change(game, {}, pay_tables, PayTables.load())  # refuse a bad table up front
+    recorder = Recorder(path, {"shoe": {"protocol": protocol, "port": {
+        "baudrate": baud, "bytesize": 8, "parity": "N", "stopbits": 1}}},
+                        {"game": game, "rules": {}, "pay_tables": pay_tables})
+    try:
+        return monitor("shoe", port, protocol, baud, None, tap=recorder)
+    finally:
+        recorder.close()
+
+
+def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) -> int:
+    rounds = summary(Replayer(path, journal, speed).run())
+    for entry in rounds:
+        if as_json_lines:
+            print(json.dumps(entry))
+        else:
+            nets = ", ".join(f"seat {s} {w}{f' hand {h}' if h else ''} {n / 100:+.2f}"
+                             for s, w, h, n in entry["settlements"])
+            print(f"round {entry['round']} {entry['status']}: {nets or 'no wagers'}")
+    return 0

@@ -1,0 +1,206 @@
+"""Replay a recording through the real drivers into a controller: the shoe's bytes go into a pty
+that the serial driver reads, the pads' reports come out of the fake pyusb backend, the console's
+actions go to the controller's queue, at the recorded pace or as fast as possible.
+
+As fast as possible keeps the order that matters: whenever the input switches from one device to
+another (the console included), and before a controller restart, the replayer waits until the
+controller has handled every frame written so far, as counted by decoding those bytes itself.
+Waits are bounded; none is a sleep standing in for a condition."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+import time
+import tty
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from controller.journal import Journal
+from controller.loop import ControllerLoop
+from controller.paytables import PayTables
+from controller.service import TableService
+from controller.table import RoundRecord, config_change
+from devices import beetek, cardid, pads
+from devices.decoder import StreamDecoder
+from devices.events import Garbage, SpotReport
+from drivers.serial_port import SerialDevice
+from drivers.usb_device import UsbDevice
+from simulators.recording import Entry, RecordingError, read_recording
+from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
+
+WAIT_S = 30.0
+SHOE_FRAMES = ("ShoeCard", "Misread", "Alarm", "ShoeWarning", "Status")
+
+
+class RawPty:
+    """A pty whose master side writes recorded bytes; the driver opens the stable link."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "shoe"
+        self.master: int | None = None
+        self.slave: int | None = None
+
+    def plug(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.master)
+        if self.path.is_symlink():
+            self.path.unlink()
+        self.path.symlink_to(os.ttyname(self.slave))
+
+    def unplug(self) -> None:
+        for fd in (self.master, self.slave):
+            if fd is not None:
+                os.close(fd)
+        self.master = self.slave = None
+        if self.path.is_symlink():
+            self.path.unlink()
+
+    def write(self, data: bytes) -> None:
+        if self.master is not None:
+            os.write(self.master, data)
+
+
+class PadsFeed(VirtualPads):
+    """The virtual pads, fed the recorded reports verbatim."""
+
+    def inject(self, report: bytes) -> None:
+        self._reports.put(report)
+
+
+class Replayer:
+    def __init__(self, path: Path, journal: Path | None = None, speed: float = 0.0) -> None:
+        self.header, self.entries = read_recording(path)
+        self.speed = speed
+        self.folder = Path(tempfile.mkdtemp(prefix="tablectl-replay-"))
+        self.journal_path = journal or self.folder / "journal.sqlite3"
+        self.shoe = RawPty(self.folder)
+        self.pads = PadsFeed()
+        device = self.header["devices"].get("shoe", {})
+        self.protocol = device.get("protocol", "beetek")
+        if self.protocol not in ("beetek", "cardid"):
+            raise RecordingError(f"{path}: header: unknown shoe protocol {self.protocol!r}")
+        self.baudrate = int(device.get("port", {}).get("baudrate", 9600))
+        self.expected: Counter[str] = Counter()
+        self.shoe_decoder = StreamDecoder(beetek.decode if self.protocol == "beetek"
+                                          else cardid.decode)
+        self.loop: ControllerLoop | None = None
+        self.drivers: list[SerialDevice | UsbDevice] = []
+        self.result: list[dict[str, Any]] | None = None
+        self._last_device = ""
+
+    # ----- the controller --------------------------------------------------------------------
+
+    def _start(self) -> None:
+        service = TableService(Journal.open(self.journal_path))
+        table = self.header["table"]
+        if service.table.config is None:
+            service.submit(config_change(table["game"], table.get("rules", {}),
+                                         table.get("pay_tables", {}), PayTables.load()))
+        self.loop = ControllerLoop(service, shoe_protocol=self.protocol)
+        serial = SerialDevice("shoe", str(self.shoe.path),
+                              beetek.decode if self.protocol == "beetek" else cardid.decode,
+                              self.loop.post, baudrate=self.baudrate)
+        usb = UsbDevice("pads", VENDOR, PRODUCT, pads.decode_report, self.loop.post,
+                        backend=self.pads)
+        self.loop.shoe, self.loop.pads = serial, usb
+        self.drivers = [serial, usb]
+        for driver in self.drivers:
+            driver.start()
+        self._wait(lambda: all(d.connected.is_set() for d in self.drivers), "the devices")
+
+    def _stop(self) -> None:
+        for driver in self.drivers:
+            driver.stop()
+        assert self.loop is not None and self.loop.service.journal is not None
+        self.loop.service.journal.close()
+
+    def _wait(self, condition: Any, what: str) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"replay: timed out waiting for {what}")
+            if self.loop is not None:
+                self.loop.step(0.01)
+
+    def _caught_up(self) -> None:
+        """Every frame written so far has been handled by the controller."""
+        def done() -> bool:
+            assert self.loop is not None
+            handled = self.loop.handled
+            return (sum(handled[k] for k in SHOE_FRAMES) >= self.expected["shoe"]
+                    and handled["SpotReport"] >= self.expected["pads"]
+                    and self.loop.inputs.empty())
+        self._wait(done, "the controller to catch up")
+
+    # ----- the replay ------------------------------------------------------------------------
+
+    def run(self) -> list[RoundRecord]:
+        self.shoe.plug()
+        self._start()
+        started = time.monotonic()
+        try:
+            for entry in self.entries:
+                if self.speed > 0:
+                    due = started + entry.t / self.speed
+                    self._wait(lambda due=due: time.monotonic() >= due, "the recorded pace")
+                self._play(entry)
+            self._caught_up()
+            assert self.loop is not None
+            return self.loop.service.table.rounds()
+        finally:
+            self._stop()
+            self.shoe.unplug()
+
+    def _play(self, entry: Entry) -> None:
+        device, direction = entry.device, entry.direction
+        if direction == "in" and device != self._last_device:
+            self._caught_up()  # two devices' readers race: keep their recorded order
+            self._last_device = device
+        if device == "shoe":
+            if direction == "in":
+                self.shoe.write(entry.data)
+                self.expected["shoe"] += sum(
+                    not isinstance(e, Garbage) for e in self.shoe_decoder.feed(entry.data))
+            elif direction == "disconnected":
+                self._caught_up()
+                self.shoe.unplug()
+                self._wait(lambda: not self.drivers[0].connected.is_set(), "the shoe unplugged")
+            elif direction == "connected" and self.shoe.master is None:
+                self.shoe.plug()
+                self.shoe_decoder = StreamDecoder(self.shoe_decoder.decode)
+                self._wait(lambda: self.drivers[0].connected.is_set(), "the shoe plugged")
+        elif device == "pads":
+            if direction == "in":
+                self.pads.inject(entry.data)
+                self.expected["pads"] += sum(isinstance(e, SpotReport)
+                                             for e in pads.decode_report(entry.data))
+            elif direction == "disconnected":
+                self._caught_up()
+                self.pads.unplug()
+                self._wait(lambda: not self.drivers[1].connected.is_set(), "the pads unplugged")
+            elif direction == "connected" and not self.pads.plugged:
+                self.pads.replug()
+                self._wait(lambda: self.drivers[1].connected.is_set(), "the pads plugged")
+        elif device == "console" and entry.event is not None:
+            self._caught_up()
+            assert self.loop is not None
+            event = entry.event
+            if entry.supervisor:  # a replay trusts the recorded supervisor: no PIN is recorded
+                event = dataclasses.replace(event, by=entry.supervisor)  # type: ignore[call-arg]
+            self.loop.handle(event)
+        elif device == "controller" and direction == "restart":
+            self._caught_up()
+            self._stop()
+            self.expected.clear()
+            self._start()
+        elif device == "controller" and direction == "result":
+            self.result = entry.fields.get("rounds")
+
+
+def summary(rounds: list[RoundRecord]) -> list[dict[str, Any]]:
+    return [{"round": r.number, "status": r.status,
+             "settlements": [[s.seat, s.wager, s.hand, s.net] for s in r.machine.settlements]}
+            for r in rounds]

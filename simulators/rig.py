@@ -1,0 +1,239 @@
+"""A table on simulated hardware: the virtual shoe on a pty read by the real serial driver, the
+virtual pads behind the real pyusb, the real controller loop and a journal; optionally recorded.
+For hardware-in-the-loop tests, the recording corpus and the demo table. The caller's thread owns
+the loop (it steps it), as the daemon's main thread would; the drivers' reader threads only post
+to it."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.autopilot import MAIN_AMOUNTS
+from controller.cards import Card
+from controller.events import (
+    BetsLocked,
+    CardDrawn,
+    CardMisread,
+    DealerAction,
+    Event,
+    PayoutConfirmed,
+    PayoutShown,
+)
+from controller.journal import Journal
+from controller.loop import ControllerLoop, Supervised
+from controller.paytables import PayTables
+from controller.round_machine import Effect, RoundMachine
+from controller.rules.blackjack import BlackjackRules
+from controller.rules.blackjack_play import BlackjackPlay
+from controller.rules.play import CardDue, DecisionDue, InsuranceDue
+from controller.service import TableService
+from controller.strategy import decide
+from controller.supervisors import PinGuard, hash_pin
+from controller.table import config_change
+from devices import beetek, cardid, pads
+from drivers.serial_port import SerialDevice
+from drivers.usb_device import UsbDevice
+from simulators.recording import Recorder
+from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
+from simulators.virtual_shoe import VirtualShoe
+
+WAIT_S = 15.0  # a bound on every wait, never a synchronisation sleep
+PIN = "1357"  # the rig's own supervisor "sup": a simulator, not a table's secret
+
+
+class Rig:
+    def __init__(self, folder: Path, game: str = "blackjack", protocol: str = "cardid",
+                 cards: list[Card] | None = None, pay_tables: dict[str, str] | None = None,
+                 seed: int = 1, record: Path | None = None) -> None:
+        self.folder, self.game, self.protocol = folder, game, protocol
+        self.journal_path = folder / "journal.sqlite3"
+        self.shoe = VirtualShoe(folder, protocol, cards=cards, seed=seed,
+                                decks=8 if game == "baccarat" else 6).start()
+        self.pads = VirtualPads()
+        self.rng = random.Random(seed)
+        self.pay_tables = pay_tables if pay_tables is not None else (
+            {"lucky8": "1"} if game == "baccarat" else {"lucky_stiff": "1", "lucky7": "1"})
+        self.dealt: list[Card] = []
+        self.committed_cards = 0
+        self.shoe.on_write = None
+        self.loop: ControllerLoop | None = None
+        self.supervisors = {"sup": hash_pin(PIN, iterations=1000)}
+        self.recorder = None if record is None else Recorder(
+            record, {"shoe": {"protocol": protocol, "port": {"baudrate": 9600, "bytesize": 8,
+                                                           "parity": "N", "stopbits": 1}},
+                     "pads": {"usb": f"{VENDOR:04x}:{PRODUCT:04x}"}},
+            {"game": game, "rules": {}, "pay_tables": self.pay_tables})
+        self.serial: SerialDevice | None = None
+        self.usb: UsbDevice | None = None
+        self.start_controller()
+
+    # ----- the controller's life -------------------------------------------------------------
+
+    def start_controller(self) -> None:
+        service = TableService(Journal.open(self.journal_path),
+                               pin_guard=PinGuard(self.supervisors))
+        if service.table.config is None:
+            service.submit(config_change(self.game, {}, self.pay_tables, PayTables.load()))
+        decode = beetek.decode if self.protocol == "beetek" else cardid.decode
+        silence = cardid.SILENCE_LOST_S if self.protocol == "cardid" else None
+        self.loop = ControllerLoop(service, shoe_protocol=self.protocol)
+        self.loop.listeners.append(self._count)
+        recorder = self.recorder
+        self.serial = SerialDevice("shoe", str(self.shoe.path), decode, self.loop.post,
+                                   silence_s=silence,
+                                   tap=recorder.tap("shoe") if recorder else None)
+        self.usb = UsbDevice("pads", VENDOR, PRODUCT, pads.decode_report, self.loop.post,
+                             backend=self.pads, tap=recorder.tap("pads") if recorder else None)
+        self.loop.shoe, self.loop.pads = self.serial, self.usb
+        self.serial.start()
+        self.usb.start()
+        self.wait(lambda: self.serial is not None and self.serial.connected.is_set()
+                  and self.usb is not None and self.usb.connected.is_set())
+
+    def _count(self, event: Event | None, effects: list[Effect]) -> None:
+        if isinstance(event, CardDrawn | CardMisread):
+            self.committed_cards += 1
+
+    def stop_controller(self) -> None:
+        """As a crash would, minus the journal: the drivers stop, the journal is closed."""
+        assert self.serial and self.usb and self.loop
+        self.serial.stop()
+        self.usb.stop()
+        assert self.loop.service.journal is not None
+        self.loop.service.journal.close()
+
+    def restart_mid_round(self) -> None:
+        """The controller dies with a card in flight and comes back; the shoe still has it."""
+        self.dealt += self.shoe.deal(1)
+        self.restart_controller()
+        self.settle_queue()
+
+    def restart_controller(self) -> None:
+        self.stop_controller()
+        if self.recorder is not None:
+            self.recorder.note("restart")
+        self.start_controller()
+
+    def close(self) -> None:
+        self.stop_controller()
+        self.shoe.stop()
+        if self.recorder is not None:
+            self.recorder.note("result", rounds=self.results())
+            self.recorder.close()
+
+    def results(self) -> list[dict[str, Any]]:
+        """What every round settled: the recording's last line, checked by a replay."""
+        return [{"round": r.number, "status": r.status,
+                 "settlements": [[s.seat, s.wager, s.hand, s.net] for s in r.machine.settlements]}
+                for r in self.service.table.rounds()]
+
+    # ----- stepping --------------------------------------------------------------------------
+
+    @property
+    def service(self) -> TableService:
+        assert self.loop is not None
+        return self.loop.service
+
+    @property
+    def round(self) -> RoundMachine | None:
+        return self.service.table.round
+
+    def wait(self, condition: Callable[[], bool], what: str = "the condition") -> None:
+        """Step the loop until `condition` holds; fail after WAIT_S."""
+        deadline = time.monotonic() + WAIT_S
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            if self.loop is not None:
+                self.loop.step(0.02)
+
+    def settle_queue(self) -> None:
+        """Handle everything posted so far (and whatever that brings)."""
+        assert self.loop is not None
+        self.wait(lambda: self.loop is not None and self.loop.inputs.empty()
+                  and self.shoe.idle, "the queue to empty")
+
+    def console(self, event: Event) -> None:
+        assert self.loop is not None
+        self.settle_queue()
+        if self.recorder is not None:
+            self.recorder.console(event)
+        self.loop.post(event)
+        self.settle_queue()
+
+    def supervise(self, event: Event) -> None:
+        assert self.loop is not None
+        self.settle_queue()
+        if self.recorder is not None:
+            self.recorder.console(event, supervisor="sup")
+        self.loop.post(Supervised(event, "sup", PIN))
+        self.settle_queue()
+
+    def deal(self, count: int = 1) -> None:
+        before = self.cards_seen()
+        self.dealt += self.shoe.deal(count)
+        self.wait(lambda: self.cards_seen() >= before + count, f"{count} card(s)")
+
+    def cards_seen(self) -> int:
+        return self.committed_cards
+
+    def place(self, seat: int, spot: str, amount: int) -> None:
+        self.pads.place(seat, pads.position_of(self.game, spot), amount)
+        self.wait(lambda: (self.round is not None and
+                  self.round.wagers.get(seat, {}).get(spot, 0) == amount)
+                  or (self.round is not None and self.round.state == "hold"),
+                  f"seat {seat} {spot} {amount}")
+
+    # ----- a round by basic strategy -----------------------------------------------------------
+
+    def play_round(self, seats: int = 4) -> None:
+        mains = ("main",) if self.game == "blackjack" else ("player", "banker")
+        for seat in range(1, seats + 1):
+            self.place(seat, self.rng.choice(mains), self.rng.choice(MAIN_AMOUNTS))
+        if self.game == "blackjack" and "lucky7" in self.pay_tables:
+            self.place(1, "lucky7", 100)
+        self.console(BetsLocked(seq=0))
+        self.play_out()
+        self.console(PayoutShown(seq=0))
+        self.console(PayoutConfirmed(seq=0, by="dealer"))
+        self.collect()
+
+    def collect(self) -> None:
+        """The dealer takes the chips off the layout after the payout."""
+        self.pads.clear()
+        self.wait(lambda: self.loop is not None and self.loop.inputs.empty()
+                  and not self.pads.pending, "the pads cleared")
+        self.settle_queue()
+
+    def play_out(self) -> None:
+        machine = self.round
+        assert machine is not None
+        while (due := machine.expected()) is not None:
+            if isinstance(due, CardDue):
+                self.deal()
+            elif isinstance(due, InsuranceDue):
+                self.console(DealerAction(seq=0, seat=due.seat, action="no_insurance"))
+            else:
+                self.decide(due)
+        assert machine.state == "settled", machine.hold_reason
+
+    def decide(self, due: DecisionDue) -> None:
+        machine = self.round
+        assert machine is not None
+        play, rules = machine.play, machine.config.rules
+        assert isinstance(play, BlackjackPlay) and isinstance(rules, BlackjackRules)
+        [seat] = [s for s in play.seats if s.number == due.seat]
+        action = decide(seat.hands[due.hand - 1].cards, play.dealer[0], due.options, rules)
+        if action == "hit":
+            self.deal()
+        else:
+            self.console(DealerAction(seq=0, seat=due.seat, hand=due.hand, action=action))
+
+    def journal_cards(self) -> list[str]:
+        """Every card in the journal in order: read by the shoe, or named by a supervisor."""
+        return [e.to_dict()["card"] for e in Journal.open(self.journal_path).events()
+                if e.kind == "card_drawn" or (e.kind == "card_assigned" and e.to_dict()["card"])]

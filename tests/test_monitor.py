@@ -1,0 +1,146 @@
+"""`tablectl monitor shoe|pads` (a stable interface): one JSON object per decoded event, flushed
+per line, until interrupted; `tablectl record` writes a recording that replays."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import device_commands
+from controller.cards import parse_card
+from simulators.recording import read_recording
+from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
+from simulators.virtual_shoe import VirtualShoe
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT_S = 20
+
+
+_pending: dict[int, bytes] = {}
+
+
+def read_json_lines(proc: subprocess.Popen[str], count: int) -> list[dict[str, Any]]:
+    """Read `count` lines from the child's stdout, waiting at most WAIT_S for each. Reads the raw
+    descriptor: select() on a buffered reader would miss lines already in its buffer."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    lines: list[dict[str, Any]] = []
+    while len(lines) < count:
+        buffered = _pending.get(fd, b"")
+        if b"\n" in buffered:
+            line, _pending[fd] = buffered.split(b"\n", 1)
+            lines.append(json.loads(line))
+            continue
+        ready, _, _ = select.select([fd], [], [], WAIT_S)
+        assert ready, f"only {len(lines)} lines: {lines}"
+        chunk = os.read(fd, 65536)
+        assert chunk, "monitor ended early"
+        _pending[fd] = buffered + chunk
+    return lines
+
+
+def interrupt(proc: subprocess.Popen[str]) -> int:
+    proc.send_signal(signal.SIGINT)
+    code = proc.wait(timeout=WAIT_S)
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+    return code
+
+
+@pytest.mark.parametrize("protocol", ["beetek", "cardid"])
+def test_monitor_shoe(tmp_path: Path, protocol: str) -> None:
+    shoe = VirtualShoe(tmp_path, protocol, cards=[parse_card("4S"), parse_card("QH")],
+                       heartbeat=False).start()
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "monitor", "shoe", "--port",
+                             str(shoe.path), "--protocol", protocol], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert read_json_lines(proc, 1)[0]["type"] == "connected"
+        shoe.deal(1)
+        shoe.deal(1, mode="burn")
+        shoe.garbage(b"\x01\x02\x03")
+        shoe.misread()
+        lines: list[dict[str, Any]] = []
+        while sum(line["type"] in ("card", "misread") for line in lines) < 3:
+            lines += read_json_lines(proc, 1)
+        cards = [(line["card"], line["mode"]) for line in lines if line["type"] == "card"]
+        assert cards == [("4S", "game"), ("QH", "burn")]
+        skipped = sum(line["bytes"] for line in lines if line["type"] == "garbage")
+        assert skipped == (4 if protocol == "beetek" else 3)  # Bee-Tek: and the space after
+        assert lines[-1]["type"] == "misread"
+        shoe.unplug()
+        assert read_json_lines(proc, 1)[0]["type"] == "disconnected"
+    finally:
+        shoe.stop()
+        assert interrupt(proc) == 0
+
+
+def test_monitor_pads_with_the_fake_backend() -> None:
+    backend = VirtualPads()
+    stop = threading.Event()
+    out = io.StringIO()
+
+    def run() -> None:
+        with redirect_stdout(out):
+            device_commands.monitor("pads", None, "beetek", 9600, f"{VENDOR:04x}:{PRODUCT:04x}",
+                                    backend=backend, stop=stop)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        backend.place(3, 0, 2500)
+        backend.fault(4, 1)
+        deadline = threading.Event()
+        for _ in range(int(WAIT_S / 0.05)):
+            if out.getvalue().count("\n") >= 3:
+                break
+            deadline.wait(0.05)
+    finally:
+        stop.set()
+        thread.join(WAIT_S)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert lines[0]["type"] == "connected"
+    assert lines[1:] == [
+        {"type": "spot", "seat": 3, "position": 0, "amount": 2500, "fault": False},
+        {"type": "spot", "seat": 4, "position": 1, "amount": 0, "fault": True}]
+
+
+def test_monitor_needs_its_device_options() -> None:
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "monitor", "pads"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
+    assert result.returncode == 2 and "--usb VID:PID" in result.stderr
+    bad = subprocess.run([sys.executable, "-m", "controller.cli", "monitor", "pads", "--usb",
+                          "zz"], capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
+    assert bad.returncode == 2 and "not VID:PID" in bad.stderr
+
+
+def test_record_writes_a_recording(tmp_path: Path) -> None:
+    shoe = VirtualShoe(tmp_path, "beetek", cards=[parse_card("AS")], heartbeat=False).start()
+    path = tmp_path / "shoe.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "record", str(path),
+                             "--shoe", str(shoe.path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        read_json_lines(proc, 1)
+        shoe.deal(1)
+        assert read_json_lines(proc, 1)[0]["card"] == "AS"
+    finally:
+        assert interrupt(proc) == 0
+        shoe.stop()
+    header, entries = read_recording(path)
+    assert header["devices"]["shoe"]["protocol"] == "beetek"
+    chunks = [e for e in entries if e.direction == "in"]
+    assert b"".join(e.data for e in chunks) == b" [Game]<Card:AS> "
+    assert "".join(e.fields["ascii"] for e in chunks) == " [Game]<Card:AS> "  # readable
