@@ -41,7 +41,7 @@ class VirtualShoe:
         self.cards: deque[Card] = deque(cards)
         self.split_bytes = False  # write every frame one byte at a time
         self.corrupt_next = False  # flip the CRC of the next cardid frame sent
-        self.on_write: Callable[[bytes], None] | None = None  # sees every frame written
+        self.on_write: Callable[[bytes], None] | None = None  # sees every frame, just before
         self.acks: list[int] = []
         self._master: int | None = None
         self._slave: int | None = None
@@ -136,10 +136,10 @@ class VirtualShoe:
             if self._master is None:
                 return  # unplugged: a Bee-Tek shoe's bytes are simply lost
             chunks = [data[i:i + 1] for i in range(len(data))] if self.split_bytes else [data]
-            for chunk in chunks:
-                os.write(self._master, chunk)
             if self.on_write is not None:
                 self.on_write(data)
+            for chunk in chunks:
+                os.write(self._master, chunk)
 
     def _pump(self) -> None:
         """Send the next cardid frame if none is waiting for its acknowledgement."""

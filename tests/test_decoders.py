@@ -169,3 +169,9 @@ def test_pad_lights_round_trip() -> None:
     assert all(len(p) == pads.REPORT_SIZE for p in packets)
     decoded = [triple for p in packets for triple in (pads.decode_command(p) or (0, []))[1]]
     assert decoded == lights
+
+
+def test_the_documented_cardid_example() -> None:
+    """docs/devices.md gives these bytes to firmware engineers: they must stay true."""
+    assert cardid.frame(1, cardid.CARD, bytes([4, 2, 0])) == bytes.fromhex("7E050101040200 2B56")
+    assert cardid.ack(1) == bytes.fromhex("7E02018000 45")

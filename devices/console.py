@@ -1,0 +1,92 @@
+"""The dealer console: what the dealer display's touch buttons (and a dealer keypad) send.
+
+One JSON object per action; `parse_action` turns it into the controller's input, or raises
+ConsoleError naming the field. Dealer actions: hit, stand, double, split, surrender (seat, hand),
+insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_alerts,
+payout_shown, confirm_payout, new_shoe. Supervisor actions carry "supervisor" and "pin", checked
+by the controller and never journaled: resume, void_card, void_round (reason), assign_card (to,
+and card for a misread). docs/devices.md lists them with examples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from controller.cards import CardError, parse_card
+from controller.events import (
+    AlertsCleared,
+    BetsLocked,
+    CardAssigned,
+    CardVoided,
+    DealerAction,
+    Event,
+    NewShoe,
+    PayoutConfirmed,
+    PayoutShown,
+    Resumed,
+    RoundVoided,
+)
+from controller.loop import Supervised
+
+HAND_ACTIONS: Final = ("hit", "stand", "double", "split", "surrender")
+SEAT_ACTIONS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
+TABLE_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
+    "lock_bets": lambda a: BetsLocked(seq=0),
+    "clear_alerts": lambda a: AlertsCleared(seq=0, by=str(a.get("dealer", "dealer"))),
+    "payout_shown": lambda a: PayoutShown(seq=0),
+    "confirm_payout": lambda a: PayoutConfirmed(seq=0, by=str(a.get("dealer", "dealer"))),
+    "new_shoe": lambda a: NewShoe(seq=0, by=str(a.get("dealer", "dealer"))),
+}
+SUPERVISOR_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
+    "resume": lambda a: Resumed(seq=0, by=""),
+    "void_card": lambda a: CardVoided(seq=0, by=""),
+    "void_round": lambda a: RoundVoided(seq=0, by="", reason=str(a.get("reason", ""))),
+    "assign_card": lambda a: CardAssigned(seq=0, by="", to=_text(a, "to"),
+                                          card=_card(a.get("card", ""))),
+}
+ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, *SUPERVISOR_ACTIONS)
+
+
+class ConsoleError(ValueError):
+    """An action the console sent that is not well formed; names the field."""
+
+
+def _text(action: dict[str, Any], field: str) -> str:
+    value = action.get(field)
+    if not isinstance(value, str) or not value:
+        raise ConsoleError(f"{action.get('action')}: field {field}: must be a non-empty string")
+    return value
+
+
+def _number(action: dict[str, Any], field: str, default: int | None = None) -> int:
+    value = action.get(field, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConsoleError(f"{action.get('action')}: field {field}: must be a whole number >= 1")
+    return value
+
+
+def _card(text: Any) -> str:
+    if text in ("", None):
+        return ""
+    try:
+        return str(parse_card(str(text)))
+    except CardError as exc:
+        raise ConsoleError(f"assign_card: field card: {exc}") from None
+
+
+def parse_action(action: Any) -> Event | Supervised:
+    if not isinstance(action, dict):
+        raise ConsoleError("an action must be a JSON object")
+    name = action.get("action")
+    if name in HAND_ACTIONS:
+        return DealerAction(seq=0, seat=_number(action, "seat"), hand=_number(action, "hand", 1),
+                            action=name)
+    if name in SEAT_ACTIONS:
+        return DealerAction(seq=0, seat=_number(action, "seat"), action=name)
+    if name in TABLE_ACTIONS:
+        return TABLE_ACTIONS[name](action)
+    if name in SUPERVISOR_ACTIONS:
+        event = SUPERVISOR_ACTIONS[name](action)
+        return Supervised(event, _text(action, "supervisor"), _text(action, "pin"))
+    raise ConsoleError(f"field action: {name!r} is not one of {', '.join(ACTIONS)}")

@@ -1,0 +1,57 @@
+"""The dealer console's actions: each becomes the controller's input; a malformed one is refused
+naming the field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.events import (
+    BetsLocked,
+    CardAssigned,
+    DealerAction,
+    PayoutConfirmed,
+    RoundVoided,
+)
+from controller.loop import Supervised
+from devices.console import ConsoleError, parse_action
+
+
+def test_dealer_actions() -> None:
+    assert parse_action({"action": "double", "seat": 3, "hand": 2}) == DealerAction(
+        seq=0, seat=3, hand=2, action="double")
+    assert parse_action({"action": "stand", "seat": 1}) == DealerAction(seq=0, seat=1,
+                                                                        action="stand")
+    assert parse_action({"action": "even_money", "seat": 4}) == DealerAction(
+        seq=0, seat=4, action="even_money")
+    assert parse_action({"action": "lock_bets"}) == BetsLocked(seq=0)
+    assert parse_action({"action": "confirm_payout", "dealer": "d12"}) == PayoutConfirmed(
+        seq=0, by="d12")
+
+
+def test_supervisor_actions_carry_the_pin_outside_the_event() -> None:
+    action = parse_action({"action": "assign_card", "to": "seat 2 hand 1", "card": "10h",
+                           "supervisor": "sup1", "pin": "2468"})
+    assert action == Supervised(CardAssigned(seq=0, by="", to="seat 2 hand 1", card="TH"),
+                                "sup1", "2468")
+    void = parse_action({"action": "void_round", "reason": "misdeal", "supervisor": "s",
+                         "pin": "9999"})
+    assert isinstance(void, Supervised) and void.event == RoundVoided(seq=0, by="",
+                                                                      reason="misdeal")
+    assert "2468" not in str(action.event.to_dict())
+
+
+@pytest.mark.parametrize(("action", "field"), [
+    ({"action": "hit"}, "field seat"),
+    ({"action": "hit", "seat": 0}, "field seat"),
+    ({"action": "stand", "seat": 1, "hand": "x"}, "field hand"),
+    ({"action": "resume", "supervisor": "s"}, "field pin"),
+    ({"action": "assign_card", "supervisor": "s", "pin": "1", "card": "ZZ", "to": "dealer"},
+     "field card"),
+    ({"action": "fold"}, "field action"),
+    (["stand"], "JSON object"),
+])
+def test_malformed_actions_name_the_field(action: Any, field: str) -> None:
+    with pytest.raises(ConsoleError, match=field):
+        parse_action(action)
