@@ -1,7 +1,8 @@
 """Serial devices by URL through pyserial: /dev/ttyUSB0, /dev/serial/by-id/..., socket://,
-loop://, a pty path. Opened exclusive, read with a short timeout, framed by the decoder (never by
-timing: pyserial's inter_byte_timeout does not work on Linux), reconnected after an unplug
-(both SerialException and OSError)."""
+loop://, a pty path, and sim://NAME for a virtual shoe (simulators/virtual_shoe.py). Opened
+exclusive, read with a short timeout, framed by the decoder (never by timing: pyserial's
+inter_byte_timeout does not work on Linux), reconnected after an unplug (both SerialException
+and OSError)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,16 @@ from devices.events import DeviceEvent
 from drivers.device_thread import DeviceThread, Post
 
 READ_TIMEOUT_S = 0.05
+# Schemes of our own (sim://NAME for a virtual shoe): scheme -> resolver to a path pyserial opens.
+SCHEMES: dict[str, Callable[[str], str]] = {}
+
+
+def resolve(url: str) -> str:
+    """A URL with a scheme of ours resolved to what pyserial opens; other URLs unchanged."""
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme in SCHEMES:
+        return SCHEMES[scheme](rest)
+    return url
 
 
 class SerialDevice(DeviceThread):
@@ -36,8 +47,8 @@ class SerialDevice(DeviceThread):
         self._last_byte = 0.0
 
     def _open(self) -> str:
-        self.port = self.open_port(self.url, baudrate=self.baudrate, timeout=READ_TIMEOUT_S,
-                                   exclusive=True)
+        self.port = self.open_port(resolve(self.url), baudrate=self.baudrate,
+                                   timeout=READ_TIMEOUT_S, exclusive=True)
         self._decoder = StreamDecoder(self.decode)
         self._last_byte = time.monotonic()
         return f"{self.url} at {self.baudrate} baud"

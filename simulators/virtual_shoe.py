@@ -23,8 +23,20 @@ from pathlib import Path
 from controller.cards import Card, shoe_cards
 from devices import beetek, cardid
 from devices.events import Alarm, DeviceEvent, Misread, ShoeCard, Status
+from drivers import serial_port
 
 TICK_S = 0.01
+RUNNING: dict[str, VirtualShoe] = {}  # sim://NAME -> the started shoe of that name
+
+
+def _resolve(name: str) -> str:
+    shoe = RUNNING.get(name)
+    if shoe is None or not shoe.plugged:
+        raise OSError(f"sim://{name}: no virtual shoe of that name is plugged in")
+    return str(shoe.path)
+
+
+serial_port.SCHEMES["sim"] = _resolve
 
 
 class VirtualShoe:
@@ -43,6 +55,7 @@ class VirtualShoe:
         self.corrupt_next = False  # flip the CRC of the next cardid frame sent
         self.on_write: Callable[[bytes], None] | None = None  # sees every frame, just before
         self.acks: list[int] = []
+        self.name = ""
         self._master: int | None = None
         self._slave: int | None = None
         self._lock = threading.RLock()
@@ -54,7 +67,11 @@ class VirtualShoe:
 
     # ----- the cable ---------------------------------------------------------------------------
 
-    def start(self) -> VirtualShoe:
+    def start(self, name: str | None = None) -> VirtualShoe:
+        """Plug the shoe in; with a name it is also reachable as sim://NAME."""
+        if name is not None:
+            RUNNING[name] = self
+            self.name = name
         self.plug()
         if self.protocol == "cardid":
             self._thread = threading.Thread(target=self._run, name="virtual-shoe", daemon=True)
@@ -81,6 +98,8 @@ class VirtualShoe:
                 self.path.unlink()
 
     def stop(self) -> None:
+        if RUNNING.get(self.name) is self:
+            del RUNNING[self.name]
         self._stop.set()
         if self._thread is not None:
             self._thread.join(5)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import queue
 import select
 import signal
 import subprocess
@@ -19,6 +20,9 @@ import pytest
 
 from controller import device_commands
 from controller.cards import parse_card
+from devices import beetek
+from drivers.serial_port import SerialDevice
+from simulators import virtual_shoe
 from simulators.recording import read_recording
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
 from simulators.virtual_shoe import VirtualShoe
@@ -144,3 +148,27 @@ def test_record_writes_a_recording(tmp_path: Path) -> None:
     chunks = [e for e in entries if e.direction == "in"]
     assert b"".join(e.data for e in chunks) == b" [Game]<Card:AS> "
     assert "".join(e.fields["ascii"] for e in chunks) == " [Game]<Card:AS> "  # readable
+
+
+def test_a_virtual_shoe_by_url(tmp_path: Path) -> None:
+    """sim://NAME names a virtual shoe the way /dev/serial/by-id names a real one."""
+    shoe = VirtualShoe(tmp_path, "beetek", cards=[parse_card("7D")], heartbeat=False)
+    shoe.start(name="bench")
+    events: queue.Queue[Any] = queue.Queue()
+    device = SerialDevice("shoe", "sim://bench", beetek.decode, events.put)
+    device.start()
+    try:
+        assert events.get(timeout=WAIT_S).detail == "sim://bench at 9600 baud"
+        shoe.deal(1)
+        assert str(events.get(timeout=WAIT_S).card) == "7D"
+    finally:
+        device.stop()
+        shoe.stop()
+    assert "bench" not in virtual_shoe.RUNNING
+    missing = SerialDevice("shoe", "sim://nothing", beetek.decode, events.put)
+    missing.start()
+    try:
+        lost = events.get(timeout=WAIT_S)
+        assert "sim://nothing: no virtual shoe of that name" in lost.reason
+    finally:
+        missing.stop()
