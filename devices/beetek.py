@@ -6,7 +6,7 @@ accepted, `10` for ten), a failed read ` [Game]<Game> `, alarms ` [Game]<Alarm:E
 Read> ` or ` [GameAlarm]<Alarm:...> `, and warnings `<W0x01>`. There is no checksum, so a frame is
 strict: a bracketed mode of letters and spaces, then one angle-bracketed payload of printable
 ASCII, at most MAX_FRAME bytes (only a warning comes without the mode); whitespace between frames
-is ignored, and anything else is skipped as garbage up to the next `[` or `<`.
+is ignored, and anything else is skipped as garbage up to the next `[`, `<` or whitespace.
 """
 
 from __future__ import annotations
@@ -56,8 +56,12 @@ def decode(buffer: bytes) -> tuple[int, DeviceEvent | None]:
 
 
 def _next_start(buffer: bytes, after: int) -> int:
-    positions = [p for p in (buffer.find(b"[", after), buffer.find(b"<", after)) if p >= 0]
-    return min(positions) if positions else len(buffer)
+    """Where garbage ends: the next byte that may start a frame, or whitespace (never counted
+    as garbage, so the count does not depend on how the bytes were chunked)."""
+    for index in range(after, len(buffer)):
+        if buffer[index] in b"[<" or buffer[index] in WHITESPACE:
+            return index
+    return len(buffer)
 
 
 def _may_become_frame(buffer: bytes) -> bool:

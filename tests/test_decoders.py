@@ -91,6 +91,14 @@ def test_garbage_never_raises_and_is_counted(noise: bytes, cuts: list[int]) -> N
         assert consumed <= len(noise)
 
 
+@given(st.binary(max_size=200), st.lists(st.integers(0, 10**6), max_size=8))
+def test_beetek_garbage_count_does_not_depend_on_chunking(noise: bytes, cuts: list[int]) -> None:
+    whole = decode_all(beetek.decode, [noise + b" [Game]<Card:AS> "])
+    chunked = decode_all(beetek.decode, [*split(noise, cuts), b" [Game]<Card:AS> "])
+    assert garbage(chunked) == garbage(whole)
+    assert frames(chunked) == frames(whole)
+
+
 @given(st.lists(beetek_events, min_size=1, max_size=6), st.binary(max_size=40),
        st.lists(st.integers(0, 10**6), max_size=6))
 def test_beetek_resynchronises_after_garbage(events: list[DeviceEvent], noise: bytes,
@@ -122,7 +130,7 @@ def test_beetek_accepts_the_documented_forms() -> None:
 def test_beetek_is_strict_about_frames() -> None:
     events = decode_all(beetek.decode, [b"[Ga!me]<Card:4S> [Game]<Card:XX> [Game]<Card:4S>"])
     assert frames(events) == [Misread("unreadable card 'XX'"), ShoeCard(card_from_id(4))]
-    assert garbage(events) == len(b"[Ga!me]<Card:4S> ")  # a mode-less card is no frame
+    assert garbage(events) == len(b"[Ga!me]<Card:4S>")  # a mode-less card is no frame
 
 
 def test_beetek_buffer_is_bounded() -> None:
