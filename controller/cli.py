@@ -140,9 +140,65 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return _fail(str(exc))
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    from controller import config_file
+    from controller.app import Daemon, Options
+    try:
+        config = config_file.load(args.config) if args.config else None
+        options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,
+                          args.journal)
+        return Daemon(options, default_journal().parent).run()
+    except (config_file.ConfigError, JournalError, ValueError, OSError) as exc:
+        return _fail(str(exc))
+
+
+def cmd_config_check(args: argparse.Namespace) -> int:
+    from controller import config_file
+    try:
+        config = config_file.load(args.file)
+    except config_file.ConfigError as exc:
+        return _fail(str(exc))
+    devices = ", ".join(filter(None, [
+        f"shoe {config.shoe.url} ({config.shoe.protocol})" if config.shoe else "",
+        f"pads {config.pads.vendor:04x}:{config.pads.product:04x}" if config.pads else ""]))
+    print(f"{args.file}: ok: {config.game} table {config.name!r}, {config.seats} seats, "
+          f"pay tables {config.pay_tables or 'none'}, {len(config.supervisors)} supervisors, "
+          f"devices: {devices or 'none'}, display {config.bind}:{config.port}")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from controller import doctor
+    return doctor.main(args.config, args.journal)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser(
+        "run", help="run the table (a demo on simulated devices without --config)")
+    run.add_argument("--config", type=Path, metavar="FILE", help="the table configuration")
+    run.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack",
+                     help="the demo's game")
+    run.add_argument("--port", type=int, help="the display's port (default 8080)")
+    run.add_argument("--pace", type=float, default=0.6, metavar="SECONDS",
+                     help="demo: seconds between the dealer's actions (0: as fast as it can)")
+    run.add_argument("--rounds", type=int, help="demo: stop after this many rounds")
+    run.add_argument("--record", type=Path, metavar="FILE", help="record the devices' bytes")
+    run.add_argument("--journal", type=Path, metavar="PATH", help="where the journal is")
+    run.set_defaults(func=cmd_run)
+
+    config_cmd = commands.add_parser("config", help="table configuration tools")
+    config_commands = config_cmd.add_subparsers(dest="config_command", required=True)
+    check = config_commands.add_parser("check", help="validate a configuration file")
+    check.add_argument("file", type=Path)
+    check.set_defaults(func=cmd_config_check)
+
+    doctor_cmd = commands.add_parser("doctor", help="check what an installer gets wrong")
+    doctor_cmd.add_argument("--config", type=Path, metavar="FILE")
+    doctor_cmd.add_argument("--journal", type=Path, metavar="PATH")
+    doctor_cmd.set_defaults(func=cmd_doctor)
 
     settle = commands.add_parser(
         "settle", help="settle a scripted round, or a session of rounds (JSON out)")

@@ -194,7 +194,8 @@ class SupervisorRefused(Event):
     kind: ClassVar[str] = "supervisor_refused"
 
 
-SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided)
+SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided,
+                                              NewShoe)
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls for cls in (
         WagerPlaced, BetsLocked, AlertsCleared, CardDrawn, DealerAction, Resumed, CardAssigned,

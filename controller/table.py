@@ -51,6 +51,7 @@ class RoundRecord:
 
     number: int
     machine: RoundMachine
+    shoe: int = 0  # the shoe it was dealt from (for the baccarat bead road)
     events: list[Event] = field(default_factory=list)
     log: list[tuple[int, str, str]] = field(default_factory=list)  # (seq, utc, text)
     voided_cards: set[int] = field(default_factory=set)  # seqs of played cards voided
@@ -203,7 +204,8 @@ class Table:
         if not isinstance(event, OPENS_A_ROUND) or self.config is None:
             return None
         self.rounds_played += 1
-        self.current = RoundRecord(self.rounds_played, RoundMachine(self.config))
+        self.current = RoundRecord(self.rounds_played, RoundMachine(self.config),
+                                   self.shoe.number)
         return self.current
 
     def _archive(self) -> None:

@@ -3,9 +3,9 @@
 One JSON object per action; `parse_action` turns it into the controller's input, or raises
 ConsoleError naming the field. Dealer actions: hit, stand, double, split, surrender (seat, hand),
 insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_alerts,
-payout_shown, confirm_payout, new_shoe. Supervisor actions carry "supervisor" and "pin", checked
-by the controller and never journaled: resume, void_card, void_round (reason), assign_card (to,
-and card for a misread). docs/devices.md lists them with examples.
+payout_shown, confirm_payout. Supervisor actions carry "supervisor" and "pin", checked by the
+controller and never journaled: resume, void_card, void_round (reason), assign_card (to, and card
+for a misread), new_shoe. docs/devices.md lists them with examples.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ TABLE_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
     "clear_alerts": lambda a: AlertsCleared(seq=0, by=str(a.get("dealer", "dealer"))),
     "payout_shown": lambda a: PayoutShown(seq=0),
     "confirm_payout": lambda a: PayoutConfirmed(seq=0, by=str(a.get("dealer", "dealer"))),
-    "new_shoe": lambda a: NewShoe(seq=0, by=str(a.get("dealer", "dealer"))),
 }
 SUPERVISOR_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
     "resume": lambda a: Resumed(seq=0, by=""),
@@ -44,6 +43,7 @@ SUPERVISOR_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
     "void_round": lambda a: RoundVoided(seq=0, by="", reason=str(a.get("reason", ""))),
     "assign_card": lambda a: CardAssigned(seq=0, by="", to=_text(a, "to"),
                                           card=_card(a.get("card", ""))),
+    "new_shoe": lambda a: NewShoe(seq=0, by=""),
 }
 ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, *SUPERVISOR_ACTIONS)
 

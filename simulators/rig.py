@@ -8,20 +8,24 @@ from __future__ import annotations
 
 import random
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from controller.autopilot import MAIN_AMOUNTS
-from controller.cards import Card
+from controller.cards import Card, shoe_cards
 from controller.events import (
+    AlertsCleared,
     BetsLocked,
     CardDrawn,
     CardMisread,
     DealerAction,
     Event,
+    NewShoe,
     PayoutConfirmed,
     PayoutShown,
+    RoundVoided,
 )
 from controller.journal import Journal
 from controller.loop import ControllerLoop, Supervised
@@ -48,9 +52,14 @@ PIN = "1357"  # the rig's own supervisor "sup": a simulator, not a table's secre
 class Rig:
     def __init__(self, folder: Path, game: str = "blackjack", protocol: str = "cardid",
                  cards: list[Card] | None = None, pay_tables: dict[str, str] | None = None,
-                 seed: int = 1, record: Path | None = None) -> None:
+                 seed: int = 1, record: Path | None = None, journal: Path | None = None,
+                 idle: Callable[[], None] | None = None, pace_s: float = 0.0,
+                 side_bets: bool = False, seats: int = 4, refill: bool = False) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
-        self.journal_path = folder / "journal.sqlite3"
+        self.journal_path = journal or folder / "journal.sqlite3"
+        self.idle = idle  # called while waiting: the daemon feeds its watchdog, checks for stop
+        self.pace_s, self.side_bets, self.seats = pace_s, side_bets, seats
+        self.refill = refill  # a new shoe when this one runs low (the demo plays forever)
         self.shoe = VirtualShoe(folder, protocol, cards=cards, seed=seed,
                                 decks=8 if game == "baccarat" else 6).start()
         self.pads = VirtualPads()
@@ -150,6 +159,14 @@ class Rig:
                 raise AssertionError(f"timed out waiting for {what}")
             if self.loop is not None:
                 self.loop.step(0.02)
+            if self.idle is not None:
+                self.idle()
+
+    def pause(self) -> None:
+        """The demo dealer's pace: time for a person to watch, the loop kept running."""
+        if self.pace_s > 0:
+            until = time.monotonic() + self.pace_s
+            self.wait(lambda: time.monotonic() >= until, "the pace")
 
     def settle_queue(self) -> None:
         """Handle everything posted so far (and whatever that brings)."""
@@ -174,6 +191,7 @@ class Rig:
         self.settle_queue()
 
     def deal(self, count: int = 1) -> None:
+        self.pause()
         before = self.cards_seen()
         self.dealt += self.shoe.deal(count)
         self.wait(lambda: self.cards_seen() >= before + count, f"{count} card(s)")
@@ -190,17 +208,56 @@ class Rig:
 
     # ----- a round by basic strategy -----------------------------------------------------------
 
-    def play_round(self, seats: int = 4) -> None:
+    def play_round(self) -> None:
+        self.finish_open_round()
+        if self.refill and len(self.shoe.cards) < 60:
+            self.new_shoe()
         mains = ("main",) if self.game == "blackjack" else ("player", "banker")
-        for seat in range(1, seats + 1):
-            self.place(seat, self.rng.choice(mains), self.rng.choice(MAIN_AMOUNTS))
-        if self.game == "blackjack" and "lucky7" in self.pay_tables:
+        config = self.service.table.config
+        assert config is not None
+        side_spots = [s for s in config.offered_spots() if s not in mains and s != "tie"]
+        for seat in range(1, self.seats + 1):
+            main = self.rng.choice(MAIN_AMOUNTS)
+            self.place(seat, self.rng.choice(mains), main)
+            if self.side_bets:  # within the rules: Tie bonuses no more than the main wager
+                for spot in self.rng.sample(side_spots, min(len(side_spots), 2)):
+                    amount = 100 if spot == "lucky7" else self.rng.choice((100, 500))
+                    self.place(seat, spot, min(amount, main // 2))
+        if self.game == "blackjack" and "lucky7" in self.pay_tables and not self.side_bets:
             self.place(1, "lucky7", 100)
+        self.pause()
         self.console(BetsLocked(seq=0))
+        machine = self.round
+        if machine is not None and machine.blocking:
+            self.console(AlertsCleared(seq=0, by="dealer"))
         self.play_out()
         self.console(PayoutShown(seq=0))
+        self.pause()
         self.console(PayoutConfirmed(seq=0, by="dealer"))
         self.collect()
+
+    def start_demo(self) -> None:
+        """A demo starts on a fresh virtual shoe: finish what a previous run left, then say so."""
+        self.finish_open_round()
+        self.new_shoe()
+
+    def finish_open_round(self) -> None:
+        """After a restart: play out the round in progress (or void it if it is on hold)."""
+        machine = self.round
+        if machine is None or not machine.in_progress:
+            return
+        if machine.state == "hold":
+            self.supervise(RoundVoided(seq=0, by="", reason="demo restarted"))
+        else:
+            self.play_out()
+            self.console(PayoutShown(seq=0))
+            self.console(PayoutConfirmed(seq=0, by="dealer"))
+        self.collect()
+
+    def new_shoe(self) -> None:
+        self.shoe.cards = deque(shoe_cards(8 if self.game == "baccarat" else 6))
+        self.rng.shuffle(self.shoe.cards)
+        self.console(NewShoe(seq=0, by="dealer", burn=False))
 
     def collect(self) -> None:
         """The dealer takes the chips off the layout after the payout."""

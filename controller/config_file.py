@@ -1,0 +1,153 @@
+"""The table configuration file (TOML) for `tablectl run --config FILE`.
+
+Everything a real table needs: game, table options, pay tables, seats, limits, aggregate payout
+limit, supervisor PIN hashes, device URLs and protocols, the display's bind address, the journal.
+A file that does not validate refuses to start with the file, the key and the reason.
+`examples/blackjack-table.toml` and `examples/baccarat-table.toml` are annotated examples.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from controller.paytables import PayTableError, PayTables
+from controller.rules.blackjack import RulesError
+from controller.supervisors import check_hash_format
+from controller.table import config_change
+from controller.table_config import MAX_SEATS
+
+SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "devices", "display", "journal")
+PROTOCOLS: Final = ("beetek", "cardid")
+
+
+class ConfigError(ValueError):
+    """'FILE: key: reason'."""
+
+
+@dataclass(frozen=True)
+class ShoeConfig:
+    url: str
+    protocol: str = "beetek"
+    baud: int = 9600
+
+
+@dataclass(frozen=True)
+class PadsConfig:
+    vendor: int
+    product: int
+    serial: str | None = None
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    path: Path
+    name: str
+    game: str
+    seats: int
+    rules: dict[str, Any]
+    pay_tables: dict[str, str]
+    pay_table_dirs: list[Path]
+    supervisors: dict[str, str]
+    shoe: ShoeConfig | None
+    pads: PadsConfig | None
+    bind: str = "127.0.0.1"
+    port: int = 8080
+    token: str | None = None
+    journal: Path | None = None
+    registry: PayTables = field(default_factory=PayTables.load)
+
+
+def load(path: Path) -> RunConfig:
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not TOML: {exc}") from None
+    return _parse(path, data)
+
+
+def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
+    def fail(key: str, reason: str) -> ConfigError:
+        return ConfigError(f"{path}: {key}: {reason}")
+
+    for section in data:
+        if section not in SECTIONS:
+            raise fail(section, f"unknown section (known: {', '.join(SECTIONS)})")
+    table = _section(data, "table", fail)
+    game = table.get("game")
+    if game not in MAX_SEATS:
+        raise fail("table.game", f"{game!r} is not blackjack or baccarat")
+    seats = table.get("seats", MAX_SEATS[game])
+    if not isinstance(seats, int) or not 1 <= seats <= MAX_SEATS[game]:
+        raise fail("table.seats", f"must be 1 to {MAX_SEATS[game]}")
+    dirs = [path.parent / Path(d) for d in table.get("pay_table_dirs", [])]
+    try:
+        registry = PayTables.load(dirs)
+    except PayTableError as exc:
+        raise fail("table.pay_table_dirs", str(exc)) from None
+    rules = _section(data, "rules", fail)
+    pay_tables = {k: str(v) for k, v in _section(data, "pay_tables", fail).items()}
+    try:
+        config_change(game, rules, pay_tables, registry)
+    except RulesError as exc:
+        key, _, reason = str(exc).partition(": ")
+        raise fail(key, reason) from None
+    supervisors = {str(k): v for k, v in _section(data, "supervisors", fail).items()}
+    for supervisor, stored in supervisors.items():
+        try:
+            check_hash_format(str(stored))
+        except ValueError as exc:
+            raise fail(f"supervisors.{supervisor}", str(exc)) from None
+    devices = _section(data, "devices", fail)
+    for name in devices:
+        if name not in ("shoe", "pads"):
+            raise fail(f"devices.{name}", "unknown device (known: shoe, pads)")
+    display = _section(data, "display", fail)
+    bind, port, token = display.get("bind", "127.0.0.1"), display.get("port", 8080), \
+        display.get("token") or None
+    if not isinstance(port, int) or not 0 <= port <= 65535:
+        raise fail("display.port", "must be a port number")
+    if bind not in ("127.0.0.1", "::1", "localhost") and not token:
+        raise fail("display.token", f"a display bound to {bind} needs a token")
+    journal = _section(data, "journal", fail).get("path")
+    return RunConfig(
+        path, str(table.get("name", "")), game, seats, rules, pay_tables, dirs, supervisors,
+        _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail), str(bind), port,
+        token, path.parent / journal if journal else None, registry)
+
+
+def _section(data: dict[str, Any], name: str, fail: Any) -> dict[str, Any]:
+    section = data.get(name, {})
+    if not isinstance(section, dict):
+        raise fail(name, "must be a table")
+    return section
+
+
+def _shoe(raw: Any, fail: Any) -> ShoeConfig | None:
+    if raw is None:
+        return None
+    if not isinstance(raw.get("url"), str) or not raw["url"]:
+        raise fail("devices.shoe.url", "missing (e.g. /dev/tablectl-shoe)")
+    protocol = raw.get("protocol", "beetek")
+    if protocol not in PROTOCOLS:
+        raise fail("devices.shoe.protocol", f"{protocol!r} is not beetek or cardid")
+    baud = raw.get("baud", 9600)
+    if not isinstance(baud, int) or baud <= 0:
+        raise fail("devices.shoe.baud", "must be a positive whole number")
+    return ShoeConfig(raw["url"], protocol, baud)
+
+
+def _pads(raw: Any, fail: Any) -> PadsConfig | None:
+    if raw is None:
+        return None
+    text = raw.get("usb", "")
+    try:
+        vendor, product = (int(part, 16) for part in str(text).split(":"))
+    except ValueError:
+        raise fail("devices.pads.usb", f"{text!r} is not VID:PID in hex") from None
+    serial = raw.get("serial")
+    return PadsConfig(vendor, product, str(serial) if serial else None)

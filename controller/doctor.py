@@ -1,0 +1,170 @@
+"""`tablectl doctor`: what an installer gets wrong, each with how to fix it.
+
+Checks: the configuration, the shoe's device (present, readable and writable, the dialout
+group), the pads (libusb, present, permissions, the plugdev group), the udev rule, the journal
+(writable, and its chain verified), the clock (synchronised), the display (reachable). Exits 1 if
+any check fails; warnings alone exit 0.
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import subprocess
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller import config_file
+from controller.journal import JournalError, verify_chain
+
+UDEV_RULE = Path("/etc/udev/rules.d/99-tablectl.rules")
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # ok, warn, FAIL
+    check: str
+    detail: str
+    fix: str = ""
+
+
+def _in_group(name: str) -> bool:
+    try:
+        group = grp.getgrnam(name)
+    except KeyError:
+        return False
+    return group.gr_gid in os.getgroups() or group.gr_gid == os.getgid()
+
+
+def check_config(path: Path | None) -> tuple[list[Finding], config_file.RunConfig | None]:
+    if path is None:
+        return [Finding("warn", "configuration", "none given: `tablectl run` would start the "
+                        "demo table", "pass --config /etc/tablectl/table.toml")], None
+    try:
+        config = config_file.load(path)
+    except config_file.ConfigError as exc:
+        return [Finding("FAIL", "configuration", str(exc),
+                        f"fix the key named, then `tablectl config check {path}`")], None
+    return [Finding("ok", "configuration", f"{path} is valid")], config
+
+
+def check_shoe(config: config_file.RunConfig) -> list[Finding]:
+    if config.shoe is None:
+        return [Finding("warn", "shoe", "no shoe configured ([devices.shoe])")]
+    url = config.shoe.url
+    if not url.startswith("/"):
+        return [Finding("ok", "shoe", f"{url} is not a device file; `tablectl monitor shoe "
+                        f"--port {url}` shows what it sends")]
+    findings = []
+    if not os.path.exists(url):
+        findings.append(Finding("FAIL", "shoe", f"{url} does not exist",
+                                "plug the shoe in; with systemd/99-tablectl.rules installed it "
+                                "appears as /dev/tablectl-shoe (`ls -l /dev/serial/by-id/`)"))
+    elif not os.access(url, os.R_OK | os.W_OK):
+        findings.append(Finding("FAIL", "shoe", f"{url} is not readable and writable by "
+                                "this user", "sudo usermod -aG dialout $USER (then log in "
+                                "again), or install systemd/99-tablectl.rules"))
+    else:
+        findings.append(Finding("ok", "shoe", f"{url} present and accessible"))
+    if not _in_group("dialout"):
+        findings.append(Finding("warn", "groups", "this user is not in dialout",
+                                "sudo usermod -aG dialout $USER"))
+    return findings
+
+
+def check_pads(config: config_file.RunConfig) -> list[Finding]:
+    if config.pads is None:
+        return [Finding("warn", "pads", "no bet-sensor pads configured ([devices.pads])")]
+    import usb.core
+    try:
+        device = usb.core.find(idVendor=config.pads.vendor, idProduct=config.pads.product)
+    except usb.core.NoBackendError:
+        return [Finding("FAIL", "pads", "pyusb finds no libusb", "sudo apt install libusb-1.0-0")]
+    usb_id = f"{config.pads.vendor:04x}:{config.pads.product:04x}"
+    if device is None:
+        return [Finding("FAIL", "pads", f"no USB device {usb_id}",
+                        "plug the pads in; `lsusb` lists what is connected")]
+    node = f"/dev/bus/usb/{device.bus:03d}/{device.address:03d}"
+    if not os.access(node, os.R_OK | os.W_OK):
+        return [Finding("FAIL", "pads", f"{node} ({usb_id}) is not accessible to this user",
+                        "install systemd/99-tablectl.rules and add the user to plugdev")]
+    return [Finding("ok", "pads", f"{usb_id} present at {node}")]
+
+
+def check_udev() -> list[Finding]:
+    if UDEV_RULE.exists():
+        return [Finding("ok", "udev rule", f"{UDEV_RULE} installed")]
+    return [Finding("FAIL", "udev rule", f"{UDEV_RULE} is missing",
+                    "sudo cp systemd/99-tablectl.rules /etc/udev/rules.d/ && "
+                    "sudo udevadm control --reload && sudo udevadm trigger")]
+
+
+def check_journal(path: Path) -> list[Finding]:
+    folder = path.parent
+    if not folder.exists():
+        return [Finding("FAIL", "journal", f"{folder} does not exist",
+                        f"sudo mkdir -p {folder} and give it to the service user")]
+    if not os.access(folder, os.W_OK):
+        return [Finding("FAIL", "journal", f"{folder} is not writable by this user",
+                        f"sudo chown the service user {folder}")]
+    if not path.exists():
+        return [Finding("ok", "journal", f"{path} will be created on the first start")]
+    try:
+        count, problem = verify_chain(path)
+    except JournalError as exc:
+        return [Finding("FAIL", "journal", str(exc), "keep the file; see docs/journal.md")]
+    if problem:
+        return [Finding("FAIL", "journal", f"{path}: {problem}",
+                        "the controller will not deal on it; keep the file for the auditor "
+                        "and see docs/journal.md")]
+    return [Finding("ok", "journal", f"{path}: {count} records, chain intact")]
+
+
+def check_clock(run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run
+                ) -> list[Finding]:
+    try:
+        answer = run(["timedatectl", "show", "-p", "NTPSynchronized", "--value"],
+                     capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        answer = ""
+    if answer == "yes" or Path("/run/systemd/timesync/synchronized").exists():
+        return [Finding("ok", "clock", "synchronised (NTP)")]
+    return [Finding("warn", "clock", "not known to be synchronised: journal times (UTC) may "
+                    "be wrong", "sudo timedatectl set-ntp true")]
+
+
+def check_display(config: config_file.RunConfig | None) -> list[Finding]:
+    host, port = (config.bind, config.port) if config else ("127.0.0.1", 8080)
+    token = f"?token={config.token}" if config and config.token else ""
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', 'localhost') else host}:{port}/health"
+    try:
+        with urllib.request.urlopen(url + token, timeout=3) as response:
+            ok = response.status == 200
+    except OSError:
+        ok = False
+    if ok:
+        return [Finding("ok", "display", f"{url} answers")]
+    return [Finding("warn", "display", f"{url} does not answer (is tablectl running?)",
+                    "sudo systemctl status tablectl")]
+
+
+def run_checks(config_path: Path | None, journal: Path | None) -> list[Finding]:
+    findings, config = check_config(config_path)
+    if config is not None:
+        findings += check_shoe(config) + check_pads(config)
+    findings += check_udev()
+    from controller.cli import default_journal
+    path = journal or (config.journal if config and config.journal else default_journal())
+    findings += check_journal(path) + check_clock() + check_display(config)
+    return findings
+
+
+def main(config_path: Path | None, journal: Path | None) -> int:
+    findings = run_checks(config_path, journal)
+    for f in findings:
+        print(f"{f.level:>4}  {f.check}: {f.detail}")
+        if f.fix and f.level != "ok":
+            print(f"      fix: {f.fix}")
+    return 1 if any(f.level == "FAIL" for f in findings) else 0

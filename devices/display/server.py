@@ -1,0 +1,178 @@
+"""The dealer display's web server (aiohttp, in a thread of its own with its own event loop).
+
+- `GET /` the page; `GET /static/...` its script and style.
+- `GET /events` Server-Sent Events: a full `snapshot` on every (re)connect, a new one after
+  every committed event, and a `ping` every second so the page can tell a live stream from a
+  dead one.
+- `POST /api/action` a dealer or supervisor action (devices/console.py), posted to the
+  controller's queue: 202 when queued, 400 naming the field when malformed.
+- `GET /api/snapshot`, `GET /health`.
+
+It binds to 127.0.0.1 by default. On any other address every request needs the token
+(`?token=` or the `X-Tablectl-Token` header; the page keeps it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from aiohttp import web
+
+from controller.events import Event
+from controller.loop import Supervised
+from devices.console import ConsoleError, parse_action
+
+STATIC: Final = Path(__file__).with_name("static")
+PING_S: Final = 1.0
+LOOPBACK: Final = ("127.0.0.1", "::1", "localhost")
+
+
+class Hub:
+    """Holds the latest view and fans it out to the connected pages (thread-safe publish)."""
+
+    def __init__(self) -> None:
+        self.view: dict[str, Any] = {"phase": "starting", "do_not_pay": "the controller is "
+                                     "starting"}
+        self.version = 0
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.queues: set[asyncio.Queue[tuple[int, dict[str, Any]]]] = set()
+        self.lock = threading.Lock()
+
+    def publish(self, view: dict[str, Any]) -> None:
+        with self.lock:
+            self.version += 1
+            self.view = view
+            version = self.version
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self._broadcast, version, view)
+
+    def _broadcast(self, version: int, view: dict[str, Any]) -> None:
+        for queue in self.queues:
+            queue.put_nowait((version, view))
+
+
+class DisplayServer:
+    def __init__(self, hub: Hub, post: Callable[[Event | Supervised], None],
+                 host: str = "127.0.0.1", port: int = 8080, token: str | None = None) -> None:
+        if host not in LOOPBACK and not token:
+            raise ValueError(f"display.bind {host}: a display on a non-loopback address "
+                             "needs display.token")
+        self.hub, self.post, self.host, self.port, self.token = hub, post, host, port, token
+        self.ready = threading.Event()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="tablectl-display", daemon=True)
+        self._stop: asyncio.Event | None = None
+        self.url = ""
+
+    # ----- life ------------------------------------------------------------------------------
+
+    def start(self, timeout: float = 10.0) -> None:
+        self._thread.start()
+        self.ready.wait(timeout)
+        if self.error is not None:
+            raise self.error
+        if not self.ready.is_set():
+            raise RuntimeError("the display server did not start")
+
+    def stop(self) -> None:
+        loop, stop = self.hub.loop, self._stop
+        if loop is not None and stop is not None:
+            loop.call_soon_threadsafe(stop.set)
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as exc:  # reported to start(), never lost silently
+            self.error = exc
+            self.ready.set()
+
+    async def _serve(self) -> None:
+        self.hub.loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        app = web.Application(middlewares=[self._guard])
+        app.add_routes([web.get("/", self._index), web.get("/events", self._events),
+                        web.post("/api/action", self._action),
+                        web.get("/api/snapshot", self._snapshot),
+                        web.get("/health", self._health),
+                        web.static("/static", STATIC)])
+        runner = web.AppRunner(app, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port)
+        await site.start()
+        sockets = runner.addresses
+        port = sockets[0][1] if sockets else self.port
+        self.url = f"http://{self.host}:{port}/"
+        self.ready.set()
+        try:
+            await self._stop.wait()
+        finally:
+            for queue in list(self.hub.queues):
+                queue.put_nowait((-1, {}))  # tell every stream to end
+            await runner.cleanup()
+
+    # ----- requests --------------------------------------------------------------------------
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        token = self.token
+        if token:
+            given = str(request.query.get("token") or request.headers.get("X-Tablectl-Token")
+                        or "")
+            if not hmac.compare_digest(given.encode(), token.encode()):
+                return web.json_response({"error": "a token is required"}, status=401)
+        response: web.StreamResponse = await handler(request)
+        return response
+
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    async def _snapshot(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"version": self.hub.version, "view": self.hub.view})
+
+    async def _health(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"ok": True, "version": self.hub.version})
+
+    async def _action(self, request: web.Request) -> web.StreamResponse:
+        try:
+            payload = await request.json()
+            action = parse_action(payload)
+        except (ConsoleError, json.JSONDecodeError) as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        self.post(action)
+        return web.json_response({"accepted": True}, status=202)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                               "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        queue: asyncio.Queue[tuple[int, dict[str, Any]]] = asyncio.Queue()
+        self.hub.queues.add(queue)
+        try:
+            await self._send(response, "snapshot", self.hub.version, self.hub.view)
+            while True:
+                try:
+                    version, view = await asyncio.wait_for(queue.get(), PING_S)
+                except TimeoutError:
+                    await self._send(response, "ping", self.hub.version, {})
+                    continue
+                if version < 0:
+                    break
+                await self._send(response, "snapshot", version, view)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.hub.queues.discard(queue)
+        return response
+
+    @staticmethod
+    async def _send(response: web.StreamResponse, event: str, version: int,
+                    data: dict[str, Any]) -> None:
+        body = json.dumps({"version": version, "view": data} if data else {"version": version})
+        await response.write(f"event: {event}\ndata: {body}\n\n".encode())

@@ -1,0 +1,159 @@
+// The dealer display: follows the controller's stream, never shows stale data as current.
+"use strict";
+const STALE_MS = 3000;
+const params = new URLSearchParams(location.search);
+const token = params.get("token") || sessionStorage.getItem("tablectl-token") || "";
+if (token) sessionStorage.setItem("tablectl-token", token);
+const withToken = (url) => token ? `${url}${url.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : url;
+const $ = (id) => document.getElementById(id);
+let view = null;
+let lastMessage = 0;
+let shownRound = null;
+
+function cardHtml(card) {
+  if (card.hidden) return '<div class="card back" title="hole card"></div>';
+  return `<div class="card${card.red ? " red" : ""}" data-card="${card.text}">${card.rank}${card.suit}</div>`;
+}
+function money(x) { return Number(x).toLocaleString(undefined, { maximumFractionDigits: 2 }); }
+function totalText(hand) {
+  if (hand.total == null) return "";
+  if (hand.blackjack) return "Blackjack";
+  if (hand.bust) return `${hand.total} bust`;
+  return hand.soft ? `soft ${hand.total}` : `${hand.total}`;
+}
+function wagerTitle(spot) { return spot.replace("blackjack_tie.", "Tie ").replace(/_/g, " "); }
+
+function renderSeats(v) {
+  const seats = $("seats");
+  const shown = v.game === "baccarat" ? v.seats.filter((s) => Object.keys(s.wagers).length || s.results.length) : v.seats;
+  seats.innerHTML = shown.map((s) => {
+    const wagers = Object.entries(s.wagers).map(([k, a]) => `${wagerTitle(k)} ${money(a)}`).join(" · ");
+    const hands = s.hands.map((h, i) => `<div class="hand${h.active ? " active" : ""}" data-hand="${i + 1}">
+        <div class="cards">${h.cards.map(cardHtml).join("")}</div>
+        <div class="total">${totalText(h)}${h.doubled ? " (doubled)" : ""}${h.result ? " · " + h.result : ""}</div></div>`).join("");
+    const results = s.results.map((r) => `<li class="${r.net > 0 ? "win" : r.net < 0 ? "lose" : ""}">${r.text}</li>`).join("");
+    const net = s.net == null ? "" : s.net > 0 ? `<div class="net pay">PAY ${money(s.net)}</div>`
+      : s.net < 0 ? `<div class="net collect">COLLECT ${money(-s.net)}</div>` : `<div class="net">PUSH</div>`;
+    return `<div class="seat" data-seat="${s.seat}"><h3><span>Seat ${s.seat}</span></h3>
+      <div class="wagers">${wagers || "no wager"}</div>${hands}<ul class="results">${results}</ul>${net}</div>`;
+  }).join("");
+}
+
+function renderDealer(v) {
+  $("dealer").classList.toggle("hidden", !v.dealer);
+  if (!v.dealer) return;
+  $("dealer-cards").innerHTML = v.dealer.cards.map(cardHtml).join("");
+  $("dealer-total").textContent = v.dealer.total == null ? "" :
+    v.dealer.revealed ? (v.dealer.blackjack ? "Blackjack" : (v.dealer.total > 21 ? `${v.dealer.total} bust` : `${v.dealer.total}`)) : `showing ${v.dealer.total}`;
+}
+
+function renderBaccarat(v) {
+  $("baccarat").classList.toggle("hidden", !v.baccarat);
+  if (!v.baccarat) return;
+  for (const side of ["player", "banker"]) {
+    const hand = v.baccarat[side] || { cards: [], points: null };
+    const box = $(`bac-${side}`);
+    box.querySelector(".cards").innerHTML = hand.cards.map(cardHtml).join("");
+    box.querySelector(".total").textContent = hand.points == null ? "" : hand.points;
+  }
+  const b = v.baccarat;
+  $("bac-result").textContent = b.winner ? `${b.winner.toUpperCase()}${b.winner === "tie" ? "" : " WINS"}`
+    + (b.commission ? ` · commission ${money(b.commission)}` : "") + (b.lucky8.length ? ` · ${b.lucky8.join(" · ")}` : "") : "";
+  $("bead-road").innerHTML = b.bead_road.map((r) => `<div class="bead ${r}">${r}</div>`).join("");
+}
+
+function renderActions(v) {
+  const e = v.expected;
+  const buttons = [];
+  let prompt = "";
+  if (v.phase === "betting" || v.phase === "waiting" || v.phase === "closed") {
+    prompt = "Place your bets";
+    buttons.push(["lock_bets", "No more bets (L)", {}]);
+  } else if (e && e.kind === "decision") {
+    prompt = `Seat ${e.seat} hand ${e.hand}`;
+    for (const o of e.options) buttons.push([o, o[0].toUpperCase() + o.slice(1), { seat: e.seat, hand: e.hand }]);
+  } else if (e && e.kind === "insurance") {
+    prompt = `Seat ${e.seat}: insurance?`;
+    for (const o of e.options) buttons.push([o, o.replace(/_/g, " "), { seat: e.seat }]);
+  } else if (e && e.kind === "card") {
+    prompt = `Deal to ${e.to}`;
+  }
+  if (v.phase === "locked" && v.alerts.some((a) => a.blocking)) buttons.push(["clear_alerts", "Clear alerts", {}]);
+  $("prompt").textContent = prompt;
+  $("buttons").innerHTML = buttons.map(([a, label, f]) =>
+    `<button type="button" data-action="${a}" data-fields='${JSON.stringify(f)}'>${label}</button>`).join("");
+  const p = v.payout;
+  $("payout").innerHTML = !p ? "" : `Pay ${money(p.pay)} · collect ${money(p.collect)} · ${p.status}` +
+    (p.status !== "confirmed" && !v.do_not_pay ? ' <button type="button" class="primary" data-action="confirm_payout" data-fields="{}">Confirm payout (C)</button>' : "");
+}
+
+function render(v) {
+  view = v;
+  $("table-name").textContent = v.table || "tablectl";
+  $("round").textContent = v.round ? `Round ${v.round}` : "waiting";
+  $("phase").textContent = (v.phase || "").replace(/_/g, " ");
+  $("shoe").textContent = v.shoe ? `shoe ${v.shoe.number}${v.shoe.cut_card ? " · cut card" : ""}` : "";
+  $("alerts").innerHTML = (v.alerts || []).filter((a) => a.code !== "hold").map((a) =>
+    `<li class="${a.blocking ? "blocking" : ""}">${a.message}</li>`).join("");
+  renderDealer(v); renderBaccarat(v); renderSeats(v); renderActions(v);
+  $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>Round ${r.round} ${r.status}${r.hold ? " · on hold" : ""}: `
+    + Object.entries(r.nets).map(([s, n]) => `seat ${s} ${n > 0 ? "+" : ""}${money(n)}`).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
+  if (v.payout && v.payout.status === "computed" && !v.do_not_pay && shownRound !== v.round) {
+    shownRound = v.round;
+    send({ action: "payout_shown" });
+  }
+  updateBanner();
+}
+
+function updateBanner() {
+  const stale = Date.now() - lastMessage > STALE_MS;
+  const reason = stale ? "no live data from the controller" : (view && view.do_not_pay);
+  document.body.classList.toggle("stale", stale);
+  $("banner").classList.toggle("hidden", !reason);
+  $("banner-reason").textContent = reason || "";
+}
+
+async function send(action) {
+  const response = await fetch(withToken("api/action"), { method: "POST",
+    headers: { "Content-Type": "application/json" }, body: JSON.stringify(action) });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    $("sup-message").textContent = body.error || `refused (${response.status})`;
+  }
+  return response.ok;
+}
+
+function connect() {
+  const source = new EventSource(withToken("events"));
+  const seen = (ev) => { lastMessage = Date.now(); const d = JSON.parse(ev.data); if (d.view) render(d.view); else updateBanner(); };
+  source.addEventListener("snapshot", seen);
+  source.addEventListener("ping", seen);
+  source.onerror = () => updateBanner();
+}
+
+document.addEventListener("click", (ev) => {
+  const b = ev.target.closest("button[data-action]");
+  if (b) send({ action: b.dataset.action, ...JSON.parse(b.dataset.fields || "{}") });
+  const s = ev.target.closest("button[data-sup]");
+  if (s) {
+    const action = { action: s.dataset.sup, supervisor: $("sup-id").value, pin: $("sup-pin").value };
+    if (s.dataset.sup === "assign_card") { action.to = $("assign-to").value; if ($("assign-card").value) action.card = $("assign-card").value; }
+    if (s.dataset.sup === "void_round") action.reason = $("void-reason").value;
+    $("sup-message").textContent = "";
+    send(action).then((ok) => { if (ok) { $("sup-pin").value = ""; $("supervisor").close(); } });
+  }
+});
+$("supervisor-button").onclick = () => $("supervisor").showModal();
+$("recall-button").onclick = () => $("recall").showModal();
+
+const KEYS = { h: "hit", s: "stand", d: "double", p: "split", r: "surrender", i: "insurance", n: "no_insurance", e: "even_money" };
+document.addEventListener("keydown", (ev) => {
+  if (!view || ev.target.tagName === "INPUT" || document.querySelector("dialog[open]")) return;
+  const key = ev.key.toLowerCase();
+  const e = view.expected;
+  if (key === "l") send({ action: "lock_bets" });
+  else if (key === "c" && view.payout && !view.do_not_pay) send({ action: "confirm_payout" });
+  else if (KEYS[key] && e && e.options && e.options.includes(KEYS[key])) send({ action: KEYS[key], seat: e.seat, hand: e.hand || 1 });
+});
+setInterval(updateBanner, 500);
+connect();
