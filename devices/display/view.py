@@ -49,8 +49,12 @@ def result_text(s: Settlement) -> str:
     if s.outcome in ("refused", "returned"):
         return f"{title}: return {from_minor(s.stake)}"
     if s.net > 0:
-        odds = (f"{s.odds.numerator} to 1" if s.odds.denominator == 1
-                else f"{s.odds.numerator}:{s.odds.denominator}")
+        if s.odds < 1:  # a Banker win less the commission
+            odds = f"1 to 1 less {float((1 - s.odds) * 100):g}%"
+        elif s.odds.denominator == 1:
+            odds = f"{s.odds.numerator} to 1"
+        else:
+            odds = f"{s.odds.numerator}:{s.odds.denominator}"
         return f"{title} {odds}: pay {from_minor(s.net)}"
     if s.net < 0:
         return f"{title}: collect {from_minor(-s.net)}"
@@ -90,7 +94,8 @@ def view(table: Table, name: str = "") -> dict[str, Any]:
         "expected": expected_view(machine),
         "payout": _payout(record, machine),
         "seats": _seats(shown, config.max_seats if config else 7),
-        "recall": [_recall(r) for r in table.rounds()[-RECALL_ROUNDS:]][::-1],
+        # Finished rounds only: the current one is on screen, its hole card hidden.
+        "recall": [_recall(r) for r in table.recent][-RECALL_ROUNDS:][::-1],
         "shoe": {"number": table.shoe.number, "cut_card": table.shoe.cut_card,
                  "change_required": table.shoe.change_required},
     }

@@ -1,0 +1,184 @@
+"""The dealer display in a real browser (Playwright driving Debian's chromium): it follows a
+scripted round live, card by card, hides the hole card until the reveal, shows the right
+amounts, sends button presses to the controller as dealer actions, and says DO NOT PAY when the
+round is on hold or the controller stops. Screenshots of each game go to artifacts/."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from controller.events import (
+    BetsLocked,
+    CardDrawn,
+    ConfigChanged,
+    Event,
+    PayoutConfirmed,
+    WagerPlaced,
+)
+from controller.loop import ControllerLoop
+from controller.service import TableService
+from controller.table import config_change
+from devices.display.server import DisplayServer, Hub
+from devices.display.view import view
+from tests.conftest import REGISTRY
+
+CHROMIUM = os.environ.get("TABLECTL_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+WAIT_MS = 10_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield browser
+        browser.close()
+
+
+class LiveTable:
+    """A controller in memory with a real display server; the test's thread owns the loop."""
+
+    def __init__(self, config: ConfigChanged) -> None:
+        self.service = TableService(keep_rounds=50)
+        self.service.submit(config)
+        self.loop = ControllerLoop(self.service)
+        self.hub = Hub()
+        self.hub.publish(view(self.service.table, "test table"))
+        self.loop.listeners.append(
+            lambda event, effects: self.hub.publish(view(self.service.table, "test table")))
+        self.server = DisplayServer(self.hub, self.loop.post, "127.0.0.1", 0)
+        self.server.start()
+
+    def send(self, *events: Event) -> None:
+        for event in events:
+            self.loop.handle(event)
+
+    def pump(self, page: Page, condition: Any) -> None:
+        """Handle what the page posts until `condition()` holds (bounded by the page's wait)."""
+        for _ in range(200):
+            while self.loop.step(0.02):
+                pass
+            if condition():
+                return
+            page.wait_for_timeout(25)
+        raise AssertionError("the page's action never reached the controller")
+
+    def close(self) -> None:
+        self.server.stop()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(WAIT_MS)
+    yield page
+    page.close()
+
+
+def card(page: Page, text: str) -> Any:
+    return page.locator(f'[data-card="{text}"]')
+
+
+def test_blackjack_round_live(page: Page) -> None:
+    table = LiveTable(config_change("blackjack", {}, {"lucky_stiff": "1"}, REGISTRY))
+    try:
+        page.goto(table.server.url)
+        expect(page.locator("#phase")).to_have_text("waiting")
+        table.send(WagerPlaced(seq=0, seat=1, spot="main", amount=1000),
+                   WagerPlaced(seq=0, seat=1, spot="lucky_stiff", amount=500))
+        expect(page.locator('[data-seat="1"] .wagers')).to_contain_text("main 10")
+        table.send(BetsLocked(seq=0))
+        for text in ("8S", "9D", "8D"):
+            table.send(CardDrawn(seq=0, card=text))
+            expect(card(page, text)).to_be_visible()  # live, card by card
+        expect(page.locator('[data-seat="1"] .results')).to_be_empty()  # not before the deal ends
+        table.send(CardDrawn(seq=0, card="7C"))  # the hole card
+        expect(page.locator('[data-seat="1"] .results')).to_contain_text(
+            "Lucky Stiff 10 to 1: pay 50")
+        expect(page.locator("#dealer .card.back")).to_have_count(1)
+        expect(card(page, "7C")).to_have_count(0)
+        expect(page.locator("#dealer-total")).to_have_text("showing 9")
+        expect(page.locator('[data-seat="1"] .hand.active')).to_have_count(1)
+        page.get_by_role("button", name="Stand").click()
+        table.pump(page, lambda: table.service.table.round is not None
+                   and table.service.table.round.state == "dealer_turn")
+        expect(card(page, "7C")).to_be_visible()  # revealed on the dealer's turn
+        table.send(CardDrawn(seq=0, card="TS"))
+        expect(page.locator("#dealer-total")).to_have_text("26 bust")
+        expect(page.locator('[data-seat="1"] .net')).to_have_text("PAY 60")
+        expect(page.locator("#payout")).to_contain_text("Pay 60 · collect 0")
+        table.pump(page, lambda: table.service.table.current is not None
+                   and table.service.table.current.status == "shown")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=ARTIFACTS / "display-blackjack.png", full_page=True)
+        page.get_by_role("button", name="Confirm payout (C)").click()
+        table.pump(page, lambda: table.service.table.round is None)
+        assert table.service.table.recent[-1].status == "confirmed"
+    finally:
+        table.close()
+
+
+def test_do_not_pay_on_hold_and_when_the_controller_stops(page: Page) -> None:
+    table = LiveTable(config_change("blackjack", {}, {}, REGISTRY))
+    try:
+        page.goto(table.server.url)
+        expect(page.locator("#banner")).to_be_hidden()
+        table.send(WagerPlaced(seq=0, seat=2, spot="main", amount=1000), BetsLocked(seq=0),
+                   WagerPlaced(seq=0, seat=2, spot="main", amount=9000))  # past-posting
+        expect(page.locator("#banner")).to_be_visible()
+        expect(page.locator("#banner")).to_contain_text("DO NOT PAY")
+        expect(page.locator("#banner-reason")).to_contain_text(
+            "changed from 1000 to 9000 after bets were locked")
+    finally:
+        table.close()  # the controller stops: the stream goes quiet
+    expect(page.locator("#banner-reason")).to_have_text("no live data from the controller")
+    assert "stale" in (page.locator("body").get_attribute("class") or "")
+
+
+def test_keyboard_shortcut_reaches_the_controller(page: Page) -> None:
+    table = LiveTable(config_change("blackjack", {}, {}, REGISTRY))
+    try:
+        page.goto(table.server.url)
+        table.send(WagerPlaced(seq=0, seat=3, spot="main", amount=1000), BetsLocked(seq=0),
+                   *[CardDrawn(seq=0, card=c) for c in ("5S", "9D", "6D", "7C")])
+        expect(page.locator("#prompt")).to_have_text("Seat 3 hand 1")
+        page.keyboard.press("d")  # double
+        table.pump(page, lambda: any(h.doubled for s in table.service.table.round.play.seats
+                                     for h in s.hands))  # type: ignore[union-attr]
+    finally:
+        table.close()
+
+
+def test_baccarat_display(page: Page) -> None:
+    table = LiveTable(config_change("baccarat", {}, {"lucky8": "1"}, REGISTRY))
+    try:
+        page.goto(table.server.url)
+        coups = [["4H", "3S", "4C", "5D"], ["2H", "KS", "3H", "2S", "3H", "6S"],
+                 ["9C", "2D", "KD", "5H"], ["3C", "4H", "5D", "5H"]]
+        for number, cards in enumerate(coups):
+            table.send(WagerPlaced(seq=0, seat=1, spot="banker", amount=2000),
+                       WagerPlaced(seq=0, seat=1, spot="lucky8_player", amount=500),
+                       WagerPlaced(seq=0, seat=4, spot="player", amount=1000))
+            table.send(*[CardDrawn(seq=0, card=c) for c in cards])
+            expect(page.locator("#bac-result")).not_to_be_empty()
+            if number < len(coups) - 1:
+                table.send(PayoutConfirmed(seq=0))
+        expect(page.locator("#bead-road .bead")).to_have_count(4)
+        expect(page.locator("#bac-result")).to_contain_text("BANKER WINS · commission 1")
+        expect(page.locator("#bac-player .total")).to_have_text("8")
+        expect(page.locator('[data-seat="1"] .results')).to_contain_text(
+            "Lucky 8 Player 8 to 1: pay 40")
+        expect(page.locator('[data-seat="1"] .results')).to_contain_text(
+            "Banker 1 to 1 less 5%: pay 19")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=ARTIFACTS / "display-baccarat.png", full_page=True)
+    finally:
+        table.close()
