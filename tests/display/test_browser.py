@@ -22,6 +22,7 @@ from controller.events import (
     WagerPlaced,
 )
 from controller.loop import ControllerLoop
+from controller.rules.blackjack_play import BlackjackPlay
 from controller.service import TableService
 from controller.table import config_change
 from devices.display.server import DisplayServer, Hub
@@ -151,10 +152,15 @@ def test_keyboard_shortcut_reaches_the_controller(page: Page) -> None:
                    *[CardDrawn(seq=0, card=c) for c in ("5S", "9D", "6D", "7C")])
         expect(page.locator("#prompt")).to_have_text("Seat 3 hand 1")
         page.keyboard.press("d")  # double
-        table.pump(page, lambda: any(h.doubled for s in table.service.table.round.play.seats
-                                     for h in s.hands))  # type: ignore[union-attr]
+        table.pump(page, lambda: doubled(table))
     finally:
         table.close()
+
+
+def doubled(table: LiveTable) -> bool:
+    machine = table.service.table.round
+    play = machine.play if machine else None
+    return isinstance(play, BlackjackPlay) and any(h.doubled for s in play.seats for h in s.hands)
 
 
 def test_baccarat_display(page: Page) -> None:
