@@ -1,0 +1,175 @@
+"""`tablectl run` as systemd runs it: READY=1 through NOTIFY_SOCKET once the devices and the
+journal are up, WATCHDOG=1 from the main loop, a clean stop on SIGINT with the journal intact;
+`tablectl config check` and `tablectl doctor`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.journal import verify_chain
+from simulators.virtual_shoe import VirtualShoe
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT_S = 60
+
+
+class FakeSystemd:
+    """A NOTIFY_SOCKET to read what the service tells systemd."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "notify.sock"
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(self.path))
+        self.sock.settimeout(WAIT_S)
+        self.messages: list[str] = []
+
+    def wait_for(self, text: str) -> None:
+        while not any(text in m for m in self.messages):
+            self.messages.append(self.sock.recv(4096).decode())
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def systemd(tmp_path: Path) -> Iterator[FakeSystemd]:
+    fake = FakeSystemd(tmp_path)
+    yield fake
+    fake.close()
+
+
+def start(args: list[str], systemd: FakeSystemd, tmp_path: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "NOTIFY_SOCKET": str(systemd.path), "WATCHDOG_USEC": "1000000",
+           "XDG_STATE_HOME": str(tmp_path / "state")}
+    return subprocess.Popen([sys.executable, "-m", "controller.cli", "run", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=env)
+
+
+def snapshot(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(url + "api/snapshot", timeout=5) as response:
+        data: dict[str, Any] = json.load(response)["view"]
+        return data
+
+
+def wait_until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)  # polling a condition with a bound, not a synchronisation sleep
+
+
+def stop(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=WAIT_S)
+    return proc.returncode, stderr
+
+
+def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
+                                                   systemd: FakeSystemd) -> None:
+    journal = tmp_path / "demo.sqlite3"
+    proc = start(["--port", "0", "--pace", "0", "--journal", str(journal)], systemd, tmp_path)
+    try:
+        systemd.wait_for("READY=1")
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "demo blackjack table ready" in line and "http://127.0.0.1:" in line
+        url = line.split("dealer display at ")[1].strip()
+        wait_until(lambda: (snapshot(url).get("round") or 0) >= 3, "three demo rounds")
+        systemd.wait_for("WATCHDOG=1")
+        shown = snapshot(url)
+        assert shown["game"] == "blackjack" and len(shown["seats"]) == 7
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0, stderr
+    systemd.wait_for("STOPPING=1")
+    count, problem = verify_chain(journal)
+    assert problem is None and count > 50
+
+
+def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) -> None:
+    shoe = VirtualShoe(tmp_path, "beetek", heartbeat=False).start()
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nname = "T1"\ngame = "blackjack"\n[devices.shoe]\n'
+                      f'url = "{shoe.path}"\n[display]\nport = 0\n[journal]\n'
+                      f'path = "journal.sqlite3"\n')
+    proc = start(["--config", str(config)], systemd, tmp_path)
+    try:
+        systemd.wait_for("READY=1")
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split("dealer display at ")[1].strip()
+        wait_until(lambda: snapshot(url).get("table") == "T1", "the table's first view")
+        shoe.unplug()
+        wait_until(lambda: snapshot(url).get("lost_devices") == ["shoe"], "the shoe lost")
+        assert "lost contact with the shoe" in snapshot(url)["do_not_pay"]
+    finally:
+        code, stderr = stop(proc)
+        shoe.stop()
+    assert code == 0, stderr
+    assert verify_chain(tmp_path / "journal.sqlite3")[1] is None
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ('[tabel]\ngame = "blackjack"\n', "tabel: unknown section"),
+    ('[table]\ngame = "poker"\n', "table.game: 'poker' is not blackjack or baccarat"),
+    ('[table]\ngame = "blackjack"\nseats = 9\n', "table.seats: must be 1 to 7"),
+    ('[table]\ngame = "blackjack"\n[rules]\ndecks = 12\n', "rules.decks: 12 is not 1 to 8"),
+    ('[table]\ngame = "blackjack"\n[pay_tables]\nlucky9 = "1"\n', "pay_tables.lucky9"),
+    ('[table]\ngame = "blackjack"\n[supervisors]\nfloor1 = "1234"\n',
+     "supervisors.floor1: not a PIN hash"),
+    ('[table]\ngame = "blackjack"\n[devices.shoe]\nurl = "/dev/x"\nprotocol = "x"\n',
+     "devices.shoe.protocol"),
+    ('[table]\ngame = "blackjack"\n[devices.pads]\nusb = "12"\n', "devices.pads.usb"),
+    ('[table]\ngame = "blackjack"\n[display]\nbind = "0.0.0.0"\n', "display.token"),
+    ('[table]\ngame = ', "not TOML"),
+])
+def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
+                                                    key: str) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    for command in (["config", "check", str(path)], ["run", "--config", str(path)]):
+        result = subprocess.run([sys.executable, "-m", "controller.cli", *command],
+                                capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
+        assert result.returncode == 2
+        assert f"{path}: " in result.stderr and key in result.stderr
+
+
+def test_shipped_examples_are_valid() -> None:
+    for name in ("blackjack-table.toml", "baccarat-table.toml"):
+        result = subprocess.run([sys.executable, "-m", "controller.cli", "config", "check",
+                                 str(ROOT / "examples" / name)], capture_output=True, text=True,
+                                cwd=ROOT, timeout=WAIT_S)
+        assert result.returncode == 0 and ": ok: " in result.stdout
+
+
+def test_doctor_says_what_is_wrong_and_how_to_fix_it(tmp_path: Path) -> None:
+    shoe = VirtualShoe(tmp_path, "beetek", heartbeat=False).start()
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\ngame = "blackjack"\n[devices.shoe]\nurl = "{shoe.path}"\n'
+                      '[devices.pads]\nusb = "1209:7ab1"\n[display]\nport = 1\n[journal]\n'
+                      'path = "missing/journal.sqlite3"\n')
+    try:
+        result = subprocess.run([sys.executable, "-m", "controller.cli", "doctor", "--config",
+                                 str(config)], capture_output=True, text=True, cwd=ROOT,
+                                timeout=WAIT_S)
+    finally:
+        shoe.stop()
+    out = result.stdout
+    assert result.returncode == 1
+    assert "  ok  configuration" in out and "  ok  shoe" in out
+    assert "FAIL  journal" in out and "missing does not exist" in out
+    assert "display:" in out and "does not answer" in out
+    assert "fix:" in out
+    assert "FAIL  pads" in out  # no such USB device (or no libusb) on a test machine
