@@ -184,18 +184,19 @@ def _baccarat(play: BaccaratPlay | None, machine: RoundMachine | None,
                            "points": baccarat.points(cards) if cards else None}
     winner = _winner(play) if play is not None and play.stage == "done" else None
     commission = 0
-    lucky8 = []
+    lucky8: dict[str, str] = {}  # each hand's award once: the seats show what each is paid
     if machine is not None:
         for s in machine.settlements:
             if s.wager == "banker" and s.outcome == "win":
                 commission += s.stake - s.net
             if s.wager.startswith("lucky8") and s.net > 0:
-                lucky8.append(result_text(s))
+                award = s.award.replace("_", " ").capitalize()
+                lucky8[s.wager] = f"{wager_title(s.wager)}: {award} {s.odds.numerator} to 1"
     road = [letter for r in table.rounds() if r.shoe == table.shoe.number
             and isinstance(r.machine.play, BaccaratPlay) and r.machine.play.stage == "done"
             and r.status != "voided" for letter in [_winner(r.machine.play)[0].upper()]]
     return {**hands, "winner": winner, "commission": from_minor(commission),
-            "lucky8": lucky8, "bead_road": road}
+            "lucky8": list(lucky8.values()), "bead_road": road}
 
 
 def _winner(play: BaccaratPlay) -> str:

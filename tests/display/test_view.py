@@ -87,3 +87,15 @@ def test_the_token_is_checked() -> None:
             assert ok.status == 200
     finally:
         server.stop()
+
+
+def test_baccarat_awards_are_named_once_and_the_road_grows() -> None:
+    service = TableService()
+    service.submit(config_change("baccarat", {}, {"lucky8": "1"}, REGISTRY))
+    for seat in (1, 2):
+        service.submit(WagerPlaced(seq=0, seat=seat, spot="lucky8_player", amount=100))
+    for card in ("3C", "4H", "5D", "5H"):  # Player 8 against Banker 9: Unlucky 8
+        service.submit(CardDrawn(seq=0, card=card))
+    shown = view(service.table)["baccarat"]
+    assert shown["lucky8"] == ["Lucky 8 Player: Unlucky 8 8 to 1"]
+    assert shown["winner"] == "banker" and shown["bead_road"] == ["B"]  # this coup is on it
