@@ -139,7 +139,7 @@ class Daemon:
             service.submit(wanted)
         recorder = self._recorder(config)
         loop = ControllerLoop(service, shoe_protocol=config.shoe.protocol if config.shoe
-                              else "beetek")
+                              else "beetek", name=config.name)
         drivers: list[SerialDevice | UsbDevice] = []
         if config.shoe is not None:
             shoe = config.shoe

@@ -31,6 +31,7 @@ from controller.events import (
     WagerPlaced,
 )
 from controller.round_machine import Effect
+from controller.rules.settlement import Settlement
 from controller.service import TableService
 from devices import cardid, pads
 from devices.events import (
@@ -63,7 +64,7 @@ class Supervised:
 
 class ControllerLoop:
     def __init__(self, service: TableService, shoe: Any = None, shoe_protocol: str = "beetek",
-                 pads_device: Any = None) -> None:
+                 pads_device: Any = None, name: str = "") -> None:
         self.service = service
         self.shoe, self.shoe_protocol, self.pads = shoe, shoe_protocol, pads_device
         self.inputs: queue.Queue[DeviceEvent | Event | Supervised] = queue.Queue()
@@ -73,7 +74,8 @@ class ControllerLoop:
         self._light_seq = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.log = structlog.get_logger().bind(table=1)
+        config = service.table.config
+        self.log = structlog.get_logger().bind(table=name or (config.game if config else ""))
 
     # ----- the queue -------------------------------------------------------------------------
 
@@ -186,9 +188,23 @@ class ControllerLoop:
 
     def _commit(self, event: Event | None, do: Callable[[], list[Effect]]) -> None:
         effects = do()  # journaled and committed when it returns
+        self._log(effects)
         for listener in self.listeners:
             listener(event, effects)
         self._light_spots()
+
+    def _log(self, effects: list[Effect]) -> None:
+        """Settlements and holds into the log, with the table, round and seat bound."""
+        record = self.service.table.touched
+        log = self.log.bind(round=record.number if record else None)
+        for effect in effects:
+            if isinstance(effect, Settlement):
+                log.info("settled", seat=effect.seat, wager=effect.wager, hand=effect.hand,
+                         outcome=effect.outcome, award=effect.award, net=effect.net)
+            elif effect.code == "hold":
+                log.warning("round on hold", reason=effect.message)
+            elif effect.blocking or effect.refused:
+                log.warning("alert", seat=effect.seat, code=effect.code, text=effect.message)
 
     # ----- pad lights ------------------------------------------------------------------------
 

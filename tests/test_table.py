@@ -390,3 +390,22 @@ def test_events_without_a_round_are_alerts() -> None:
 def test_pin_hash_format_is_checked(bad: str) -> None:
     with pytest.raises(ValueError, match="not a PIN hash"):
         PinGuard({"x": bad})
+
+
+def test_logs_bind_the_table_round_and_seat() -> None:
+    from structlog.testing import capture_logs
+
+    from controller.loop import ControllerLoop
+    table = service()
+    loop = ControllerLoop(table, name="BJ-07")
+    with capture_logs() as logs:
+        for event in (WagerPlaced(seq=0, seat=3, spot="main", amount=1000), BetsLocked(seq=0),
+                      *[CardDrawn(seq=0, card=c) for c in ("AS", "9D", "KC", "8D")],
+                      CardDrawn(seq=0, card="2C")):  # after the dealer stood: a hold
+            loop.handle(event)
+    settled = [entry for entry in logs if entry["event"] == "settled"]
+    assert settled == [{"event": "settled", "log_level": "info", "table": "BJ-07", "round": 1,
+                        "seat": 3, "wager": "main", "hand": 1, "outcome": "win",
+                        "award": "blackjack", "net": 1500}]
+    holds = [entry for entry in logs if entry["event"] == "round on hold"]
+    assert holds and holds[0]["round"] == 1 and holds[0]["table"] == "BJ-07"
