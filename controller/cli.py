@@ -167,6 +167,16 @@ def cmd_config_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from controller import config_file
+    from controller.analysis import analyze
+    from controller.rules.blackjack import RulesError
+    try:
+        return analyze.main(args)
+    except (config_file.ConfigError, RulesError, PayTableError, ValueError) as exc:
+        return _fail(str(exc))
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from controller import doctor
     return doctor.main(args.config, args.journal)
@@ -194,6 +204,23 @@ def build_parser() -> argparse.ArgumentParser:
     check = config_commands.add_parser("check", help="validate a configuration file")
     check.add_argument("file", type=Path)
     check.set_defaults(func=cmd_config_check)
+
+    analyze_cmd = commands.add_parser(
+        "analyze", help="house edge and award probabilities of every wager")
+    analyze_cmd.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack")
+    analyze_cmd.add_argument("--bet", metavar="NAME",
+                             help="one wager: main, player, banker, tie, lucky_stiff, "
+                                  "blackjack_tie, lucky7, dead_mans_hand, lucky8")
+    analyze_cmd.add_argument("--pay-table", metavar="ID", help="one pay table of the side bets")
+    analyze_cmd.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE")
+    analyze_cmd.add_argument("--config", type=Path, metavar="FILE",
+                             help="a table configuration: its game, rules and pay tables")
+    analyze_cmd.add_argument("--method", choices=["exact", "simulate"])
+    analyze_cmd.add_argument("--rounds", type=int, default=1_000_000)
+    analyze_cmd.add_argument("--seed", type=int, default=1)
+    analyze_cmd.add_argument("--workers", type=int, help="processes (default: every core)")
+    analyze_cmd.add_argument("--json", action="store_true")
+    analyze_cmd.set_defaults(func=cmd_analyze)
 
     doctor_cmd = commands.add_parser("doctor", help="check what an installer gets wrong")
     doctor_cmd.add_argument("--config", type=Path, metavar="FILE")

@@ -1,0 +1,231 @@
+"""`tablectl analyze`: the house edge and the probability of every award of each wager.
+
+Baccarat: exact by enumeration (baccarat_exact.py), or by simulation. Blackjack: the main wager
+and every side bet by simulation through the rules engine with basic strategy
+(docs/analysis.md). Every shipped pay table of each side bet is priced from the same award
+frequencies, unless --pay-table names one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.analysis import baccarat_exact, simulate
+from controller.config_file import RunConfig
+from controller.paytables import PayTable, PayTables
+from controller.rules.baccarat import make_rules as baccarat_rules
+from controller.rules.blackjack import make_rules as blackjack_rules
+
+BLACKJACK_BETS = ("lucky_stiff", "blackjack_tie", "lucky7", "dead_mans_hand")
+
+
+@dataclass(frozen=True)
+class Row:
+    wager: str
+    pay_table: str | None
+    house_edge: float  # percent
+    standard_error: float | None  # percent, for a simulation
+    awards: dict[str, float]  # probability of every award
+
+    def as_json(self) -> dict[str, Any]:
+        return {"wager": self.wager, "pay_table": self.pay_table,
+                "house_edge_percent": round(self.house_edge, 6),
+                "standard_error_percent": None if self.standard_error is None else round(
+                    self.standard_error, 6),
+                "awards": {k: round(v, 10) for k, v in sorted(self.awards.items())}}
+
+
+def price(awards: Mapping[str, float], pays: Mapping[str, float], n: int | None,
+          spot: str | None = None) -> tuple[float, float | None]:
+    """(house edge %, standard error % or None) of a wager whose award probabilities are
+    given: an award pays its table's odds, `lose` loses the stake, the rest push."""
+    mean = square = 0.0
+    for award, p in awards.items():
+        if award == "lose":
+            x = -1.0
+        elif spot is not None:
+            x = pays[spot] if award.startswith("tie on") else 0.0
+        else:
+            x = float(pays.get(award, 0.0))
+        mean += p * x
+        square += p * x * x
+    error = None if n is None else math.sqrt(max(square - mean * mean, 0.0) / n) * 100
+    return -mean * 100, error
+
+
+def _tables(registry: PayTables, bet: str, wanted: str | None) -> list[PayTable]:
+    tables = sorted((t for t in registry if t.bet == bet), key=lambda t: t.id)
+    return [t for t in tables if wanted is None or t.id == wanted]
+
+
+def analyze(game: str, rules: dict[str, Any], bets: list[str] | None, pay_table: str | None,
+            method: str, rounds: int, seed: int, workers: int, registry: PayTables,
+            progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    started = time.perf_counter()
+    if game == "baccarat":
+        rows, summary = _baccarat(rules, bets, pay_table, method, rounds, seed, workers,
+                                  registry, progress)
+    else:
+        if method == "exact":
+            raise ValueError("--method exact: blackjack's main wager and side bets depend on "
+                             "how hands are played; they are simulated (--method simulate)")
+        rows, summary = _blackjack(rules, bets, pay_table, rounds, seed, workers, registry,
+                                   progress)
+    return {"game": game, **summary, "seconds": round(time.perf_counter() - started, 2),
+            "wagers": [row.as_json() for row in rows]}
+
+
+def _baccarat(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
+              method: str, rounds: int, seed: int, workers: int, registry: PayTables,
+              progress: Callable[[float], None] | None) -> tuple[list[Row], dict[str, Any]]:
+    rules = baccarat_rules(options)
+    wanted = bets or ["player", "banker", "tie", "lucky8"]
+    tables = _tables(registry, "lucky8", pay_table) if "lucky8" in wanted else []
+    rows: list[Row] = []
+    if method == "exact":
+        distribution = baccarat_exact.coup_distribution(baccarat_exact.shoe(rules.decks),
+                                                        progress)
+        main = baccarat_exact.evaluate(distribution, rules, {})
+        rows += [Row(w, None, main[w].house_edge, None, dict(main[w].awards))
+                 for w in ("player", "banker", "tie") if w in wanted]
+        for table in tables:
+            lucky = baccarat_exact.evaluate(distribution, rules, {
+                "lucky8_player": table, "lucky8_banker": table})
+            rows += [Row(w, table.id, lucky[w].house_edge, None, dict(lucky[w].awards))
+                     for w in ("lucky8_player", "lucky8_banker")]
+        return rows, {"method": "exact", "decks": rules.decks}
+    lucky_bets = ["lucky8_player", "lucky8_banker"] if tables else []
+    tally = simulate.run(simulate.baccarat_chunk, dict(options), lucky_bets, rounds, seed,
+                         workers, _counter(progress, rounds))
+    n = tally.rounds
+    for wager in ("player", "banker", "tie"):
+        if wager in wanted:
+            awards = {k: v / n for k, v in tally.awards[wager].items()}
+            odds = {"win": float(rules.tie_ratio) if wager == "tie" else float(
+                1 - rules.commission) if wager == "banker" else 1.0}
+            edge, error = price(awards, odds, n)
+            rows.append(Row(wager, None, edge, error, awards))
+    for table in tables:
+        for wager in lucky_bets:
+            awards = {k: v / n for k, v in tally.awards[wager].items()}
+            edge, error = price(awards, {k: float(v) for k, v in table.pays.items()}, n)
+            rows.append(Row(wager, table.id, edge, error, awards))
+    return rows, {"method": "simulate", "rounds": n, "seed": seed, "decks": rules.decks}
+
+
+def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
+               rounds: int, seed: int, workers: int, registry: PayTables,
+               progress: Callable[[float], None] | None) -> tuple[list[Row], dict[str, Any]]:
+    rules = blackjack_rules(options)  # the table's rules as given (defaults: RULINGS)
+    side = [b for b in BLACKJACK_BETS if bets is None or b in bets]
+    tally = simulate.run(simulate.blackjack_chunk, _as_options(rules), side, rounds, seed,
+                         workers, _counter(progress, rounds))
+    n = tally.rounds
+    rows: list[Row] = []
+    if bets is None or "main" in bets:
+        mean = tally.main_sum / n
+        deviation = math.sqrt(max(tally.main_squares / n - mean * mean, 0.0))
+        rows.append(Row("main", None, -mean * 100, deviation / math.sqrt(n) * 100,
+                        {k: v / n for k, v in tally.main_outcomes.items()}))
+    for bet in side:
+        for table in _tables(registry, bet, pay_table):
+            pays = {k: float(v) for k, v in table.pays.items()}
+            if bet == "blackjack_tie":
+                for spot in table.pays:
+                    awards = {k: v / n for k, v in tally.awards[f"blackjack_tie.{spot}"].items()}
+                    edge, error = price(awards, pays, n, spot)
+                    rows.append(Row(f"blackjack_tie.{spot}", table.id, edge, error, awards))
+            else:
+                awards = {k: v / n for k, v in tally.awards[bet].items()}
+                edge, error = price(awards, pays, n)
+                rows.append(Row(bet, table.id, edge, error, awards))
+    return rows, {"method": "simulate", "rounds": n, "seed": seed,
+                  "rules": _as_options(rules), "strategy": "basic (controller/strategy.py)"}
+
+
+def _as_options(rules: Any) -> dict[str, Any]:
+    return {name: getattr(rules, name) for name in rules.__dataclass_fields__}
+
+
+def _counter(progress: Callable[[float], None] | None,
+             total: int) -> Callable[[int], None] | None:
+    if progress is None:
+        return None
+    done = [0]
+
+    def step(rounds: int) -> None:
+        done[0] += rounds
+        progress(done[0] / total)
+    return step
+
+
+def options_from(pairs: list[str]) -> dict[str, Any]:
+    """--rules KEY=VALUE: JSON values (true, 6, "6:5"), else the text."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--rules {pair!r} is not KEY=VALUE")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [f"{report['game']}: {report['method']}"
+             + (f", {report['rounds']:,} rounds, seed {report['seed']}" if "rounds" in report
+                else f", {report['decks']} decks") + f" ({report['seconds']} s)"]
+    for row in report["wagers"]:
+        table = f" #{row['pay_table']}" if row["pay_table"] else ""
+        error = row["standard_error_percent"]
+        edge = f"{row['house_edge_percent']:8.4f} %" + (f" ± {error:.4f}" if error else "")
+        awards = ", ".join(f"{k} {v * 100:.4f} %" for k, v in sorted(
+            row["awards"].items(), key=lambda item: -item[1]))
+        lines.append(f"  {row['wager'] + table:<22} edge {edge}   {awards}")
+    return "\n".join(lines) + "\n"
+
+
+def main(args: Any) -> int:
+    options = options_from(args.rules)
+    bets = [args.bet] if args.bet else None
+    config: RunConfig | None = None
+    if args.config:
+        from controller import config_file
+        config = config_file.load(args.config)
+        options = {**config.rules, **options}
+    game = config.game if config else args.game
+    method = args.method or ("exact" if game == "baccarat" else "simulate")
+    options = {k: v for k, v in options.items() if k not in (
+        "limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit", "four_wager_limit",
+        "limited_wager_max")}
+    registry = config.registry if config else PayTables.load()
+    if config and bets is None:
+        bets = ["main", "player", "banker", "tie", *config.pay_tables]
+        bets = [("lucky8" if b.startswith("lucky8") else b) for b in bets]
+    progress = None
+    bar: Any = None
+    if sys.stdout.isatty() and not args.json:
+        from rich.progress import Progress
+        bar = Progress(transient=True)
+        task = bar.add_task(f"analyzing {game}", total=1.0)
+        bar.start()
+
+        def progress(fraction: float) -> None:
+            bar.update(task, completed=fraction)
+    try:
+        report = analyze(game, options, bets, args.pay_table, method, args.rounds, args.seed,
+                         args.workers or os.cpu_count() or 1, registry, progress)
+    finally:
+        if bar is not None:
+            bar.stop()
+    sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json else render(report))
+    return 0

@@ -1,0 +1,159 @@
+"""Simulation through the controller's own play engines, on all cores, reproducible by seed.
+
+Blackjack: one seat with the main wager and every side bet, played by basic strategy
+(controller/strategy.py) against shuffled shoes dealt to 75 % penetration. What a side bet's
+awards come out at does not depend on its pay table, so one simulation prices every table.
+Baccarat: coups from shuffled 8-deck shoes, for `--method simulate`.
+
+Rounds run in fixed chunks, each with its own seed derived from the seed given, and the
+chunks' tallies are added in order: the same seed gives the same result on any number of
+cores.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.cards import shoe_cards
+from controller.paytables import TIE_SPOTS, PayTable, PayTables
+from controller.rules.baccarat import BaccaratRules
+from controller.rules.baccarat_play import BaccaratPlay
+from controller.rules.blackjack import BlackjackRules
+from controller.rules.blackjack_play import BlackjackPlay
+from controller.rules.play import CardDue, InsuranceDue
+from controller.strategy import decide
+
+CHUNK = 20_000
+PENETRATION = 0.75
+UNIT = 100  # one unit in cents: no rounding in 3:2 or 6:5
+
+
+@dataclass
+class Tally:
+    """Counts over simulated rounds: the main wager's net per unit, every side wager's awards."""
+
+    rounds: int = 0
+    main_sum: float = 0.0
+    main_squares: float = 0.0
+    main_outcomes: Counter[str] = field(default_factory=Counter)
+    awards: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def add(self, other: Tally) -> None:
+        self.rounds += other.rounds
+        self.main_sum += other.main_sum
+        self.main_squares += other.main_squares
+        self.main_outcomes.update(other.main_outcomes)
+        for wager, counts in other.awards.items():
+            self.awards.setdefault(wager, Counter()).update(counts)
+
+
+def blackjack_wagers(tables: dict[str, PayTable]) -> dict[str, int]:
+    wagers = {"main": UNIT}
+    for bet, table in tables.items():
+        if bet == "blackjack_tie":
+            wagers.update({f"blackjack_tie.{spot}": UNIT for spot in TIE_SPOTS
+                           if spot in table.pays})
+        else:
+            wagers[bet] = UNIT
+    return wagers
+
+
+def blackjack_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
+    options, bets, rounds, seed = args
+    rules = BlackjackRules(**options)
+    registry = PayTables.load()
+    tables = {bet: registry.get(bet, "1") for bet in bets}
+    wagers = {1: blackjack_wagers(tables)}
+    rng = random.Random(seed)
+    shoe = shoe_cards(rules.decks)
+    cut = int(len(shoe) * PENETRATION)
+    rng.shuffle(shoe)
+    position = 0
+    tally = Tally()
+    for _ in range(rounds):
+        if position > cut:
+            rng.shuffle(shoe)
+            position = 0
+        play = BlackjackPlay(rules, wagers, tables)
+        while (due := play.expected()) is not None:
+            if isinstance(due, CardDue):
+                play.take_card(shoe[position])
+                position += 1
+            elif isinstance(due, InsuranceDue):
+                play.decide(due.seat, 1, "no_insurance")
+            else:
+                hand = play.seats[0].hands[due.hand - 1]
+                action = decide(hand.cards, play.dealer[0], due.options, rules)
+                if action == "hit":
+                    play.take_card(shoe[position])
+                    position += 1
+                else:
+                    play.decide(due.seat, due.hand, action)
+        net = 0
+        for s in play.settlements:
+            if s.wager == "main":
+                net += s.net
+            else:
+                tally.awards.setdefault(s.wager, Counter())[
+                    s.award if s.outcome == "win" else s.outcome] += 1
+        unit_net = net / UNIT
+        tally.rounds += 1
+        tally.main_sum += unit_net
+        tally.main_squares += unit_net * unit_net
+        natural = any(s.award == "blackjack" and s.wager == "main" for s in play.settlements)
+        tally.main_outcomes["blackjack" if natural else "win" if net > 0 else
+                            "push" if net == 0 else "lose"] += 1
+    return tally
+
+
+def baccarat_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
+    options, bets, rounds, seed = args
+    rules = BaccaratRules(**options)
+    registry = PayTables.load()
+    tables = {bet: registry.get("lucky8", "1") for bet in bets}
+    wagers = {1: {"player": UNIT, "banker": UNIT, "tie": UNIT, **{b: UNIT for b in bets}}}
+    rng = random.Random(seed)
+    shoe = shoe_cards(rules.decks)
+    cut = int(len(shoe) * PENETRATION)
+    rng.shuffle(shoe)
+    position = 0
+    tally = Tally()
+    for _ in range(rounds):
+        if position > cut:
+            rng.shuffle(shoe)
+            position = 0
+        play = BaccaratPlay(rules, wagers, tables)
+        while play.expected() is not None:
+            play.take_card(shoe[position])
+            position += 1
+        for s in play.settlements:
+            name = s.award if s.wager.startswith("lucky8") and s.outcome == "win" else s.outcome
+            tally.awards.setdefault(s.wager, Counter())[name] += 1
+        tally.rounds += 1
+    return tally
+
+
+def run(chunk: Callable[[tuple[dict[str, Any], list[str], int, int]], Tally],
+        options: dict[str, Any], bets: list[str], rounds: int, seed: int, workers: int,
+        progress: Callable[[int], None] | None = None) -> Tally:
+    jobs = [(options, bets, min(CHUNK, rounds - start), seed * 1_000_003 + index)
+            for index, start in enumerate(range(0, rounds, CHUNK))]
+    total = Tally()
+
+    def results() -> Iterator[Tally]:
+        if workers <= 1:
+            yield from map(chunk, jobs)
+            return
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            yield from pool.imap(chunk, jobs)  # in order: the same total on any number of cores
+
+    for tally in results():
+        total.add(tally)
+        if progress is not None:
+            progress(tally.rounds)
+    return total

@@ -1,0 +1,93 @@
+"""`tablectl analyze`: exact baccarat through the command, pricing of every shipped pay table,
+simulation reproducible by seed whatever the number of cores."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.analysis.analyze import analyze, options_from, price
+from tests.conftest import REGISTRY
+from tests.published import BLACKJACK_TIE, LUCKY_STIFF
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_price_is_the_expected_net_per_unit() -> None:
+    # 10 % win at 3 to 1, 20 % push, 70 % lose: E = 0.3 - 0.7 = -0.4 -> edge 40 %
+    edge, error = price({"lucky_8": 0.1, "push": 0.2, "lose": 0.7}, {"lucky_8": 3.0}, None)
+    assert edge == pytest.approx(40.0) and error is None
+    _, error = price({"win": 0.5, "lose": 0.5}, {"win": 1.0}, 10_000)
+    assert error == pytest.approx(1.0)  # one unit's deviation over 100: 1 %
+    edge, _ = price({"tie on 18": 0.02, "lose": 0.98}, {"18": 45.0}, None, spot="18")
+    assert edge == pytest.approx(-(0.02 * 45 - 0.98) * 100)
+
+
+def test_rules_options_are_json_or_text() -> None:
+    assert options_from(["decks=8", "dealer_hits_soft_17=false", "blackjack_pays=6:5"]) == {
+        "decks": 8, "dealer_hits_soft_17": False, "blackjack_pays": "6:5"}
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        options_from(["decks"])
+
+
+@pytest.fixture(scope="module")
+def blackjack_report() -> dict[str, Any]:
+    return analyze("blackjack", {}, None, None, "simulate", 40_000, 7, 2, REGISTRY)
+
+
+def test_every_shipped_blackjack_table_is_priced(blackjack_report: dict[str, Any]) -> None:
+    rows = {(r["wager"], r["pay_table"]) for r in blackjack_report["wagers"]}
+    assert ("main", None) in rows
+    assert {("lucky_stiff", t) for t in LUCKY_STIFF} <= rows
+    assert {(f"blackjack_tie.{spot}", t) for t, pays in BLACKJACK_TIE.items()
+            for spot in pays} <= rows
+    assert {("lucky7", "1"), ("dead_mans_hand", "1")} <= rows
+    for row in blackjack_report["wagers"]:
+        assert sum(row["awards"].values()) == pytest.approx(1.0)
+        assert row["standard_error_percent"] > 0
+
+
+def test_pay_tables_change_the_edge_not_the_frequencies(
+        blackjack_report: dict[str, Any]) -> None:
+    rows = {(r["wager"], r["pay_table"]): r for r in blackjack_report["wagers"]}
+    one, four = rows[("lucky_stiff", "1")], rows[("lucky_stiff", "4")]
+    assert one["awards"] == four["awards"]
+    # table 4 pushes a player blackjack (table 1 pays 1:1) and pays 40 on a matched pair
+    p = one["awards"]
+    difference = p["blackjack"] * 1 - p.get("stiff_pair_dealer_match", 0) * 30
+    assert one["house_edge_percent"] - four["house_edge_percent"] == pytest.approx(
+        -difference * 100, abs=1e-9)
+
+
+def test_a_seed_gives_the_same_result_on_any_number_of_cores() -> None:
+    one = analyze("blackjack", {}, ["main", "lucky7"], "1", "simulate", 30_000, 3, 1,
+                  REGISTRY)
+    two = analyze("blackjack", {}, ["main", "lucky7"], "1", "simulate", 30_000, 3, 2,
+                  REGISTRY)
+    assert one["wagers"] == two["wagers"]
+    other = analyze("blackjack", {}, ["main"], None, "simulate", 30_000, 4, 2, REGISTRY)
+    assert other["wagers"] != one["wagers"][:1]
+
+
+def test_analyze_command_json(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "analyze", "--game",
+                             "baccarat", "--bet", "lucky8", "--pay-table", "3", "--json"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["method"] == "exact" and report["decks"] == 8
+    assert [(r["wager"], r["pay_table"]) for r in report["wagers"]] == [
+        ("lucky8_player", "3"), ("lucky8_banker", "3")]
+    assert report["wagers"][0]["awards"]["suited_8"] > 0
+
+
+def test_analyze_refuses_exact_blackjack() -> None:
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "analyze", "--game",
+                             "blackjack", "--method", "exact"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)
+    assert result.returncode == 2 and "simulated" in result.stderr
