@@ -53,6 +53,37 @@ SET_ASIDE, MISREAD, VOIDED, BURN = "set aside", "misread", "voided", "burn"
 FINAL_STATES: Final = ("closed", "voided")
 
 Effect = Settlement | Alert
+_MACHINES: dict[str, Machine] = {}
+
+
+def _machine(game: str) -> Machine:
+    """One `transitions` machine per game, shared by every round of that game as a model:
+    building a machine per round cost a third of the controller's time."""
+    if game not in _MACHINES:
+        in_play = IN_PLAY[game]
+        live = ["betting", "locked", *in_play, "settled"]
+        transitions: list[dict[str, object]] = [
+            {"trigger": "lock", "source": "betting", "dest": "locked"},
+            {"trigger": "start_deal", "source": "locked", "dest": "dealing",
+             "unless": "_blocked"},
+            {"trigger": "skip_deal", "source": "locked", "dest": "settled",  # no seat in play
+             "conditions": "_nothing_to_deal"},
+            {"trigger": "pause", "source": live, "dest": "hold"},
+            {"trigger": "close", "source": ["settled", "hold"], "dest": "closed",
+             "conditions": "_closable"},
+            {"trigger": "void", "source": [*live, "hold"], "dest": "voided"},
+        ]
+        for dest in (*in_play, "settled"):
+            transitions.append({"trigger": "advance", "source": [s for s in in_play
+                                                                 if s != dest],
+                                "dest": dest, "conditions": f"_engine_at_{dest}"})
+        for dest in live:
+            transitions.append({"trigger": "resume", "source": "hold", "dest": dest,
+                                "conditions": f"_held_from_{dest}"})
+        _MACHINES[game] = Machine(model=None, states=[*live, "hold", *FINAL_STATES],
+                                  transitions=transitions, initial="betting",
+                                  auto_transitions=False)
+    return _MACHINES[game]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,29 +123,22 @@ class RoundMachine:
         self.payout: str | None = None  # None, "shown", "confirmed"
         self.review = False  # on hold for review of a payout computed before a restart
         self.play: BlackjackPlay | BaccaratPlay | None = None
-        in_play = IN_PLAY[config.game]
-        live = ["betting", "locked", *in_play, "settled"]
-        states = [*live, "hold", *FINAL_STATES]
-        transitions: list[dict[str, object]] = [
-            {"trigger": "lock", "source": "betting", "dest": "locked"},
-            {"trigger": "start_deal", "source": "locked", "dest": "dealing",
-             "unless": lambda: bool(self.blocking)},
-            {"trigger": "skip_deal", "source": "locked", "dest": "settled",  # no seat in play
-             "conditions": lambda: self._engine_state() == "settled" and not self.blocking},
-            {"trigger": "pause", "source": live, "dest": "hold"},
-            {"trigger": "close", "source": ["settled", "hold"], "dest": "closed",
-             "conditions": lambda: self.state == "settled" or self.review},
-            {"trigger": "void", "source": [*live, "hold"], "dest": "voided"},
-        ]
-        for dest in (*in_play, "settled"):
-            transitions.append({
-                "trigger": "advance", "source": [s for s in in_play if s != dest], "dest": dest,
-                "conditions": lambda dest=dest: self._engine_state() == dest})
-        for dest in live:
-            transitions.append({"trigger": "resume", "source": "hold", "dest": dest,
-                                "conditions": lambda dest=dest: self.held_from == dest})
-        Machine(model=self, states=states, transitions=transitions, initial="betting",
-                auto_transitions=False)
+        _machine(config.game).add_model(self)
+
+    def release(self) -> None:
+        """Leave the game's shared machine (the round is archived or rebuilt); the state stays
+        readable."""
+        _machine(self.config.game).remove_model(self)
+
+    # Conditions of the shared machine, by name (a shared machine cannot close over one round).
+    def _blocked(self) -> bool:
+        return bool(self.blocking)
+
+    def _nothing_to_deal(self) -> bool:
+        return self._engine_state() == "settled" and not self.blocking
+
+    def _closable(self) -> bool:
+        return self.state == "settled" or self.review
 
     # ----- queries ---------------------------------------------------------------------------
 
@@ -395,3 +419,11 @@ class RoundMachine:
         self.trigger("close")
         self.hold_reason = None
         return []
+
+
+for _state in ("betting", "locked", "dealing", "insurance", "player_turns", "dealer_turn",
+               "settled"):
+    setattr(RoundMachine, f"_engine_at_{_state}",
+            lambda self, state=_state: self._engine_state() == state)
+    setattr(RoundMachine, f"_held_from_{_state}",
+            lambda self, state=_state: self.held_from == state)

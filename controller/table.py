@@ -210,6 +210,7 @@ class Table:
 
     def _archive(self) -> None:
         assert self.current is not None
+        self.current.machine.release()
         self.recent.append(self.current)
         self.current = None
         if self.shoe.cut_card:
@@ -308,6 +309,7 @@ class Table:
         record.voided_cards.add(last.seq)
         record.played_voids.add(event.seq)
         old = record.machine
+        old.release()
         record.machine = RoundMachine(old.config)
         for past in record.events:
             if past.seq not in record.voided_cards and past.seq not in record.played_voids:

@@ -1,0 +1,34 @@
+"""Every benchmark, one after the other: `python -m benchmarks [--quick]`.
+
+--quick uses small sizes (a smoke run); without it the sizes are those the README reports,
+except the 10-million-round blackjack analysis, which `python -m benchmarks.analyze` runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+MODULES = {
+    "engine": ["--rounds", "5000"], "journal_commit": ["--rounds", "300"],
+    "devices": [], "pipeline": [], "daemon": ["--rounds", "1000"],
+    "analyze": ["--rounds", "1000000"],
+}
+QUICK = {
+    "engine": ["--rounds", "500", "--runs", "2"], "journal_commit": ["--rounds", "20"],
+    "devices": ["--frames", "5000", "--cards", "50"], "pipeline": ["--cards", "50"],
+    "daemon": ["--rounds", "5", "--runs", "1"], "analyze": ["--rounds", "20000"],
+}
+
+
+def main() -> int:
+    sizes = QUICK if "--quick" in sys.argv else MODULES
+    for name, args in sizes.items():
+        print(f"== benchmarks.{name}", flush=True)
+        result = subprocess.run([sys.executable, "-m", f"benchmarks.{name}", *args])
+        if result.returncode:
+            return result.returncode
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

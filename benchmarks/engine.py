@@ -1,0 +1,83 @@
+"""The rules engine and the round controller, per core.
+
+1. Rules engine: rounds settled per second, one seat with the main wager and every side bet,
+   basic strategy (the analysis tools' loop). Targets: 50,000 blackjack, 100,000 baccarat.
+2. Round controller without a journal: the autopilot's events through the TableService in
+   memory (the transitions machine included), events/s and rounds/s. Target: 5,000 rounds/s.
+
+    python -m benchmarks.engine [--rounds N] [--runs R]"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from benchmarks.common import machine
+from controller.analysis import simulate
+from controller.autopilot import Autopilot
+from controller.events import Event
+from controller.paytables import PayTables
+from controller.round_machine import Effect
+from controller.service import TableService
+from controller.table import config_change
+
+SIDE_BETS = ["lucky_stiff", "blackjack_tie", "lucky7", "dead_mans_hand"]
+
+
+def rates(label: str, values: list[float], target: float) -> str:
+    return (f"{label}: min {min(values):,.0f}, median {statistics.median(values):,.0f}, max "
+            f"{max(values):,.0f} /s (target {target:,.0f}) over {len(values)} runs")
+
+
+def engine(rounds: int, runs: int) -> None:
+    for game, chunk, bets, target in (
+            ("blackjack", simulate.blackjack_chunk, SIDE_BETS, 50_000),
+            ("baccarat", simulate.baccarat_chunk, ["lucky8_player", "lucky8_banker"], 100_000)):
+        values = []
+        for run in range(runs):
+            start = time.perf_counter()
+            chunk(({}, bets, rounds, run))
+            values.append(rounds / (time.perf_counter() - start))
+        print(rates(f"rules engine, {game} rounds (one core)", values, target))
+
+
+def controller(rounds: int, runs: int) -> None:
+    registry = PayTables.load()
+    rounds_per_s, events_per_s = [], []
+    for run in range(runs):
+        service = TableService(keep_rounds=10)
+        service.submit(config_change("blackjack", {}, {b: "1" for b in SIDE_BETS}, registry))
+        counted: list[Event] = []
+
+        def submit(event: Event, service: TableService = service,
+                   counted: list[Event] = counted) -> list[Effect]:
+            counted.append(event)
+            return service.submit(event)
+
+        pilot = Autopilot(submit, service.table, random.Random(run), seats=1)
+        start = time.perf_counter()
+        for _ in range(rounds):
+            pilot.play_round()
+        seconds = time.perf_counter() - start
+        rounds_per_s.append(rounds / seconds)
+        events_per_s.append(len(counted) / seconds)
+    print(rates("round controller without journal, blackjack rounds (one seat, side bets)",
+                rounds_per_s, 5_000))
+    print(rates("round controller without journal, events", events_per_s, 0).replace(
+        " (target 0)", ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=5_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    print(f"machine: {machine()}")
+    engine(args.rounds, args.runs)
+    controller(args.rounds // 5, args.runs)
+
+
+if __name__ == "__main__":
+    main()
