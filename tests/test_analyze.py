@@ -49,7 +49,8 @@ def test_every_shipped_blackjack_table_is_priced(blackjack_report: dict[str, Any
     assert {("lucky7", "1"), ("dead_mans_hand", "1")} <= rows
     for row in blackjack_report["wagers"]:
         assert sum(row["awards"].values()) == pytest.approx(1.0)
-        assert row["standard_error_percent"] > 0
+        exact = row["wager"] == "lucky7"
+        assert (row["standard_error_percent"] is None) is exact
 
 
 def test_pay_tables_change_the_edge_not_the_frequencies(
@@ -65,9 +66,9 @@ def test_pay_tables_change_the_edge_not_the_frequencies(
 
 
 def test_a_seed_gives_the_same_result_on_any_number_of_cores() -> None:
-    one = analyze("blackjack", {}, ["main", "lucky7"], "1", "simulate", 30_000, 3, 1,
+    one = analyze("blackjack", {}, ["main", "dead_mans_hand"], "1", "simulate", 30_000, 3, 1,
                   REGISTRY)
-    two = analyze("blackjack", {}, ["main", "lucky7"], "1", "simulate", 30_000, 3, 2,
+    two = analyze("blackjack", {}, ["main", "dead_mans_hand"], "1", "simulate", 30_000, 3, 2,
                   REGISTRY)
     assert one["wagers"] == two["wagers"]
     other = analyze("blackjack", {}, ["main"], None, "simulate", 30_000, 4, 2, REGISTRY)

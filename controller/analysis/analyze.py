@@ -1,9 +1,9 @@
 """`tablectl analyze`: the house edge and the probability of every award of each wager.
 
-Baccarat: exact by enumeration (baccarat_exact.py), or by simulation. Blackjack: the main wager
-and every side bet by simulation through the rules engine with basic strategy
-(docs/analysis.md). Every shipped pay table of each side bet is priced from the same award
-frequencies, unless --pay-table names one.
+Baccarat: exact by enumeration (baccarat_exact.py), or by simulation. Blackjack: Lucky 7 exact
+(lucky7_exact.py); the main wager and the other side bets by simulation through the rules engine
+with basic strategy (docs/analysis.md). Every shipped pay table of each side bet is priced
+from the same award frequencies, unless --pay-table names one.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.analysis import baccarat_exact, simulate
+from controller.analysis import baccarat_exact, lucky7_exact, simulate
 from controller.config_file import RunConfig
 from controller.paytables import PayTable, PayTables
 from controller.rules.baccarat import make_rules as baccarat_rules
@@ -137,7 +137,10 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
     for bet in side:
         for table in _tables(registry, bet, pay_table):
             pays = {k: float(v) for k, v in table.pays.items()}
-            if bet == "blackjack_tie":
+            if bet == "lucky7":  # decided by the first three cards: exact
+                result = lucky7_exact.exact(baccarat_exact.shoe(rules.decks), rules, table)
+                rows.append(Row(bet, table.id, result.house_edge, None, dict(result.awards)))
+            elif bet == "blackjack_tie":
                 for spot in table.pays:
                     awards = {k: v / n for k, v in tally.awards[f"blackjack_tie.{spot}"].items()}
                     edge, error = price(awards, pays, n, spot)

@@ -30,6 +30,11 @@ def award_for(sevens: list[Card], table: PayTable) -> Outcome:
     return win(name, table.pays[name])
 
 
+def win_for(award: str, table: PayTable) -> Outcome:
+    """The outcome of a named award (for the analysis tools)."""
+    return win(award, table.pays[award])
+
+
 def decide(seat: Seat, play: BlackjackPlay, table: PayTable) -> Mapping[str, Outcome] | None:
     counted = seat.dealt[:3]
     sevens: list[Card] = []
