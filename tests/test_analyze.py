@@ -62,7 +62,7 @@ def test_pay_tables_change_the_edge_not_the_frequencies(
     p = one["awards"]
     difference = p["blackjack"] * 1 - p.get("stiff_pair_dealer_match", 0) * 30
     assert one["house_edge_percent"] - four["house_edge_percent"] == pytest.approx(
-        -difference * 100, abs=1e-9)
+        -difference * 100, abs=1e-5)  # the report rounds edges to 6 places
 
 
 def test_a_seed_gives_the_same_result_on_any_number_of_cores() -> None:

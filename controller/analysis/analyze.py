@@ -1,9 +1,10 @@
 """`tablectl analyze`: the house edge and the probability of every award of each wager.
 
 Baccarat: exact by enumeration (baccarat_exact.py), or by simulation. Blackjack: Lucky 7 exact
-(lucky7_exact.py); the main wager and the other side bets by simulation through the rules engine
-with basic strategy (docs/analysis.md). Every shipped pay table of each side bet is priced
-from the same award frequencies, unless --pay-table names one.
+(lucky7_exact.py); Lucky Stiff and Dead Man's Hand exact for what the deal decides
+(initial_exact.py), simulated for the rest; the main wager and Blackjack Tie by simulation
+through the rules engine with basic strategy (docs/analysis.md). Every shipped pay table of
+each side bet is priced from the same award frequencies, unless --pay-table names one.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import math
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.analysis import baccarat_exact, lucky7_exact, simulate
+from controller.analysis import baccarat_exact, initial_exact, lucky7_exact, simulate
 from controller.config_file import RunConfig
 from controller.paytables import PayTable, PayTables
 from controller.rules.baccarat import make_rules as baccarat_rules
@@ -140,6 +142,17 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
             if bet == "lucky7":  # decided by the first three cards: exact
                 result = lucky7_exact.exact(baccarat_exact.shoe(rules.decks), rules, table)
                 rows.append(Row(bet, table.id, result.house_edge, None, dict(result.awards)))
+            elif bet in initial_exact.BETS:  # exact at the deal, simulated after the peek
+                decided, undecided = initial_exact.initial_deal(
+                    baccarat_exact.shoe(rules.decks), rules, bet)
+                late = tally.late.get(bet, Counter())
+                n_late = sum(late.values())
+                awards = dict(decided)
+                for award, count in late.items():
+                    awards[award] = awards.get(award, 0.0) + undecided * count / n_late
+                edge, _ = price(awards, pays, None)
+                _, late_error = price({k: v / n_late for k, v in late.items()}, pays, n_late)
+                rows.append(Row(bet, table.id, edge, undecided * (late_error or 0.0), awards))
             elif bet == "blackjack_tie":
                 for spot in table.pays:
                     awards = {k: v / n for k, v in tally.awards[f"blackjack_tie.{spot}"].items()}

@@ -42,6 +42,7 @@ class Tally:
     main_squares: float = 0.0
     main_outcomes: Counter[str] = field(default_factory=Counter)
     awards: dict[str, Counter[str]] = field(default_factory=dict)
+    late: dict[str, Counter[str]] = field(default_factory=dict)  # awards settled after the peek
 
     def add(self, other: Tally) -> None:
         self.rounds += other.rounds
@@ -50,6 +51,8 @@ class Tally:
         self.main_outcomes.update(other.main_outcomes)
         for wager, counts in other.awards.items():
             self.awards.setdefault(wager, Counter()).update(counts)
+        for wager, counts in other.late.items():
+            self.late.setdefault(wager, Counter()).update(counts)
 
 
 def blackjack_wagers(tables: dict[str, PayTable]) -> dict[str, int]:
@@ -99,8 +102,10 @@ def blackjack_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
             if s.wager == "main":
                 net += s.net
             else:
-                tally.awards.setdefault(s.wager, Counter())[
-                    s.award if s.outcome == "win" else s.outcome] += 1
+                name = s.award if s.outcome == "win" else s.outcome
+                tally.awards.setdefault(s.wager, Counter())[name] += 1
+                if s.stage not in ("deal", "insurance", "peek"):
+                    tally.late.setdefault(s.wager, Counter())[name] += 1
         unit_net = net / UNIT
         tally.rounds += 1
         tally.main_sum += unit_net
