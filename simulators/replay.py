@@ -13,7 +13,6 @@ import dataclasses
 import os
 import tempfile
 import time
-import tty
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from devices.decoder import StreamDecoder
 from devices.events import Garbage, SpotReport
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
+from simulators import pty_link
 from simulators.recording import Entry, RecordingError, read_recording
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
 
@@ -44,19 +44,11 @@ class RawPty:
         self.slave: int | None = None
 
     def plug(self) -> None:
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.master)
-        if self.path.is_symlink():
-            self.path.unlink()
-        self.path.symlink_to(os.ttyname(self.slave))
+        self.master, self.slave = pty_link.plug(self.path)
 
     def unplug(self) -> None:
-        for fd in (self.master, self.slave):
-            if fd is not None:
-                os.close(fd)
+        pty_link.unplug(self.path, self.master, self.slave)
         self.master = self.slave = None
-        if self.path.is_symlink():
-            self.path.unlink()
 
     def write(self, data: bytes) -> None:
         if self.master is not None:

@@ -15,7 +15,6 @@ import random
 import select
 import threading
 import time
-import tty
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -24,6 +23,7 @@ from controller.cards import Card, shoe_cards
 from devices import beetek, cardid
 from devices.events import Alarm, DeviceEvent, Misread, ShoeCard, Status
 from drivers import serial_port
+from simulators import pty_link
 
 TICK_S = 0.01
 RUNNING: dict[str, VirtualShoe] = {}  # sim://NAME -> the started shoe of that name
@@ -80,22 +80,13 @@ class VirtualShoe:
 
     def plug(self) -> None:
         with self._lock:
-            master, slave = os.openpty()
-            tty.setraw(master)
-            self._master, self._slave = master, slave
-            if self.path.is_symlink():
-                self.path.unlink()
-            self.path.symlink_to(os.ttyname(slave))
+            self._master, self._slave = pty_link.plug(self.path)
 
     def unplug(self) -> None:
         """Pull the cable: the driver's reads fail; frames in flight stay in the shoe."""
         with self._lock:
-            for fd in (self._master, self._slave):
-                if fd is not None:
-                    os.close(fd)
+            pty_link.unplug(self.path, self._master, self._slave)
             self._master = self._slave = None
-            if self.path.is_symlink():
-                self.path.unlink()
 
     def stop(self) -> None:
         if RUNNING.get(self.name) is self:

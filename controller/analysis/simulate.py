@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.cards import shoe_cards
+from controller.cards import Card, shoe_cards
 from controller.paytables import TIE_SPOTS, PayTable, PayTables
 from controller.rules.baccarat import BaccaratRules
 from controller.rules.baccarat_play import BaccaratPlay
@@ -55,6 +55,26 @@ class Tally:
             self.late.setdefault(wager, Counter()).update(counts)
 
 
+class Dealing:
+    """A shoe shuffled from `rng`, reshuffled when a round starts past the cut card."""
+
+    def __init__(self, decks: int, rng: random.Random) -> None:
+        self.cards = shoe_cards(decks)
+        self.rng = rng
+        self.cut = int(len(self.cards) * PENETRATION)
+        rng.shuffle(self.cards)
+        self.position = 0
+
+    def new_round(self) -> None:
+        if self.position > self.cut:
+            self.rng.shuffle(self.cards)
+            self.position = 0
+
+    def next(self) -> Card:
+        self.position += 1
+        return self.cards[self.position - 1]
+
+
 def blackjack_wagers(tables: dict[str, PayTable]) -> dict[str, int]:
     wagers = {"main": UNIT}
     for bet, table in tables.items():
@@ -72,29 +92,21 @@ def blackjack_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
     registry = PayTables.load()
     tables = {bet: registry.get(bet, "1") for bet in bets}
     wagers = {1: blackjack_wagers(tables)}
-    rng = random.Random(seed)
-    shoe = shoe_cards(rules.decks)
-    cut = int(len(shoe) * PENETRATION)
-    rng.shuffle(shoe)
-    position = 0
+    shoe = Dealing(rules.decks, random.Random(seed))
     tally = Tally()
     for _ in range(rounds):
-        if position > cut:
-            rng.shuffle(shoe)
-            position = 0
+        shoe.new_round()
         play = BlackjackPlay(rules, wagers, tables)
         while (due := play.expected()) is not None:
             if isinstance(due, CardDue):
-                play.take_card(shoe[position])
-                position += 1
+                play.take_card(shoe.next())
             elif isinstance(due, InsuranceDue):
                 play.decide(due.seat, 1, "no_insurance")
             else:
                 hand = play.seats[0].hands[due.hand - 1]
                 action = decide(hand.cards, play.dealer[0], due.options, rules)
                 if action == "hit":
-                    play.take_card(shoe[position])
-                    position += 1
+                    play.take_card(shoe.next())
                 else:
                     play.decide(due.seat, due.hand, action)
         net = 0
@@ -122,20 +134,13 @@ def baccarat_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
     registry = PayTables.load()
     tables = {bet: registry.get("lucky8", "1") for bet in bets}
     wagers = {1: {"player": UNIT, "banker": UNIT, "tie": UNIT, **{b: UNIT for b in bets}}}
-    rng = random.Random(seed)
-    shoe = shoe_cards(rules.decks)
-    cut = int(len(shoe) * PENETRATION)
-    rng.shuffle(shoe)
-    position = 0
+    shoe = Dealing(rules.decks, random.Random(seed))
     tally = Tally()
     for _ in range(rounds):
-        if position > cut:
-            rng.shuffle(shoe)
-            position = 0
+        shoe.new_round()
         play = BaccaratPlay(rules, wagers, tables)
         while play.expected() is not None:
-            play.take_card(shoe[position])
-            position += 1
+            play.take_card(shoe.next())
         for s in play.settlements:
             name = s.award if s.wager.startswith("lucky8") and s.outcome == "win" else s.outcome
             tally.awards.setdefault(s.wager, Counter())[name] += 1
