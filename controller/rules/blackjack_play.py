@@ -89,6 +89,7 @@ class Seat:
     insurance: int = 0
     insurance_answered: bool = False
     open: set[str] = field(default_factory=set)  # side-bet and insurance wagers not yet settled
+    by_bet: dict[str, tuple[str, ...]] = field(default_factory=dict)  # side bet -> its wagers
 
     @property
     def initial(self) -> list[Card]:
@@ -119,6 +120,8 @@ class BlackjackPlay:
         ]
         for seat in self.seats:
             seat.open = {w for w in seat.wagers if w != "main"}
+            seat.by_bet = {bet: tuple(w for w in seat.open if side_bet_of(w) == bet)
+                           for bet in SIDE_BETS}
         self.dealer: list[Card] = []
         self.stage = DEALING
         self.dealer_blackjack: bool | None = None  # None: not yet known by the procedure
@@ -431,7 +434,7 @@ class BlackjackPlay:
                 new.append(settle(seat.number, "insurance", seat.insurance, outcome, self.unit,
                                   stage=stage))
             for bet, rule in SIDE_BETS.items():
-                spots = [w for w in seat.open if side_bet_of(w) == bet]
+                spots = [w for w in seat.by_bet[bet] if w in seat.open]
                 if not spots:
                     continue
                 decided = rule(seat, self, self.pay_tables[bet])
