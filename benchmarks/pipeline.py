@@ -20,7 +20,7 @@ from pathlib import Path
 
 from benchmarks.common import machine, summary
 from controller.cards import shoe_cards
-from controller.events import BetsLocked, WagerPlaced
+from controller.events import BetsLocked, PayoutConfirmed, WagerPlaced
 from controller.loop import ControllerLoop
 from controller.paytables import PayTables
 from controller.service import TableService
@@ -77,9 +77,14 @@ def card_to_display(cards: int) -> list[float]:
             for _ in range(cards):
                 round_ = service.table.round
                 if round_ is None or round_.state == "settled":
+                    if round_ is not None:
+                        loop.post(PayoutConfirmed(seq=0))
                     loop.post(WagerPlaced(seq=0, seat=1, spot="player", amount=100))
                     loop.post(BetsLocked(seq=0))
+                    deadline = time.monotonic() + 5
                     while service.table.round is None or service.table.round.state != "locked":
+                        if time.monotonic() > deadline:
+                            raise TimeoutError("the next coup did not open")
                         time.sleep(0.0005)
                 before = sum(len(c) for c in _hands(service))
                 cards_shown.clear()
