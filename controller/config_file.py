@@ -49,7 +49,6 @@ class RunConfig:
     seats: int
     rules: dict[str, Any]
     pay_tables: dict[str, str]
-    pay_table_dirs: list[Path]
     supervisors: dict[str, str]
     shoe: ShoeConfig | None
     pads: PadsConfig | None
@@ -115,7 +114,7 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
         raise fail("display.token", f"a display bound to {bind} needs a token")
     journal = _section(data, "journal", fail).get("path")
     return RunConfig(
-        path, str(table.get("name", "")), game, seats, rules, pay_tables, dirs, supervisors,
+        path, str(table.get("name", "")), game, seats, rules, pay_tables, supervisors,
         _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail), str(bind), port,
         token, path.parent / journal if journal else None, registry)
 

@@ -23,7 +23,6 @@ SPOTS_REPORT, LIGHTS, SNAPSHOT = 0x01, 0x02, 0x03
 EMPTY, CHIPS, FAULT = 0, 1, 2
 MAX_SPOTS, MAX_LIGHTS = 8, 19
 OFF, AWAITING, PLACED, LOCKED, WINNER, LOSER = range(6)
-LIGHT_NAMES: Final = ("off", "awaiting bet", "bet placed", "locked", "winner", "loser")
 SPOTS: Final = {
     "blackjack": ("main", "lucky_stiff", "lucky7", "dead_mans_hand", "blackjack_tie.LS",
                   "blackjack_tie.RS", "blackjack_tie.17", "blackjack_tie.18",

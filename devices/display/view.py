@@ -95,7 +95,7 @@ def view(table: Table, name: str = "") -> dict[str, Any]:
         "payout": _payout(record, machine),
         "seats": _seats(shown, config.max_seats if config else 7),
         # Finished rounds only: the current one is on screen, its hole card hidden.
-        "recall": [_recall(r) for r in table.recent][-RECALL_ROUNDS:][::-1],
+        "recall": [_recall(r) for r in list(table.recent)[-RECALL_ROUNDS:]][::-1],
         "shoe": {"number": table.shoe.number, "cut_card": table.shoe.cut_card,
                  "change_required": table.shoe.change_required},
     }
