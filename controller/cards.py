@@ -8,6 +8,7 @@ case-insensitive, `10` = `T`), and the numeric ID scheme that card-reading shoes
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 RANK_LETTERS: Final = "A23456789TJQK"
@@ -56,6 +57,7 @@ class Card:
         return self.rank == 1
 
 
+@lru_cache(maxsize=512)  # every card event is parsed, by the table and by its round
 def parse_card(text: str) -> Card:
     """Parse `AS`, `td`, `10D`, `7h` (rank then suit; `10` and `T` both mean ten)."""
     cleaned = text.strip().upper()

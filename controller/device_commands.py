@@ -29,11 +29,12 @@ def parse_usb_id(text: str) -> tuple[int, int]:
         raise ValueError(f"--usb {text!r} is not VID:PID in hex, e.g. 1209:7ab1") from None
 
 
-def _until_interrupted(stop: threading.Event) -> None:
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    while not stop.wait(0.2):
-        pass
+def _stop_on_signals(stop: threading.Event) -> None:
+    """Ctrl-C and SIGTERM set `stop` (installed before any device starts, so that a signal
+    sent as soon as the device answers finds the handler)."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stop.set())
 
 
 def _printer(shoe: list[SerialDevice]) -> Callable[[DeviceEvent], None]:
@@ -61,6 +62,7 @@ def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | 
             serial_number: str | None = None, backend: Any = None,
             stop: threading.Event | None = None, tap: Recorder | None = None) -> int:
     stop = stop or threading.Event()
+    _stop_on_signals(stop)
     holder: list[SerialDevice] = []
     post = _printer(holder)
     driver: SerialDevice | UsbDevice
@@ -76,8 +78,8 @@ def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | 
                            tap=tap.tap("pads") if tap else None)
     driver.start()
     try:
-        _until_interrupted(stop) if threading.current_thread() is threading.main_thread() \
-            else stop.wait()
+        while not stop.wait(0.2):  # a timeout, so that the signal handlers get to run
+            pass
     finally:
         driver.stop()
     return 0

@@ -20,7 +20,9 @@ class Event:
     kind: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **dataclasses.asdict(self)}
+        """The fields by name (shallow: events are immutable, and this runs for every event)."""
+        return {"kind": self.kind,
+                **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

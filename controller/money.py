@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from functools import cache
 
 MINOR_PER_UNIT = 100  # cents in one currency unit
+ZERO = Fraction(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,14 +23,19 @@ class Rounded:
     rounded_off: Fraction
 
 
-def round_down(exact: Fraction, unit: int) -> Rounded:
-    """Round an exact non-negative amount of minor units down to a multiple of `unit`."""
-    if exact < 0:
+def round_down(exact: Fraction | int, unit: int) -> Rounded:
+    """Round an exact non-negative amount of minor units down to a multiple of `unit`.
+
+    Integer arithmetic on numerator and denominator: this runs for every wager settled."""
+    numerator, denominator = exact.numerator, exact.denominator
+    if numerator < 0:
         raise ValueError(f"round_down takes amounts paid, not {exact}")
-    amount = (exact // unit) * unit
-    return Rounded(int(amount), exact - amount)
+    amount = numerator // (denominator * unit) * unit
+    off = numerator - amount * denominator
+    return Rounded(amount, Fraction(off, denominator) if off else ZERO)
 
 
+@cache  # table options ask for their ratio on every payout; the texts are few
 def parse_ratio(text: str) -> Fraction:
     """'3:2' -> 3/2, '6:5' -> 6/5, '8' or '8:1' -> 8."""
     parts = str(text).split(":")

@@ -12,6 +12,7 @@ import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Final
@@ -52,7 +53,7 @@ class PayTable:
     path: str
     sha256: str
 
-    @property
+    @cached_property  # asked by every round that has an aggregate limit to apply
     def highest_odds(self) -> Fraction:
         return max(self.pays.values())
 

@@ -31,6 +31,13 @@ _PAIRS = {
 }
 
 
+# The chart's codes as the actions to take, best first.
+_CHOICES = {
+    "P": ("split",), "D": ("double", "hit"), "Ds": ("double", "stand"),
+    "R": ("surrender", "hit"), "Rs": ("surrender", "stand"), "H": ("hit",), "S": ("stand",),
+}
+
+
 def _up_index(up: Card) -> int:
     return 9 if up.is_ace else up.bj_value - 2
 
@@ -71,12 +78,7 @@ def decide(cards: Sequence[Card], up: Card, options: Sequence[str],
     """Pick one of the open `options` for a hand by basic strategy."""
     if options == ("split", "stand"):  # a re-split of aces offered after one card
         return "split"
-    code = wanted(cards, up, rules, "split" in options)
-    choices = {
-        "P": ["split"], "D": ["double", "hit"], "Ds": ["double", "stand"],
-        "R": ["surrender", "hit"], "Rs": ["surrender", "stand"], "H": ["hit"], "S": ["stand"],
-    }[code]
-    for choice in choices:
+    for choice in _CHOICES[wanted(cards, up, rules, "split" in options)]:
         if choice in options:
             return choice
     return "stand" if "stand" in options else options[0]

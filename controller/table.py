@@ -135,9 +135,8 @@ class Table:
         record = self.touched
         if record is not None:
             text = describe(event)
-            went = [c.to for c in record.machine.cards if c.seq == event.seq]
-            if isinstance(event, CardDrawn) and went:
-                text += f" to {went[0]}" if went[0] not in (BURN, VOIDED) else f" ({went[0]})"
+            if isinstance(event, CardDrawn) and (went := self._went(record, event.seq)):
+                text += f" to {went}" if went not in (BURN, VOIDED) else f" ({went})"
             record.log.append((event.seq, event.utc, text))
             record.log += [(event.seq, event.utc, describe_effect(e)) for e in effects]
             if record.machine.finished and record is self.current:
@@ -145,6 +144,11 @@ class Table:
         else:
             self.table_log.append((event.seq, event.utc, describe(event)))
         return effects
+
+    @staticmethod
+    def _went(record: RoundRecord, seq: int) -> str | None:
+        """Where the card of event `seq` went (searched from the latest card)."""
+        return next((c.to for c in reversed(record.machine.cards) if c.seq == seq), None)
 
     def _apply(self, event: Event) -> list[Effect]:
         if isinstance(event, ConfigChanged):
@@ -182,7 +186,7 @@ class Table:
     def _feed(self, record: RoundRecord, event: Event) -> list[Effect]:
         """Apply one event to a round, the table's own decision first if it made one."""
         self.touched = record
-        if event not in record.events:
+        if not record.events or record.events[-1].seq < event.seq:  # not a refold of the round
             record.events.append(event)
         action = record.table_actions.get(event.seq)
         if action is None:

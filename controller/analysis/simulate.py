@@ -55,6 +55,14 @@ class Tally:
             self.late.setdefault(wager, Counter()).update(counts)
 
 
+def count(awards: dict[str, Counter[str]], wager: str, name: str) -> None:
+    """One more `name` for `wager` (without building a Counter per settlement)."""
+    counts = awards.get(wager)
+    if counts is None:
+        counts = awards[wager] = Counter()
+    counts[name] += 1
+
+
 class Dealing:
     """A shoe shuffled from `rng`, reshuffled when a round starts past the cut card."""
 
@@ -115,9 +123,9 @@ def blackjack_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
                 net += s.net
             else:
                 name = s.award if s.outcome == "win" else s.outcome
-                tally.awards.setdefault(s.wager, Counter())[name] += 1
+                count(tally.awards, s.wager, name)
                 if s.stage not in ("deal", "insurance", "peek"):
-                    tally.late.setdefault(s.wager, Counter())[name] += 1
+                    count(tally.late, s.wager, name)
         unit_net = net / UNIT
         tally.rounds += 1
         tally.main_sum += unit_net
@@ -143,7 +151,7 @@ def baccarat_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
             play.take_card(shoe.next())
         for s in play.settlements:
             name = s.award if s.wager.startswith("lucky8") and s.outcome == "win" else s.outcome
-            tally.awards.setdefault(s.wager, Counter())[name] += 1
+            count(tally.awards, s.wager, name)
         tally.rounds += 1
     return tally
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from controller.cards import Card
 from controller.money import parse_ratio
 from controller.rules.blackjack import RulesError
-from controller.rules.settlement import Outcome, lose, push, win
+from controller.rules.settlement import EVEN, Outcome, lose, push, win
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +44,16 @@ class BaccaratRules:
 
     @property
     def commission(self) -> Fraction:
-        return Fraction(str(self.banker_commission))
+        return _fraction(str(self.banker_commission))
 
     @property
     def tie_ratio(self) -> Fraction:
         return parse_ratio(self.tie_pays)
+
+
+@cache  # asked for on every Banker win; the texts are few
+def _fraction(text: str) -> Fraction:
+    return Fraction(text)
 
 
 def make_rules(options: dict[str, Any]) -> BaccaratRules:
@@ -60,8 +66,14 @@ def make_rules(options: dict[str, Any]) -> BaccaratRules:
     return BaccaratRules(**cleaned)
 
 
+POINTS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0)  # by rank: ace 1, ten and pictures 0
+
+
 def points(cards: Sequence[Card]) -> int:
-    return sum(card.baccarat_points for card in cards) % 10
+    total = 0
+    for card in cards:  # the hottest loop of baccarat: ranks read directly
+        total += POINTS[card.rank]
+    return total % 10
 
 
 def is_natural(cards: Sequence[Card]) -> bool:
@@ -105,5 +117,5 @@ def main_outcome(wager: str, player: Sequence[Card], banker: Sequence[Card],
     reason = f"{winner} {max(p, b)} over {min(p, b)}"
     if wager != winner:
         return lose(reason)
-    odds = Fraction(1) - rules.commission if wager == "banker" else Fraction(1)
+    odds = EVEN - rules.commission if wager == "banker" else EVEN
     return win(reason, odds)

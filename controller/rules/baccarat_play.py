@@ -42,17 +42,15 @@ class BaccaratPlay:
         self.banker: list[Card] = []
         self.stage = DEALING
         self.settlements: list[Settlement] = []
-        tables = [pay_tables[w] for w in LUCKY8_WAGERS if w in pay_tables]
         limit = (aggregate_limits or {}).get("lucky8")
-        limited = tables and limit_applies(max(t.highest_odds for t in tables))
+        tables = [pay_tables[w] for w in LUCKY8_WAGERS if w in pay_tables]
+        limited = limit is not None and tables and limit_applies(
+            max(t.highest_odds for t in tables))
         self._limit = limit if limited else None
-
-    def hands(self) -> dict[str, list[Card]]:
-        return {PLAYER: self.player, BANKER: self.banker}
+        self._due: str | None = PLAYER  # the side the next card goes to, after every card
 
     def expected(self) -> CardDue | None:
-        side = self._next_side()
-        return None if side is None else CardDue(side=side)
+        return None if self._due is None else CardDue(side=self._due)
 
     def _next_side(self) -> str | None:
         n_player, n_banker = len(self.player), len(self.banker)
@@ -74,11 +72,11 @@ class BaccaratPlay:
                 "the tableau gives no hand a card")
 
     def take_card(self, card: Card) -> list[Settlement]:
-        expected = self.expected()
-        if expected is None:
+        if self._due is None:
             raise NoCardDue(self.why_no_card())
-        self.hands()[expected.side].append(card)
-        if self.expected() is not None:
+        (self.player if self._due == PLAYER else self.banker).append(card)
+        self._due = self._next_side()
+        if self._due is not None:
             return []
         self.stage = DONE
         return self._settle_all()

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from controller.cards import Card
 from controller.money import parse_ratio
-from controller.rules.settlement import Outcome, lose, push, win
+from controller.rules.settlement import EVEN, Outcome, lose, push, win
 
 DOUBLE_ON: Final = ("any", "9-11", "10-11")
 SURRENDER_OPTIONS: Final = ("none", "late")
@@ -166,9 +166,9 @@ def main_result(cards: Sequence[Card], from_split: bool, dealer: Sequence[Card],
         return lose("dealer blackjack")
     dealer_value = hand_value(dealer)
     if dealer_value.bust:
-        return win("dealer bust", Fraction(1))
+        return win("dealer bust", EVEN)
     if player.total > dealer_value.total:
-        return win(f"{player.total} beats {dealer_value.total}", Fraction(1))
+        return win(f"{player.total} beats {dealer_value.total}", EVEN)
     if player.total < dealer_value.total:
         return lose(f"{player.total} loses to {dealer_value.total}")
     return push(f"push on {player.total}")

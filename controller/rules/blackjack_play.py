@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Final
 
 from controller.cards import Card
+from controller.money import ZERO
 from controller.paytables import PayTable
 from controller.rules import blackjack_tie, dead_mans_hand, lucky7, lucky_stiff
 from controller.rules.blackjack import (
@@ -37,6 +37,7 @@ from controller.rules.play import (
     PlayError,
 )
 from controller.rules.settlement import (
+    EVEN,
     SURRENDER,
     Outcome,
     Settlement,
@@ -73,10 +74,19 @@ class Hand:
     wants_card: bool = False
     done: bool = False
     outcome: Outcome | None = None
+    total: int = 0  # kept by `add`: read after every card, so never recounted
+
+    def add(self, card: Card) -> None:
+        self.cards.append(card)
+        self.total = hand_value(self.cards).total
 
     @property
     def natural(self) -> bool:
-        return is_natural(self.cards, self.from_split)
+        return not self.from_split and self.total == 21 and len(self.cards) == 2
+
+    @property
+    def bust(self) -> bool:
+        return self.total > 21
 
 
 @dataclass(slots=True)
@@ -88,8 +98,9 @@ class Seat:
     splits: int = 0
     insurance: int = 0
     insurance_answered: bool = False
-    open: set[str] = field(default_factory=set)  # side-bet and insurance wagers not yet settled
-    by_bet: dict[str, tuple[str, ...]] = field(default_factory=dict)  # side bet -> its wagers
+    insurance_open: bool = False  # insurance taken and not yet settled
+    # Side bet -> its wagers not yet settled, in order; a bet leaves when all are settled.
+    side_open: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def initial(self) -> list[Card]:
@@ -119,9 +130,15 @@ class BlackjackPlay:
             for number, seat_wagers in sorted(wagers.items()) if seat_wagers.get("main", 0) > 0
         ]
         for seat in self.seats:
-            seat.open = {w for w in seat.wagers if w != "main"}
-            seat.by_bet = {bet: tuple(w for w in seat.open if side_bet_of(w) == bet)
-                           for bet in SIDE_BETS}
+            by_bet: dict[str, list[str]] = {}
+            for wager in sorted(seat.wagers):
+                if wager != "main":
+                    by_bet.setdefault(side_bet_of(wager), []).append(wager)
+            unknown = [bet for bet in by_bet if bet not in SIDE_BETS]
+            if unknown:
+                raise PlayError(f"seat {seat.number}: no such wager {by_bet[unknown[0]][0]!r}")
+            # Side bets are settled in the order of SIDE_BETS at any one moment.
+            seat.side_open = {bet: by_bet[bet] for bet in SIDE_BETS if bet in by_bet}
         self.dealer: list[Card] = []
         self.stage = DEALING
         self.dealer_blackjack: bool | None = None  # None: not yet known by the procedure
@@ -131,8 +148,10 @@ class BlackjackPlay:
         targets: list[int | None] = [seat.number for seat in self.seats]
         self._plan = [*targets, None, *targets] + ([None] if rules.dealer_peeks else [])
         self._by_number = {seat.number: seat for seat in self.seats}
+        self._dealt = 0  # cards taken, for the deal plan
         if not self.seats:
             self.stage = DONE
+        self._due = self._next_due()
 
     # ----- what the round waits for ---------------------------------------------------------
 
@@ -150,9 +169,12 @@ class BlackjackPlay:
 
     def expected(self) -> Expectation | None:
         """What the round needs next; None when it is over."""
+        return self._due
+
+    def _next_due(self) -> Expectation | None:
+        """Work out `expected()` afresh: once after every input, which is when it can change."""
         if self.stage == DEALING:
-            dealt = sum(len(seat.dealt) for seat in self.seats) + len(self.dealer)
-            return CardDue(self._plan[dealt])
+            return CardDue(self._plan[self._dealt])
         if self.stage == INSURANCE:
             for seat in self.seats:
                 if not seat.insurance_answered:
@@ -215,18 +237,19 @@ class BlackjackPlay:
 
     def take_card(self, card: Card) -> list[Settlement]:
         """A card left the shoe. During a decision that allows it, the card is a hit."""
-        expected = self.expected()
+        expected = self._due
         if isinstance(expected, DecisionDue) and "hit" in expected.options:
             self._hand(expected.seat, expected.hand).wants_card = True
-            expected = self.expected()
+            expected = self._next_due()
         if not isinstance(expected, CardDue):
             raise NoCardDue(self.why_no_card())
+        self._dealt += 1
         if expected.seat is None:
             self.dealer.append(card)
         else:
             seat = self._by_number[expected.seat]
             hand = seat.hands[expected.hand - 1]
-            hand.cards.append(card)
+            hand.add(card)
             seat.dealt.append(card)
             if self.stage == PLAY:
                 self._after_player_card(seat, hand)
@@ -253,7 +276,7 @@ class BlackjackPlay:
         if seat is None or not 1 <= hand_number <= len(seat.hands):
             raise PlayError(f"seat {seat_number} hand {hand_number} is not in play")
         hand = seat.hands[hand_number - 1]
-        hand.cards.append(card)
+        hand.add(card)
         seat.dealt.append(card)
         if not hand.done:
             self._after_player_card(seat, hand)
@@ -310,30 +333,27 @@ class BlackjackPlay:
         seat.insurance_answered = True
         if action == "insurance":
             seat.insurance = (seat.wagers["main"] // 2 // self.unit) * self.unit
-            if seat.insurance > 0:
-                seat.open.add("insurance")
+            seat.insurance_open = seat.insurance > 0
         elif action == "even_money":
             hand = seat.hands[0]
-            hand.outcome = win("even money", Fraction(1))
+            hand.outcome = win("even money", EVEN)
             self.settlements.append(settle(seat.number, "main", hand.stake, hand.outcome,
                                            self.unit, hand=1, stage=INSURANCE))
             return [self.settlements[-1], *self._progress()]
         return self._progress()
 
     def _split(self, seat: Seat, index: int) -> None:
-        first, second = seat.hands[index].cards
         stake = seat.wagers["main"]
-        aces = first.is_ace
-        seat.hands[index:index + 1] = [
-            Hand([first], stake, from_split=True, split_aces=aces),
-            Hand([second], stake, from_split=True, split_aces=aces),
-        ]
+        aces = seat.hands[index].cards[0].is_ace
+        new = [Hand([], stake, from_split=True, split_aces=aces) for _ in range(2)]
+        for hand, card in zip(new, seat.hands[index].cards, strict=True):
+            hand.add(card)
+        seat.hands[index:index + 1] = new
         seat.splits += 1
 
     def _after_player_card(self, seat: Seat, hand: Hand) -> None:
         hand.wants_card = False
-        value = hand_value(hand.cards)
-        if value.bust or value.total == 21 or hand.doubled:
+        if hand.total >= 21 or hand.doubled:
             hand.done = True
         elif hand.split_aces and self.rules.split_aces_one_card:
             hand.done = not self.may_split(seat, hand)
@@ -344,14 +364,13 @@ class BlackjackPlay:
         """Move through every stage that needs no input, settling what each moment decides."""
         new = self._settle_pass(END if self.stage == DONE else self.stage)
         while True:
-            if self.stage == DEALING and len(self.dealer) + sum(
-                    len(seat.dealt) for seat in self.seats) == len(self._plan):
+            if self.stage == DEALING and self._dealt == len(self._plan):
                 self._end_initial_deal()
                 new += self._settle_pass(DEALING)
-            elif self.stage == INSURANCE and self.expected() is None:
+            elif self.stage == INSURANCE and self._next_due() is None:
                 self._peek()
                 new += self._settle_pass(PEEK)
-            elif self.stage == PLAY and self.expected() is None:
+            elif self.stage == PLAY and self._next_due() is None:
                 self.stage = DEALER
             elif self.stage == DEALER and not self._dealer_step():
                 self.stage = DONE
@@ -360,6 +379,7 @@ class BlackjackPlay:
                 break
         if self.stage == DONE:
             self._check_all_settled()
+        self._due = self._next_due()
         return new
 
     def _end_initial_deal(self) -> None:
@@ -391,7 +411,7 @@ class BlackjackPlay:
         if len(self.dealer) < 2:
             # No-hole-card table: the second card comes if any wager still waits on it.
             waiting = any(hand.outcome is None for seat in self.seats for hand in seat.hands)
-            if waiting or any(seat.open for seat in self.seats):
+            if waiting or any(seat.side_open or seat.insurance_open for seat in self.seats):
                 return True
             self.dealer_blackjack = False
             return False
@@ -409,7 +429,7 @@ class BlackjackPlay:
             # Late surrender saves half only against a dealer without blackjack.
             return lose("dealer blackjack") if self.dealer_blackjack else Outcome(
                 SURRENDER, "surrendered")
-        if hand_value(hand.cards).bust:
+        if hand.bust:
             return lose("player bust")
         if self.dealer_blackjack:
             return push("both blackjack") if hand.natural else lose("dealer blackjack")
@@ -427,23 +447,23 @@ class BlackjackPlay:
                 if hand.outcome is None and (outcome := self._main_outcome(seat, hand)):
                     hand.outcome = outcome
                     new.append(self._main_settlement(seat, index, hand, stage))
-            if "insurance" in seat.open and self.dealer_blackjack is not None:
-                seat.open.discard("insurance")
+            if seat.insurance_open and self.dealer_blackjack is not None:
+                seat.insurance_open = False
                 outcome = (win("dealer blackjack", self.rules.insurance_ratio)
                            if self.dealer_blackjack else lose("no dealer blackjack"))
                 new.append(settle(seat.number, "insurance", seat.insurance, outcome, self.unit,
                                   stage=stage))
-            for bet, rule in SIDE_BETS.items():
-                spots = [w for w in seat.by_bet[bet] if w in seat.open]
-                if not spots:
+            for bet, spots in list(seat.side_open.items()):
+                decided = SIDE_BETS[bet](seat, self, self.pay_tables[bet])
+                if not decided:
                     continue
-                decided = rule(seat, self, self.pay_tables[bet])
-                for wager in sorted(spots):
-                    if decided and wager in decided:
-                        seat.open.discard(wager)
-                        side.setdefault(bet, []).append(settle(
-                            seat.number, wager, seat.wagers[wager], decided[wager], self.unit,
-                            stage=stage))
+                for wager in [w for w in spots if w in decided]:
+                    spots.remove(wager)
+                    side.setdefault(bet, []).append(settle(
+                        seat.number, wager, seat.wagers[wager], decided[wager], self.unit,
+                        stage=stage))
+                if not spots:
+                    del seat.side_open[bet]
         for bet, batch in side.items():
             if bet in self._limits:
                 batch, self._limits[bet] = apply_aggregate_limit(batch, self._limits[bet],
@@ -461,12 +481,14 @@ class BlackjackPlay:
             # Only the original wager is lost; doubled and split wagers are returned.
             original = seat.wagers["main"] if index == 0 else 0
             return Settlement(seat.number, "main", hand.stake, settlement.outcome,
-                              "dealer blackjack (original bet only)", Fraction(0), -original,
+                              "dealer blackjack (original bet only)", ZERO, -original,
                               hand=index + 1, stage=stage)
         return settlement
 
     def _check_all_settled(self) -> None:
-        left = [(seat.number, wager) for seat in self.seats for wager in seat.open]
+        left = [(seat.number, wager) for seat in self.seats
+                for spots in seat.side_open.values() for wager in spots]
+        left += [(seat.number, "insurance") for seat in self.seats if seat.insurance_open]
         left += [(seat.number, f"main hand {i + 1}") for seat in self.seats
                  for i, hand in enumerate(seat.hands) if hand.outcome is None]
         if left:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from controller.paytables import PayTable
     from controller.rules.blackjack_play import BlackjackPlay, Seat
 
+PREFIX = "blackjack_tie."  # the wagers are named blackjack_tie.LS, blackjack_tie.17, ...
 SPOT_TOTALS = {"LS": (17, 18, 19), "RS": (20, 21), "17": (17,), "18": (18,), "19": (19,),
                "20": (20,), "21": (21,), "BJ": ()}
 
@@ -27,16 +28,16 @@ SPOT_TOTALS = {"LS": (17, 18, 19), "RS": (20, 21), "17": (17,), "18": (18,), "19
 def decide(seat: Seat, play: BlackjackPlay, table: PayTable) -> Mapping[str, Outcome] | None:
     if not play.initial_deal_done:
         return None
-    spots = [w.split(".", 1)[1] for w in seat.wagers if w.startswith("blackjack_tie.")]
     result = _result(seat, play)
     if result is None:
         return None
     reason, tie_total, both_naturals = result
     outcomes: dict[str, Outcome] = {}
-    for spot in spots:
+    for wager in seat.side_open["blackjack_tie"]:
+        spot = wager[len(PREFIX):]
         wins = (both_naturals and spot in ("BJ", "RS")) or (
             tie_total is not None and tie_total in SPOT_TOTALS[spot])
-        outcomes[f"blackjack_tie.{spot}"] = (
+        outcomes[wager] = (
             win(f"tie on {reason}", table.pays[spot]) if wins else lose(reason))
     return outcomes
 
@@ -50,8 +51,7 @@ def _result(seat: Seat, play: BlackjackPlay) -> tuple[str, int | None, bool] | N
         if hand.natural and play.dealer_blackjack:
             return ("blackjack", None, True)
         return ("one side blackjack", None, False)
-    value = hand_value(hand.cards)
-    if len(hand.cards) >= 2 and value.bust:
+    if hand.bust:
         return ("player bust", None, False)
     if hand.surrendered:
         return ("surrendered", None, False)
@@ -60,6 +60,6 @@ def _result(seat: Seat, play: BlackjackPlay) -> tuple[str, int | None, bool] | N
     dealer = hand_value(play.dealer)
     if dealer.bust:
         return ("dealer bust", None, False)
-    if dealer.total != value.total:
-        return (f"no tie ({value.total} v {dealer.total})", None, False)
-    return (str(value.total), value.total, False)
+    if dealer.total != hand.total:
+        return (f"no tie ({hand.total} v {dealer.total})", None, False)
+    return (str(hand.total), hand.total, False)

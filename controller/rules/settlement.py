@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Final
 
-from controller.money import round_down
+from controller.money import ZERO, round_down
 
 WIN, LOSE, PUSH, SURRENDER = "win", "lose", "push", "surrender"
+EVEN: Final = Fraction(1)  # 1 to 1
 REFUSED, RETURNED = "refused", "returned"  # not in play / voided: the stake goes back
 AGGREGATE_LIMIT_MIN_ODDS: Final = 50
 
@@ -27,12 +28,12 @@ class Outcome:
 
     kind: str
     award: str
-    odds: Fraction = Fraction(0)
+    odds: Fraction = ZERO
 
 
 def win(award: str, odds: Fraction) -> Outcome:
     """A win at `odds`; odds of 0 (a pay table's "push") make it a push."""
-    return Outcome(WIN, award, odds) if odds > 0 else Outcome(PUSH, award)
+    return Outcome(WIN, award, odds) if odds.numerator > 0 else Outcome(PUSH, award)
 
 
 def lose(award: str) -> Outcome:
@@ -54,7 +55,7 @@ class Settlement:
     award: str
     odds: Fraction
     net: int
-    rounded_off: Fraction = Fraction(0)
+    rounded_off: Fraction = ZERO
     hand: int | None = None  # 1-based hand number for main wagers of blackjack
     stage: str = ""  # the moment of the round it was settled in
     limit_reduction: int = 0  # taken off by the aggregate payout limit
@@ -63,9 +64,10 @@ class Settlement:
 def settle(seat: int, wager: str, stake: int, outcome: Outcome, unit: int,
            hand: int | None = None, stage: str = "") -> Settlement:
     """Turn an outcome into money. A surrender returns half the stake, rounded down."""
-    rounded_off = Fraction(0)
+    rounded_off = ZERO
     if outcome.kind == WIN:
-        paid = round_down(stake * outcome.odds, unit)
+        odds = outcome.odds
+        paid = round_down(stake * odds.numerator if odds.denominator == 1 else stake * odds, unit)
         net, rounded_off = paid.amount, paid.rounded_off
     elif outcome.kind == LOSE:
         net = -stake
