@@ -55,9 +55,11 @@ class OneSeat(Autopilot):
             self.submit(WagerPlaced(seq=0, seat=1, spot=spot, amount=500))
 
 
-def recorded_session(rounds: int, seed: int, side_bets: bool) -> list[Event]:
-    """The events of `rounds` autopilot rounds (decisions depend on the table, so they are
-    recorded once and then fed to a fresh controller: the timing leaves the autopilot out)."""
+def recorded_session(rounds: int, seed: int, side_bets: bool
+                     ) -> tuple[list[Event], TableService]:
+    """The events of `rounds` autopilot rounds, and the service that took them live (decisions
+    depend on the table, so they are recorded once and then fed to a fresh controller: the
+    timing leaves the autopilot out)."""
     service = fresh_service()
     events: list[Event] = []
 
@@ -69,7 +71,7 @@ def recorded_session(rounds: int, seed: int, side_bets: bool) -> list[Event]:
     pilot.side_bets = side_bets
     for _ in range(rounds):
         pilot.play_round()
-    return events
+    return events, service
 
 
 def fresh_service() -> TableService:
@@ -82,7 +84,7 @@ def controller(rounds: int, runs: int) -> None:
     for side_bets, label in ((False, "main wager only"), (True, "main and every side-bet spot")):
         rounds_per_s, events_per_s = [], []
         for run in range(runs):
-            events = recorded_session(rounds, run, side_bets)
+            events, _ = recorded_session(rounds, run, side_bets)
             service = fresh_service()
             start = time.perf_counter()
             for event in events:

@@ -19,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 from benchmarks.common import machine, summary
+from controller import logs
 from controller.cards import shoe_cards
 from controller.events import BetsLocked, PayoutConfirmed, WagerPlaced
 from controller.loop import ControllerLoop
@@ -126,6 +127,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cards", type=int, default=400)
     args = parser.parse_args()
+    logs.configure()  # as the daemon logs: JSON on stderr, so the figures stay alone on stdout
     print(f"machine: {machine()}")
     samples = card_to_display(args.cards)
     print(f"card-to-display latency (shoe frame written -> SSE client has it): "
