@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from controller.cards import Card
 from controller.money import parse_ratio
@@ -95,8 +95,7 @@ def make_rules(options: dict[str, Any], lucky7_offered: bool = False) -> Blackja
         raise RulesError(f"rules: {exc}") from None
 
 
-@dataclass(frozen=True, slots=True)
-class HandValue:
+class HandValue(NamedTuple):
     total: int  # best total: soft when an ace can count 11 without busting
     soft: bool
 

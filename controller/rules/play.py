@@ -3,7 +3,7 @@ engines of both games."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class PlayError(ValueError):
@@ -18,8 +18,7 @@ class IllegalDecision(PlayError):
     """A decision that is not open for that seat and hand now."""
 
 
-@dataclass(frozen=True, slots=True)
-class CardDue:
+class CardDue(NamedTuple):
     """A card is due: to a blackjack seat's hand, or (seat None) to `side`: dealer/player/banker."""
 
     seat: int | None = None
@@ -30,15 +29,13 @@ class CardDue:
         return f"the {self.side}" if self.seat is None else f"seat {self.seat} hand {self.hand}"
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionDue:
+class DecisionDue(NamedTuple):
     seat: int
     hand: int
     options: tuple[str, ...]  # a card arriving now is a hit when "hit" is among them
 
 
-@dataclass(frozen=True, slots=True)
-class InsuranceDue:
+class InsuranceDue(NamedTuple):
     seat: int
     options: tuple[str, ...]
 
