@@ -13,6 +13,7 @@ from typing import Final
 
 RANK_LETTERS: Final = "A23456789TJQK"
 SUITS: Final = "SHCD"  # the order of the numeric card-ID scheme
+BACCARAT_POINTS: Final = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0)  # by rank (index 0 unused)
 
 
 class CardError(ValueError):
@@ -46,7 +47,7 @@ class Card:
     @property
     def baccarat_points(self) -> int:
         """Baccarat points: ace 1, two to nine face value, ten and pictures 0."""
-        return self.rank if self.rank < 10 else 0
+        return BACCARAT_POINTS[self.rank]
 
     @property
     def is_ten_value(self) -> bool:
