@@ -59,7 +59,7 @@ _MACHINES: dict[str, Machine] = {}
 class _LeanMachine(Machine):
     """A Machine that binds nothing per trigger or state to each model it adds: rounds fire
     their triggers by name (`self.trigger("lock")`), and binding the `lock()`, `is_<state>()`
-    and `may_<trigger>()` helpers that nothing calls took a fifth of the controller's time.
+    and `may_<trigger>()` helpers that nothing calls took a tenth of the controller's time.
     (Overrides transitions' own hooks; should they be renamed, the binding simply comes back.)"""
 
     def _add_model_to_state(self, state: object, model: object) -> None:
