@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.engine import fresh_service, recorded_session
+from benchmarks.instructions import WORKLOADS, run
 from controller.rules.settlement import Settlement
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,3 +50,10 @@ def test_every_benchmark_runs_with_one_command() -> None:
                    "full replay of a recorded shoe", "start-up to READY", "RSS at READY",
                    "exact baccarat and Lucky 8", "simulated blackjack rounds on 2 cores"):
         assert figure in result.stdout
+
+
+@pytest.mark.parametrize("workload", sorted(WORKLOADS))
+@pytest.mark.parametrize("baseline", [False, True])
+def test_instruction_count_workloads_run(workload: str, baseline: bool) -> None:
+    """What `benchmarks.instructions` has callgrind count (valgrind itself is not needed here)."""
+    run(workload, 3, baseline)
