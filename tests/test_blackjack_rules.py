@@ -20,7 +20,14 @@ from controller.rules.blackjack import (
 )
 from controller.rules.blackjack_play import BlackjackPlay
 from controller.rules.lucky_stiff import is_stiff
-from controller.rules.play import CardDue, DecisionDue, IllegalDecision, InsuranceDue, NoCardDue
+from controller.rules.play import (
+    CardDue,
+    DecisionDue,
+    IllegalDecision,
+    InsuranceDue,
+    NoCardDue,
+    PlayError,
+)
 from tests.conftest import bj_script, settle
 
 
@@ -96,6 +103,11 @@ def test_bad_options_name_the_option(options: dict[str, object], field: str) -> 
 
 def new_play(wagers: dict[int, dict[str, int]], **rules: Any) -> BlackjackPlay:
     return BlackjackPlay(BlackjackRules(**rules), wagers, {})
+
+
+def test_a_wager_of_no_known_side_bet_is_refused_naming_seat_and_wager() -> None:
+    with pytest.raises(PlayError, match=r"seat 3: no such wager 'lucky9'"):
+        new_play({1: {"main": 100}, 3: {"main": 100, "lucky9": 100}})
 
 
 def deal(play: BlackjackPlay, *texts: str) -> None:

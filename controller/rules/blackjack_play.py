@@ -116,6 +116,19 @@ def side_bet_of(wager: str) -> str:
     return wager.split(".", 1)[0]
 
 
+def _side_bets(seat: Seat) -> dict[str, list[str]]:
+    """The seat's side-bet wagers by side bet, in the order SIDE_BETS settles them at any one
+    moment; a wager of no known side bet is refused."""
+    by_bet: dict[str, list[str]] = {}
+    for wager in sorted(seat.wagers):
+        if wager != "main":
+            by_bet.setdefault(side_bet_of(wager), []).append(wager)
+    for bet, wagers in by_bet.items():
+        if bet not in SIDE_BETS:
+            raise PlayError(f"seat {seat.number}: no such wager {wagers[0]!r}")
+    return {bet: by_bet[bet] for bet in SIDE_BETS if bet in by_bet}
+
+
 class BlackjackPlay:
     """One round of blackjack, fed cards and decisions; settles each wager when it is decided."""
 
@@ -130,15 +143,7 @@ class BlackjackPlay:
             for number, seat_wagers in sorted(wagers.items()) if seat_wagers.get("main", 0) > 0
         ]
         for seat in self.seats:
-            by_bet: dict[str, list[str]] = {}
-            for wager in sorted(seat.wagers):
-                if wager != "main":
-                    by_bet.setdefault(side_bet_of(wager), []).append(wager)
-            unknown = [bet for bet in by_bet if bet not in SIDE_BETS]
-            if unknown:
-                raise PlayError(f"seat {seat.number}: no such wager {by_bet[unknown[0]][0]!r}")
-            # Side bets are settled in the order of SIDE_BETS at any one moment.
-            seat.side_open = {bet: by_bet[bet] for bet in SIDE_BETS if bet in by_bet}
+            seat.side_open = _side_bets(seat)
         self.dealer: list[Card] = []
         self.stage = DEALING
         self.dealer_blackjack: bool | None = None  # None: not yet known by the procedure
