@@ -18,6 +18,8 @@ import subprocess
 import sys
 
 from benchmarks.common import machine
+from benchmarks.engine import SIDE_BETS, fresh_service, recorded_session
+from controller.analysis import simulate
 
 WORKLOADS = {
     "engine-blackjack": "rules engine, blackjack, 12 wagers",
@@ -27,22 +29,18 @@ WORKLOADS = {
 }
 
 
-def run(workload: str, rounds: int, baseline: bool) -> None:
-    """The workload itself (in the process callgrind watches)."""
-    from benchmarks.engine import SIDE_BETS, fresh_service, recorded_session
-    from controller.analysis import simulate
-
+def run(workload: str, rounds: int, baseline: bool) -> int:
+    """The workload itself (in the process callgrind watches); returns the rounds it measured."""
     measured = 0 if baseline else rounds
     if workload == "engine-blackjack":
-        simulate.blackjack_chunk(({}, SIDE_BETS, measured, 1))
-    elif workload == "engine-baccarat":
-        simulate.baccarat_chunk(({}, ["lucky8_player", "lucky8_banker"], measured, 1))
-    else:
-        events, _ = recorded_session(rounds, 1, workload == "controller-side")
-        service = fresh_service()
-        if not baseline:
-            for event in events:
-                service.submit(event)
+        return simulate.blackjack_chunk(({}, SIDE_BETS, measured, 1)).rounds
+    if workload == "engine-baccarat":
+        return simulate.baccarat_chunk(({}, ["lucky8_player", "lucky8_banker"], measured, 1)).rounds
+    events, _ = recorded_session(rounds, 1, workload == "controller-side")
+    service = fresh_service()
+    for event in [] if baseline else events:
+        service.submit(event)
+    return sum(record.machine.state == "closed" for record in service.table.rounds())
 
 
 def counted(workload: str, rounds: int, baseline: bool) -> int:

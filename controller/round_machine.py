@@ -258,7 +258,7 @@ class RoundMachine:
                    for a in alerts if a.refused and a.seat is not None and a.spot is not None]
         self.settlements += refused
         self.play = self._new_play()
-        if self.play.stage == "done":  # no seat in play: settled without a card
+        if self._engine_state() == "settled":  # no seat in play; the guard checks the alerts
             self.trigger("skip_deal")
         return [*alerts, *refused]
 

@@ -82,6 +82,7 @@ class Hand:
 
     @property
     def natural(self) -> bool:
+        """`is_natural`, on the total already kept."""
         return not self.from_split and self.total == 21 and len(self.cards) == 2
 
     @property
