@@ -28,7 +28,7 @@ from controller.events import Event
 from controller.journal import Journal
 from controller.loop import ControllerLoop
 from controller.notify import Notifier
-from controller.service import TableService
+from controller.service import KEEP_ROUNDS, TableService
 from controller.supervisors import PinGuard
 from controller.table import config_change
 from devices import beetek, cardid, pads
@@ -106,7 +106,7 @@ class Daemon:
                       journal=journal, record=self.options.record, idle=self._idle,
                       pace_s=self.options.pace_s, side_bets=True,
                       seats=7 if game == "blackjack" else 5, refill=True,
-                      seed=random.SystemRandom().randrange(2**32))
+                      seed=random.SystemRandom().randrange(2**32), keep_rounds=KEEP_ROUNDS)
             assert rig.loop is not None
             server = self._display(rig.loop, f"demo {game}", "127.0.0.1",
                                    8080 if self.options.port is None else self.options.port,
@@ -193,10 +193,6 @@ def _comparable(event: Event) -> dict[str, Any]:
 
 
 def _last_config(service: TableService) -> dict[str, Any] | None:
-    """The configuration event in force, from the journal."""
-    assert service.journal is not None
-    last = None
-    for event in service.journal.events():
-        if event.kind == "config_changed":
-            last = event
+    """The configuration event in force, as the table keeps it."""
+    last = service.table.config_event
     return _comparable(last) if last else None

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from controller import logs
-from controller.journal import JournalError, read_settlement_rows, verify_chain
+from controller.journal import JournalError
 from controller.paytables import PayTableError, PayTables
-from controller.recall import fold_journal, recall, render
+from controller.recall import recall, recall_day, recall_round, render
 from controller.settle_script import ScriptError, settle_session
 from controller.supervisors import hash_pin
 
@@ -25,6 +25,19 @@ def default_journal() -> Path:
     """The journal in the user's state directory (XDG_STATE_HOME, else ~/.local/state)."""
     state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(state) / "tablectl" / "journal.sqlite3"
+
+
+def journal_path(args: argparse.Namespace) -> Path:
+    """The one rule every command follows: --journal, else the journal of --config, else the
+    default (where `tablectl run` keeps the demo's)."""
+    if getattr(args, "journal", None):
+        return Path(args.journal)
+    if getattr(args, "config", None):
+        from controller import config_file
+        config = config_file.load(args.config)
+        if config.journal is not None:
+            return config.journal
+    return default_journal()
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
@@ -53,12 +66,21 @@ def cmd_settle(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
+    from controller.config_file import ConfigError
     try:
-        views = recall(args.journal, args.n)
+        path = journal_path(args)
+        if args.round is not None:
+            views = recall_round(path, args.round, args.archive)
+        elif args.day is not None:
+            views = recall_day(path, args.day, args.archive)
+        else:
+            views = recall(path, args.n)
+    except ConfigError as exc:
+        return _fail(str(exc))
     except JournalError as exc:
         return _fail(str(exc), EXIT_BROKEN)
     if args.json:
-        json.dump({"journal": str(args.journal), "rounds": views}, sys.stdout, indent=2)
+        json.dump({"journal": str(path), "rounds": views}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render(views))
@@ -66,37 +88,28 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_journal_verify(args: argparse.Namespace) -> int:
-    path: Path = args.journal
+    from controller.config_file import ConfigError
+    from controller.journal.signing import load_public_key
+    from controller.journal.verify import verify
     try:
-        count, problem = verify_chain(path)
-        if problem is None:
-            problem = _settlements_problem(path)
+        path = journal_path(args)
+        key = load_public_key(args.public_key) if args.public_key else None
+        verdict = verify(path, args.archive, key, args.day, args.deep)
+    except ConfigError as exc:
+        return _fail(str(exc))
     except JournalError as exc:
         return _fail(str(exc), EXIT_BROKEN)
-    if problem:
-        print(f"journal {path}: BROKEN: {problem}")
+    if verdict.problem:
+        print(f"journal {path}: BROKEN: {verdict.problem}")
         return EXIT_BROKEN
-    print(f"journal {path}: {count} records, chain intact, settlements match the events")
+    signed = (f", {verdict.signed} signatures hold" if key else
+              ", signatures not checked (give --public-key)" if verdict.days else "")
+    away = (f"; days {', '.join(verdict.not_here)} were copied out and removed (give "
+            "--archive DIR to check them)" if verdict.not_here else "")
+    print(f"journal {path}: {verdict.records} records, chain intact, {verdict.days} closed "
+          f"days{signed}; settlements match the events (folded from record "
+          f"{verdict.folded_from}){away}")
     return 0
-
-
-def _settlements_problem(path: Path) -> str | None:
-    """Fold the events again and compare with the settlement rows the journal stored."""
-    table = fold_journal(path, keep_rounds=sys.maxsize)
-    stored = {row[:4]: row[4:] for row in read_settlement_rows(path)}
-    folded = {}
-    for record in table.rounds():
-        for s in record.machine.settlements:
-            folded[(record.number, s.seat, s.wager, s.hand or 0)] = (
-                s.stake, s.net, s.outcome, record.status)
-    for key, value in folded.items():
-        if stored.get(key) != value:
-            return (f"settlement round {key[0]} seat {key[1]} {key[2]} hand {key[3]} is "
-                    f"{stored.get(key)} in the journal but {value} from the events")
-    for key, value in stored.items():
-        if key not in folded and value[3] != "voided":
-            return f"settlement round {key[0]} seat {key[1]} {key[2]} is not in the events"
-    return None
 
 
 def cmd_pin_hash(args: argparse.Namespace) -> int:
@@ -237,16 +250,24 @@ def build_parser() -> argparse.ArgumentParser:
     settle.set_defaults(func=cmd_settle)
 
     recall_cmd = commands.add_parser("recall", help="the last rounds from the journal")
-    recall_cmd.add_argument("--journal", type=Path, default=default_journal(), metavar="PATH")
+    _journal_arguments(recall_cmd)
     recall_cmd.add_argument("-n", type=int, default=10, metavar="N", help="rounds (default 10)")
+    recall_cmd.add_argument("--round", type=int, metavar="N", help="round N, wherever it is")
+    recall_cmd.add_argument("--day", metavar="YYYY-MM-DD", help="every round of a closed day")
     recall_cmd.add_argument("--json", action="store_true", help="JSON instead of text")
     recall_cmd.set_defaults(func=cmd_recall)
 
     journal = commands.add_parser("journal", help="journal tools")
     journal_commands = journal.add_subparsers(dest="journal_command", required=True)
     verify = journal_commands.add_parser(
-        "verify", help="check the hash chain and the settlements; exit 1 if broken")
-    verify.add_argument("--journal", type=Path, default=default_journal(), metavar="PATH")
+        "verify", help="check the hash chain, the closed days and the settlements; exit 1 if "
+        "broken")
+    _journal_arguments(verify)
+    verify.add_argument("--day", metavar="YYYY-MM-DD", help="check one closed day")
+    verify.add_argument("--public-key", type=Path, metavar="FILE",
+                        help="check each day's signature with the table's public key")
+    verify.add_argument("--deep", action="store_true",
+                        help="fold every day again, not only the open one")
     verify.set_defaults(func=cmd_journal_verify)
 
     pin = commands.add_parser("pin-hash", help="hash a supervisor PIN for the configuration")
@@ -280,6 +301,16 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd.add_argument("--json", action="store_true", help="one JSON object per round")
     replay_cmd.set_defaults(func=cmd_replay)
     return parser
+
+
+def _journal_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--journal", type=Path, metavar="PATH",
+                        help="the journal (default: the --config's, else "
+                             "$XDG_STATE_HOME/tablectl/journal.sqlite3)")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="a table configuration: its journal")
+    parser.add_argument("--archive", type=Path, action="append", default=[], metavar="DIR",
+                        help="where closed days were copied out to (repeatable)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller import config_file
-from controller.journal import JournalError, verify_chain
+from controller.journal import JournalError
+from controller.journal.verify import verify_chain
 
 UDEV_RULE = Path("/etc/udev/rules.d/99-tablectl.rules")
 

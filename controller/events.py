@@ -6,6 +6,7 @@ can store them and a replay can fold them again. Nothing below reads a clock.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -23,6 +24,13 @@ class Event:
         """The fields by name (shallow: events are immutable, and this runs for every event)."""
         return {"kind": self.kind,
                 **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}}
+
+    def to_record(self) -> dict[str, Any]:
+        """The fields the journal stores: those that differ from their defaults (`event_from_dict`
+        puts the defaults back), so that a record is as short as the event allows."""
+        return {"kind": self.kind, **{
+            f.name: value for f in _fields(type(self))
+            if (value := getattr(self, f.name)) != f.default or f.default is dataclasses.MISSING}}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,6 +204,60 @@ class SupervisorRefused(Event):
     kind: ClassVar[str] = "supervisor_refused"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Checkpoint(Event):
+    """Everything the table needs to carry on, taken between rounds: a fold may start here
+    instead of at the first record, and a fold that passes here must arrive at the same state.
+    `head` is the chain value of the record before it."""
+
+    state: dict[str, Any]
+    reason: str  # "rounds", "day close", "migration"
+    head: str
+    kind: ClassVar[str] = "checkpoint"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DayClosed(Event):
+    """The gaming day `day` is closed: its summary, as the table's ledger has it."""
+
+    day: str
+    by: str
+    summary: dict[str, Any]
+    kind: ClassVar[str] = "day_closed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DaySigned(Event):
+    """The day's last record: the table's key signs the chain value of the close's checkpoint
+    (`signed_seq`, `head`). An empty signature: no key was configured."""
+
+    day: str
+    number: int
+    first_seq: int
+    first_round: int
+    last_round: int
+    signed_seq: int
+    head: str
+    key: str = ""  # the public key's fingerprint
+    signature: str = ""
+    kind: ClassVar[str] = "day_signed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiskLow(Event):
+    """The journal's disk is down to its reserve: no new round opens until it is not."""
+
+    free: int
+    reserve: int
+    kind: ClassVar[str] = "disk_low"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiskOk(Event):
+    free: int
+    kind: ClassVar[str] = "disk_ok"
+
+
 SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided,
                                               NewShoe)
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -203,8 +265,13 @@ EVENT_TYPES: dict[str, type[Event]] = {
         WagerPlaced, BetsLocked, AlertsCleared, CardDrawn, DealerAction, Resumed, CardAssigned,
         CardVoided, RoundVoided, PayoutShown, PayoutConfirmed, ConfigChanged, ControllerStarted,
         NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound, DeviceAlarm,
-        SupervisorRefused)
+        SupervisorRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk)
 }
+
+
+@functools.cache
+def _fields(cls: type[Event]) -> tuple[dataclasses.Field[Any], ...]:
+    return dataclasses.fields(cls)
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:

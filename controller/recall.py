@@ -4,22 +4,25 @@ correction, and their times."""
 
 from __future__ import annotations
 
-import json
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.events import event_from_dict
-from controller.journal import read_records
+from controller.journal import History, JournalError
+from controller.journal.fold import fold
 from controller.money import from_minor
 from controller.table import RoundRecord, Table
 
 
-def fold_journal(path: Path, keep_rounds: int = 100) -> Table:
-    """The table as the journal leaves it, without writing to the journal."""
-    table = Table(keep_rounds)
-    for _, body, _, _ in read_records(path):
-        table.apply(event_from_dict(json.loads(body)))
-    return table
+def fold_journal(path: Path, keep_rounds: int = 10) -> Table:
+    """The table as the journal leaves it (its last `keep_rounds` rounds rebuilt), without
+    writing to the journal: folded from a checkpoint, so it costs the same after a year."""
+    history = History.open(path)
+    try:
+        return fold(history, keep_rounds)
+    finally:
+        history.close()
 
 
 def round_view(record: RoundRecord) -> dict[str, Any]:
@@ -48,6 +51,42 @@ def recall(path: Path, count: int) -> list[dict[str, Any]]:
     """The last `count` rounds, oldest first; the current one (in progress or on hold) last."""
     rounds = fold_journal(path, keep_rounds=max(count, 1)).rounds()
     return [round_view(r) for r in rounds[-count:]] if count > 0 else []
+
+
+def recall_round(path: Path, number: int, archive_dirs: Sequence[Path] = ()
+                 ) -> list[dict[str, Any]]:
+    """Round `number`, wherever in the history it is: folded from the checkpoint before it."""
+    history = History.open(path, archive_dirs)
+    try:
+        first = history.round_start(number)
+        if first is None:
+            raise JournalError(f"journal {path}: no round {number} (rounds 1 to "
+                               f"{history.rounds_played})")
+        day = history.day_of_round(number)
+        row = [r for r in (history.day_file(day) if day else history.live).round_rows()
+               if r[0] == number]
+        last = row[0][2] if row else None
+        table = fold(history, sys.maxsize, start=history.checkpoint_before(first), last=last)
+    finally:
+        history.close()
+    return [round_view(r) for r in table.rounds() if r.number == number]
+
+
+def recall_day(path: Path, day: str, archive_dirs: Sequence[Path] = ()) -> list[dict[str, Any]]:
+    """Every round of the closed gaming day `day` (YYYY-MM-DD: each close of that date)."""
+    history = History.open(path, archive_dirs)
+    try:
+        days = [d for d in history.days if d.label.split(".")[0] == day]
+        if not days:
+            closed = ", ".join(d.label for d in history.days[-3:]) or "none yet"
+            raise JournalError(f"journal {path}: no closed gaming day {day} (the last closed: "
+                               f"{closed}; the open day's rounds: tablectl recall -n N)")
+        table = fold(history, sys.maxsize, start=history.checkpoint_before(days[0].first_seq),
+                     last=days[-1].last_seq)
+    finally:
+        history.close()
+    numbers = range(days[0].first_round, days[-1].last_round + 1)
+    return [round_view(r) for r in table.rounds() if r.number in numbers]
 
 
 def render(views: list[dict[str, Any]]) -> str:

@@ -5,27 +5,63 @@ its effects. One thread owns this object: drivers post inputs to it, never touch
 Effects are released only after the commit, so nothing is shown or acknowledged that a power cut
 could take back. If the journal cannot be written, the table is rebuilt from the journal (the
 event that failed is dropped with it) and JournalError says the controller must stop dealing.
+
+Start-up folds from the latest checkpoint that rebuilds the last `keep_rounds` rounds, so its
+cost does not grow with history. Every `checkpoint_rounds` rounds, in the transaction of the
+event that ends the round, a checkpoint of the table is journaled; so is one at each day close,
+which writes the day's summary, the checkpoint and the signed chain value in one transaction:
+power lost during a close leaves the day closed exactly once or not at all.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
 
-from controller.events import SUPERVISOR_ACTIONS, ControllerStarted, Event, SupervisorRefused
-from controller.journal import Journal, JournalError, RoundRows
+from controller.events import (
+    SUPERVISOR_ACTIONS,
+    Checkpoint,
+    ControllerStarted,
+    DayClosed,
+    DaySigned,
+    DiskLow,
+    DiskOk,
+    Event,
+    SupervisorRefused,
+)
+from controller.journal import Entry, Journal, JournalError, RoundRow, canonical, chain_hash
+from controller.journal.fold import fold
+from controller.journal.signing import Signer, day_message
 from controller.round_machine import Effect
 from controller.supervisors import PinGuard
-from controller.table import RoundRecord, Table
+from controller.table import OPENS_A_ROUND, RoundRecord, Table
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
+CHECKPOINT_ROUNDS = 25  # a fold after a restart replays fewer than this many rounds
+KEEP_ROUNDS = 10  # the finished rounds the dealer display lists
 
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class DiskReserve:
+    """No new round opens while the journal's disk has less than `reserve` bytes free."""
+
+    folder: Path
+    reserve: int
+    free: Callable[[Path], int] = lambda folder: shutil.disk_usage(folder).free
+
+
+def record_hash(prev: str, event: Event) -> str:
+    """The chain value `event` will have after a record of chain value `prev`."""
+    return chain_hash(prev, canonical(event.to_record()))
 
 
 class TableService:
@@ -34,34 +70,29 @@ class TableService:
     def __init__(self, journal: Journal | None = None, supervisors: Mapping[str, str] = {},
                  utc: Callable[[], str] = utc_now,
                  monotonic_ns: Callable[[], int] = time.monotonic_ns,
-                 pin_guard: PinGuard | None = None, keep_rounds: int = 100) -> None:
+                 pin_guard: PinGuard | None = None, keep_rounds: int = KEEP_ROUNDS,
+                 checkpoint_rounds: int = CHECKPOINT_ROUNDS,
+                 disk: DiskReserve | None = None) -> None:
         self.journal = journal
-        self.keep_rounds = keep_rounds
+        self.keep_rounds, self.checkpoint_rounds = keep_rounds, checkpoint_rounds
+        self.disk = disk
         self.utc, self.monotonic_ns = utc, monotonic_ns
         self.guard = pin_guard or PinGuard(supervisors)
-        self.table = self._fold()
+        self._written: dict[int, tuple[str, int]] = {}  # round -> (status, settlements) stored
+        self.table = self._load()
         self.submit(ControllerStarted(seq=0, version=VERSION))
 
-    def _fold(self) -> Table:
-        table = Table(self.keep_rounds)
-        if self.journal is not None:
-            for event in self.journal.events():
-                table.apply(event)
-        return table
+    def _load(self) -> Table:
+        self._written.clear()
+        if self.journal is None:
+            return Table(self.keep_rounds)
+        return fold(self.journal.history(), self.keep_rounds)
+
+    # ----- events ----------------------------------------------------------------------------
 
     def submit(self, event: Event) -> list[Effect]:
         """Stamp, apply, journal and commit one event; returns its effects."""
-        stamped = dataclasses.replace(event, seq=self.table.last_seq + 1, utc=self.utc(),
-                                      mono_ns=self.monotonic_ns())
-        before = self.table.current
-        effects = self.table.apply(stamped)
-        if self.journal is not None:
-            try:
-                self.journal.append(stamped, self._rows(), self._outbox(before))
-            except JournalError:
-                self.table = self._fold()
-                raise
-        return effects
+        return self._commit([event])
 
     def supervise(self, event: Event, supervisor: str, pin: str) -> list[Effect]:
         """A correction that needs a supervisor: checked PIN first; a refusal is journaled."""
@@ -73,17 +104,105 @@ class TableService:
                                                  reason=refusal))
         return self.submit(dataclasses.replace(event, by=supervisor))  # type: ignore[call-arg]
 
-    def _rows(self) -> Sequence[RoundRows]:
+    def _commit(self, events: Sequence[Event]) -> list[Effect]:
+        """Apply `events` (and what they call for: the disk's state before a new round, a
+        checkpoint after one) and journal them in one transaction; the effects once committed."""
+        entries: list[Entry] = []
+        effects: list[Effect] = []
+        head = self.journal.head_hash if self.journal else ""
+        pending = list(events)
+        if self.disk is not None and self.table.current is None and \
+                isinstance(pending[0], OPENS_A_ROUND):
+            pending[:0] = self._disk_state()
+        while pending:
+            before = self.table.current
+            stamped, done = self._stamp(pending.pop(0))
+            effects += done
+            entries.append(self._entry(stamped, before))
+            head = record_hash(head, stamped) if self.journal else ""
+            if self._checkpoint_due(before):
+                pending.append(Checkpoint(seq=0, state=self.table.snapshot(), reason="rounds",
+                                          head=head))
+        self._write(entries)
+        return effects
+
+    def _write(self, entries: list[Entry]) -> None:
+        if self.journal is None:
+            return
+        try:
+            self.journal.append_batch(entries)
+        except JournalError:
+            self.table = self._load()
+            raise
+
+    def _checkpoint_due(self, before: RoundRecord | None) -> bool:
+        table = self.table
+        return (self.journal is not None and before is not None and table.current is None
+                and table.rounds_played % self.checkpoint_rounds == 0)
+
+    def _disk_state(self) -> list[Event]:
+        """DiskLow or DiskOk if the disk crossed its reserve since the table last knew."""
+        assert self.disk is not None
+        free = self.disk.free(self.disk.folder)
+        low = free < self.disk.reserve
+        if low and not self.table.deal_refused:
+            return [DiskLow(seq=0, free=free, reserve=self.disk.reserve)]
+        if not low and self.table.deal_refused:
+            return [DiskOk(seq=0, free=free)]
+        return []
+
+    def _entry(self, event: Event, before: RoundRecord | None) -> Entry:
+        """The round's row when its status or settlements changed, and the outbox row of a
+        round that closed."""
         record = self.table.touched
         if record is None:
-            return ()
-        return (RoundRows(record.number, record.status, record.machine.settlements),)
+            return Entry(event)
+        machine = record.machine
+        state = (record.status, len(machine.settlements))
+        finished = record is not self.table.current
+        if self._written.get(record.number) == state and not finished:
+            return Entry(event)
+        self._written[record.number] = state
+        if finished:
+            self._written.pop(record.number, None)
+        row = RoundRow(record.number, record.events[0].seq if record.events else event.seq,
+                       event.seq if finished else None, record.status, machine.settlements)
+        closed = finished and record is before
+        return Entry(event, row, [("round_closed", record.number)] if closed else [])
 
-    def _outbox(self, before: RoundRecord | None) -> Sequence[tuple[str, Any]]:
-        record = self.table.touched
-        if record is None or record is self.table.current or record is not before:
-            return ()
-        return (("round_closed", {
-            "round": record.number, "status": record.status,
-            "settlements": [{"seat": s.seat, "wager": s.wager, "hand": s.hand, "net": s.net}
-                            for s in record.machine.settlements]}),)
+    # ----- gaming days -----------------------------------------------------------------------
+
+    def close_day(self, label: str, by: str, signer: Signer | None) -> list[Effect]:
+        """Close the gaming day: its summary, a checkpoint and the signed chain value, in one
+        transaction. Between rounds only (ValueError otherwise)."""
+        table = self.table
+        if table.current is not None:
+            raise ValueError(f"round {table.current.number} is not over: the day closes "
+                             "between rounds")
+        if self.journal is None:
+            raise ValueError("a day is closed in a journal")
+        ledger = table.day
+        first_round = table.rounds_played - sum(ledger.rounds.values()) + 1
+        first_seq = ledger.opened_seq or table.last_seq + 1
+        closed, _ = self._stamp(DayClosed(seq=0, day=label, by=by, summary=ledger.summary()))
+        head = record_hash(self.journal.head_hash, closed)
+        checkpoint, _ = self._stamp(Checkpoint(seq=0, state=table.snapshot(),
+                                               reason="day close", head=head))
+        head = record_hash(head, checkpoint)
+        signed, _ = self._stamp(DaySigned(
+            seq=0, day=label, number=ledger.number, first_seq=first_seq, first_round=first_round,
+            last_round=table.rounds_played, signed_seq=checkpoint.seq, head=head,
+            key=signer.fingerprint if signer else "",
+            signature=signer.sign(day_message(label, checkpoint.seq, head)) if signer else ""))
+        self._write([Entry(closed), Entry(checkpoint), Entry(signed)])
+        return []
+
+    def _stamp(self, event: Event) -> tuple[Event, list[Effect]]:
+        """Stamp and apply one event of a batch that the caller journals."""
+        stamped = dataclasses.replace(event, seq=self.table.last_seq + 1, utc=self.utc(),
+                                      mono_ns=self.monotonic_ns())
+        try:
+            return stamped, self.table.apply(stamped)
+        except ValueError:
+            self.table = self._load()
+            raise

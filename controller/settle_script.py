@@ -28,6 +28,7 @@ from controller.events import (
     WagerPlaced,
 )
 from controller.journal import Journal
+from controller.journal.fold import events
 from controller.money import from_minor, to_minor
 from controller.paytables import TIE_SPOTS, PayTables
 from controller.round_machine import Effect, RoundMachine
@@ -289,7 +290,7 @@ def _settlement_json(s: Settlement) -> Mapping[str, Any]:
     }
 
 
-SYSTEM_KINDS: Final = ("controller_started",)  # journaled by the controller, not the script
+SYSTEM_KINDS: Final = ("controller_started", "checkpoint")  # the controller's, not the script's
 
 
 def _comparable(event: Event) -> dict[str, Any]:
@@ -341,7 +342,7 @@ def settle_session(data: Any, registry: PayTables, journal_path: Path | None = N
 def _resume(path: Path, canonical: list[Event], rounds: int) -> TableService:
     service = TableService(Journal.open(path), keep_rounds=rounds)
     assert service.journal is not None
-    done = [e for e in service.journal.events() if e.kind not in SYSTEM_KINDS]
+    done = [e for e in events(service.journal.history()) if e.kind not in SYSTEM_KINDS]
     for index, event in enumerate(done):
         if index >= len(canonical) or _comparable(event) != _comparable(canonical[index]):
             raise ScriptError(f"journal {path}: record {event.seq} ({event.kind}) is not part "

@@ -9,6 +9,8 @@ crash recovery, game recall and replay are all one fold.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -16,19 +18,27 @@ from typing import Any, Final
 
 from controller.alerts import Alert
 from controller.cards import Card, parse_card
+from controller.day_ledger import DayLedger
 from controller.events import (
+    SUPERVISOR_ACTIONS,
+    AlertsCleared,
     BetsLocked,
     CardAssigned,
     CardDrawn,
     CardMisread,
     CardVoided,
+    Checkpoint,
     ConfigChanged,
     ControllerStarted,
     CutCardReached,
+    DayClosed,
+    DaySigned,
     DealerAction,
     DeviceAlarm,
     DeviceFound,
     DeviceLost,
+    DiskLow,
+    DiskOk,
     Event,
     NewShoe,
     ShoeEmpty,
@@ -38,9 +48,12 @@ from controller.events import (
 from controller.money import from_minor
 from controller.paytables import PayTable, PayTables
 from controller.round_machine import BURN, VOIDED, DealtCard, Effect, RoundMachine
+from controller.rules.baccarat_play import BaccaratPlay
 from controller.table_config import TableConfig, build_table
 
 OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
+CLOSING: Final = (DayClosed, Checkpoint, DaySigned)  # the end of a day, never the next one's start
+SNAPSHOT_VERSION: Final = 1
 REVIEW = ("the controller restarted before this payout was confirmed: check the cards and the "
           "chips on the table, then confirm the payout or void the round")
 
@@ -78,6 +91,21 @@ class Shoe:
     cut_card: bool = False
     change_required: bool = False
     burn_left: int | None = None  # baccarat burn: -1 waits for the card that says how many
+    # Each baccarat coup of this shoe, (player cards, banker cards): the scoreboard's roads.
+    coups: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_state(self) -> dict[str, Any]:
+        return {"number": self.number, "cut_card": self.cut_card,
+                "change_required": self.change_required, "burn_left": self.burn_left,
+                "counts": dict(sorted((str(card), n) for card, n in self.counts.items() if n)),
+                "coups": [list(coup) for coup in self.coups]}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Shoe:
+        return cls(state["number"],
+                   Counter({parse_card(card): n for card, n in state["counts"].items()}),
+                   state["cut_card"], state["change_required"], state["burn_left"],
+                   [(player, banker) for player, banker in state["coups"]])
 
 
 def config_from_event(event: ConfigChanged) -> TableConfig:
@@ -99,11 +127,16 @@ def config_change(game: str, rules: dict[str, Any], pay_tables: dict[str, str],
                          tables=tables)
 
 
+class FoldMismatch(ValueError):
+    """A checkpoint or a day's summary says other than the fold of the records before it."""
+
+
 class Table:
     """Folds events into table state. `apply` returns the effects of one event."""
 
     def __init__(self, keep_rounds: int = 100) -> None:
         self.config: TableConfig | None = None
+        self.config_event: ConfigChanged | None = None
         self.current: RoundRecord | None = None
         self.recent: deque[RoundRecord] = deque(maxlen=keep_rounds)
         self.rounds_played = 0
@@ -113,6 +146,8 @@ class Table:
         self.touched: RoundRecord | None = None  # the round the last event changed
         self.last_seq = 0
         self.last_shoe_frame = ""  # the shoe frame last committed, to drop a retransmission
+        self.day = DayLedger()
+        self.deal_refused: str | None = None  # why no new round may open (the disk's reserve)
 
     # ----- queries ---------------------------------------------------------------------------
 
@@ -124,6 +159,49 @@ class Table:
         """The recent rounds, oldest first, the current one last."""
         return [*self.recent, *([self.current] if self.current else [])]
 
+    def standing_alerts(self) -> list[str]:
+        """What stands between rounds and must be dealt with: lost devices, a shoe to change,
+        a disk at its reserve. (Set-aside cards and holds belong to a round.)"""
+        return ([f"lost contact with the {device}" for device in sorted(self.lost_devices)]
+                + (["change the shoe"] if self.shoe.change_required else [])
+                + ([self.deal_refused] if self.deal_refused else []))
+
+    # ----- checkpoints -----------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything a fold needs to carry on from here: taken between rounds only."""
+        if self.current is not None:
+            raise ValueError("a checkpoint is taken between rounds")
+        config = self.config_event.to_record() if self.config_event else None
+        return {"v": SNAPSHOT_VERSION, "config": config,
+                "config_sha256": hashlib.sha256(json.dumps(
+                    config, sort_keys=True, separators=(",", ":")).encode()).hexdigest(),
+                "rounds_played": self.rounds_played, "shoe": self.shoe.to_state(),
+                "lost_devices": sorted(self.lost_devices), "last_shoe_frame":
+                self.last_shoe_frame, "deal_refused": self.deal_refused,
+                "alerts": self.standing_alerts(), "set_aside": [], "day": self.day.to_state()}
+
+    @classmethod
+    def restore(cls, checkpoint: Checkpoint, keep_rounds: int = 100) -> Table:
+        """The table as it stood at `checkpoint`, ready to fold the records after it."""
+        state = checkpoint.state
+        if state.get("v") != SNAPSHOT_VERSION:
+            raise FoldMismatch(f"checkpoint {checkpoint.seq} is of version {state.get('v')}, "
+                               f"this tablectl reads version {SNAPSHOT_VERSION}")
+        table = cls(keep_rounds)
+        if state["config"] is not None:
+            event = ConfigChanged(**{k: v for k, v in state["config"].items() if k != "kind"})
+            table.config_event, table.config = event, config_from_event(event)
+        table.rounds_played = state["rounds_played"]
+        table.shoe = Shoe.from_state(state["shoe"])
+        table.lost_devices = set(state["lost_devices"])
+        table.last_shoe_frame = state["last_shoe_frame"]
+        table.deal_refused = state["deal_refused"]
+        table.day = DayLedger.from_state(state["day"])
+        table.last_seq = checkpoint.seq
+        table.table_log.append((checkpoint.seq, checkpoint.utc, describe(checkpoint)))
+        return table
+
     # ----- the fold --------------------------------------------------------------------------
 
     def apply(self, event: Event) -> list[Effect]:
@@ -131,7 +209,11 @@ class Table:
             raise ValueError(f"event {event.seq} is not after event {self.last_seq}")
         self.last_seq = event.seq
         self.touched = None
+        if not isinstance(event, CLOSING):
+            self.day.open(event.seq, event.utc)
+        before = self.current
         effects = self._apply(event)
+        self._note_day(event, before)
         record = self.touched
         if record is not None:
             text = describe(event)
@@ -145,6 +227,30 @@ class Table:
             self.table_log.append((event.seq, event.utc, describe(event)))
         return effects
 
+    def _note_day(self, event: Event, before: RoundRecord | None) -> None:
+        """Keep the day's ledger: holds as they start and end, corrections, refusals, faults."""
+        record = self.touched or before
+        number = record.number if record else None
+        on_hold = record is not None and record.machine.state == "hold"
+        if on_hold and self.day.open_hold is None and record is not None:
+            self.day.hold_started(record.number, event.seq, record.machine.hold_reason or "")
+        elif not on_hold and self.day.open_hold is not None:
+            self.day.hold_ended(event.seq, event.kind, getattr(event, "by", ""))
+        if (isinstance(event, SUPERVISOR_ACTIONS) and not isinstance(event, NewShoe)) or \
+                (isinstance(event, AlertsCleared) and event.by != "dealer"):
+            self.day.corrections.add({"seq": event.seq, "round": number, "kind": event.kind,
+                                      "by": getattr(event, "by", "")})
+        elif isinstance(event, SupervisorRefused):
+            self.day.refusals.add({"seq": event.seq, "supervisor": event.supervisor,
+                                   "action": event.action, "reason": event.reason})
+        elif isinstance(event, DeviceLost | DeviceAlarm) and (
+                isinstance(event, DeviceLost) or event.hold):
+            self.day.faults.add({"seq": event.seq, "device": event.device,
+                                 "what": getattr(event, "reason", "") or
+                                 getattr(event, "code", "")})
+        elif isinstance(event, NewShoe):
+            self.day.shoes += 1
+
     @staticmethod
     def _went(record: RoundRecord, seq: int) -> str | None:
         """Where the card of event `seq` went (searched from the latest card)."""
@@ -152,8 +258,10 @@ class Table:
 
     def _apply(self, event: Event) -> list[Effect]:
         if isinstance(event, ConfigChanged):
-            self.config = config_from_event(event)
+            self.config_event, self.config = event, config_from_event(event)
             return []
+        if isinstance(event, (*CLOSING, DiskLow, DiskOk)):
+            return self._journal_event(event)
         if isinstance(event, ControllerStarted):
             return self._restarted(event)
         if isinstance(event, NewShoe | CutCardReached | ShoeEmpty):
@@ -170,6 +278,8 @@ class Table:
             return self._burn(event)
         record = self._round_for(event)
         if record is None:
+            if self.deal_refused and isinstance(event, OPENS_A_ROUND):
+                return [Alert("do_not_deal", self.deal_refused, blocking=True)]
             return [Alert("no_round", f"{event.kind}: no round is open")]
         if isinstance(event, CardDrawn):
             return self._card(record, event)
@@ -202,10 +312,34 @@ class Table:
         record.table_actions[event.seq] = (what, reason)
         return self._feed(record, event)
 
+    def _journal_event(self, event: Event) -> list[Effect]:
+        """The journal's own events: checkpoints and day closes, checked against the fold, and
+        the disk's reserve."""
+        if isinstance(event, Checkpoint):
+            state = dict(event.state)
+            if self.snapshot() != state:
+                raise FoldMismatch(f"checkpoint {event.seq} differs from the fold of the "
+                                   "records before it")
+        elif isinstance(event, DayClosed):
+            if event.summary != self.day.summary():
+                raise FoldMismatch(f"the summary of day {event.day} (record {event.seq}) "
+                                   "differs from the fold of the day's records")
+            self.day = DayLedger(self.day.number + 1, last_label=event.day)
+        elif isinstance(event, DiskLow):
+            self.deal_refused = (f"DO NOT DEAL: the journal's disk is down to {event.free // 2**20}"
+                                 f" MiB (reserve {event.reserve // 2**20} MiB): copy closed days "
+                                 "out with `tablectl journal archive --to DIR`")
+            return [Alert("do_not_deal", self.deal_refused, blocking=True)]
+        elif isinstance(event, DiskOk):
+            self.deal_refused = None
+        return []
+
     def _round_for(self, event: Event) -> RoundRecord | None:
         if self.current is not None:
             return self.current
         if not isinstance(event, OPENS_A_ROUND) or self.config is None:
+            return None
+        if self.deal_refused:
             return None
         self.rounds_played += 1
         self.current = RoundRecord(self.rounds_played, RoundMachine(self.config),
@@ -213,9 +347,15 @@ class Table:
         return self.current
 
     def _archive(self) -> None:
-        assert self.current is not None
-        self.current.machine.release()
-        self.recent.append(self.current)
+        record = self.current
+        assert record is not None
+        record.machine.release()
+        self.day.round_finished(record.status, record.machine.settlements)
+        play = record.machine.play
+        if isinstance(play, BaccaratPlay) and play.stage == "done" and record.status != "voided":
+            self.shoe.coups.append((" ".join(map(str, play.player)),
+                                    " ".join(map(str, play.banker))))
+        self.recent.append(record)
         self.current = None
         if self.shoe.cut_card:
             self.shoe.change_required = True

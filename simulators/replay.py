@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -86,7 +87,7 @@ class Replayer:
     # ----- the controller --------------------------------------------------------------------
 
     def _start(self) -> None:
-        service = TableService(Journal.open(self.journal_path))
+        service = TableService(Journal.open(self.journal_path), keep_rounds=sys.maxsize)
         table = self.header["table"]
         if service.table.config is None:
             service.submit(config_change(table["game"], table.get("rules", {}),

@@ -28,6 +28,7 @@ from controller.events import (
     RoundVoided,
 )
 from controller.journal import Journal
+from controller.journal.fold import read_events
 from controller.loop import ControllerLoop, Supervised
 from controller.paytables import PayTables
 from controller.round_machine import Effect, RoundMachine
@@ -54,12 +55,16 @@ class Rig:
                  cards: list[Card] | None = None, pay_tables: dict[str, str] | None = None,
                  seed: int = 1, record: Path | None = None, journal: Path | None = None,
                  idle: Callable[[], None] | None = None, pace_s: float = 0.0,
-                 side_bets: bool = False, seats: int = 4, refill: bool = False) -> None:
+                 side_bets: bool = False, seats: int = 4, refill: bool = False,
+                 keep_rounds: int = 10_000) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
         self.journal_path = journal or folder / "journal.sqlite3"
         self.idle = idle  # called while waiting: the daemon feeds its watchdog, checks for stop
         self.pace_s, self.side_bets, self.seats = pace_s, side_bets, seats
         self.refill = refill  # a new shoe when this one runs low (the demo plays forever)
+        # The rounds kept in memory: a test reads every round of its finite session; the demo,
+        # which plays forever, keeps what its display shows.
+        self.keep_rounds = keep_rounds
         self.shoe = VirtualShoe(folder, protocol, cards=cards, seed=seed,
                                 decks=8 if game == "baccarat" else 6).start()
         self.pads = VirtualPads()
@@ -84,7 +89,7 @@ class Rig:
 
     def start_controller(self) -> None:
         service = TableService(Journal.open(self.journal_path),
-                               pin_guard=PinGuard(self.supervisors))
+                               pin_guard=PinGuard(self.supervisors), keep_rounds=self.keep_rounds)
         if service.table.config is None:
             service.submit(config_change(self.game, {}, self.pay_tables, PayTables.load()))
         decode = beetek.decode if self.protocol == "beetek" else cardid.decode
@@ -292,5 +297,5 @@ class Rig:
 
     def journal_cards(self) -> list[str]:
         """Every card in the journal in order: read by the shoe, or named by a supervisor."""
-        return [e.to_dict()["card"] for e in Journal.open(self.journal_path).events()
+        return [e.to_dict()["card"] for e in read_events(self.journal_path)
                 if e.kind == "card_drawn" or (e.kind == "card_assigned" and e.to_dict()["card"])]

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from controller.autopilot import Autopilot
-from controller.journal import Journal, verify_chain
+from controller.journal import Journal
+from controller.journal.verify import verify_chain
 from controller.service import TableService
 from controller.table import config_change
 from tests.conftest import ALL_BJ_TABLES, REGISTRY

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from controller.journal import read_settlement_rows, verify_chain
+from controller.journal.verify import read_settlement_rows, verify_chain
 
 ROOT = Path(__file__).resolve().parent.parent
 CHILD = [sys.executable, str(ROOT / "tests" / "crash_child.py")]

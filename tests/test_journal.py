@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Journal, JournalError, read_settlement_rows, verify_chain
+from controller.journal import Journal, JournalError
+from controller.journal.verify import read_settlement_rows, verify_chain
 from controller.service import TableService
 from controller.settle_script import settle_session
 from tests.conftest import REGISTRY

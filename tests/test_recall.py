@@ -11,6 +11,7 @@ from typing import Any
 
 from controller.events import CardDrawn, WagerPlaced
 from controller.journal import Journal
+from controller.journal.fold import read_events
 from controller.service import TableService
 from controller.settle_script import settle_session
 from tests.conftest import REGISTRY
@@ -86,10 +87,10 @@ def test_settle_session_resumes_instead_of_repeating(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "controller.cli", "settle", str(session), "--journal",
                str(path)]
     first = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
-    records = len(list(Journal.open(path).events()))
+    records = len(list(read_events(path)))
     again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert json.loads(again.stdout) == json.loads(first.stdout)
-    kinds = [e.kind for e in Journal.open(path).events()]
+    kinds = [e.kind for e in read_events(path)]
     assert len(kinds) == records + 1 and kinds[-1] == "controller_started"
     other = tmp_path / "other.json"
     other.write_text(json.dumps([BACCARAT]))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import verify_chain
+from controller.journal.verify import verify_chain
 from simulators.recording import RecordingError, read_recording
 from simulators.replay import Replayer, summary
 
@@ -43,8 +43,8 @@ def test_fault_recordings_hold_where_they_should(tmp_path: Path) -> None:
     assert ("controller", "restart") in kinds
     journal = tmp_path / "journal.sqlite3"
     Replayer(path, journal).run()
-    from controller.journal import Journal
-    texts = [e.to_dict() for e in Journal.open(journal).events()]
+    from controller.journal.fold import read_events
+    texts = [e.to_dict() for e in read_events(journal)]
     assert {t["device"] for t in texts if t["kind"] == "device_lost"} == {"shoe", "pads"}
     assert any(t["kind"] == "card_misread" for t in texts)
     assert any(t["kind"] == "device_alarm" and t["code"] == "lid_open" for t in texts)

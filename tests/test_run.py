@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from controller.journal import verify_chain
+from controller.journal.verify import verify_chain
 from simulators.virtual_shoe import VirtualShoe
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,6 +31,7 @@ from controller.events import (
     WagerPlaced,
 )
 from controller.journal import Journal
+from controller.journal.fold import read_events
 from controller.round_machine import Effect
 from controller.service import TableService
 from controller.supervisors import PinGuard, hash_pin
@@ -273,7 +274,7 @@ def test_pins_are_never_journaled(tmp_path: Path) -> None:
     supervise(table, Resumed(seq=0, by=""))
     raw = path.read_bytes() + (tmp_path / "j.sqlite3-wal").read_bytes()
     assert b"97531" not in raw and PIN.encode() not in raw
-    events = list(Journal.open(path).events())
+    events = list(read_events(path))
     assert [e.kind for e in events][-2:] == ["supervisor_refused", "resumed"]
     assert events[-2].to_dict()["reason"] == "wrong PIN"
     assert events[-1].to_dict()["by"] == "sup1"

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any, Final
 
 from controller.alerts import Alert
-from controller.cards import Card
+from controller.cards import Card, parse_card
 from controller.money import from_minor
 from controller.round_machine import RoundMachine
 from controller.rules import baccarat
@@ -182,7 +182,8 @@ def _baccarat(play: BaccaratPlay | None, machine: RoundMachine | None,
         for side, cards in (("player", play.player), ("banker", play.banker)):
             hands[side] = {"cards": [card_view(c) for c in cards],
                            "points": baccarat.points(cards) if cards else None}
-    winner = _winner(play) if play is not None and play.stage == "done" else None
+    done = play is not None and play.stage == "done"
+    winner = _winner(play.player, play.banker) if play is not None and done else None
     commission = 0
     lucky8: dict[str, str] = {}  # each hand's award once: the seats show what each is paid
     if machine is not None:
@@ -192,15 +193,14 @@ def _baccarat(play: BaccaratPlay | None, machine: RoundMachine | None,
             if s.wager.startswith("lucky8") and s.net > 0:
                 award = s.award.replace("_", " ").capitalize()
                 lucky8[s.wager] = f"{wager_title(s.wager)}: {award} {s.odds.numerator} to 1"
-    road = [letter for r in table.rounds() if r.shoe == table.shoe.number
-            and isinstance(r.machine.play, BaccaratPlay) and r.machine.play.stage == "done"
-            and r.status != "voided" for letter in [_winner(r.machine.play)[0].upper()]]
+    road = [_winner(*([parse_card(c) for c in hand.split()] for hand in coup))[0].upper()
+            for coup in table.shoe.coups]
     return {**hands, "winner": winner, "commission": from_minor(commission),
             "lucky8": list(lucky8.values()), "bead_road": road}
 
 
-def _winner(play: BaccaratPlay) -> str:
-    p, b = baccarat.points(play.player), baccarat.points(play.banker)
+def _winner(player: list[Card], banker: list[Card]) -> str:
+    p, b = baccarat.points(player), baccarat.points(banker)
     return "tie" if p == b else ("player" if p > b else "banker")
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from controller.events import Event
-from controller.journal import Journal, verify_chain
+from controller.journal.fold import read_events
+from controller.journal.verify import verify_chain
 from controller.service import TableService
 from tests.hil.harness import Table
 
@@ -18,8 +19,8 @@ from tests.hil.harness import Table
 def refold_settlements(journal: Path) -> list[tuple[int, int, str, int | None, int]]:
     """The journal's inputs fed to a table in memory, with no device in between."""
     service = TableService(keep_rounds=10_000)
-    events: list[Event] = [e for e in Journal.open(journal).events()
-                           if e.kind != "controller_started"]
+    events: list[Event] = [e for e in read_events(journal)
+                           if e.kind not in ("controller_started", "checkpoint")]
     for event in events:
         service.submit(event)
     return [(r.number, s.seat, s.wager, s.hand, s.net) for r in service.table.rounds()

@@ -1,0 +1,190 @@
+"""The journal's SQLite files and how their records are read.
+
+A table's journal is one live file (the open gaming day, and closed days not yet sealed) and a
+folder of sealed days, one read-only file per closed gaming day (`journal.days/<day>.sqlite3`
+beside `journal.sqlite3`). Every file has the same record tables:
+
+- `meta`: `schema_version`, `codec`, `prev_head` (the chain value before the file's first
+  record), and in a sealed day its `day`, `first_seq`, `last_seq`, `head`;
+- `events`: `seq`, `body` (the record's canonical JSON, stored by `codec`), `hash` (32 bytes:
+  SHA-256 over the previous record's hash in hex, a newline and the text);
+- `rounds`: one row per round: first and last record, payout status, settlements (by `codec`);
+- `checkpoints`: the records that are checkpoints, with the rounds played at each.
+
+The live file adds `days` (each closed day: its records, rounds, head, its sealed file, where it
+was copied) and `outbox` (what a floor link has to send).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+from controller.journal import codec
+
+SCHEMA_VERSION: Final = 2
+GENESIS: Final = "0" * 64
+RECORD_TABLES: Final = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE events (seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash BLOB NOT NULL);
+CREATE TABLE rounds (
+    round INTEGER PRIMARY KEY, first_seq INTEGER NOT NULL, last_seq INTEGER,
+    status TEXT NOT NULL, settlements BLOB NOT NULL);
+CREATE TABLE checkpoints (seq INTEGER PRIMARY KEY, rounds INTEGER NOT NULL);
+"""
+LIVE_TABLES: Final = """
+CREATE TABLE days (
+    number INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE, first_seq INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL, first_round INTEGER NOT NULL, last_round INTEGER NOT NULL,
+    head TEXT NOT NULL, file TEXT, sha256 TEXT, copied_to TEXT, copied_utc TEXT,
+    removed_utc TEXT);
+CREATE TABLE outbox (seq INTEGER PRIMARY KEY, topic TEXT NOT NULL, round INTEGER,
+    sent_utc TEXT);
+"""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be trusted, read or written: the controller must not deal."""
+
+
+class Record(NamedTuple):
+    seq: int
+    text: str  # the canonical JSON the chain covers
+    digest: bytes  # its chain value, 32 bytes
+
+
+class DayRow(NamedTuple):
+    """A closed gaming day as the live file's `days` table lists it."""
+
+    number: int
+    label: str
+    first_seq: int
+    last_seq: int
+    first_round: int
+    last_round: int
+    head: str
+    file: str | None
+    sha256: str | None
+    copied_to: str | None
+    copied_utc: str | None
+    removed_utc: str | None
+
+
+def canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def chain_hash(prev_hash: str, body: str) -> str:
+    return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
+
+
+def days_folder(live: Path) -> Path:
+    """Where a live journal's sealed days are: `journal.days/` beside `journal.sqlite3`."""
+    return live.with_name(live.stem + ".days")
+
+
+def connect_ro(path: Path) -> sqlite3.Connection:
+    if not path.exists():
+        raise JournalError(f"journal {path}: no such file")
+    try:
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise JournalError(f"journal {path}: cannot be opened: {exc}") from None
+
+
+class JournalFile:
+    """One file of a journal, live or sealed, read through its connection."""
+
+    def __init__(self, path: Path, db: sqlite3.Connection) -> None:
+        self.path, self.db = path, db
+
+    @classmethod
+    def open_ro(cls, path: Path) -> JournalFile:
+        return cls(path, connect_ro(path))
+
+    def fail(self, what: str) -> JournalError:
+        return JournalError(f"journal {self.path}: {what}")
+
+    def query(self, sql: str, *args: Any) -> list[Any]:
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise self.fail(f"cannot be read ({exc})") from None
+
+    def meta(self, key: str) -> str | None:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", key)
+        return rows[0][0] if rows else None
+
+    def check_version(self) -> None:
+        version = self.meta("schema_version")
+        if version == "1":
+            raise self.fail("schema version 1, from an earlier tablectl; migrate it with "
+                            f"`tablectl journal migrate --journal {self.path}` (the original "
+                            "is kept beside it)")
+        if version != str(SCHEMA_VERSION):
+            raise self.fail(f"schema version {version or 'none'}, expected {SCHEMA_VERSION}")
+        if self.meta("codec") != codec.CODEC:
+            raise self.fail(f"stored by codec {self.meta('codec')!r}, this version reads "
+                            f"{codec.CODEC!r}")
+
+    def bounds(self) -> tuple[int, int] | None:
+        """(first seq, last seq) of the records here, None if it holds none."""
+        first, last = self.query("SELECT min(seq), max(seq) FROM events")[0]
+        return None if first is None else (first, last)
+
+    @property
+    def prev_head(self) -> str:
+        return self.meta("prev_head") or GENESIS
+
+    def records(self, first: int = 1, last: int | None = None) -> Iterator[Record]:
+        """The records from `first` (to `last`), decoded from the anchor at or before `first`."""
+        start = codec.block_start(first)
+        previous: str | None = None
+        sql = "SELECT seq, body, hash FROM events WHERE seq >= ?"
+        args: tuple[int, ...] = (start,)
+        if last is not None:
+            sql, args = sql + " AND seq <= ?", (start, last)
+        try:
+            cursor = self.db.execute(sql + " ORDER BY seq", args)
+            for seq, blob, digest in cursor:
+                if previous is None and seq < first and not codec.is_anchor(blob):
+                    continue  # the file starts after the block's anchor: so does its first
+                try:
+                    text = codec.decode(blob, previous)
+                except codec.CodecError as exc:
+                    raise self.fail(f"record {seq} cannot be decoded ({exc})") from None
+                previous = text
+                if seq >= first:
+                    yield Record(seq, text, digest)
+        except sqlite3.Error as exc:
+            raise self.fail(f"cannot be read ({exc})") from None
+
+    def record_hash(self, seq: int) -> str | None:
+        rows = self.query("SELECT hash FROM events WHERE seq = ?", seq)
+        return rows[0][0].hex() if rows else None
+
+    def latest_checkpoint(self, before: int) -> int | None:
+        rows = self.query("SELECT max(seq) FROM checkpoints WHERE seq < ?", before)
+        return rows[0][0] if rows else None
+
+    def round_start(self, number: int) -> int | None:
+        rows = self.query("SELECT first_seq FROM rounds WHERE round = ?", number)
+        return rows[0][0] if rows else None
+
+    def round_rows(self) -> list[tuple[int, int, int | None, str, bytes]]:
+        return self.query("SELECT round, first_seq, last_seq, status, settlements FROM rounds "
+                          "ORDER BY round")
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def settlements_text(blob: bytes) -> list[list[Any]]:
+    """A round row's settlements: [seat, wager, hand, stake, net, outcome, award, odds,
+    rounded_off, limit_reduction, stage] each."""
+    data: list[list[Any]] = json.loads(codec.decode(blob, None))
+    return data

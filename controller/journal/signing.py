@@ -1,0 +1,88 @@
+"""The keyed anchor: each day close is signed with the table's own Ed25519 key.
+
+A plain SHA-256 chain can be recomputed whole by anyone who can write the file; a chain
+rewritten without the key no longer matches the signed chain values. The private key lives in a
+file readable only by the service user (`tablectl journal keygen`); the public key goes to
+whoever verifies (`tablectl journal verify --public-key FILE`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from controller.journal.files import JournalError
+
+
+def day_message(label: str, seq: int, head: str) -> bytes:
+    """What a day close signs: the day, the checkpoint record and its chain value."""
+    return f"tablectl day close\n{label}\n{seq}\n{head}".encode()
+
+
+def fingerprint(key: Ed25519PublicKey) -> str:
+    raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+class Signer:
+    def __init__(self, key: Ed25519PrivateKey) -> None:
+        self.key = key
+        self.fingerprint = fingerprint(key.public_key())
+
+    @classmethod
+    def load(cls, path: Path) -> Signer:
+        try:
+            key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        except OSError as exc:
+            raise JournalError(f"signing key {path}: cannot be read: {exc.strerror}") from None
+        except ValueError:
+            raise JournalError(f"signing key {path}: not a PEM private key") from None
+        if not isinstance(key, Ed25519PrivateKey):
+            raise JournalError(f"signing key {path}: not an Ed25519 key")
+        return cls(key)
+
+    def sign(self, message: bytes) -> str:
+        return self.key.sign(message).hex()
+
+
+def load_public_key(path: Path) -> Ed25519PublicKey:
+    try:
+        key = serialization.load_pem_public_key(path.read_bytes())
+    except OSError as exc:
+        raise JournalError(f"public key {path}: cannot be read: {exc.strerror}") from None
+    except ValueError:
+        raise JournalError(f"public key {path}: not a PEM public key") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise JournalError(f"public key {path}: not an Ed25519 key")
+    return key
+
+
+def signature_holds(key: Ed25519PublicKey, message: bytes, signature: str) -> bool:
+    try:
+        key.verify(bytes.fromhex(signature), message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def keygen(path: Path) -> tuple[Path, str]:
+    """A new key at `path` (mode 0600, never overwritten) and its public half at `path.pub`."""
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise JournalError(f"signing key {path}: exists already; a table keeps its key") from None
+    with os.fdopen(fd, "wb") as out:
+        out.write(pem)
+    public = path.with_name(path.name + ".pub")
+    public.write_bytes(key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    return public, fingerprint(key.public_key())

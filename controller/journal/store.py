@@ -1,0 +1,223 @@
+"""The journal's writer: the live SQLite file (WAL, synchronous=FULL), one transaction per event.
+
+Each transaction holds the event's record and what moves with it: the round's row when its
+status or settlements changed, an outbox row when a round closes, and the index rows of a
+checkpoint or a day close. One process writes a journal at a time (a lock file beside it): a
+second writer would fork the chain. On opening, the journal checks itself (integrity, schema,
+codec, the last record's hash) and refuses, with the reason, rather than start fresh: critical
+memory is never cleared automatically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.events import Checkpoint, DaySigned, Event
+from controller.journal import codec
+from controller.journal.files import (
+    GENESIS,
+    LIVE_TABLES,
+    RECORD_TABLES,
+    SCHEMA_VERSION,
+    JournalError,
+    JournalFile,
+    canonical,
+    chain_hash,
+    days_folder,
+)
+from controller.journal.history import History
+from controller.rules.settlement import Settlement
+
+ADVICE = ("; the controller will not deal. Check it with `tablectl journal verify`; never delete "
+          "it to start fresh")
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    """A round's row as it stands after an event: written only when it changed."""
+
+    round: int
+    first_seq: int
+    last_seq: int | None  # set once the round is over
+    status: str  # the round's state, then computed, shown, confirmed or voided
+    settlements: Sequence[Settlement]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One event and what moves with it into the same transaction."""
+
+    event: Event
+    round: RoundRow | None = None
+    outbox: Sequence[tuple[str, int | None]] = ()  # (topic, round)
+
+
+def settlement_list(settlements: Sequence[Settlement]) -> list[list[Any]]:
+    return [[s.seat, s.wager, s.hand, s.stake, s.net, s.outcome, s.award,
+             f"{s.odds.numerator}/{s.odds.denominator}", str(s.rounded_off),
+             s.limit_reduction, s.stage] for s in settlements]
+
+
+def create_file(db: sqlite3.Connection, live: bool, meta: dict[str, str]) -> None:
+    db.executescript(RECORD_TABLES + (LIVE_TABLES if live else ""))
+    db.executemany("INSERT INTO meta VALUES (?, ?)", [
+        ("schema_version", str(SCHEMA_VERSION)), ("codec", codec.CODEC), *meta.items()])
+
+
+def _take_lock(path: Path) -> int:
+    """The writer's lock: another process holding it writes this journal."""
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        owner = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise JournalError(f"journal {path}: in use by another tablectl process (pid {owner}); "
+                           "one process writes a journal at a time") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+class Journal:
+    """The live journal. Open with `Journal.open(path)`; a new path is created."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection, lock: int) -> None:
+        self.path = path
+        self.db = connection
+        self._lock = lock
+        self.file = JournalFile(path, connection)
+        self.head_seq, self.head_hash, self._previous = 0, GENESIS, None
+        self._pending: tuple[int, str, str | None] = (0, GENESIS, None)
+
+    @classmethod
+    def open(cls, path: Path) -> Journal:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = _take_lock(path)
+        try:
+            fresh = not path.exists()
+            if fresh and days_folder(path).exists():
+                raise JournalError(f"journal {path}: missing, but its closed days are in "
+                                   f"{days_folder(path)}: restore the file{ADVICE}")
+            try:
+                db = sqlite3.connect(path, isolation_level=None)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+                if fresh:
+                    create_file(db, live=True, meta={"prev_head": GENESIS})
+            except sqlite3.Error as exc:
+                raise JournalError(f"journal {path}: cannot be opened: {exc}") from None
+            journal = cls(path, db, lock)
+            journal.self_check()
+        except BaseException:
+            os.close(lock)
+            raise
+        return journal
+
+    def history(self, archive_dirs: Sequence[Path] = ()) -> History:
+        """The whole journal, read through this writer's connection."""
+        return History(self.file, archive_dirs)
+
+    def self_check(self) -> None:
+        """Integrity, schema version, codec and the last record, or JournalError naming what is
+        wrong; leaves the head (seq, hash, text) ready for the next record."""
+        where = f"journal {self.path}"
+        try:
+            quick = self.db.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.Error as exc:
+            raise JournalError(f"{where}: not a tablectl journal ({exc}){ADVICE}") from None
+        if quick != "ok":
+            raise JournalError(f"{where}: integrity check failed ({quick}){ADVICE}")
+        try:
+            self.file.check_version()
+            history = self.history()
+            last = history.last_seq
+            if last:
+                *before, record = history.records(max(1, last - 1), last)
+                prev = before[0].digest.hex() if before else self.file.prev_head
+                if chain_hash(prev, record.text) != record.digest.hex():
+                    raise JournalError(f"{where}: record {last} does not match its hash (its "
+                                       "content was changed)")
+                ends_day = json.loads(record.text)["kind"] == DaySigned.kind
+                self.head_seq, self.head_hash = last, record.digest.hex()
+                self._previous = None if ends_day else record.text
+        except JournalError as exc:
+            raise JournalError(f"{exc}{ADVICE}") from None
+        self._pending = (self.head_seq, self.head_hash, self._previous)
+
+    # ----- writing ---------------------------------------------------------------------------
+
+    def append(self, event: Event, round_row: RoundRow | None = None,
+               outbox: Sequence[tuple[str, int | None]] = ()) -> None:
+        """Write an event with what moves with it, in one transaction, and commit it."""
+        self.append_batch([Entry(event, round_row, outbox)])
+
+    def append_batch(self, entries: Sequence[Entry]) -> None:
+        """Several events in one transaction: all of them are committed, or none."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            for entry in entries:
+                self._insert(entry)
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise JournalError(f"journal {self.path}: cannot write event "
+                               f"{entries[0].event.seq}: {exc}") from None
+        except JournalError:
+            self._rollback()
+            raise
+        self._commit()
+
+    def _insert(self, entry: Entry) -> None:
+        event = entry.event
+        seq, head, previous = self._pending
+        if event.seq != seq + 1:
+            raise JournalError(f"event {event.seq} does not follow record {seq}")
+        text = canonical(event.to_record())
+        digest = chain_hash(head, text)
+        anchor = previous is None or codec.is_anchor_seq(event.seq)
+        self.db.execute("INSERT INTO events VALUES (?, ?, ?)",
+                        (event.seq, codec.encode(text, None if anchor else previous),
+                         bytes.fromhex(digest)))
+        if isinstance(event, Checkpoint):
+            self.db.execute("INSERT INTO checkpoints VALUES (?, ?)",
+                            (event.seq, event.state["rounds_played"]))
+        if isinstance(event, DaySigned):
+            self.db.execute("INSERT INTO days (number, label, first_seq, last_seq, first_round, "
+                            "last_round, head) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (event.number, event.day, event.first_seq, event.seq,
+                             event.first_round, event.last_round, digest))
+        if entry.round is not None:
+            row = entry.round
+            self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?, ?)",
+                            (row.round, row.first_seq, row.last_seq, row.status,
+                             codec.encode(canonical(settlement_list(row.settlements)), None)))
+        for topic, number in entry.outbox:
+            self.db.execute("INSERT INTO outbox (seq, topic, round) VALUES (?, ?, ?)",
+                            (event.seq, topic, number))
+        # The first record after a day's last one is an anchor: it starts the next file.
+        self._pending = (event.seq, digest, None if isinstance(event, DaySigned) else text)
+
+    def _commit(self) -> None:
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise JournalError(f"journal {self.path}: commit failed: {exc}") from None
+        self.head_seq, self.head_hash, self._previous = self._pending
+
+    def _rollback(self) -> None:
+        with contextlib.suppress(sqlite3.Error):  # nothing may have been begun
+            self.db.execute("ROLLBACK")
+        self._pending = (self.head_seq, self.head_hash, self._previous)
+
+    def close(self) -> None:
+        self.db.close()
+        os.close(self._lock)
