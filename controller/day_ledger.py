@@ -104,12 +104,13 @@ class DayLedger:
         open_hold = state["open_hold"]
         if open_hold is not None:  # the same entry as in the list, as when it was folded
             open_hold = next((h for h in holds.items if h == open_hold), dict(open_hold))
+        def tally(key: str) -> Tally:
+            return Tally(state[key]["count"], list(state[key]["list"]))
+
         return cls(
             state["number"], state["opened_seq"], state["opened_utc"], state["last_label"],
             dict(state["rounds"]),
             {name: {k: v for k, v in t.items() if k != "result"}
              for name, t in state["wagers"].items()},
-            holds, open_hold,
-            *(Tally(state[k]["count"], list(state[k]["list"]))
-              for k in ("corrections", "refusals", "faults")),
+            holds, open_hold, tally("corrections"), tally("refusals"), tally("faults"),
             state["shoes"])

@@ -6,7 +6,6 @@ can store them and a replay can fold them again. Nothing below reads a clock.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -269,9 +268,14 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
-@functools.cache
+_FIELDS: dict[type[Event], tuple[dataclasses.Field[Any], ...]] = {}
+
+
 def _fields(cls: type[Event]) -> tuple[dataclasses.Field[Any], ...]:
-    return dataclasses.fields(cls)
+    """An event type's fields, worked out once (this runs for every record written)."""
+    if cls not in _FIELDS:
+        _FIELDS[cls] = dataclasses.fields(cls)
+    return _FIELDS[cls]
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:

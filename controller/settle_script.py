@@ -335,6 +335,8 @@ def settle_session(data: Any, registry: PayTables, journal_path: Path | None = N
         dealers.append(dealer)
     service = memory if journal_path is None else _resume(journal_path, canonical, len(scripts))
     played = service.table.rounds()[-len(scripts):]
+    if service.journal is not None:
+        service.journal.close()
     reports = [dealer.report(r.machine) for dealer, r in zip(dealers, played, strict=True)]
     return reports if isinstance(data, list) else reports[0]
 

@@ -4,18 +4,22 @@ settlement rows and payout status, the outbox, and `journal verify`."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from controller.journal import Journal, JournalError
-from controller.journal.verify import read_settlement_rows, verify_chain
+from controller.journal.fold import read_events
+from controller.journal.verify import read_settlement_rows
 from controller.service import TableService
 from controller.settle_script import settle_session
 from tests.conftest import REGISTRY
+from tests.journal_tools import edit_round, edit_text, rewrite_chain, texts
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUND = json.loads((ROOT / "examples" / "blackjack-round.json").read_text())
@@ -44,58 +48,49 @@ def edit(path: Path, sql: str, *args: object) -> None:
 def test_intact_journal_verifies(journal_path: Path) -> None:
     result = verify(journal_path)
     assert result.returncode == 0
-    assert "chain intact, settlements match the events" in result.stdout
+    assert "chain intact" in result.stdout and "settlements match the events" in result.stdout
 
 
 def test_an_edited_record_is_named(journal_path: Path) -> None:
-    seq, body = sqlite3.connect(journal_path).execute(
-        """SELECT seq, body FROM events WHERE body LIKE '%"amount":500,%' """).fetchone()
-    edited = body.replace('"amount":500,', '"amount":50000,')
-    assert edited != body
-    edit(journal_path, "UPDATE events SET body = ? WHERE seq = ?", edited, seq)
+    seq = edit_text(journal_path, lambda text: '"amount":500,' in text,
+                    lambda text: text.replace('"amount":500,', '"amount":50000,'))
     result = verify(journal_path)
     assert result.returncode == 1
-    assert f"BROKEN: record {seq} does not match its hash" in result.stdout
+    assert f"BROKEN: journal {journal_path}: record {seq} does not match its hash" in \
+        result.stdout
 
 
 def test_a_removed_record_is_named(journal_path: Path) -> None:
     edit(journal_path, "DELETE FROM events WHERE seq = 12")
     result = verify(journal_path)
     assert result.returncode == 1
-    assert "record 13 does not follow record 11" in result.stdout
+    assert "record 13 does not follow record 11" in result.stdout + result.stderr
 
 
 def test_a_rewritten_chain_still_fails_against_the_settlements(journal_path: Path) -> None:
     """Even a forger who recomputes every hash is caught: the settlements stored with the
     events no longer follow from them."""
-    from controller.journal import GENESIS, canonical, chain_hash
-    db = sqlite3.connect(journal_path)
-    rows = db.execute("SELECT seq, body FROM events ORDER BY seq").fetchall()
-    prev = GENESIS
-    for seq, body in rows:
-        data = json.loads(body)
+    def bigger_main_wagers(data: dict[str, Any]) -> None:
         if data["kind"] == "wager_placed" and data["spot"] == "main":
             data["amount"] = 100000
-        new_body = canonical(data)
-        digest = chain_hash(prev, new_body)
-        db.execute("UPDATE events SET body = ?, prev_hash = ?, hash = ? WHERE seq = ?",
-                   (new_body, prev, digest, seq))
-        prev = digest
-    db.commit()
-    db.close()
-    assert verify_chain(journal_path)[1] is None
+
+    rewrite_chain(journal_path, bigger_main_wagers)
     result = verify(journal_path)
-    assert result.returncode == 1 and "in the journal but" in result.stdout
+    assert result.returncode == 1 and "but the events give" in result.stdout
 
 
 def test_an_edited_settlement_row_is_caught(journal_path: Path) -> None:
-    edit(journal_path, "UPDATE settlements SET net = 100000 WHERE round = 1 AND wager = 'main'")
-    assert verify(journal_path).returncode == 1
+    def pay_more(rows: list[list[Any]]) -> None:
+        rows[0][4] = 100000  # net
+
+    edit_round(journal_path, 1, pay_more)
+    result = verify(journal_path)
+    assert result.returncode == 1 and "round 1 is stored as" in result.stdout
 
 
 def test_start_up_refuses_a_broken_journal_and_never_starts_fresh(journal_path: Path) -> None:
-    edit(journal_path, "UPDATE events SET body = body || ' ' WHERE seq = (SELECT MAX(seq) "
-         "FROM events)")
+    last = max(seq for seq, _ in texts(sqlite3.connect(journal_path)))
+    edit_text(journal_path, lambda text: f'"seq":{last},' in text, lambda text: text + " ")
     size = journal_path.stat().st_size
     with pytest.raises(JournalError, match=r"does not match its hash.*will not deal"):
         Journal.open(journal_path)
@@ -104,8 +99,20 @@ def test_start_up_refuses_a_broken_journal_and_never_starts_fresh(journal_path: 
 
 def test_start_up_refuses_a_wrong_schema_version(journal_path: Path) -> None:
     edit(journal_path, "UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    with pytest.raises(JournalError, match="schema version 99, expected 1"):
+    with pytest.raises(JournalError, match="schema version 99, expected 2"):
         Journal.open(journal_path)
+
+
+def test_a_second_writer_is_refused(journal_path: Path) -> None:
+    """Two writers would fork the chain: the second is refused, naming the first."""
+    first = Journal.open(journal_path)
+    try:
+        with pytest.raises(JournalError, match=rf"in use by another tablectl process \(pid "
+                                               rf"{os.getpid()}\)"):
+            Journal.open(journal_path)
+    finally:
+        first.close()
+    Journal.open(journal_path).close()  # free again once the first is closed
 
 
 def test_start_up_refuses_a_file_that_is_not_a_journal(tmp_path: Path) -> None:
@@ -122,15 +129,14 @@ def test_start_up_refuses_a_file_that_is_not_a_journal(tmp_path: Path) -> None:
 def test_every_event_is_one_committed_record_with_its_settlements(journal_path: Path) -> None:
     db = sqlite3.connect(journal_path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    kinds = [k for (k,) in db.execute("SELECT kind FROM events ORDER BY seq")]
+    kinds = [e.kind for e in read_events(journal_path)]
     assert kinds[:2] == ["controller_started", "config_changed"]
     assert kinds.count("payout_confirmed") == 2
     rows = read_settlement_rows(journal_path)
     assert {row[0] for row in rows} == {1, 2}
     assert all(row[-1] == "confirmed" for row in rows)
-    outbox = db.execute("SELECT topic, payload FROM outbox").fetchall()
-    assert [topic for topic, _ in outbox] == ["round_closed", "round_closed"]
-    assert json.loads(outbox[0][1])["status"] == "confirmed"
+    outbox = db.execute("SELECT topic, round FROM outbox").fetchall()
+    assert outbox == [("round_closed", 1), ("round_closed", 2)]
 
 
 def test_payout_moves_computed_shown_confirmed(tmp_path: Path) -> None:

@@ -352,7 +352,9 @@ def test_new_shoe_mid_round_is_refused() -> None:
 
 def test_restart_with_unconfirmed_payout_comes_back_on_hold_for_review(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
-    play_example_round(service(journal=Journal.open(path)))
+    crashed = Journal.open(path)
+    play_example_round(service(journal=crashed))
+    crashed.close()  # the process died: its lock went with it
     again = TableService(Journal.open(path))
     assert state(again) == "hold"
     assert again.table.round is not None and "restarted before this payout was confirmed" in \
@@ -367,6 +369,8 @@ def test_restart_mid_round_continues_where_it_was(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
     first = service(journal=Journal.open(path))
     start_round(first, ("TS", "9D"))
+    assert first.journal is not None
+    first.journal.close()  # the process died: its lock went with it
     again = TableService(Journal.open(path))
     assert state(again) == "dealing"
     cards(again, "9C", "8D")

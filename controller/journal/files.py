@@ -144,6 +144,7 @@ class JournalFile:
         """The records from `first` (to `last`), decoded from the anchor at or before `first`."""
         start = codec.block_start(first)
         previous: str | None = None
+        previous_seq = 0
         sql = "SELECT seq, body, hash FROM events WHERE seq >= ?"
         args: tuple[int, ...] = (start,)
         if last is not None:
@@ -153,11 +154,14 @@ class JournalFile:
             for seq, blob, digest in cursor:
                 if previous is None and seq < first and not codec.is_anchor(blob):
                     continue  # the file starts after the block's anchor: so does its first
+                if previous is not None and seq != previous_seq + 1:
+                    raise self.fail(f"record {seq} does not follow record {previous_seq} "
+                                    "(missing, inserted or reordered records)")
                 try:
                     text = codec.decode(blob, previous)
                 except codec.CodecError as exc:
                     raise self.fail(f"record {seq} cannot be decoded ({exc})") from None
-                previous = text
+                previous, previous_seq = text, seq
                 if seq >= first:
                     yield Record(seq, text, digest)
         except sqlite3.Error as exc:

@@ -95,7 +95,8 @@ class Journal:
         self.db = connection
         self._lock = lock
         self.file = JournalFile(path, connection)
-        self.head_seq, self.head_hash, self._previous = 0, GENESIS, None
+        self.head_seq, self.head_hash = 0, GENESIS
+        self._previous: str | None = None  # the last record's text, to store the next against
         self._pending: tuple[int, str, str | None] = (0, GENESIS, None)
 
     @classmethod

@@ -193,8 +193,12 @@ def _baccarat(play: BaccaratPlay | None, machine: RoundMachine | None,
             if s.wager.startswith("lucky8") and s.net > 0:
                 award = s.award.replace("_", " ").capitalize()
                 lucky8[s.wager] = f"{wager_title(s.wager)}: {award} {s.odds.numerator} to 1"
-    road = [_winner(*([parse_card(c) for c in hand.split()] for hand in coup))[0].upper()
-            for coup in table.shoe.coups]
+    coups = [[[parse_card(c) for c in hand.split()] for hand in coup] for coup in table.shoe.coups]
+    current = table.current
+    if current is not None and isinstance(current.machine.play, BaccaratPlay) and \
+            current.machine.play.stage == "done" and current.status != "voided":
+        coups.append([current.machine.play.player, current.machine.play.banker])
+    road = [_winner(player, banker)[0].upper() for player, banker in coups]
     return {**hands, "winner": winner, "commission": from_minor(commission),
             "lucky8": list(lucky8.values()), "bead_road": road}
 
