@@ -86,7 +86,11 @@ class TableService:
         self._written.clear()
         if self.journal is None:
             return Table(self.keep_rounds)
-        return fold(self.journal.history(), self.keep_rounds)
+        history = self.journal.history()
+        try:
+            return fold(history, self.keep_rounds)
+        finally:
+            history.close()
 
     # ----- events ----------------------------------------------------------------------------
 

@@ -15,8 +15,9 @@ from controller.journal.files import DayRow, JournalError, JournalFile, Record, 
 
 
 class History:
-    def __init__(self, live: JournalFile, archive_dirs: Sequence[Path] = ()) -> None:
-        self.live = live
+    def __init__(self, live: JournalFile, archive_dirs: Sequence[Path] = (),
+                 owns_live: bool = True) -> None:
+        self.live, self.owns_live = live, owns_live
         self.folder = days_folder(live.path)
         self.archive_dirs = list(archive_dirs)
         self.days = [DayRow(*row) for row in live.query("SELECT * FROM days ORDER BY number")]
@@ -32,7 +33,8 @@ class History:
         for file in self._files.values():
             file.close()
         self._files.clear()
-        self.live.close()
+        if self.owns_live:
+            self.live.close()
 
     # ----- where things are --------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from controller.journal.files import (
 from controller.journal.history import History
 from controller.rules.settlement import Settlement
 
+BUSY_MS = 5000
 ADVICE = ("; the controller will not deal. Check it with `tablectl journal verify`; never delete "
           "it to start fresh")
 
@@ -112,6 +113,7 @@ class Journal:
                 db = sqlite3.connect(path, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")
+                db.execute(f"PRAGMA busy_timeout={BUSY_MS}")  # `journal archive` notes copies
                 if fresh:
                     create_file(db, live=True, meta={"prev_head": GENESIS})
             except sqlite3.Error as exc:
@@ -125,7 +127,7 @@ class Journal:
 
     def history(self, archive_dirs: Sequence[Path] = ()) -> History:
         """The whole journal, read through this writer's connection."""
-        return History(self.file, archive_dirs)
+        return History(self.file, archive_dirs, owns_live=False)
 
     def self_check(self) -> None:
         """Integrity, schema version, codec and the last record, or JournalError naming what is
@@ -205,6 +207,17 @@ class Journal:
                             (event.seq, topic, number))
         # The first record after a day's last one is an anchor: it starts the next file.
         self._pending = (event.seq, digest, None if isinstance(event, DaySigned) else text)
+
+    @contextlib.contextmanager
+    def transaction(self, what: str) -> Iterator[sqlite3.Connection]:
+        """The live file's own bookkeeping (sealing a day) in one committed transaction."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            yield self.db
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise JournalError(f"journal {self.path}: cannot {what}: {exc}") from None
+        self._commit()
 
     def _commit(self) -> None:
         try:

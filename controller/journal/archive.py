@@ -1,0 +1,179 @@
+"""Closed days leave the live file for read-only files of their own, and leave the table only once
+they are copied out.
+
+Sealing a closed day writes its records, rounds and checkpoints to `journal.days/<day>.sqlite3`
+(through a temporary file, synced and renamed), then, in one transaction of the live file, notes
+the file and drops the day's rows. Each step can be cut by a power loss: a temporary file is
+written again, a complete file is kept, and the live rows go only in the transaction that notes
+the file; so the next start (or close) finishes the job, and a day is never in neither place.
+
+Retention keeps the newest `keep_days` sealed days on the table. An older day's file is removed
+only once `tablectl journal archive --to DIR` has copied it out and checked the copy (and, with a
+floor link, the floor has acknowledged the day); nothing that has not been copied is ever
+deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import structlog
+
+from controller.journal.files import DayRow, JournalError, JournalFile, days_folder
+from controller.journal.store import BUSY_MS, Journal, create_file
+from controller.service import utc_now
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        for block in iter(lambda: source.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Archive:
+    def __init__(self, journal: Journal, keep_days: int | None = None,
+                 acknowledged: Callable[[DayRow], bool] = lambda day: True) -> None:
+        self.journal = journal
+        self.keep_days = keep_days
+        self.acknowledged = acknowledged
+        self.folder = days_folder(journal.path)
+        self.log = structlog.get_logger()
+
+    def seal_and_retain(self) -> None:
+        self.seal()
+        self.retain()
+
+    def seal(self) -> list[str]:
+        """Seal every closed day still in the live file, oldest first; their names."""
+        days = self.journal.history().days
+        sealed = []
+        for day in days:
+            if day.file is None:
+                self._seal(day)
+                sealed.append(day.label)
+        return sealed
+
+    def _seal(self, day: DayRow) -> None:
+        self.folder.mkdir(exist_ok=True)
+        name = f"{day.label}.sqlite3"
+        final, temporary = self.folder / name, self.folder / f"{name}.tmp"
+        if not (final.exists() and self._holds(final, day)):
+            temporary.unlink(missing_ok=True)
+            self._write(temporary, day)
+            os.chmod(temporary, 0o444)
+            os.replace(temporary, final)
+            sync_folder(self.folder)
+        digest = file_sha256(final)
+        with self.journal.transaction(f"seal day {day.label}") as db:
+            db.execute("UPDATE days SET file = ?, sha256 = ? WHERE number = ?",
+                       (name, digest, day.number))
+            db.execute("DELETE FROM events WHERE seq <= ?", (day.last_seq,))
+            db.execute("DELETE FROM checkpoints WHERE seq <= ?", (day.last_seq,))
+            db.execute("DELETE FROM rounds WHERE round <= ?", (day.last_round,))
+            db.execute("UPDATE meta SET value = ? WHERE key = 'prev_head'", (day.head,))
+        self.log.info("gaming day sealed", day=day.label, file=str(final))
+
+    def _write(self, path: Path, day: DayRow) -> None:
+        live = self.journal.db
+        prev_head = self.journal.file.prev_head
+        db = sqlite3.connect(path, isolation_level=None)
+        try:
+            db.execute("PRAGMA synchronous=FULL")
+            create_file(db, live=False, meta={
+                "prev_head": prev_head, "day": day.label, "number": str(day.number),
+                "first_seq": str(day.first_seq), "last_seq": str(day.last_seq),
+                "first_round": str(day.first_round), "last_round": str(day.last_round),
+                "head": day.head, "sealed_utc": utc_now()})
+            db.execute("BEGIN")
+            for table, where in (("events", "seq BETWEEN ? AND ?"),
+                                 ("checkpoints", "seq BETWEEN ? AND ?"),
+                                 ("rounds", "round BETWEEN ? AND ?")):
+                bounds = (day.first_round, day.last_round) if table == "rounds" else (
+                    day.first_seq, day.last_seq)
+                rows = live.execute(f"SELECT * FROM {table} WHERE {where}", bounds)
+                columns = len(rows.description)
+                db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * columns)})", rows)
+            db.execute("COMMIT")
+        finally:
+            db.close()
+
+    @staticmethod
+    def _holds(path: Path, day: DayRow) -> bool:
+        """A complete file of this day (a seal cut short after the rename)."""
+        try:
+            file = JournalFile.open_ro(path)
+            try:
+                return (file.meta("day") == day.label and file.bounds() ==
+                        (day.first_seq, day.last_seq) and file.record_hash(day.last_seq) ==
+                        day.head)
+            finally:
+                file.close()
+        except (JournalError, sqlite3.Error):
+            return False
+
+    def retain(self) -> list[str]:
+        """Remove the files of days past `keep_days` that were copied out; their names."""
+        if self.keep_days is None:
+            return []
+        sealed = [d for d in self.journal.history().days if d.file and not d.removed_utc]
+        removed = []
+        for day in sealed[:max(0, len(sealed) - self.keep_days)]:
+            if not day.copied_to or not self.acknowledged(day):
+                self.log.warning("day kept: not copied out yet", day=day.label,
+                                 advice="tablectl journal archive --to DIR")
+                continue
+            assert day.file is not None
+            (self.folder / day.file).unlink(missing_ok=True)
+            self.journal.db.execute("UPDATE days SET removed_utc = ? WHERE number = ?",
+                                    (utc_now(), day.number))
+            removed.append(day.label)
+        return removed
+
+
+def copy_out(live: Path, to: Path) -> list[str]:
+    """Copy every sealed day not yet copied to `to`, check each copy against the sealed file's
+    SHA-256, and note where it went; the days copied. Safe while the controller runs."""
+    if not live.exists():
+        raise JournalError(f"journal {live}: no such file")
+    to.mkdir(parents=True, exist_ok=True)
+    folder = days_folder(live)
+    db = sqlite3.connect(live, isolation_level=None)
+    try:
+        db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+        days = db.execute("SELECT number, label, file, sha256 FROM days WHERE file IS NOT NULL "
+                          "AND copied_to IS NULL AND removed_utc IS NULL ORDER BY number"
+                          ).fetchall()
+        copied = []
+        for number, label, name, digest in days:
+            target = to / name
+            temporary = to / f"{name}.tmp"
+            shutil.copyfile(folder / name, temporary)
+            with temporary.open("rb") as written:
+                os.fsync(written.fileno())
+            if file_sha256(temporary) != digest:
+                temporary.unlink()
+                raise JournalError(f"copy of day {label} to {to} does not match the sealed file "
+                                   "(the target may be failing): nothing was noted as copied")
+            os.replace(temporary, target)
+            sync_folder(to)
+            db.execute("UPDATE days SET copied_to = ?, copied_utc = ? WHERE number = ?",
+                       (str(to.resolve()), utc_now(), number))
+            copied.append(label)
+        return copied
+    finally:
+        db.close()
