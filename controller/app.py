@@ -23,12 +23,13 @@ from typing import Any
 
 import structlog
 
-from controller.config_file import RunConfig
-from controller.events import Event
-from controller.journal import Journal
+from controller.config_file import JournalConfig, RunConfig
+from controller.control import ControlServer, socket_path
+from controller.gaming_day import open_table
+from controller.journal.signing import keygen
 from controller.loop import ControllerLoop
 from controller.notify import Notifier
-from controller.service import KEEP_ROUNDS, TableService
+from controller.service import KEEP_ROUNDS
 from controller.supervisors import PinGuard
 from controller.table import config_change
 from devices import beetek, cardid, pads
@@ -94,20 +95,31 @@ class Daemon:
         print(f"tablectl: {what}; dealer display at {server.url}", flush=True)
         self.notifier.ready(what)
 
+    def _journal_path(self, config: RunConfig | None) -> Path:
+        """--journal, else the configuration's, else the default: the rule of every command."""
+        return self.options.journal or (config.journal if config else None) or \
+            self.state_dir / "journal.sqlite3"
+
     # ----- the demo ----------------------------------------------------------------------------
 
     def _demo(self) -> int:
         from simulators.rig import Rig
         game = self.options.game
-        journal = self.options.journal or self.state_dir / f"demo-{game}.sqlite3"
+        journal = self._journal_path(None)
         journal.parent.mkdir(parents=True, exist_ok=True)
+        key = journal.parent / "table.key"  # the demo signs its days with a key of its own
+        if not key.exists():
+            keygen(key)
         with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as folder:
             rig = Rig(Path(folder), game, "cardid", pay_tables=DEMO_TABLES[game],
                       journal=journal, record=self.options.record, idle=self._idle,
                       pace_s=self.options.pace_s, side_bets=True,
                       seats=7 if game == "blackjack" else 5, refill=True,
-                      seed=random.SystemRandom().randrange(2**32), keep_rounds=KEEP_ROUNDS)
+                      seed=random.SystemRandom().randrange(2**32), keep_rounds=KEEP_ROUNDS,
+                      journal_config=JournalConfig(key=key))
             assert rig.loop is not None
+            control = ControlServer(socket_path(journal), rig.loop.post)
+            control.start()
             server = self._display(rig.loop, f"demo {game}", "127.0.0.1",
                                    8080 if self.options.port is None else self.options.port,
                                    None)
@@ -121,6 +133,7 @@ class Daemon:
             except Stopped:
                 pass
             finally:
+                control.stop()
                 server.stop()
                 rig.close()
         self.log.info("stopped", rounds=played)
@@ -129,17 +142,19 @@ class Daemon:
     # ----- a real table ------------------------------------------------------------------------
 
     def _table(self, config: RunConfig) -> int:
-        journal_path = config.journal or self.options.journal or self.state_dir / \
-            "journal.sqlite3"
-        journal = Journal.open(journal_path)
-        service = TableService(journal, pin_guard=PinGuard(config.supervisors))
+        journal_path = self._journal_path(config)
+        service, closer = open_table(journal_path, config.journal_config,
+                                     PinGuard(config.supervisors), KEEP_ROUNDS)
+        journal = service.journal
+        assert journal is not None
         wanted = config_change(config.game, config.rules, config.pay_tables, config.registry)
-        current = service.table.config
-        if current is None or _comparable(wanted) != _last_config(service):
+        current = service.table.config_event
+        if current is None or wanted.content() != current.content():
             service.submit(wanted)
         recorder = self._recorder(config)
         loop = ControllerLoop(service, shoe_protocol=config.shoe.protocol if config.shoe
-                              else "beetek", name=config.name)
+                              else "beetek", name=config.name, closer=closer)
+        control = ControlServer(socket_path(journal_path), loop.post)
         drivers: list[SerialDevice | UsbDevice] = []
         if config.shoe is not None:
             shoe = config.shoe
@@ -160,6 +175,7 @@ class Daemon:
                                config.token)
         for driver in drivers:
             driver.start()
+        control.start()
         try:
             self._ready(server, f"table {config.name or config.game} ready, journal "
                         f"{journal_path}")
@@ -167,6 +183,7 @@ class Daemon:
                 loop.step(0.2)
                 self.notifier.watchdog()
         finally:
+            control.stop()
             for driver in drivers:
                 driver.stop()
             server.stop()
@@ -186,13 +203,3 @@ class Daemon:
             devices["pads"] = {"usb": f"{config.pads.vendor:04x}:{config.pads.product:04x}"}
         return Recorder(self.options.record, devices, {
             "game": config.game, "rules": config.rules, "pay_tables": config.pay_tables})
-
-
-def _comparable(event: Event) -> dict[str, Any]:
-    return {k: v for k, v in event.to_dict().items() if k not in ("seq", "utc", "mono_ns")}
-
-
-def _last_config(service: TableService) -> dict[str, Any] | None:
-    """The configuration event in force, as the table keeps it."""
-    last = service.table.config_event
-    return _comparable(last) if last else None

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from datetime import time
 from pathlib import Path
 from typing import Any, Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.paytables import PayTableError, PayTables
 from controller.rules.blackjack import RulesError
@@ -42,6 +44,18 @@ class PadsConfig:
 
 
 @dataclass(frozen=True)
+class JournalConfig:
+    """Where the journal is and how its days are kept (the `[journal]` section)."""
+
+    path: Path | None = None
+    day_close: time | None = time(6, 0)  # None: days are closed on demand only
+    timezone: ZoneInfo | None = None  # None: the machine's local time zone
+    keep_days: int | None = 30  # sealed days kept on the table once copied out; None: all
+    reserve_mb: int = 200  # no new round opens with less free on the journal's disk
+    key: Path | None = None  # the table's Ed25519 signing key (`tablectl journal keygen`)
+
+
+@dataclass(frozen=True)
 class RunConfig:
     path: Path
     name: str
@@ -55,8 +69,12 @@ class RunConfig:
     bind: str = "127.0.0.1"
     port: int = 8080
     token: str | None = None
-    journal: Path | None = None
+    journal_config: JournalConfig = JournalConfig()
     registry: PayTables = field(default_factory=PayTables.load)
+
+    @property
+    def journal(self) -> Path | None:
+        return self.journal_config.path
 
 
 def load(path: Path) -> RunConfig:
@@ -112,11 +130,47 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
         raise fail("display.port", "must be a port number")
     if bind not in ("127.0.0.1", "::1", "localhost") and not token:
         raise fail("display.token", f"a display bound to {bind} needs a token")
-    journal = _section(data, "journal", fail).get("path")
     return RunConfig(
         path, str(table.get("name", "")), game, seats, rules, pay_tables, supervisors,
         _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail), str(bind), port,
-        token, path.parent / journal if journal else None, registry)
+        token, _journal(path, _section(data, "journal", fail), fail), registry)
+
+
+JOURNAL_KEYS: Final = ("path", "day_close", "timezone", "keep_days", "reserve_mb", "key")
+
+
+def _journal(path: Path, raw: dict[str, Any], fail: Any) -> JournalConfig:
+    for key in raw:
+        if key not in JOURNAL_KEYS:
+            raise fail(f"journal.{key}", f"unknown key (known: {', '.join(JOURNAL_KEYS)})")
+    close = raw.get("day_close", "06:00")
+    try:
+        day_close = time.fromisoformat(close) if close else None
+    except (TypeError, ValueError):
+        raise fail("journal.day_close", f"{close!r} is not a time like \"06:00\" (or \"\" "
+                   "for closes on demand only)") from None
+    zone = raw.get("timezone")
+    try:
+        timezone = ZoneInfo(zone) if zone else None
+    except (ZoneInfoNotFoundError, ValueError):
+        raise fail("journal.timezone", f"{zone!r} is not a time zone (e.g. "
+                   "\"America/Los_Angeles\")") from None
+    keep = raw.get("keep_days", 30)
+    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 1):
+        raise fail("journal.keep_days", "must be a whole number of days, at least 1")
+    reserve = raw.get("reserve_mb", 200)
+    if not isinstance(reserve, int) or isinstance(reserve, bool) or reserve < 0:
+        raise fail("journal.reserve_mb", "must be a whole number of MB")
+
+    def beside(value: Any, key: str) -> Path | None:
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise fail(f"journal.{key}", "must be a path")
+        return path.parent / value
+
+    return JournalConfig(beside(raw.get("path"), "path"), day_close, timezone, keep, reserve,
+                         beside(raw.get("key"), "key"))
 
 
 def _section(data: dict[str, Any], name: str, fail: Any) -> dict[str, Any]:

@@ -24,6 +24,10 @@ class Event:
         return {"kind": self.kind,
                 **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}}
 
+    def content(self) -> dict[str, Any]:
+        """What the event says, without when it was stamped: to compare two events."""
+        return {k: v for k, v in self.to_dict().items() if k not in ("seq", "utc", "mono_ns")}
+
     def to_record(self) -> dict[str, Any]:
         """The fields the journal stores: those that differ from their defaults (`event_from_dict`
         puts the defaults back), so that a record is as short as the event allows."""

@@ -13,13 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import structlog
 
+from controller.config_file import JournalConfig
+from controller.journal import Journal
 from controller.journal.archive import Archive
 from controller.journal.signing import Signer
-from controller.service import TableService, utc_now
+from controller.service import DiskReserve, TableService, utc_now
+from controller.supervisors import PinGuard
 
 
 @dataclass(frozen=True)
@@ -57,15 +61,16 @@ class DayCloser:
         self.asked_by: str | None = None
         self.log = structlog.get_logger()
 
-    def ask(self, by: str) -> str:
-        """An on-demand close: done now if the table is between rounds, else after the round."""
+    def ask(self, by: str) -> tuple[str | None, str]:
+        """An on-demand close: done now if the table is between rounds, else after the round.
+        (The day closed or None, and what to tell whoever asked.)"""
         self.asked_by = by
         closed = self.tick()
         if closed:
-            return f"closed gaming day {closed}"
+            return closed, f"closed gaming day {closed}"
         current = self.service.table.current
         number = current.number if current else "?"
-        return f"the gaming day closes when round {number} is over"
+        return None, f"the gaming day closes when round {number} is over"
 
     def tick(self) -> str | None:
         """Close if due or asked for and the table is between rounds; the day's name if closed."""
@@ -81,3 +86,22 @@ class DayCloser:
         if self.archive is not None:
             self.archive.seal_and_retain()
         return label
+
+
+def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: int
+               ) -> tuple[TableService, DayCloser]:
+    """The table's journal, service and day keeping as `[journal]` configures them. A seal cut
+    short by a power loss is finished first."""
+    signer = Signer.load(config.key) if config.key else None
+    journal = Journal.open(path)
+    try:
+        archive = Archive(journal, config.keep_days)
+        archive.seal_and_retain()
+        service = TableService(journal, pin_guard=guard, keep_rounds=keep_rounds,
+                               disk=DiskReserve(path.parent, config.reserve_mb * 2**20))
+    except BaseException:
+        journal.close()
+        raise
+    policy = DayPolicy(config.day_close or time(6, 0), config.timezone,
+                       scheduled=config.day_close is not None)
+    return service, DayCloser(service, policy, signer, archive)

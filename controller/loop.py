@@ -3,9 +3,10 @@
 Driver threads and the dealer console only `post` to its queue. For each input it maps a device
 event to a table event, has the service journal and apply it, and only after the commit does what
 must follow: acknowledge the shoe's frame (cardid), light the pads' spots for the round's phase,
-tell the listeners (the dealer display). A cardid frame whose sequence number and content were
-already committed (a retransmission, perhaps across a controller restart) is acknowledged again
-and dropped.
+tell the listeners (the dealer display). Between inputs it closes the gaming day when it is
+due or asked for, at the first moment between rounds. A cardid frame whose sequence number and
+content were already committed (a retransmission, perhaps across a controller restart) is
+acknowledged again and dropped.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import structlog
 
+from controller.control import DayCloseRequest
 from controller.events import (
     CardDrawn,
     CardMisread,
@@ -30,6 +32,7 @@ from controller.events import (
     ShoeEmpty,
     WagerPlaced,
 )
+from controller.gaming_day import DayCloser
 from controller.round_machine import Effect
 from controller.rules.settlement import Settlement
 from controller.service import TableService
@@ -62,12 +65,17 @@ class Supervised:
     pin: str
 
 
+Input = DeviceEvent | Event | Supervised | DayCloseRequest
+
+
 class ControllerLoop:
     def __init__(self, service: TableService, shoe: Any = None, shoe_protocol: str = "beetek",
-                 pads_device: Any = None, name: str = "") -> None:
+                 pads_device: Any = None, name: str = "", closer: DayCloser | None = None
+                 ) -> None:
         self.service = service
+        self.closer = closer
         self.shoe, self.shoe_protocol, self.pads = shoe, shoe_protocol, pads_device
-        self.inputs: queue.Queue[DeviceEvent | Event | Supervised] = queue.Queue()
+        self.inputs: queue.Queue[Input] = queue.Queue()
         self.handled: Counter[str] = Counter()  # inputs handled, by kind
         self.listeners: list[Listener] = []
         self.lights: dict[tuple[int, int], int] = {}
@@ -79,7 +87,7 @@ class ControllerLoop:
 
     # ----- the queue -------------------------------------------------------------------------
 
-    def post(self, item: DeviceEvent | Event | Supervised) -> None:
+    def post(self, item: Input) -> None:
         """Thread-safe: any thread may post; only the loop's thread handles."""
         self.inputs.put(item)
 
@@ -87,9 +95,15 @@ class ControllerLoop:
         try:
             item = self.inputs.get(timeout=timeout)
         except queue.Empty:
+            self._day_due()
             return False
         self.handle(item)
+        self._day_due()
         return True
+
+    def _day_due(self) -> None:
+        if self.closer is not None and self.closer.tick():
+            self._told(None, [])
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="tablectl-loop", daemon=True)
@@ -108,15 +122,26 @@ class ControllerLoop:
 
     # ----- handling --------------------------------------------------------------------------
 
-    def handle(self, item: DeviceEvent | Event | Supervised) -> None:
+    def handle(self, item: Input) -> None:
         self.handled[type(item).__name__] += 1
-        if isinstance(item, Supervised):
+        if isinstance(item, DayCloseRequest):
+            self._close_asked(item)
+        elif isinstance(item, Supervised):
             self._commit(None, lambda: self.service.supervise(item.event, item.supervisor,
                                                               item.pin))
         elif isinstance(item, Event):
             self._commit(item, lambda: self.service.submit(item))
         else:
             self._device(item)
+
+    def _close_asked(self, request: DayCloseRequest) -> None:
+        if self.closer is None:
+            request.reply.put({"ok": False, "message": "this controller keeps no gaming days"})
+            return
+        closed, message = self.closer.ask(request.by)
+        request.reply.put({"ok": True, "closed": closed, "message": message})
+        if closed:
+            self._told(None, [])
 
     def _device(self, item: DeviceEvent) -> None:
         if isinstance(item, Garbage):
@@ -189,6 +214,10 @@ class ControllerLoop:
     def _commit(self, event: Event | None, do: Callable[[], list[Effect]]) -> None:
         effects = do()  # journaled and committed when it returns
         self._log(effects)
+        self._told(event, effects)
+
+    def _told(self, event: Event | None, effects: list[Effect]) -> None:
+        """The listeners and the pads' lights follow what was committed."""
         for listener in self.listeners:
             listener(event, effects)
         self._light_spots()

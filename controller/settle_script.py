@@ -293,10 +293,6 @@ def _settlement_json(s: Settlement) -> Mapping[str, Any]:
 SYSTEM_KINDS: Final = ("controller_started", "checkpoint")  # the controller's, not the script's
 
 
-def _comparable(event: Event) -> dict[str, Any]:
-    return {k: v for k, v in event.to_dict().items() if k not in ("seq", "utc", "mono_ns")}
-
-
 def settle_session(data: Any, registry: PayTables, journal_path: Path | None = None
                    ) -> dict[str, Any] | list[dict[str, Any]]:
     """Play a round script, or a session (a list of them), through the round controller.
@@ -346,7 +342,7 @@ def _resume(path: Path, canonical: list[Event], rounds: int) -> TableService:
     assert service.journal is not None
     done = [e for e in events(service.journal.history()) if e.kind not in SYSTEM_KINDS]
     for index, event in enumerate(done):
-        if index >= len(canonical) or _comparable(event) != _comparable(canonical[index]):
+        if index >= len(canonical) or event.content() != canonical[index].content():
             raise ScriptError(f"journal {path}: record {event.seq} ({event.kind}) is not part "
                               "of this session; use a journal of its own")
     for event in canonical[len(done):]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from controller.autopilot import MAIN_AMOUNTS
 from controller.cards import Card, shoe_cards
+from controller.config_file import JournalConfig
 from controller.events import (
     AlertsCleared,
     BetsLocked,
@@ -27,7 +28,7 @@ from controller.events import (
     PayoutShown,
     RoundVoided,
 )
-from controller.journal import Journal
+from controller.gaming_day import open_table
 from controller.journal.fold import read_events
 from controller.loop import ControllerLoop, Supervised
 from controller.paytables import PayTables
@@ -46,6 +47,8 @@ from simulators.recording import Recorder
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
 from simulators.virtual_shoe import VirtualShoe
 
+# A test's days close when it says so, keep every day, and need no free disk.
+TEST_DAYS = JournalConfig(day_close=None, keep_days=None, reserve_mb=0)
 WAIT_S = 15.0  # a bound on every wait, never a synchronisation sleep
 PIN = "1357"  # the rig's own supervisor "sup": a simulator, not a table's secret
 
@@ -56,7 +59,8 @@ class Rig:
                  seed: int = 1, record: Path | None = None, journal: Path | None = None,
                  idle: Callable[[], None] | None = None, pace_s: float = 0.0,
                  side_bets: bool = False, seats: int = 4, refill: bool = False,
-                 keep_rounds: int = 10_000) -> None:
+                 keep_rounds: int = 10_000,
+                 journal_config: JournalConfig = TEST_DAYS) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
         self.journal_path = journal or folder / "journal.sqlite3"
         self.idle = idle  # called while waiting: the daemon feeds its watchdog, checks for stop
@@ -65,6 +69,7 @@ class Rig:
         # The rounds kept in memory: a test reads every round of its finite session; the demo,
         # which plays forever, keeps what its display shows.
         self.keep_rounds = keep_rounds
+        self.journal_config = journal_config
         self.shoe = VirtualShoe(folder, protocol, cards=cards, seed=seed,
                                 decks=8 if game == "baccarat" else 6).start()
         self.pads = VirtualPads()
@@ -88,13 +93,17 @@ class Rig:
     # ----- the controller's life -------------------------------------------------------------
 
     def start_controller(self) -> None:
-        service = TableService(Journal.open(self.journal_path),
-                               pin_guard=PinGuard(self.supervisors), keep_rounds=self.keep_rounds)
-        if service.table.config is None:
-            service.submit(config_change(self.game, {}, self.pay_tables, PayTables.load()))
+        service, closer = open_table(self.journal_path, self.journal_config,
+                                     PinGuard(self.supervisors), self.keep_rounds)
+        wanted = config_change(self.game, {}, self.pay_tables, PayTables.load())
+        config = service.table.config_event
+        if config is None or config.content() != wanted.content():
+            if service.table.round is not None and service.table.round.in_progress:
+                service.submit(RoundVoided(seq=0, by="demo", reason="the table changed game"))
+            service.submit(wanted)
         decode = beetek.decode if self.protocol == "beetek" else cardid.decode
         silence = cardid.SILENCE_LOST_S if self.protocol == "cardid" else None
-        self.loop = ControllerLoop(service, shoe_protocol=self.protocol)
+        self.loop = ControllerLoop(service, shoe_protocol=self.protocol, closer=closer)
         self.loop.listeners.append(self._count)
         recorder = self.recorder
         self.serial = SerialDevice("shoe", str(self.shoe.path), decode, self.loop.post,
