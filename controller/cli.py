@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from controller import logs
 from controller.journal import JournalError
@@ -109,6 +110,107 @@ def cmd_journal_verify(args: argparse.Namespace) -> int:
     print(f"journal {path}: {verdict.records} records, chain intact, {verdict.days} closed "
           f"days{signed}; settlements match the events (folded from record "
           f"{verdict.folded_from}){away}")
+    return 0
+
+
+def _journal_config(args: argparse.Namespace) -> Any:
+    from controller import config_file
+    return config_file.load(args.config).journal_config if args.config else \
+        config_file.JournalConfig()
+
+
+def cmd_journal_export(args: argparse.Namespace) -> int:
+    from controller.config_file import ConfigError
+    from controller.journal.export import day_rows, write
+    try:
+        path = journal_path(args)
+        rows = list(day_rows(path, args.day, args.archive))
+    except ConfigError as exc:
+        return _fail(str(exc))
+    except JournalError as exc:
+        return _fail(str(exc), EXIT_BROKEN)
+    if args.out:
+        with args.out.open("w", newline="") as out:
+            count = write(iter(rows), args.format, out)
+        print(f"{args.out}: {count} rows of day {args.day}", file=sys.stderr)
+    else:
+        write(iter(rows), args.format, sys.stdout)
+    return 0
+
+
+def cmd_journal_archive(args: argparse.Namespace) -> int:
+    from controller.config_file import ConfigError
+    from controller.journal.archive import copy_out
+    try:
+        copied = copy_out(journal_path(args), args.to)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    except (JournalError, OSError) as exc:
+        return _fail(str(exc), EXIT_BROKEN)
+    print(f"copied {len(copied)} closed days to {args.to}" +
+          (f": {', '.join(copied)}" if copied else " (none was waiting)"))
+    return 0
+
+
+def cmd_journal_keygen(args: argparse.Namespace) -> int:
+    from controller.config_file import ConfigError
+    from controller.journal.signing import keygen
+    try:
+        key = args.key or _journal_config(args).key or journal_path(args).parent / "table.key"
+        public, fingerprint = keygen(key)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    except (JournalError, OSError) as exc:
+        return _fail(str(exc))
+    print(f"signing key {key} (readable by this user only), public key {public}, "
+          f"fingerprint {fingerprint}; name the key in [journal] key of the configuration")
+    return 0
+
+
+def cmd_journal_migrate(args: argparse.Namespace) -> int:
+    from controller.config_file import ConfigError
+    from controller.journal.migrate import migrate
+    try:
+        path = journal_path(args)
+        count, kept = migrate(path)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    except JournalError as exc:
+        return _fail(str(exc), EXIT_BROKEN)
+    print(f"journal {path}: {count} records migrated to schema 2; the original is kept as "
+          f"{kept}")
+    return 0
+
+
+def cmd_day_close(args: argparse.Namespace) -> int:
+    """Ask the running controller to close the day, or, if none runs, close it here."""
+    from controller.config_file import ConfigError
+    from controller.control import ask, socket_path
+    from controller.gaming_day import open_table
+    from controller.service import KEEP_ROUNDS
+    from controller.supervisors import PinGuard
+    by = args.by or getpass.getuser()
+    try:
+        path = journal_path(args)
+        answer = ask(socket_path(path), {"command": "day_close", "by": by})
+        if answer is not None:
+            print(answer["message"])
+            return 0 if answer.get("closed") else EXIT_BROKEN
+        service, closer = open_table(path, _journal_config(args), PinGuard({}), KEEP_ROUNDS)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    except JournalError as exc:
+        return _fail(str(exc), EXIT_BROKEN)
+    try:
+        current = service.table.current
+        if current is not None:
+            return _fail(f"round {current.number} is not over and no controller is running: "
+                         "start it, finish the round, then close the day", EXIT_BROKEN)
+        _, message = closer.ask(by)
+    finally:
+        assert service.journal is not None
+        service.journal.close()
+    print(message)
     return 0
 
 
@@ -269,6 +371,37 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--deep", action="store_true",
                         help="fold every day again, not only the open one")
     verify.set_defaults(func=cmd_journal_verify)
+
+    export = journal_commands.add_parser(
+        "export", help="a closed day's rounds, settlements, holds and corrections")
+    _journal_arguments(export)
+    export.add_argument("--day", required=True, metavar="YYYY-MM-DD")
+    export.add_argument("--format", choices=["csv", "jsonl"], default="csv")
+    export.add_argument("--out", type=Path, metavar="FILE", help="default: standard output")
+    export.set_defaults(func=cmd_journal_export)
+    archive = journal_commands.add_parser(
+        "archive", help="copy the closed days out (a USB stick, a mounted share)")
+    _journal_arguments(archive)
+    archive.add_argument("--to", type=Path, required=True, metavar="DIR")
+    archive.set_defaults(func=cmd_journal_archive)
+    keygen = journal_commands.add_parser(
+        "keygen", help="make the table's signing key (Ed25519) and its public key")
+    _journal_arguments(keygen)
+    keygen.add_argument("--key", type=Path, metavar="PATH",
+                        help="default: the configuration's, else table.key beside the journal")
+    keygen.set_defaults(func=cmd_journal_keygen)
+    migrate = journal_commands.add_parser(
+        "migrate", help="bring a schema-1 journal (tablectl 0.1) to schema 2")
+    _journal_arguments(migrate)
+    migrate.set_defaults(func=cmd_journal_migrate)
+
+    day = commands.add_parser("day", help="gaming days")
+    day_commands = day.add_subparsers(dest="day_command", required=True)
+    close = day_commands.add_parser(
+        "close", help="close the gaming day now (or when the round in progress is over)")
+    _journal_arguments(close)
+    close.add_argument("--by", metavar="NAME", help="who closes it (default: this user)")
+    close.set_defaults(func=cmd_day_close)
 
     pin = commands.add_parser("pin-hash", help="hash a supervisor PIN for the configuration")
     pin.set_defaults(func=cmd_pin_hash)

@@ -67,6 +67,12 @@ def settlement_list(settlements: Sequence[Settlement]) -> list[list[Any]]:
              s.limit_reduction, s.stage] for s in settlements]
 
 
+def round_values(row: RoundRow) -> tuple[Any, ...]:
+    """A `rounds` row: the settlements as compact JSON, stored by the codec."""
+    return (row.round, row.first_seq, row.last_seq, row.status,
+            codec.encode(canonical(settlement_list(row.settlements)), None))
+
+
 def create_file(db: sqlite3.Connection, live: bool, meta: dict[str, str]) -> None:
     db.executescript(RECORD_TABLES + (LIVE_TABLES if live else ""))
     db.executemany("INSERT INTO meta VALUES (?, ?)", [
@@ -198,10 +204,8 @@ class Journal:
                             (event.number, event.day, event.first_seq, event.seq,
                              event.first_round, event.last_round, digest))
         if entry.round is not None:
-            row = entry.round
             self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?, ?)",
-                            (row.round, row.first_seq, row.last_seq, row.status,
-                             codec.encode(canonical(settlement_list(row.settlements)), None)))
+                            round_values(entry.round))
         for topic, number in entry.outbox:
             self.db.execute("INSERT INTO outbox (seq, topic, round) VALUES (?, ?, ?)",
                             (event.seq, topic, number))

@@ -1,0 +1,94 @@
+"""`tablectl journal migrate`: a schema-1 journal (tablectl 0.1) to schema 2, nothing lost.
+
+The chain is the same chain: a record's hash covers its canonical text, which schema 2 stores
+compressed but unchanged, so every record keeps its hash and the migrated journal verifies with
+the same values. The schema-1 chain is checked first (a broken one is not migrated), each round's
+row is rebuilt by folding the events, and, if the table is between rounds, a checkpoint is
+appended so that the next start does not fold the whole history. The original file is kept
+beside the new one as `journal.sqlite3.schema1`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+from controller.events import Checkpoint
+from controller.journal import codec
+from controller.journal.archive import sync_folder
+from controller.journal.files import GENESIS, JournalError, chain_hash
+from controller.journal.fold import events
+from controller.journal.store import Journal, RoundRow, create_file, round_values
+from controller.service import utc_now
+from controller.table import Table
+
+
+def migrate(path: Path) -> tuple[int, Path]:
+    """Migrate `path` in place; (records migrated, where the original was kept)."""
+    kept = path.with_name(path.name + ".schema1")
+    new = path.with_name(path.name + ".migrating")
+    old = sqlite3.connect(path, isolation_level=None)
+    try:
+        version = old.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if version is None or version[0] != "1":
+            raise JournalError(f"journal {path}: schema version "
+                               f"{version[0] if version else 'none'}, not 1: nothing to migrate")
+        old.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything into the main file
+        rows = old.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
+        new.unlink(missing_ok=True)
+        db = sqlite3.connect(new, isolation_level=None)
+        create_file(db, live=True, meta={"prev_head": GENESIS, "migrated_utc": utc_now()})
+        count = _copy_records(path, rows, db)
+        db.close()
+    finally:
+        old.close()
+    shutil.copyfile(path, kept)
+    os.replace(new, path)
+    sync_folder(path.parent)
+    _rows_and_checkpoint(path)
+    return count, kept
+
+
+def _copy_records(path: Path, rows: sqlite3.Cursor, db: sqlite3.Connection) -> int:
+    prev, previous_text, count = GENESIS, None, 0
+    db.execute("BEGIN")
+    for seq, body, prev_hash, digest in rows:
+        if seq != count + 1 or prev_hash != prev or chain_hash(prev, body) != digest:
+            raise JournalError(f"journal {path}: the schema-1 chain is broken at record {seq} "
+                               "(`tablectl journal verify` with tablectl 0.1 names it): not "
+                               "migrated")
+        anchor = previous_text is None or codec.is_anchor_seq(seq)
+        db.execute("INSERT INTO events VALUES (?, ?, ?)",
+                   (seq, codec.encode(body, None if anchor else previous_text),
+                    bytes.fromhex(digest)))
+        prev, previous_text, count = digest, body, count + 1
+    db.execute("COMMIT")
+    return count
+
+
+def _rows_and_checkpoint(path: Path) -> None:
+    """Each round's row from the fold, and a checkpoint if the table is between rounds."""
+    journal = Journal.open(path)
+    try:
+        history = journal.history()
+        table = Table(sys.maxsize)
+        for event in events(history):
+            table.apply(event)
+        history.close()
+        with journal.transaction("store the rounds") as db:
+            for record in table.rounds():
+                finished = record is not table.current
+                db.execute("INSERT INTO rounds VALUES (?, ?, ?, ?, ?)", round_values(RoundRow(
+                    record.number, record.events[0].seq,
+                    record.events[-1].seq if finished else None, record.status,
+                    record.machine.settlements)))
+        if table.current is None:
+            checkpoint = Checkpoint(seq=table.last_seq + 1, utc=utc_now(),
+                                    state=table.snapshot(), reason="migration",
+                                    head=journal.head_hash)
+            journal.append(checkpoint)
+    finally:
+        journal.close()
