@@ -37,7 +37,8 @@ class Tally:
             self.items.append(item)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "list": self.items}
+        """A copy: a summary or a checkpoint must not change with the day that goes on."""
+        return {"count": self.count, "list": [dict(item) for item in self.items]}
 
 
 @dataclass
@@ -96,7 +97,8 @@ class DayLedger:
                 "faults": self.faults.to_dict(), "shoes": self.shoes}
 
     def to_state(self) -> dict[str, Any]:
-        return {**self.summary(), "last_label": self.last_label, "open_hold": self.open_hold}
+        return {**self.summary(), "last_label": self.last_label,
+                "open_hold": dict(self.open_hold) if self.open_hold else None}
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> DayLedger:
