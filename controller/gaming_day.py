@@ -88,8 +88,8 @@ class DayCloser:
         return label
 
 
-def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: int
-               ) -> tuple[TableService, DayCloser]:
+def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: int,
+               utc: Callable[[], str] = utc_now) -> tuple[TableService, DayCloser]:
     """The table's journal, service and day keeping as `[journal]` configures them. A seal cut
     short by a power loss is finished first."""
     signer = Signer.load(config.key) if config.key else None
@@ -97,11 +97,11 @@ def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: 
     try:
         archive = Archive(journal, config.keep_days)
         archive.seal_and_retain()
-        service = TableService(journal, pin_guard=guard, keep_rounds=keep_rounds,
+        service = TableService(journal, pin_guard=guard, keep_rounds=keep_rounds, utc=utc,
                                disk=DiskReserve(path.parent, config.reserve_mb * 2**20))
     except BaseException:
         journal.close()
         raise
     policy = DayPolicy(config.day_close or time(6, 0), config.timezone,
                        scheduled=config.day_close is not None)
-    return service, DayCloser(service, policy, signer, archive)
+    return service, DayCloser(service, policy, signer, archive, now=utc)

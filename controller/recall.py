@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal import History, JournalError
-from controller.journal.fold import fold
+from controller.journal.fold import fold, fold_recent
 from controller.money import from_minor
 from controller.table import RoundRecord, Table
 
@@ -20,7 +20,7 @@ def fold_journal(path: Path, keep_rounds: int = 10) -> Table:
     writing to the journal: folded from a checkpoint, so it costs the same after a year."""
     history = History.open(path)
     try:
-        return fold(history, keep_rounds)
+        return fold_recent(history, keep_rounds)
     finally:
         history.close()
 
@@ -76,11 +76,7 @@ def recall_day(path: Path, day: str, archive_dirs: Sequence[Path] = ()) -> list[
     """Every round of the closed gaming day `day` (YYYY-MM-DD: each close of that date)."""
     history = History.open(path, archive_dirs)
     try:
-        days = [d for d in history.days if d.label.split(".")[0] == day]
-        if not days:
-            closed = ", ".join(d.label for d in history.days[-3:]) or "none yet"
-            raise JournalError(f"journal {path}: no closed gaming day {day} (the last closed: "
-                               f"{closed}; the open day's rounds: tablectl recall -n N)")
+        days = history.closed_days(day)
         table = fold(history, sys.maxsize, start=history.checkpoint_before(days[0].first_seq),
                      last=days[-1].last_seq)
     finally:

@@ -35,7 +35,7 @@ from controller.events import (
     SupervisorRefused,
 )
 from controller.journal import Entry, Journal, JournalError, RoundRow, canonical, chain_hash
-from controller.journal.fold import fold
+from controller.journal.fold import fold_recent
 from controller.journal.signing import Signer, day_message
 from controller.round_machine import Effect
 from controller.supervisors import PinGuard
@@ -88,7 +88,7 @@ class TableService:
             return Table(self.keep_rounds)
         history = self.journal.history()
         try:
-            return fold(history, self.keep_rounds)
+            return fold_recent(history, self.keep_rounds)
         finally:
             history.close()
 

@@ -164,7 +164,7 @@ class Table:
         a disk at its reserve. (Set-aside cards and holds belong to a round.)"""
         return ([f"lost contact with the {device}" for device in sorted(self.lost_devices)]
                 + (["change the shoe"] if self.shoe.change_required else [])
-                + ([self.deal_refused] if self.deal_refused else []))
+                + ([f"do not deal: {self.deal_refused}"] if self.deal_refused else []))
 
     # ----- checkpoints -----------------------------------------------------------------------
 
@@ -279,7 +279,8 @@ class Table:
         record = self._round_for(event)
         if record is None:
             if self.deal_refused and isinstance(event, OPENS_A_ROUND):
-                return [Alert("do_not_deal", self.deal_refused, blocking=True)]
+                return [Alert("do_not_deal", f"DO NOT DEAL: {self.deal_refused}",
+                              blocking=True)]
             return [Alert("no_round", f"{event.kind}: no round is open")]
         if isinstance(event, CardDrawn):
             return self._card(record, event)
@@ -326,10 +327,10 @@ class Table:
                                    "differs from the fold of the day's records")
             self.day = DayLedger(self.day.number + 1, last_label=event.day)
         elif isinstance(event, DiskLow):
-            self.deal_refused = (f"DO NOT DEAL: the journal's disk is down to {event.free // 2**20}"
-                                 f" MiB (reserve {event.reserve // 2**20} MiB): copy closed days "
-                                 "out with `tablectl journal archive --to DIR`")
-            return [Alert("do_not_deal", self.deal_refused, blocking=True)]
+            self.deal_refused = (f"the journal's disk is down to {event.free // 2**20} MiB "
+                                 f"(reserve {event.reserve // 2**20} MiB): copy closed days out "
+                                 "with `tablectl journal archive --to DIR`")
+            return [Alert("do_not_deal", f"DO NOT DEAL: {self.deal_refused}", blocking=True)]
         elif isinstance(event, DiskOk):
             self.deal_refused = None
         return []

@@ -46,20 +46,33 @@ def edit_text(path: Path, choose: Callable[[str], bool], change: Callable[[str],
     return seq
 
 
-def rewrite_chain(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
-    """Change records and recompute every hash, as a forger without the key would."""
-    db = sqlite3.connect(path)
+def rewrite_chain(paths: Path | list[Path], change: Callable[[dict[str, Any]], None],
+                  heads: dict[int, str] | None = None) -> None:
+    """Change records and recompute every hash, across a journal's files in order (sealed days,
+    then the live file), with each file's links and the live list of days, as a forger without
+    the key would. `heads` receives each record's new hash as it is made."""
+    files = paths if isinstance(paths, list) else [paths]
+    heads = {} if heads is None else heads
     prev = GENESIS
-    rows, hashes = [], {}
-    for seq, text in texts(db):
-        data = json.loads(text)
-        change(data)
-        new = canonical(data)
-        prev = hashes[seq] = chain_hash(prev, new)
-        rows.append((seq, new))
-    store(db, rows, hashes)
-    db.commit()
-    db.close()
+    for path in files:
+        db = sqlite3.connect(path)
+        db.execute("UPDATE meta SET value = ? WHERE key = 'prev_head'", (prev,))
+        rows, hashes = [], {}
+        for seq, text in texts(db):
+            data = json.loads(text)
+            change(data)
+            new = canonical(data)
+            prev = heads[seq] = hashes[seq] = chain_hash(prev, new)
+            rows.append((seq, new))
+        store(db, rows, hashes)
+        db.execute("UPDATE meta SET value = ? WHERE key = 'head'", (prev,))
+        db.commit()
+        db.close()
+    live = sqlite3.connect(files[-1])
+    for number, last in live.execute("SELECT number, last_seq FROM days").fetchall():
+        live.execute("UPDATE days SET head = ? WHERE number = ?", (heads[last], number))
+    live.commit()
+    live.close()
 
 
 def edit_round(path: Path, number: int, change: Callable[[list[list[Any]]], None]) -> None:

@@ -127,7 +127,9 @@ def test_a_checkpoint_that_differs_from_the_fold_stops_it() -> None:
     session = play(3, 4, 0.0, False)
     forged = dict(session.table.snapshot(), rounds_played=99)
     session._add(Checkpoint(seq=0, state=session.table.snapshot(), reason="rounds", head=""))
-    events = [*session.events[:-1], dataclasses.replace(session.events[-1], state=forged)]
+    last = session.events[-1]
+    assert isinstance(last, Checkpoint)
+    events = [*session.events[:-1], dataclasses.replace(last, state=forged)]
     table = Table()
     with pytest.raises(FoldMismatch, match=rf"checkpoint {events[-1].seq} differs"):
         for event in events:

@@ -14,7 +14,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from controller.journal.files import JournalError
 from controller.journal.fold import event_of, fold
 from controller.journal.history import History
 from controller.money import MINOR_PER_UNIT
@@ -30,9 +29,7 @@ def money(minor: int) -> str:
 def day_rows(path: Path, day: str, archive_dirs: Sequence[Path] = ()) -> Iterator[dict[str, Any]]:
     history = History.open(path, archive_dirs)
     try:
-        days = [d for d in history.days if d.label.split(".")[0] == day]
-        if not days:
-            raise JournalError(f"journal {path}: no closed gaming day {day}")
+        days = history.closed_days(day)
         table = fold(history, sys.maxsize, start=history.checkpoint_before(days[0].first_seq),
                      last=days[-1].last_seq)
         closes = [event_of(r).to_dict() for d in days

@@ -23,12 +23,19 @@ def events(history: History, first: int = 1, last: int | None = None) -> Iterato
         yield event_of(record)
 
 
-def fold(history: History, keep_rounds: int, start: int | None = None,
-         last: int | None = None) -> Table:
-    """Fold from checkpoint `start` (None: the checkpoint that rebuilds the last `keep_rounds`
-    rounds, or the first record) up to record `last` (None: the end)."""
-    if start is None:
-        start = history.start_for_rounds(keep_rounds)
+def fold_recent(history: History, keep_rounds: int) -> Table:
+    """The table as the journal leaves it, its last `keep_rounds` rounds rebuilt: folded from
+    the checkpoint before them."""
+    return fold(history, keep_rounds, history.start_for_rounds(keep_rounds))
+
+
+def fold(history: History, keep_rounds: int, start: int | None, last: int | None = None
+         ) -> Table:
+    """Fold from checkpoint `start` (None: from the first record) up to record `last` (None:
+    the end)."""
+    if start is not None and last is not None and last < start:
+        raise JournalError(f"journal {history.live.path}: records {start}-{last}: nothing to "
+                           "fold")
     try:
         if start is None:
             table = Table(keep_rounds)

@@ -64,6 +64,19 @@ class History:
             self._files[day.label] = JournalFile.open_ro(path)
         return self._files[day.label]
 
+    def closed_days(self, day: str) -> list[DayRow]:
+        """The closed days of date `day` (YYYY-MM-DD: each close of that date), their files and
+        the one before them (its checkpoint starts their fold) here, or JournalError."""
+        days = [d for d in self.days if d.label.split(".")[0] == day]
+        if not days:
+            closed = ", ".join(d.label for d in self.days[-3:]) or "none yet"
+            raise JournalError(f"journal {self.live.path}: no closed gaming day {day} (the last "
+                               f"closed: {closed}; the open day's rounds: tablectl recall -n N)")
+        before = [d for d in self.days if d.number == days[0].number - 1]
+        for needed in (*days, *before):
+            self.day_file(needed)
+        return days
+
     def day_of_seq(self, seq: int) -> DayRow | None:
         return next((d for d in self.days if d.first_seq <= seq <= d.last_seq), None)
 

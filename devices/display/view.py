@@ -88,6 +88,7 @@ def view(table: Table, name: str = "") -> dict[str, Any]:
         "round": record.number if record else None,
         "phase": machine.state if machine else ("closed" if record else "waiting"),
         "do_not_pay": do_not_pay,
+        "do_not_deal": table.deal_refused,  # no new round: the journal's disk is at its reserve
         "alerts": [{"code": a.code, "message": a.message, "blocking": _active(a, shown)}
                    for a in (shown.alerts[-8:] if shown else [])],
         "lost_devices": sorted(table.lost_devices),

@@ -111,6 +111,9 @@ function updateBanner() {
   document.body.classList.toggle("stale", stale);
   $("banner").classList.toggle("hidden", !reason);
   $("banner-reason").textContent = reason || "";
+  const dealReason = !stale && view && view.do_not_deal;
+  $("deal-banner").classList.toggle("hidden", !dealReason);
+  $("deal-reason").textContent = dealReason || "";
 }
 
 async function send(action) {
