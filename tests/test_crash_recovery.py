@@ -6,7 +6,9 @@ lost and nothing settled twice, and the hash chain must verify."""
 from __future__ import annotations
 
 import json
+import random
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,7 +17,11 @@ from typing import Any
 
 import pytest
 
-from controller.journal.verify import read_settlement_rows, verify_chain
+from controller.gaming_day import open_table
+from controller.journal.fold import read_events
+from controller.journal.verify import read_settlement_rows, verify, verify_chain
+from controller.supervisors import PinGuard
+from simulators.rig import TEST_DAYS
 
 ROOT = Path(__file__).resolve().parent.parent
 CHILD = [sys.executable, str(ROOT / "tests" / "crash_child.py")]
@@ -48,20 +54,27 @@ def read_line(proc: subprocess.Popen[str], selector: selectors.BaseSelector) -> 
 def run_once(session: Path, journal: Path, kill_at: str | None) -> str | None:
     """Run the child; SIGKILL it at the `kill_at` pause ('after 2': just after the second
     commit of this run; 'before 3': in the middle of the third). Returns stdout if it finished."""
-    proc = subprocess.Popen([*CHILD, "settle", str(session), "--journal", str(journal)],
+    return run_child(["settle", str(session), "--journal", str(journal)], kill_at)
+
+
+def run_child(args: list[str], kill_at: str | None) -> str | None:
+    """As `run_once`, for any command of the child; `kill_at` may also be 'pause 5': the fifth
+    pause of any kind."""
+    proc = subprocess.Popen([*CHILD, *args],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdin is not None and proc.stderr is not None
     selector = selectors.DefaultSelector()
     selector.register(proc.stderr, selectors.EVENT_READ)
-    counts = {"before": 0, "after": 0}
+    counts = {"before": 0, "after": 0, "pause": 0}
     try:
         while line := read_line(proc, selector):
             if not line.startswith(("before ", "after ")):
                 continue
             point = line.split()[0]
             counts[point] += 1
-            if kill_at == f"{point} {counts[point]}":
+            counts["pause"] += 1
+            if kill_at in (f"{point} {counts[point]}", f"pause {counts['pause']}"):
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(timeout=LINE_TIMEOUT_S)
                 return None
@@ -120,3 +133,71 @@ def test_killed_at_every_point_settles_exactly_as_uninterrupted(
                              "--journal", str(journal)], capture_output=True, text=True,
                             cwd=ROOT, timeout=120)
     assert verify.returncode == 0, verify.stdout
+
+
+# ----- gaming days ---------------------------------------------------------------------------
+
+def day_state(journal: Path) -> tuple[list[str], list[tuple[Any, ...]], list[str]]:
+    """What a close must leave exactly once: the days closed, the settlements, the sealed
+    files; and the journal must verify, every day folded again."""
+    verdict = verify(journal, deep=True)
+    assert verdict.problem is None, verdict.problem
+    days = [e.to_dict()["day"] for e in read_events(journal) if e.kind == "day_closed"]
+    files = sorted(p.name for p in journal.with_name("journal.days").glob("*.sqlite3"))
+    return days, confirmed(journal), files
+
+
+def start_as_the_daemon_does(journal: Path) -> None:
+    """Open the journal for writing as a start-up does: a seal cut short is finished."""
+    service, _ = open_table(journal, TEST_DAYS, PinGuard({}), 10)
+    assert service.journal is not None
+    service.journal.close()
+
+
+def test_killed_at_every_write_of_a_day_close_closes_it_once_or_not_at_all(
+        session_file: Path, reference: tuple[Any, list[tuple[Any, ...]]],
+        tmp_path: Path) -> None:
+    """SIGKILL at every pause of `tablectl day close`: the commits of the live file, the
+    writing of the sealed day's file, its rename. After a restart the day is closed exactly
+    once (closing it again if the kill came before the close was committed), every round is
+    there once, and the journal verifies."""
+    _, rows = reference
+    template = tmp_path / "template" / "journal.sqlite3"
+    template.parent.mkdir()
+    subprocess.run([sys.executable, "-m", "controller.cli", "settle", str(session_file),
+                    "--journal", str(template)], check=True, capture_output=True, cwd=ROOT,
+                   timeout=120)
+    pauses = 0
+    for kill in range(1, 100):
+        journal = tmp_path / f"kill{kill}" / "journal.sqlite3"
+        shutil.copytree(template.parent, journal.parent)
+        close = ["day", "close", "--journal", str(journal), "--by", "test"]
+        if run_child(close, f"pause {kill}") is not None:
+            break  # no pause left to kill at: the close ran through
+        pauses = kill
+        start_as_the_daemon_does(journal)
+        if not any(e.kind == "day_closed" for e in read_events(journal)):
+            assert run_child(close, None) is not None
+        days, settled, files = day_state(journal)
+        assert len(days) == 1 and files == [f"{days[0]}.sqlite3"]
+        assert settled == rows
+    assert pauses >= 8  # the close's commit, the seal's file, rename and commit, and more
+
+
+def test_a_session_across_day_closes_killed_at_random_points(tmp_path: Path) -> None:
+    """Twelve rounds and two day closes, SIGKILLed at random pauses and restarted each time
+    until it is done: the same settlements, days and sealed files as a run never killed."""
+    reference = tmp_path / "reference" / "journal.sqlite3"
+    reference.parent.mkdir()
+    assert run_child(["session", str(reference)], None) is not None
+    expected = day_state(reference)
+    assert len(expected[0]) == 2 and len({row[0] for row in expected[1]}) == 12
+    journal = tmp_path / "killed" / "journal.sqlite3"
+    journal.parent.mkdir()
+    rng = random.Random(10)
+    kills = 0
+    while run_child(["session", str(journal)], f"pause {rng.randint(1, 60)}") is None:
+        kills += 1
+        assert kills < 200, "the session makes no progress across restarts"
+    assert kills >= 5
+    assert day_state(journal) == expected
