@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -153,3 +154,36 @@ def test_payout_moves_computed_shown_confirmed(tmp_path: Path) -> None:
     assert {row[-1] for row in read_settlement_rows(path) if row[0] == 2} == {"shown"}
     service.submit(PayoutConfirmed(seq=0, by="dealer 4"))
     assert {row[-1] for row in read_settlement_rows(path) if row[0] == 2} == {"confirmed"}
+
+
+GOLDEN_SCHEMA1 = ROOT / "tests" / "golden" / "journal-schema1.sqlite3"
+
+
+def test_a_schema1_journal_is_refused_with_the_command_that_migrates_it(tmp_path: Path) -> None:
+    """tests/golden/journal-schema1.sqlite3 was written by tablectl 0.1 (commit 762ab11, `settle`
+    of three example rounds). It is refused with the command that migrates it; migrated, every
+    record keeps its hash, every settlement is there, the chain verifies, and the original is
+    kept."""
+    path = tmp_path / "journal.sqlite3"
+    shutil.copyfile(GOLDEN_SCHEMA1, path)
+    with pytest.raises(JournalError, match=r"schema version 1.*tablectl journal migrate "
+                                           rf"--journal {path}"):
+        Journal.open(path)
+    old = sqlite3.connect(GOLDEN_SCHEMA1)
+    hashes = dict(old.execute("SELECT seq, hash FROM events"))
+    settled = sorted(old.execute("SELECT round, seat, wager, hand, stake, net, outcome, status "
+                                 "FROM settlements WHERE status != 'voided'"))
+    old.close()
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "journal", "migrate",
+                             "--journal", str(path)], capture_output=True, text=True, cwd=ROOT,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert f"{len(hashes)} records migrated" in result.stdout
+    assert (tmp_path / "journal.sqlite3.schema1").read_bytes() == GOLDEN_SCHEMA1.read_bytes()
+    new = dict(sqlite3.connect(path).execute("SELECT seq, hash FROM events"))
+    assert {seq: digest.hex() for seq, digest in new.items() if seq in hashes} == hashes
+    assert sorted(read_settlement_rows(path)) == settled
+    assert verify(path).returncode == 0
+    service = TableService(Journal.open(path))  # from the migration's checkpoint
+    assert service.table.rounds_played == 3 and [r.number for r in service.table.recent] == [
+        1, 2, 3]

@@ -79,22 +79,43 @@ def stop(proc: subprocess.Popen[str]) -> tuple[int, str]:
 
 def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
                                                    systemd: FakeSystemd) -> None:
-    journal = tmp_path / "demo.sqlite3"
-    proc = start(["--port", "0", "--pace", "0", "--journal", str(journal)], systemd, tmp_path)
+    """The demo keeps its journal where every command looks by default, says where, closes a
+    day when `tablectl day close` asks it to, and recall and verify find its rounds."""
+    journal = tmp_path / "state" / "tablectl" / "journal.sqlite3"
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    proc = start(["--port", "0", "--pace", "0"], systemd, tmp_path)
     try:
         systemd.wait_for("READY=1")
         assert proc.stdout is not None
         line = proc.stdout.readline()
         assert "demo blackjack table ready" in line and "http://127.0.0.1:" in line
+        assert f"journal {journal};" in line
         url = line.split("dealer display at ")[1].strip()
         wait_until(lambda: (snapshot(url).get("round") or 0) >= 3, "three demo rounds")
         systemd.wait_for("WATCHDOG=1")
         shown = snapshot(url)
         assert shown["game"] == "blackjack" and len(shown["seats"]) == 7
+        close = subprocess.run([sys.executable, "-m", "controller.cli", "day", "close", "--by",
+                                "pit 4"], capture_output=True, text=True, cwd=ROOT, env=env,
+                               timeout=WAIT_S)
+        assert close.returncode in (0, 1), close.stderr
+        assert "closed gaming day" in close.stdout or "closes when round" in close.stdout
+        wait_until(lambda: any(journal.with_name("journal.days").glob("*.sqlite3")),
+                   "the closed day sealed")
     finally:
         code, stderr = stop(proc)
     assert code == 0, stderr
     systemd.wait_for("STOPPING=1")
+    for command in (["recall", "-n", "2", "--json"], ["journal", "verify", "--public-key",
+                                                      str(journal.with_name("table.key.pub"))]):
+        result = subprocess.run([sys.executable, "-m", "controller.cli", *command],
+                                capture_output=True, text=True, cwd=ROOT, env=env,
+                                timeout=WAIT_S)
+        assert result.returncode == 0, result.stdout + result.stderr
+        if command[0] == "recall":
+            assert [r["status"] for r in json.loads(result.stdout)["rounds"]][:1] == [
+                "confirmed"]
+    assert "1 closed days, 1 signatures hold" in result.stdout
     count, problem = verify_chain(journal)
     assert problem is None and count > 50
 
