@@ -28,15 +28,17 @@ def rss_mib(pid: int) -> float:
     raise RuntimeError("no VmRSS")
 
 
-def start(folder: Path) -> tuple[subprocess.Popen[str], socket.socket, float]:
+def start(folder: Path, args: list[str] | None = None
+          ) -> tuple[subprocess.Popen[str], socket.socket, float]:
+    """`tablectl run` (by default the demo, as fast as it plays) until READY=1."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(folder / "notify"))
     sock.settimeout(120)
     env = {**os.environ, "NOTIFY_SOCKET": str(folder / "notify"),
            "XDG_STATE_HOME": str(folder)}
     began = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--port", "0",
-                             "--pace", "0", "--journal", str(folder / "journal.sqlite3")],
+    args = args or ["--pace", "0", "--journal", str(folder / "journal.sqlite3")]
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             env=env)
     while b"READY=1" not in sock.recv(4096):

@@ -113,7 +113,6 @@ class TableService:
         checkpoint after one) and journal them in one transaction; the effects once committed."""
         entries: list[Entry] = []
         effects: list[Effect] = []
-        head = self.journal.head_hash if self.journal else ""
         pending = list(events)
         if self.disk is not None and self.table.current is None and \
                 isinstance(pending[0], OPENS_A_ROUND):
@@ -123,10 +122,9 @@ class TableService:
             stamped, done = self._stamp(pending.pop(0))
             effects += done
             entries.append(self._entry(stamped, before))
-            head = record_hash(head, stamped) if self.journal else ""
             if self._checkpoint_due(before):
                 pending.append(Checkpoint(seq=0, state=self.table.snapshot(), reason="rounds",
-                                          head=head))
+                                          head=self._head_after(entries)))
         self._write(entries)
         return effects
 
@@ -138,6 +136,14 @@ class TableService:
         except JournalError:
             self.table = self._load()
             raise
+
+    def _head_after(self, entries: list[Entry]) -> str:
+        """The chain value the journal will reach with `entries` (not yet written)."""
+        assert self.journal is not None
+        head = self.journal.head_hash
+        for entry in entries:
+            head = record_hash(head, entry.event)
+        return head
 
     def _checkpoint_due(self, before: RoundRecord | None) -> bool:
         table = self.table
@@ -189,10 +195,9 @@ class TableService:
         first_round = table.rounds_played - sum(ledger.rounds.values()) + 1
         first_seq = ledger.opened_seq or table.last_seq + 1
         closed, _ = self._stamp(DayClosed(seq=0, day=label, by=by, summary=ledger.summary()))
-        head = record_hash(self.journal.head_hash, closed)
-        checkpoint, _ = self._stamp(Checkpoint(seq=0, state=table.snapshot(),
-                                               reason="day close", head=head))
-        head = record_hash(head, checkpoint)
+        checkpoint, _ = self._stamp(Checkpoint(seq=0, state=table.snapshot(), reason="day close",
+                                               head=self._head_after([Entry(closed)])))
+        head = self._head_after([Entry(closed), Entry(checkpoint)])
         signed, _ = self._stamp(DaySigned(
             seq=0, day=label, number=ledger.number, first_seq=first_seq, first_round=first_round,
             last_round=table.rounds_played, signed_seq=checkpoint.seq, head=head,

@@ -19,7 +19,7 @@ from pathlib import Path
 from controller.events import Checkpoint
 from controller.journal import codec
 from controller.journal.archive import sync_folder
-from controller.journal.files import GENESIS, JournalError, chain_hash
+from controller.journal.files import GENESIS, LIVE_PAGE_SIZE, JournalError, chain_hash
 from controller.journal.fold import events
 from controller.journal.store import Journal, RoundRow, create_file, round_values
 from controller.service import utc_now
@@ -40,6 +40,7 @@ def migrate(path: Path) -> tuple[int, Path]:
         rows = old.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
         new.unlink(missing_ok=True)
         db = sqlite3.connect(new, isolation_level=None)
+        db.execute(f"PRAGMA page_size={LIVE_PAGE_SIZE}")
         create_file(db, live=True, meta={"prev_head": GENESIS, "migrated_utc": utc_now()})
         count = _copy_records(path, rows, db)
         db.close()

@@ -24,6 +24,7 @@ from controller.events import Checkpoint, DaySigned, Event
 from controller.journal import codec
 from controller.journal.files import (
     GENESIS,
+    LIVE_PAGE_SIZE,
     LIVE_TABLES,
     RECORD_TABLES,
     SCHEMA_VERSION,
@@ -117,6 +118,8 @@ class Journal:
                                    f"{days_folder(path)}: restore the file{ADVICE}")
             try:
                 db = sqlite3.connect(path, isolation_level=None)
+                if fresh:  # before WAL: a WAL database keeps the page size it has
+                    db.execute(f"PRAGMA page_size={LIVE_PAGE_SIZE}")
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=FULL")
                 db.execute(f"PRAGMA busy_timeout={BUSY_MS}")  # `journal archive` notes copies
