@@ -2,12 +2,12 @@
 journal's size and the bytes written to the disk per round.
 
     python -m benchmarks.history [--days 1 30 365] [--rounds-per-day 822] [--open 1500]
-                                 [--runs 3] [--dir DIR]
+                                 [--measured 200] [--runs 3] [--dir DIR]
 
 History is built through the real service (TableService, the day closer, sealing) with the
 autopilot's load (7 seats, every side bet), 822 rounds a day (300,000 a year), one signed close a
 day, with `synchronous=OFF` while building. At each point it measures a table with that many
-closed days and `--open` rounds since the last close, of which the last 200 are played with
+closed days and `--open` rounds since the last close, of which the last `--measured` are played with
 `synchronous=FULL` as a table runs, to count the bytes written to the disk (/proc/self/io
 `write_bytes`: WAL, checkpoints and fsyncs included). Start-up is `tablectl run` (the demo on
 this journal) to READY=1; recall is `tablectl recall`; verify is `tablectl journal verify`, and
@@ -42,7 +42,6 @@ from controller.supervisors import PinGuard
 from controller.table import config_change
 
 TABLES = {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1", "dead_mans_hand": "1"}
-MEASURED_ROUNDS = 200  # played with synchronous=FULL to count the bytes written
 CONFIG = """[table]
 game = "blackjack"
 [pay_tables]
@@ -177,6 +176,8 @@ def main() -> None:
     parser.add_argument("--days", type=int, nargs="+", default=[1, 30, 365])
     parser.add_argument("--rounds-per-day", type=int, default=822)
     parser.add_argument("--open", type=int, default=1500, help="rounds since the last close")
+    parser.add_argument("--measured", type=int, default=200,
+                        help="rounds played with synchronous=FULL to count bytes written")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=Path.cwd())
     args = parser.parse_args()
@@ -199,8 +200,8 @@ def main() -> None:
                 builder.play(args.rounds_per_day)
                 builder.close_day()
                 closed += 1
-            builder.play(args.open - MEASURED_ROUNDS)
-            device, handed = builder.written_per_round(MEASURED_ROUNDS)
+            builder.play(args.open - args.measured)
+            device, handed = builder.written_per_round(args.measured)
             builder.stop()
             kib = size(builder.journal.parent) / builder.rounds / 1024
             row = measure(f"{closed} days, {builder.rounds:,} rounds", builder, args.runs,

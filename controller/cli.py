@@ -276,9 +276,14 @@ def cmd_config_check(args: argparse.Namespace) -> int:
     devices = ", ".join(filter(None, [
         f"shoe {config.shoe.url} ({config.shoe.protocol})" if config.shoe else "",
         f"pads {config.pads.vendor:04x}:{config.pads.product:04x}" if config.pads else ""]))
+    days = config.journal_config
+    close = (f"closed at {days.day_close:%H:%M} {days.timezone or 'local time'}" if days.day_close
+             else "closed on demand")
     print(f"{args.file}: ok: {config.game} table {config.name!r}, {config.seats} seats, "
           f"pay tables {config.pay_tables or 'none'}, {len(config.supervisors)} supervisors, "
-          f"devices: {devices or 'none'}, display {config.bind}:{config.port}")
+          f"devices: {devices or 'none'}, display {config.bind}:{config.port}, journal "
+          f"{config.journal or default_journal()} (days {close}, kept {days.keep_days or 'all'}"
+          f", reserve {days.reserve_mb} MB, {f'signed by {days.key}' if days.key else 'unsigned'})")
     return 0
 
 

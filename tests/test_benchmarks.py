@@ -48,7 +48,8 @@ def test_every_benchmark_runs_with_one_command() -> None:
                    "round controller without journal", "committed event: median",
                    "beetek card-to-event latency", "card-to-display latency",
                    "full replay of a recorded shoe", "start-up to READY", "RSS at READY",
-                   "exact baccarat and Lucky 8", "simulated blackjack rounds on 2 cores"):
+                   "exact baccarat and Lucky 8", "simulated blackjack rounds on 2 cores",
+                   "| fresh journal |", "| 2 days, 70 rounds |", "records/s"):
         assert figure in result.stdout
 
 

@@ -155,6 +155,13 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
     ('[table]\ngame = "blackjack"\n[devices.pads]\nusb = "12"\n', "devices.pads.usb"),
     ('[table]\ngame = "blackjack"\n[display]\nbind = "0.0.0.0"\n', "display.token"),
     ('[table]\ngame = ', "not TOML"),
+    ('[table]\ngame = "blackjack"\n[journal]\nday_close = "25:00"\n',
+     'journal.day_close: \'25:00\' is not a time like "06:00"'),
+    ('[table]\ngame = "blackjack"\n[journal]\ntimezone = "Mars/Olympus"\n',
+     "journal.timezone: 'Mars/Olympus' is not a time zone"),
+    ('[table]\ngame = "blackjack"\n[journal]\nkeep_days = 0\n', "journal.keep_days"),
+    ('[table]\ngame = "blackjack"\n[journal]\nreserve_mb = -5\n', "journal.reserve_mb"),
+    ('[table]\ngame = "blackjack"\n[journal]\nkeep = 5\n', "journal.keep: unknown key"),
 ])
 def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
                                                     key: str) -> None:
