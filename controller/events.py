@@ -6,8 +6,14 @@ can store them and a replay can fold them again. Nothing below reads a clock.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+
+def canonical(data: Any) -> str:
+    """The one text of some data: sorted keys, no spaces (what the journal's chain covers)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

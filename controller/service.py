@@ -182,7 +182,7 @@ class TableService:
 
     # ----- gaming days -----------------------------------------------------------------------
 
-    def close_day(self, label: str, by: str, signer: Signer | None) -> list[Effect]:
+    def close_day(self, label: str, by: str, signer: Signer | None) -> None:
         """Close the gaming day: its summary, a checkpoint and the signed chain value, in one
         transaction. Between rounds only (ValueError otherwise)."""
         table = self.table
@@ -204,7 +204,6 @@ class TableService:
             key=signer.fingerprint if signer else "",
             signature=signer.sign(day_message(label, checkpoint.seq, head)) if signer else ""))
         self._write([Entry(closed), Entry(checkpoint), Entry(signed)])
-        return []
 
     def _stamp(self, event: Event) -> tuple[Event, list[Effect]]:
         """Stamp and apply one event of a batch that the caller journals."""

@@ -10,7 +10,6 @@ crash recovery, game recall and replay are all one fold.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -44,6 +43,7 @@ from controller.events import (
     ShoeEmpty,
     SupervisorRefused,
     WagerPlaced,
+    canonical,
 )
 from controller.money import from_minor
 from controller.paytables import PayTable, PayTables
@@ -174,8 +174,7 @@ class Table:
             raise ValueError("a checkpoint is taken between rounds")
         config = self.config_event.to_record() if self.config_event else None
         return {"v": SNAPSHOT_VERSION, "config": config,
-                "config_sha256": hashlib.sha256(json.dumps(
-                    config, sort_keys=True, separators=(",", ":")).encode()).hexdigest(),
+                "config_sha256": hashlib.sha256(canonical(config).encode()).hexdigest(),
                 "rounds_played": self.rounds_played, "shoe": self.shoe.to_state(),
                 "lost_devices": sorted(self.lost_devices), "last_shoe_frame":
                 self.last_shoe_frame, "deal_refused": self.deal_refused,
@@ -475,6 +474,13 @@ def describe(event: Event) -> str:
     if isinstance(event, ConfigChanged):
         tables = ", ".join(f"{k} ({v['sha256'][:12]})" for k, v in event.tables.items())
         return f"configuration: {event.game}, rules {event.rules}, pay tables {tables or 'none'}"
+    if isinstance(event, Checkpoint):
+        return f"checkpoint ({event.reason})"
+    if isinstance(event, DayClosed):
+        return f"gaming day {event.day} closed by {event.by}"
+    if isinstance(event, DaySigned):
+        return f"gaming day {event.day} signed" + (f" (key {event.key})" if event.key else
+                                                    " (no key)")
     fields = {k: v for k, v in event.to_dict().items()
               if k not in ("kind", "seq", "utc", "mono_ns", "source")}
     text = event.kind.replace("_", " ")

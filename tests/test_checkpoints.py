@@ -8,6 +8,7 @@ a checkpoint or a day's summary that does not match the records stops, naming it
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from typing import Any
 
@@ -25,6 +26,8 @@ from controller.events import (
     DeviceLost,
     Event,
     SupervisorRefused,
+    canonical,
+    event_from_dict,
 )
 from controller.recall import round_view
 from controller.round_machine import Effect
@@ -47,9 +50,10 @@ class Session:
         return self._add(event)
 
     def _add(self, event: Event) -> list[Effect]:
+        """Stamped, and through the journal's text and back, as a fold reads it."""
         seq = len(self.events) + 1
-        stamped = dataclasses.replace(event, seq=seq, utc=f"2026-01-01T00:00:{seq:06d}Z",
-                                      mono_ns=seq)
+        stamped = event_from_dict(json.loads(canonical(dataclasses.replace(
+            event, seq=seq, utc=f"2026-01-01T00:00:{seq:06d}Z", mono_ns=seq).to_record())))
         self.events.append(stamped)
         return self.table.apply(stamped)
 

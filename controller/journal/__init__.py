@@ -1,8 +1,9 @@
 """The journal: every event, hash-chained, in SQLite; cut into gaming days, each sealed into a
 read-only file of its own. See docs/journal.md."""
 
+from controller.events import canonical
 from controller.journal import codec
-from controller.journal.files import GENESIS, JournalError, canonical, chain_hash
+from controller.journal.files import GENESIS, JournalError, chain_hash
 from controller.journal.history import History
 from controller.journal.store import Entry, Journal, RoundRow
 

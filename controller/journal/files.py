@@ -78,10 +78,6 @@ class DayRow(NamedTuple):
     removed_utc: str | None
 
 
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def chain_hash(prev_hash: str, body: str) -> str:
     return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
 

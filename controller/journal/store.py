@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.events import Checkpoint, DaySigned, Event
+from controller.events import Checkpoint, DaySigned, Event, canonical
 from controller.journal import codec
 from controller.journal.files import (
     GENESIS,
@@ -30,7 +30,6 @@ from controller.journal.files import (
     SCHEMA_VERSION,
     JournalError,
     JournalFile,
-    canonical,
     chain_hash,
     days_folder,
 )
