@@ -77,9 +77,6 @@ class History:
             self.day_file(needed)
         return days
 
-    def day_of_seq(self, seq: int) -> DayRow | None:
-        return next((d for d in self.days if d.first_seq <= seq <= d.last_seq), None)
-
     def day_of_round(self, number: int) -> DayRow | None:
         return next((d for d in self.days if d.first_round <= number <= d.last_round), None)
 
