@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.journal import History, JournalError
-from controller.journal.fold import fold, fold_recent
+from controller.journal.fold import fold, fold_days, fold_recent
 from controller.money import from_minor
 from controller.table import RoundRecord, Table
 
@@ -77,8 +77,7 @@ def recall_day(path: Path, day: str, archive_dirs: Sequence[Path] = ()) -> list[
     history = History.open(path, archive_dirs)
     try:
         days = history.closed_days(day)
-        table = fold(history, sys.maxsize, start=history.checkpoint_before(days[0].first_seq),
-                     last=days[-1].last_seq)
+        table = fold_days(history, days)
     finally:
         history.close()
     numbers = range(days[0].first_round, days[-1].last_round + 1)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from controller.journal.fold import event_of, fold
+from controller.journal.fold import event_of, fold_days
 from controller.journal.history import History
 from controller.money import MINOR_PER_UNIT
 
@@ -30,8 +29,7 @@ def day_rows(path: Path, day: str, archive_dirs: Sequence[Path] = ()) -> Iterato
     history = History.open(path, archive_dirs)
     try:
         days = history.closed_days(day)
-        table = fold(history, sys.maxsize, start=history.checkpoint_before(days[0].first_seq),
-                     last=days[-1].last_seq)
+        table = fold_days(history, days)
         closes = [event_of(r).to_dict() for d in days
                   for r in history.records(d.last_seq - 2, d.last_seq)
                   if '"kind":"day_closed"' in r.text]

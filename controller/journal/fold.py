@@ -5,11 +5,12 @@ day."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from controller.events import Checkpoint, Event, event_from_dict
-from controller.journal.files import JournalError, Record
+from controller.journal.files import DayRow, JournalError, Record
 from controller.journal.history import History
 from controller.table import FoldMismatch, Table
 
@@ -27,6 +28,13 @@ def fold_recent(history: History, keep_rounds: int) -> Table:
     """The table as the journal leaves it, its last `keep_rounds` rounds rebuilt: folded from
     the checkpoint before them."""
     return fold(history, keep_rounds, history.start_for_rounds(keep_rounds))
+
+
+def fold_days(history: History, days: list[DayRow]) -> Table:
+    """Every round of consecutive closed `days`: from the checkpoint that closed the day before
+    them to their last record."""
+    return fold(history, sys.maxsize, history.checkpoint_before(days[0].first_seq),
+                days[-1].last_seq)
 
 
 def fold(history: History, keep_rounds: int, start: int | None, last: int | None = None
