@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import grp
 import os
+import shutil
+import sqlite3
 import subprocess
 import urllib.request
 from collections.abc import Callable
@@ -123,6 +125,42 @@ def check_journal(path: Path) -> list[Finding]:
     return [Finding("ok", "journal", f"{path}: {count} records, chain intact")]
 
 
+def check_days(path: Path, days: config_file.JournalConfig) -> list[Finding]:
+    """The signing key, the closed days still to copy out, the disk against its reserve."""
+    findings = []
+    if days.key is None:
+        findings.append(Finding("warn", "signing key", "none configured: day closes are not "
+                                "signed", "sudo -u tablectl tablectl journal keygen --key "
+                                f"{path.parent / 'table.key'}, then [journal] key"))
+    elif not os.access(days.key, os.R_OK):
+        findings.append(Finding("FAIL", "signing key", f"{days.key} is not readable by this "
+                                "user", "run doctor as the service user; keep the key 0600"))
+    else:
+        findings.append(Finding("ok", "signing key", str(days.key)))
+    if path.exists():
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            waiting = db.execute("SELECT count(*) FROM days WHERE file IS NOT NULL AND "
+                                 "copied_to IS NULL").fetchone()[0]
+        except sqlite3.Error:
+            waiting = 0  # not a journal of this version: check_journal says so
+        finally:
+            db.close()
+        if waiting:
+            findings.append(Finding("warn", "closed days", f"{waiting} not copied out yet (they "
+                                    "stay on the table until they are)",
+                                    "tablectl journal archive --to DIR"))
+    if not path.parent.exists():
+        return findings  # check_journal says what to make
+    free = shutil.disk_usage(path.parent).free
+    reserve = days.reserve_mb * 2**20
+    level = "ok" if free >= 2 * reserve else "warn" if free >= reserve else "FAIL"
+    findings.append(Finding(level, "disk", f"{free // 2**20} MiB free on the journal's disk "
+                            f"(no new round below {days.reserve_mb} MB)",
+                            "tablectl journal archive --to DIR; a larger card"))
+    return findings
+
+
 def check_clock(run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run
                 ) -> list[Finding]:
     try:
@@ -158,7 +196,9 @@ def run_checks(config_path: Path | None, journal: Path | None) -> list[Finding]:
     findings += check_udev()
     from controller.cli import default_journal
     path = journal or (config.journal if config and config.journal else default_journal())
-    findings += check_journal(path) + check_clock() + check_display(config)
+    days = config.journal_config if config else config_file.JournalConfig()
+    findings += check_journal(path) + check_days(path, days) + check_clock() + \
+        check_display(config)
     return findings
 
 

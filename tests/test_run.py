@@ -198,6 +198,7 @@ def test_doctor_says_what_is_wrong_and_how_to_fix_it(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "  ok  configuration" in out and "  ok  shoe" in out
     assert "FAIL  journal" in out and "missing does not exist" in out
+    assert "warn  signing key: none configured" in out
     assert "display:" in out and "does not answer" in out
     assert "fix:" in out
     assert "FAIL  pads" in out  # no such USB device (or no libusb) on a test machine
