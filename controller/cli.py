@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return _fail(f"{source}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    except RecursionError:
+        return _fail(f"{source}: nested too deeply to be a round script")
     try:
         registry = PayTables.load(args.pay_table_dir)
         report = settle_session(data, registry, args.journal)
@@ -304,6 +307,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description=__doc__)
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {metadata.version('tablectl')}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser(
@@ -454,7 +459,12 @@ def _journal_arguments(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logs.configure()
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`tablectl settle x.json | head`): quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return code
 
 

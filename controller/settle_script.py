@@ -9,6 +9,7 @@ with one line naming the seat, hand and token, or the field.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,7 @@ WAGER_KEYS: Final = {
     "blackjack": ("main", "lucky_stiff", "lucky7", "dead_mans_hand", "blackjack_tie"),
     "baccarat": ("player", "banker", "tie", "lucky8_player", "lucky8_banker"),
 }
+MAX_WAGER: Final = 10_000_000 * 100  # minor units: no table takes one wager of ten million
 INSURANCE_TOKENS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
 PLAY_TOKENS: Final = ("hit", "stand", "double", "split", "surrender")
 
@@ -152,10 +154,21 @@ def _parse_wagers(raw: Any, game: str, where: str) -> dict[str, int]:
 
 
 def _minor(value: Any, where: str) -> int:
+    """A wager as the script gives it: a JSON number of currency units, within MAX_WAGER.
+
+    Text is refused even when it reads as a number: a script that quotes its amounts was made
+    by something that may also have quoted a mistake."""
+    _require(isinstance(value, int | float) and not isinstance(value, bool),
+             f"{where}: {value!r} is not an amount (a JSON number of currency units)")
+    _require(math.isfinite(value), f"{where}: {value!r} is not an amount")
     try:
-        return to_minor(value, where)
+        amount = to_minor(value, where)
     except ValueError as exc:
         raise ScriptError(str(exc)) from None
+    _require(amount <= MAX_WAGER,
+             f"{where}: {value} is more than any table takes (at most {MAX_WAGER // 100:,}; "
+             "table limits go in rules.limits)")
+    return amount
 
 
 class ScriptedDealer:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,15 @@ def seat1(decisions: list[str], shoe: list[Any], wagers: dict[str, Any] | None =
     (seat1(["even_money", "stand"], ["TS", "AD", "9C", "8D"]),
      "seat 1 hand 1: token 'even_money' is not allowed here"),
     ("{not json", "not JSON"),
+    (with_changes(seats={"1": {"wagers": {"main": 1e308}}}),
+     "seats.1.wagers.main: 1e+308 is more than any table takes (at most 10,000,000"),
+    (with_changes(seats={"1": {"wagers": {"main": "10"}}}),
+     "seats.1.wagers.main: '10' is not an amount"),
+    (with_changes(seats={"1": {"wagers": {"main": True}}}),
+     "seats.1.wagers.main: True is not an amount"),
+    ('{"game": "blackjack", "seats": {"1": {"wagers": {"main": NaN}}}, "shoe": []}',
+     "seats.1.wagers.main: nan is not an amount"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
     (with_changes(rules={"decks": 1}, shoe=["AS", "9D", "AS", "8C"]),
      "round went on hold: AS came out more often than a 1-deck shoe holds it"),
 ])
@@ -86,6 +96,25 @@ def test_bad_scripts_exit_2_with_one_line(tmp_path: Path, script: Any, message: 
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert message in lines[0]
+
+
+def test_a_reader_that_closes_the_pipe_ends_it_quietly(tmp_path: Path) -> None:
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(EXAMPLE))
+    with subprocess.Popen([sys.executable, "-m", "controller.cli", "settle", str(path)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT) as child:
+        assert child.stdout is not None and child.stderr is not None
+        child.stdout.close()  # as `| head -0` does before the report is written
+        error = child.stderr.read().decode()
+        assert child.wait(60) == 0
+    assert error == ""
+
+
+def test_version() -> None:
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "--version"],
+                            capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"tablectl {metadata.version('tablectl')}"
 
 
 def test_insurance_token_is_ignored_when_the_dealer_shows_no_ace(tmp_path: Path) -> None:
