@@ -23,7 +23,7 @@ from typing import Any
 
 import structlog
 
-from controller.config_file import JournalConfig, RunConfig
+from controller.config_file import DisplayConfig, JournalConfig, RunConfig
 from controller.control import ControlServer, socket_path
 from controller.gaming_day import open_table
 from controller.journal.signing import keygen
@@ -82,12 +82,16 @@ class Daemon:
         finally:
             self.notifier.stopping()
 
-    def _display(self, loop: ControllerLoop, name: str, bind: str, port: int,
-                 token: str | None) -> DisplayServer:
-        self.hub.publish(view(loop.service.table, name))
+    def _display(self, loop: ControllerLoop, name: str, config: DisplayConfig,
+                 port: int | None) -> DisplayServer:
+        """The display server, on `port` when the command line names one."""
+        cashier = config.cashier
+        self.hub.publish(view(loop.service.table, name, cashier))
         loop.listeners.append(lambda event, effects: self.hub.publish(
-            view(loop.service.table, name)))
-        server = DisplayServer(self.hub, loop.post, bind, port, token)
+            view(loop.service.table, name, cashier)))
+        server = DisplayServer(self.hub, loop.post, config.bind,
+                               config.port if port is None else port, config.token,
+                               config.hosts)
         server.start()
         return server
 
@@ -120,9 +124,8 @@ class Daemon:
             assert rig.loop is not None
             control = ControlServer(socket_path(journal), rig.loop.post)
             control.start()
-            server = self._display(rig.loop, f"demo {game}", "127.0.0.1",
-                                   8080 if self.options.port is None else self.options.port,
-                                   None)
+            server = self._display(rig.loop, f"demo {game}", DisplayConfig(),
+                                   self.options.port)
             played = 0
             try:
                 rig.start_demo()
@@ -170,9 +173,7 @@ class Daemon:
                                   serial_number=config.pads.serial,
                                   tap=recorder.tap("pads") if recorder else None)
             drivers.append(loop.pads)
-        server = self._display(loop, config.name, config.bind,
-                               config.port if self.options.port is None else self.options.port,
-                               config.token)
+        server = self._display(loop, config.name, config.display, self.options.port)
         for driver in drivers:
             driver.start()
         control.start()

@@ -284,7 +284,8 @@ def cmd_config_check(args: argparse.Namespace) -> int:
              else "closed on demand")
     print(f"{args.file}: ok: {config.game} table {config.name!r}, {config.seats} seats, "
           f"pay tables {config.pay_tables or 'none'}, {len(config.supervisors)} supervisors, "
-          f"devices: {devices or 'none'}, display {config.bind}:{config.port}, journal "
+          f"devices: {devices or 'none'}, display {config.display.bind}:{config.display.port}"
+          f" in {config.display.cashier.currency}, journal "
           f"{config.journal or default_journal()} (days {close}, kept {days.keep_days or 'all'}"
           f", reserve {days.reserve_mb} MB, {f'signed by {days.key}' if days.key else 'unsigned'})")
     return 0

@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from controller.money import to_minor
 from controller.paytables import PayTableError, PayTables
 from controller.rules.blackjack import RulesError
 from controller.supervisors import check_hash_format
-from controller.table import config_change
-from controller.table_config import MAX_SEATS
+from controller.table_config import MAX_SEATS, build_table
+from devices.display.cashier import Cashier, CashierError
 
 SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "devices", "display", "journal")
 PROTOCOLS: Final = ("beetek", "cardid")
@@ -56,6 +57,18 @@ class JournalConfig:
 
 
 @dataclass(frozen=True)
+class DisplayConfig:
+    """The dealer display (the `[display]` section): where it listens, the names it answers to,
+    and the money it shows."""
+
+    bind: str = "127.0.0.1"
+    port: int = 8080
+    token: str | None = None
+    hosts: tuple[str, ...] = ()  # names the display is reached by, besides its address
+    cashier: Cashier = field(default_factory=Cashier)
+
+
+@dataclass(frozen=True)
 class RunConfig:
     path: Path
     name: str
@@ -66,9 +79,7 @@ class RunConfig:
     supervisors: dict[str, str]
     shoe: ShoeConfig | None
     pads: PadsConfig | None
-    bind: str = "127.0.0.1"
-    port: int = 8080
-    token: str | None = None
+    display: DisplayConfig = DisplayConfig()
     journal_config: JournalConfig = JournalConfig()
     registry: PayTables = field(default_factory=PayTables.load)
 
@@ -109,7 +120,7 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
     rules = _section(data, "rules", fail)
     pay_tables = {k: str(v) for k, v in _section(data, "pay_tables", fail).items()}
     try:
-        config_change(game, rules, pay_tables, registry)
+        unit = build_table(game, rules, pay_tables, registry).rounding_unit
     except RulesError as exc:
         key, _, reason = str(exc).partition(": ")
         raise fail(key, reason) from None
@@ -123,17 +134,43 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
     for name in devices:
         if name not in ("shoe", "pads"):
             raise fail(f"devices.{name}", "unknown device (known: shoe, pads)")
-    display = _section(data, "display", fail)
-    bind, port, token = display.get("bind", "127.0.0.1"), display.get("port", 8080), \
-        display.get("token") or None
+    return RunConfig(
+        path, str(table.get("name", "")), game, seats, rules, pay_tables, supervisors,
+        _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail),
+        _display(_section(data, "display", fail), unit, fail),
+        _journal(path, _section(data, "journal", fail), fail), registry)
+
+
+DISPLAY_KEYS: Final = ("bind", "port", "token", "hosts", "currency", "locale", "chips")
+
+
+def _display(raw: dict[str, Any], unit: int, fail: Any) -> DisplayConfig:
+    for key in raw:
+        if key not in DISPLAY_KEYS:
+            raise fail(f"display.{key}", f"unknown key (known: {', '.join(DISPLAY_KEYS)})")
+    bind, port, token = raw.get("bind", "127.0.0.1"), raw.get("port", 8080), \
+        raw.get("token") or None
     if not isinstance(port, int) or not 0 <= port <= 65535:
         raise fail("display.port", "must be a port number")
     if bind not in ("127.0.0.1", "::1", "localhost") and not token:
         raise fail("display.token", f"a display bound to {bind} needs a token")
-    return RunConfig(
-        path, str(table.get("name", "")), game, seats, rules, pay_tables, supervisors,
-        _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail), str(bind), port,
-        token, _journal(path, _section(data, "journal", fail), fail), registry)
+    hosts = raw.get("hosts", [])
+    if not isinstance(hosts, list) or not all(isinstance(h, str) and h for h in hosts):
+        raise fail("display.hosts", "must be a list of host names (e.g. [\"bj07.pit\"])")
+    chips = raw.get("chips", [])
+    if not isinstance(chips, list):
+        raise fail("display.chips", "must be a list of chip values (e.g. [100, 25, 5, 1])")
+    try:
+        minor = tuple(to_minor(chip, f"display.chips[{i}]") for i, chip in enumerate(chips))
+        cashier = Cashier(str(raw.get("currency", "USD")), str(raw.get("locale", "en_US")), minor)
+    except (ValueError, CashierError) as exc:
+        key, _, reason = str(exc).partition(": ")
+        raise fail(key, reason) from None
+    shown = 10 ** (2 - cashier.decimals()) if cashier.decimals() < 2 else 1
+    if unit % shown:
+        raise fail("display.currency", f"{cashier.currency} has {cashier.decimals()} decimals: "
+                   f"the table's rounding_unit must be a multiple of {shown / 100:g}")
+    return DisplayConfig(str(bind), port, token, tuple(hosts), cashier)
 
 
 JOURNAL_KEYS: Final = ("path", "day_close", "timezone", "keep_days", "reserve_mb", "key")

@@ -175,8 +175,9 @@ def check_clock(run: Callable[..., subprocess.CompletedProcess[str]] = subproces
 
 
 def check_display(config: config_file.RunConfig | None) -> list[Finding]:
-    host, port = (config.bind, config.port) if config else ("127.0.0.1", 8080)
-    token = f"?token={config.token}" if config and config.token else ""
+    display = config.display if config else config_file.DisplayConfig()
+    host, port = display.bind, display.port
+    token = f"?token={display.token}" if display.token else ""
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', 'localhost') else host}:{port}/health"
     try:
         with urllib.request.urlopen(url + token, timeout=3) as response:

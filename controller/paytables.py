@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
@@ -52,6 +52,15 @@ class PayTable:
     pays: Mapping[str, Fraction]
     path: str
     sha256: str
+    name: str = ""  # the wager as players call it ("Lucky 8"); the title when not given
+    names: Mapping[str, str] = field(default_factory=dict)  # award or spot -> how it is said
+
+    def wager_name(self) -> str:
+        return self.name or self.title
+
+    def award_name(self, key: str) -> str:
+        """'Double Suited 8' for 'double_suited_8'; the key made readable when not named."""
+        return self.names.get(key) or key.replace("_", " ").capitalize()
 
     @cached_property  # asked by every round that has an aggregate limit to apply
     def highest_odds(self) -> Fraction:
@@ -77,7 +86,7 @@ def parse_pay_table(path: Path) -> PayTable:
         data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PayTableError(f"{path}: cannot be read as TOML: {exc}") from None
-    unknown = sorted(set(data) - {"bet", "id", "title", "pays"})
+    unknown = sorted(set(data) - {"bet", "id", "title", "name", "names", "pays"})
     if unknown:
         raise PayTableError(f"{path}: field {unknown[0]}: unknown field")
     bet = data.get("bet")
@@ -102,8 +111,17 @@ def parse_pay_table(path: Path) -> PayTable:
         if key not in pays_raw:
             raise PayTableError(f"{path}: field pays.{key}: missing")
     pays = {key: _check_pay(path, bet, key, value) for key, value in pays_raw.items()}
+    name = data.get("name", "")
+    if not isinstance(name, str):
+        raise PayTableError(f"{path}: field name: must be a string")
+    names = data.get("names", {})
+    if not isinstance(names, dict):
+        raise PayTableError(f"{path}: field names: must be a table of award = \"name\"")
+    for key, said in names.items():
+        if key not in pays or not isinstance(said, str) or not said:
+            raise PayTableError(f"{path}: field names.{key}: must name an award of pays")
     return PayTable(bet, table_id, title, MappingProxyType(pays), _shown_path(path),
-                    hashlib.sha256(raw).hexdigest())
+                    hashlib.sha256(raw).hexdigest(), name, MappingProxyType(dict(names)))
 
 
 def _shown_path(path: Path) -> str:

@@ -9,13 +9,17 @@
 - `GET /api/snapshot`, `GET /health`.
 
 It binds to 127.0.0.1 by default. On any other address every request needs the token
-(`?token=` or the `X-Tablectl-Token` header; the page keeps it).
+(`?token=` or the `X-Tablectl-Token` header; the page keeps it). Whatever the address, it answers
+only requests whose `Host` is a bound address or a configured name (DNS rebinding), and takes a
+write only from its own page: same origin, as `application/json` (any other page open in the
+kiosk's browser could otherwise press the dealer's buttons).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import json
 import threading
 from collections.abc import Callable
@@ -31,6 +35,60 @@ from devices.console import ConsoleError, parse_action
 STATIC: Final = Path(__file__).with_name("static")
 PING_S: Final = 1.0
 LOOPBACK: Final = ("127.0.0.1", "::1", "localhost")
+WILDCARD: Final = ("0.0.0.0", "::", "")
+SAFE_METHODS: Final = ("GET", "HEAD")
+
+
+def host_name(header: str) -> str:
+    """'127.0.0.1:8080' -> '127.0.0.1', '[::1]:8080' -> '::1', 'Table7.local' -> 'table7.local'."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].partition("]")[0]
+    return header.rpartition(":")[0] if header.count(":") == 1 else header
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class Gate:
+    """Which requests the display answers: a `Host` it is known by, and writes from its own page.
+
+    A name is accepted when it is the bound address (every address of this machine when bound to
+    all of them: a rebinding attack always arrives under a name), a loopback name on a loopback
+    bind, or listed in `display.hosts`."""
+
+    def __init__(self, bind: str, hosts: tuple[str, ...] = ()) -> None:
+        self.bind = bind
+        self.names = {name.lower() for name in hosts} | {bind.lower()}
+        if bind in LOOPBACK:
+            self.names |= set(LOOPBACK)
+
+    def host_refusal(self, header: str | None) -> str | None:
+        name = host_name(header or "")
+        if name in self.names or (self.bind in WILDCARD and _is_address(name)):
+            return None
+        return (f"Host {header!r} is not a name of this display (bound to {self.bind or '*'}; "
+                "other names go in display.hosts)")
+
+    @staticmethod
+    def write_refusal(method: str, headers: Any) -> str | None:
+        """Why a write may not come from this request: another origin, or not JSON."""
+        if method in SAFE_METHODS:
+            return None
+        origin, site = headers.get("Origin"), headers.get("Sec-Fetch-Site")
+        if origin is not None and origin != f"http://{headers.get('Host', '')}":
+            return f"a write from another origin ({origin}) is refused"
+        if origin is None and site not in (None, "same-origin", "none"):
+            return f"a write from another site (Sec-Fetch-Site: {site}) is refused"
+        content_type = headers.get("Content-Type", "").partition(";")[0].strip().lower()
+        if content_type != "application/json":
+            return f"a write must be sent as application/json, not {content_type or 'nothing'}"
+        return None
 
 
 class Hub:
@@ -59,11 +117,13 @@ class Hub:
 
 class DisplayServer:
     def __init__(self, hub: Hub, post: Callable[[Event | Supervised], None],
-                 host: str = "127.0.0.1", port: int = 8080, token: str | None = None) -> None:
+                 host: str = "127.0.0.1", port: int = 8080, token: str | None = None,
+                 hosts: tuple[str, ...] = ()) -> None:
         if host not in LOOPBACK and not token:
             raise ValueError(f"display.bind {host}: a display on a non-loopback address "
                              "needs display.token")
         self.hub, self.post, self.host, self.port, self.token = hub, post, host, port, token
+        self.gate = Gate(host, hosts)
         self.ready = threading.Event()
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="tablectl-display", daemon=True)
@@ -108,7 +168,7 @@ class DisplayServer:
         await site.start()
         sockets = runner.addresses
         port = sockets[0][1] if sockets else self.port
-        self.url = f"http://{self.host}:{port}/"
+        self.url = f"http://{f'[{self.host}]' if ':' in self.host else self.host}:{port}/"
         self.ready.set()
         try:
             await self._stop.wait()
@@ -121,12 +181,18 @@ class DisplayServer:
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        refusal = self.gate.host_refusal(request.headers.get("Host"))
+        if refusal is not None:
+            return web.json_response({"error": refusal}, status=403)
         token = self.token
         if token:
             given = str(request.query.get("token") or request.headers.get("X-Tablectl-Token")
                         or "")
             if not hmac.compare_digest(given.encode(), token.encode()):
                 return web.json_response({"error": "a token is required"}, status=401)
+        refusal = self.gate.write_refusal(request.method, request.headers)
+        if refusal is not None:
+            return web.json_response({"error": refusal}, status=403)
         response: web.StreamResponse = await handler(request)
         return response
 

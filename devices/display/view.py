@@ -22,13 +22,16 @@ from controller.rules.blackjack_play import DEALER, DONE, BlackjackPlay
 from controller.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.rules.settlement import Settlement
 from controller.table import RoundRecord, Table
+from controller.table_config import TableConfig
+from devices.display import procedure, roads
+from devices.display.cashier import Cashier
 
 SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
-TITLES: Final = {"main": "Main", "insurance": "Insurance", "lucky_stiff": "Lucky Stiff",
-                 "lucky7": "Lucky 7", "dead_mans_hand": "Dead Man's Hand", "player": "Player",
-                 "banker": "Banker", "tie": "Tie", "lucky8_player": "Lucky 8 Player",
-                 "lucky8_banker": "Lucky 8 Banker"}
+GAME_WAGERS: Final = {"main": "Main", "insurance": "Insurance", "player": "Player",
+                      "banker": "Banker", "tie": "Tie"}  # the games' own wagers: no pay table
+SIDES: Final = {"lucky8_player": "Player", "lucky8_banker": "Banker"}
 RECALL_ROUNDS: Final = 10
+DEFAULT_CASHIER: Final = Cashier()
 
 
 def card_view(card: Card) -> dict[str, Any]:
@@ -37,17 +40,27 @@ def card_view(card: Card) -> dict[str, Any]:
             "red": card.suit in "HD", "text": str(card)}
 
 
-def wager_title(wager: str) -> str:
-    if wager.startswith("blackjack_tie."):
-        return f"Tie {wager.split('.', 1)[1]}"
-    return TITLES.get(wager, wager)
+def wager_name(wager: str, config: TableConfig | None) -> str:
+    """The wager as the layout and the pay table say it: 'Lucky 8 · Banker', 'Blackjack Tie ·
+    20', "Dead Man's Hand"; a game's own wager by its name ('Main', 'Banker')."""
+    if wager in GAME_WAGERS:
+        return GAME_WAGERS[wager]
+    bet, _, spot = wager.partition(".")
+    table = config.pay_tables.get(bet) if config else None
+    name = table.wager_name() if table else bet.replace("_", " ").title()
+    if wager in SIDES:
+        return f"{name} · {SIDES[wager]}"
+    if spot:
+        return f"{name} · {table.award_name(spot) if table else spot}"
+    return name
 
 
-def result_text(s: Settlement) -> str:
-    """'Lucky Stiff 10 to 1: pay 50', 'Main: collect 10', 'Banker: push'."""
-    title = wager_title(s.wager) + (f" hand {s.hand}" if s.hand and s.hand > 1 else "")
+def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
+                award: str = "") -> str:
+    """'Lucky Stiff · Stiff Pair 10 to 1: pay $50.00', 'Main: collect $10.00'."""
+    title = name + (f" hand {s.hand}" if s.hand and s.hand > 1 else "")
     if s.outcome in ("refused", "returned"):
-        return f"{title}: return {from_minor(s.stake)}"
+        return f"{title}: return {cashier.text(s.stake)}"
     if s.net > 0:
         if s.odds < 1:  # a Banker win less the commission
             odds = f"1 to 1 less {float((1 - s.odds) * 100):g}%"
@@ -55,9 +68,9 @@ def result_text(s: Settlement) -> str:
             odds = f"{s.odds.numerator} to 1"
         else:
             odds = f"{s.odds.numerator}:{s.odds.denominator}"
-        return f"{title} {odds}: pay {from_minor(s.net)}"
+        return f"{title}{f' · {award}' if award else ''} {odds}: pay {cashier.text(s.net)}"
     if s.net < 0:
-        return f"{title}: collect {from_minor(-s.net)}"
+        return f"{title}: collect {cashier.text(-s.net)}"
     return f"{title}: push"
 
 
@@ -73,40 +86,166 @@ def expected_view(machine: RoundMachine | None) -> dict[str, Any] | None:
     return None
 
 
-def view(table: Table, name: str = "") -> dict[str, Any]:
-    config = table.config
-    machine = table.round
-    record = table.current or (table.recent[-1] if table.recent else None)
-    shown = machine or (record.machine if record else None)
-    do_not_pay = None
-    if machine is not None and machine.state == "hold":
-        do_not_pay = machine.hold_reason
-    elif table.lost_devices:
-        do_not_pay = f"lost contact with the {', '.join(sorted(table.lost_devices))}"
-    data: dict[str, Any] = {
-        "table": name, "game": config.game if config else None,
-        "round": record.number if record else None,
-        "phase": machine.state if machine else ("closed" if record else "waiting"),
-        "do_not_pay": do_not_pay,
-        "do_not_deal": table.deal_refused,  # no new round: the journal's disk is at its reserve
-        "alerts": [{"code": a.code, "message": a.message, "blocking": _active(a, shown)}
-                   for a in (shown.alerts[-8:] if shown else [])],
-        "lost_devices": sorted(table.lost_devices),
-        "expected": expected_view(machine),
-        "payout": _payout(record, machine),
-        "seats": _seats(shown, config.max_seats if config else 7),
-        # Finished rounds only: the current one is on screen, its hole card hidden.
-        "recall": [_recall(r) for r in list(table.recent)[-RECALL_ROUNDS:]][::-1],
-        "shoe": {"number": table.shoe.number, "cut_card": table.shoe.cut_card,
-                 "change_required": table.shoe.change_required},
-    }
-    play = shown.play if shown else None
-    if isinstance(play, BlackjackPlay):
-        data["dealer"] = _dealer(play)
-    elif isinstance(play, BaccaratPlay) or (config and config.game == "baccarat"):
-        data["baccarat"] = _baccarat(play if isinstance(play, BaccaratPlay) else None, shown,
-                                     table)
-    return data
+def view(table: Table, name: str = "", cashier: Cashier = DEFAULT_CASHIER) -> dict[str, Any]:
+    return _View(table, cashier).build(name)
+
+
+class _View:
+    """One view of the table: the names and the money in the table's own terms."""
+
+    def __init__(self, table: Table, cashier: Cashier) -> None:
+        self.table, self.cashier, self.config = table, cashier, table.config
+
+    def name(self, wager: str) -> str:
+        return wager_name(wager, self.config)
+
+    def money(self, minor: int) -> dict[str, Any]:
+        return {"amount": from_minor(minor), "text": self.cashier.text(minor)}
+
+    def award(self, s: Settlement) -> str:
+        """The pay table's name of a bonus award ('Unlucky 8'), when it names one."""
+        table = self.config.pay_tables.get(s.wager.split(".", 1)[0]) if self.config else None
+        return table.names.get(s.award, "") if table and "." not in s.wager else ""
+
+    def build(self, name: str) -> dict[str, Any]:
+        table, config = self.table, self.config
+        machine = table.round
+        record = table.current or (table.recent[-1] if table.recent else None)
+        shown = machine or (record.machine if record else None)
+        do_not_pay = None
+        if machine is not None and machine.state == "hold":
+            do_not_pay = machine.hold_reason
+        elif table.lost_devices:
+            do_not_pay = f"lost contact with the {', '.join(sorted(table.lost_devices))}"
+        data: dict[str, Any] = {
+            "table": name, "game": config.game if config else None,
+            "round": record.number if record else None,
+            "phase": machine.state if machine else ("closed" if record else "waiting"),
+            "do_not_pay": do_not_pay,
+            "do_not_deal": table.deal_refused,  # no new round: the disk is at its reserve
+            "alerts": [{"code": a.code, "message": a.message, "blocking": _active(a, shown)}
+                       for a in (shown.alerts[-8:] if shown else [])],
+            "lost_devices": sorted(table.lost_devices),
+            "expected": expected_view(machine),
+            "payout": self.payout(record, machine),
+            "seats": self.seats(shown, config.max_seats if config else 7),
+            # Finished rounds only: the current one is on screen, its hole card hidden.
+            "recall": [self.recall(r) for r in list(table.recent)[-RECALL_ROUNDS:]][::-1],
+            "shoe": {"number": table.shoe.number, "cut_card": table.shoe.cut_card,
+                     "change_required": table.shoe.change_required},
+        }
+        play = shown.play if shown else None
+        if isinstance(play, BlackjackPlay):
+            data["dealer"] = _dealer(play)
+        elif isinstance(play, BaccaratPlay) or (config and config.game == "baccarat"):
+            data["baccarat"] = self.baccarat(play if isinstance(play, BaccaratPlay) else None,
+                                             shown)
+        return data
+
+    def payout(self, record: RoundRecord | None,
+               machine: RoundMachine | None) -> dict[str, Any] | None:
+        if record is None or (machine is not None and not machine.settled):
+            return None
+        settlements = record.machine.settlements
+        pay = sum(s.net for s in settlements if s.net > 0)
+        collect = -sum(s.net for s in settlements if s.net < 0)
+        return {"status": record.status, "pay": from_minor(pay), "collect": from_minor(collect),
+                "pay_text": self.cashier.text(pay), "collect_text": self.cashier.text(collect),
+                "steps": procedure.steps(settlements, self.cashier, self.name)}
+
+    def seats(self, machine: RoundMachine | None, count: int) -> list[dict[str, Any]]:
+        if machine is None:
+            return [{"seat": n, "wagers": {}, "wager_list": [], "hands": [], "results": [],
+                     "net": None, "net_text": None} for n in range(1, count + 1)]
+        play = machine.play
+        due = machine.expected()
+        active = (due.seat, due.hand) if isinstance(due, DecisionDue | CardDue) and \
+            getattr(due, "seat", None) else None
+        nets: Counter[int] = Counter()
+        results: dict[int, list[dict[str, Any]]] = {}
+        for s in machine.settlements:
+            nets[s.seat] += s.net
+            wager = self.name(s.wager)
+            results.setdefault(s.seat, []).append({
+                "wager": s.wager, "name": wager, "action": procedure.action(s),
+                "text": result_text(s, wager, self.cashier, self.award(s)),
+                "net": from_minor(s.net), **{f"amount_{k}": v for k, v in
+                                              self.money(procedure.amount(s)).items()}})
+        seats = []
+        for number in range(1, count + 1):
+            hands: list[dict[str, Any]] = []
+            if isinstance(play, BlackjackPlay):
+                for seat in play.seats:
+                    if seat.number != number:
+                        continue
+                    for index, hand in enumerate(seat.hands):
+                        value = hand_value(hand.cards)
+                        hands.append({
+                            "cards": [card_view(c) for c in hand.cards], "total": value.total,
+                            "soft": value.soft, "bust": value.bust, "blackjack": hand.natural,
+                            "stake": from_minor(hand.stake), "doubled": hand.doubled,
+                            "active": active == (number, index + 1),
+                            "result": hand.outcome.kind if hand.outcome else None})
+            wagers = machine.wagers.get(number, {})
+            settled = machine.settled or machine.finished
+            net = nets[number]
+            seats.append({
+                "seat": number,
+                "wagers": {spot: from_minor(a) for spot, a in wagers.items()},
+                "wager_list": [{"spot": spot, "name": self.name(spot),
+                                **self.money(amount)} for spot, amount in wagers.items()],
+                "hands": hands, "results": results.get(number, []),
+                "net": from_minor(net) if settled else None,
+                "net_text": self.cashier.text(abs(net)) if settled else None})
+        return seats
+
+    def baccarat(self, play: BaccaratPlay | None,
+                 machine: RoundMachine | None) -> dict[str, Any]:
+        hands: dict[str, Any] = {}
+        if play is not None:
+            for side, cards in (("player", play.player), ("banker", play.banker)):
+                hands[side] = {"cards": [card_view(c) for c in cards],
+                               "points": baccarat.points(cards) if cards else None}
+        done = play is not None and play.stage == "done"
+        winner = _winner(play.player, play.banker) if play is not None and done else None
+        commission = 0
+        lucky8: dict[str, str] = {}  # each hand's award once: the seats show each payment
+        if machine is not None:
+            for s in machine.settlements:
+                if s.wager == "banker" and s.outcome == "win":
+                    commission += s.stake - s.net
+                if s.wager.startswith("lucky8") and s.net > 0:
+                    lucky8[s.wager] = f"{self.name(s.wager)}: {self.award(s)} " \
+                        f"{s.odds.numerator} to 1"
+        table = self.table
+        coups = [[[parse_card(c) for c in hand.split()] for hand in coup]
+                 for coup in table.shoe.coups]
+        current = table.current
+        if current is not None and isinstance(current.machine.play, BaccaratPlay) and \
+                current.machine.play.stage == "done" and current.status != "voided":
+            coups.append([current.machine.play.player, current.machine.play.banker])
+        results = [_winner(player, banker)[0].upper() for player, banker in coups]
+        naturals = sum(1 for player, banker in coups
+                       if baccarat.is_natural(player[:2]) or baccarat.is_natural(banker[:2]))
+        eights = sum(1 for player, banker in coups
+                     if baccarat.points(player) == 8 or baccarat.points(banker) == 8)
+        return {**hands, "winner": winner, "commission": from_minor(commission),
+                "commission_text": self.cashier.text(commission),
+                "lucky8": list(lucky8.values()),
+                "roads": roads.scoreboard(results, naturals, eights)}
+
+    def recall(self, record: RoundRecord) -> dict[str, Any]:
+        machine = record.machine
+        cards = [f"{c.card} {c.to}" for c in machine.cards if c.card is not None]
+        nets: Counter[int] = Counter()
+        for s in machine.settlements:
+            nets[s.seat] += s.net
+        return {"round": record.number, "status": record.status, "cards": cards,
+                "nets": {str(seat): from_minor(net) for seat, net in sorted(nets.items())},
+                "nets_text": {str(seat): ("+" if net > 0 else "-" if net < 0 else "")
+                              + self.cashier.text(abs(net))
+                              for seat, net in sorted(nets.items())},
+                "hold": machine.hold_reason if machine.state == "hold" else None}
 
 
 def _active(alert: Alert, machine: RoundMachine | None) -> bool:
@@ -117,52 +256,6 @@ def _active(alert: Alert, machine: RoundMachine | None) -> bool:
         return True
     return machine.state == "hold" and alert.code == "hold" and \
         alert.message.endswith(machine.hold_reason or "")
-
-
-def _payout(record: RoundRecord | None, machine: RoundMachine | None) -> dict[str, Any] | None:
-    if record is None or (machine is not None and not machine.settled):
-        return None
-    settlements = record.machine.settlements
-    return {"status": record.status,
-            "pay": from_minor(sum(s.net for s in settlements if s.net > 0)),
-            "collect": from_minor(-sum(s.net for s in settlements if s.net < 0))}
-
-
-def _seats(machine: RoundMachine | None, count: int) -> list[dict[str, Any]]:
-    if machine is None:
-        return [{"seat": n, "wagers": {}, "hands": [], "results": [], "net": None}
-                for n in range(1, count + 1)]
-    play = machine.play
-    due = machine.expected()
-    active = (due.seat, due.hand) if isinstance(due, DecisionDue | CardDue) and \
-        getattr(due, "seat", None) else None
-    nets: Counter[int] = Counter()
-    results: dict[int, list[dict[str, Any]]] = {}
-    for s in machine.settlements:
-        nets[s.seat] += s.net
-        results.setdefault(s.seat, []).append(
-            {"wager": s.wager, "text": result_text(s), "net": from_minor(s.net)})
-    seats = []
-    for number in range(1, count + 1):
-        hands: list[dict[str, Any]] = []
-        if isinstance(play, BlackjackPlay):
-            for seat in play.seats:
-                if seat.number != number:
-                    continue
-                for index, hand in enumerate(seat.hands):
-                    value = hand_value(hand.cards)
-                    hands.append({
-                        "cards": [card_view(c) for c in hand.cards], "total": value.total,
-                        "soft": value.soft, "bust": value.bust, "blackjack": hand.natural,
-                        "stake": from_minor(hand.stake), "doubled": hand.doubled,
-                        "active": active == (number, index + 1),
-                        "result": hand.outcome.kind if hand.outcome else None})
-        seats.append({
-            "seat": number,
-            "wagers": {spot: from_minor(a) for spot, a in machine.wagers.get(number, {}).items()},
-            "hands": hands, "results": results.get(number, []),
-            "net": from_minor(nets[number]) if machine.settled or machine.finished else None})
-    return seats
 
 
 def _dealer(play: BlackjackPlay) -> dict[str, Any]:
@@ -176,45 +269,6 @@ def _dealer(play: BlackjackPlay) -> dict[str, Any]:
             "revealed": revealed, "blackjack": revealed and play.dealer_blackjack is True}
 
 
-def _baccarat(play: BaccaratPlay | None, machine: RoundMachine | None,
-              table: Table) -> dict[str, Any]:
-    hands: dict[str, Any] = {}
-    if play is not None:
-        for side, cards in (("player", play.player), ("banker", play.banker)):
-            hands[side] = {"cards": [card_view(c) for c in cards],
-                           "points": baccarat.points(cards) if cards else None}
-    done = play is not None and play.stage == "done"
-    winner = _winner(play.player, play.banker) if play is not None and done else None
-    commission = 0
-    lucky8: dict[str, str] = {}  # each hand's award once: the seats show what each is paid
-    if machine is not None:
-        for s in machine.settlements:
-            if s.wager == "banker" and s.outcome == "win":
-                commission += s.stake - s.net
-            if s.wager.startswith("lucky8") and s.net > 0:
-                award = s.award.replace("_", " ").capitalize()
-                lucky8[s.wager] = f"{wager_title(s.wager)}: {award} {s.odds.numerator} to 1"
-    coups = [[[parse_card(c) for c in hand.split()] for hand in coup] for coup in table.shoe.coups]
-    current = table.current
-    if current is not None and isinstance(current.machine.play, BaccaratPlay) and \
-            current.machine.play.stage == "done" and current.status != "voided":
-        coups.append([current.machine.play.player, current.machine.play.banker])
-    road = [_winner(player, banker)[0].upper() for player, banker in coups]
-    return {**hands, "winner": winner, "commission": from_minor(commission),
-            "lucky8": list(lucky8.values()), "bead_road": road}
-
-
 def _winner(player: list[Card], banker: list[Card]) -> str:
     p, b = baccarat.points(player), baccarat.points(banker)
     return "tie" if p == b else ("player" if p > b else "banker")
-
-
-def _recall(record: RoundRecord) -> dict[str, Any]:
-    machine = record.machine
-    cards = [f"{c.card} {c.to}" for c in machine.cards if c.card is not None]
-    nets: Counter[int] = Counter()
-    for s in machine.settlements:
-        nets[s.seat] += s.net
-    return {"round": record.number, "status": record.status, "cards": cards,
-            "nets": {str(seat): from_minor(net) for seat, net in sorted(nets.items())},
-            "hold": machine.hold_reason if machine.state == "hold" else None}

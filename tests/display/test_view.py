@@ -4,6 +4,9 @@ them (RULINGS, Blackjack: the dealer display must not show the hole card)."""
 
 from __future__ import annotations
 
+import http.client
+import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,8 +14,9 @@ import pytest
 from controller.events import BetsLocked, CardDrawn, DealerAction, DeviceLost, WagerPlaced
 from controller.service import TableService
 from controller.table import config_change
+from devices.display.cashier import Cashier, CashierError
 from devices.display.server import DisplayServer, Hub
-from devices.display.view import view
+from devices.display.view import view, wager_name
 from tests.conftest import REGISTRY
 
 
@@ -47,8 +51,8 @@ def test_side_bet_results_read_as_a_dealer_says_them() -> None:
                     WagerPlaced(seq=0, seat=2, spot="lucky_stiff", amount=500), BetsLocked(seq=0),
                     *cards("8S", "9D", "8D", "7C"), pay_tables={"lucky_stiff": "1"})
     seat = view(service.table)["seats"][1]
-    assert seat["results"] == [{"wager": "lucky_stiff", "text": "Lucky Stiff 10 to 1: pay 50",
-                                "net": 50}]
+    assert [(r["wager"], r["name"], r["text"], r["net"]) for r in seat["results"]] == [
+        ("lucky_stiff", "Lucky Stiff", "Lucky Stiff · Stiff Pair 10 to 1: pay $50.00", 50)]
     assert seat["net"] is None  # the round is not settled: nothing to pay yet
 
 
@@ -97,5 +101,180 @@ def test_baccarat_awards_are_named_once_and_the_road_grows() -> None:
     for card in ("3C", "4H", "5D", "5H"):  # Player 8 against Banker 9: Unlucky 8
         service.submit(CardDrawn(seq=0, card=card))
     shown = view(service.table)["baccarat"]
-    assert shown["lucky8"] == ["Lucky 8 Player: Unlucky 8 8 to 1"]
-    assert shown["winner"] == "banker" and shown["bead_road"] == ["B"]  # this coup is on it
+    assert shown["lucky8"] == ["Lucky 8 · Player: Unlucky 8 8 to 1"]
+    assert shown["winner"] == "banker"
+    assert [c["result"] for c in shown["roads"]["bead_plate"]] == ["B"]  # this coup is on it
+    assert shown["roads"]["counts"]["lucky8"] == 1  # the Player's 8
+
+
+@pytest.mark.parametrize(("wager", "name"), [
+    ("main", "Main"), ("lucky8_banker", "Lucky 8 · Banker"), ("lucky8_player", "Lucky 8 · Player"),
+    ("blackjack_tie.20", "Blackjack Tie · 20"), ("blackjack_tie.LS", "Blackjack Tie · Left Side"),
+    ("blackjack_tie.BJ", "Blackjack Tie · Blackjack"), ("dead_mans_hand", "Dead Man's Hand"),
+    ("lucky_stiff", "Lucky Stiff"), ("lucky7", "Lucky 7"), ("tie", "Tie"),
+])
+def test_every_wager_has_its_name_from_the_pay_table_data(wager: str, name: str) -> None:
+    game = "baccarat" if wager in ("lucky8_banker", "lucky8_player", "tie") else "blackjack"
+    tables = {"lucky8": "1"} if game == "baccarat" else {
+        "blackjack_tie": "1", "lucky_stiff": "1", "lucky7": "1", "dead_mans_hand": "1"}
+    config = TableService()
+    config.submit(config_change(game, {}, tables, REGISTRY))
+    assert wager_name(wager, config.table.config) == name
+
+
+def test_no_internal_key_reaches_the_dealer() -> None:
+    """A round with every side bet: each name and text the page shows is said as people say it
+    (no snake_case keys), with the currency's decimals."""
+    wagers = [(3, "main", 1000), (3, "lucky_stiff", 500), (3, "dead_mans_hand", 500),
+              (3, "lucky7", 100), (4, "main", 1000), (4, "blackjack_tie.LS", 500),
+              (4, "blackjack_tie.20", 500)]
+    service = table(*[WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount)
+                      for seat, spot, amount in wagers], BetsLocked(seq=0),
+                    *cards("7S", "8C", "AD", "7D", "9H", "KC"),
+                    *[DealerAction(seq=0, seat=seat, action="no_insurance") for seat in (3, 4)],
+                    pay_tables={"blackjack_tie": "1", "lucky_stiff": "1", "lucky7": "1",
+                                "dead_mans_hand": "1"})
+    shown = view(service.table)
+    seats = shown["seats"][2:4]
+    results = [r for seat in seats for r in seat["results"]]
+    texts = [w["name"] for seat in seats for w in seat["wager_list"]] + \
+        [r["text"] for r in results] + [step["name"] for step in shown["payout"]["steps"]]
+    assert len(results) == 7 and len(shown["payout"]["steps"]) == 7
+    for text in texts:
+        assert "_" not in text and "blackjack_tie" not in text, text
+    assert all(r["text"].endswith((".00", "push")) for r in results)
+
+
+def test_the_payout_runs_in_procedure_order_with_chips() -> None:
+    """rules/lucky-8-baccarat.txt, dealing procedures: losing wagers first, from the player at
+    the dealer's immediate right (the highest seat) counter-clockwise, then winners in the same
+    order, the primary wagers before the Lucky 8 wagers."""
+    service = TableService()
+    service.submit(config_change("baccarat", {}, {"lucky8": "1"}, REGISTRY))
+    for seat, spot, amount in ((1, "player", 2500), (1, "lucky8_player", 500), (2, "banker", 1000),
+                               (5, "player", 17500), (6, "tie", 500), (7, "banker", 500)):
+        service.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))
+    for card in ("5C", "4H", "3D", "KH"):  # Player 8 beats Banker 7
+        service.submit(CardDrawn(seq=0, card=card))
+    cashier = Cashier("USD", "en_US", (10_000, 2_500, 500, 100))
+    steps = view(service.table, "", cashier)["payout"]["steps"]
+    assert [(s["action"], s["seat"], s["wager"]) for s in steps] == [
+        ("collect", 7, "banker"), ("collect", 6, "tie"), ("collect", 2, "banker"),
+        ("pay", 5, "player"), ("pay", 1, "player"), ("pay", 1, "lucky8_player")]
+    assert steps[3]["amount_text"] == "$175.00"
+    assert steps[3]["chips"] == [{"chip": "$100.00", "value": 10_000, "count": 1},
+                                 {"chip": "$25.00", "value": 2_500, "count": 3}]
+    assert steps[5]["amount_text"] == "$15.00"  # Lucky 8: 3 to 1 on 5
+    assert steps[0]["chips"] == []  # a collection is counted by the dealer, not paid out
+
+
+@pytest.mark.parametrize(("currency", "locale", "minor", "text"), [
+    ("USD", "en_US", 850, "$8.50"), ("USD", "en_US", 125_000, "$1,250.00"),
+    ("EUR", "de_DE", 125_000, "1.250,00\xa0€"), ("GBP", "en_GB", 5, "£0.05"),
+])
+def test_amounts_always_carry_the_currency_decimals(currency: str, locale: str, minor: int,
+                                                    text: str) -> None:
+    assert Cashier(currency, locale).text(minor) == text
+
+
+def test_change_below_the_smallest_chip_is_named() -> None:
+    assert Cashier("USD", "en_US", (2_500, 500, 100)).count(17_650) == [
+        {"chip": "$25.00", "value": 2_500, "count": 7}, {"chip": "$1.00", "value": 100, "count": 1},
+        {"change": "$0.50", "value": 50}]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("XYZ", "en_US"), "display.currency: 'XYZ' is not an ISO 4217 code"),
+    (("USD", "xx_XX"), "display.locale: 'xx_XX' is not a locale"),
+    (("USD", "en_US", (100, 100)), "display.chips: denominations must be positive and different"),
+])
+def test_a_bad_cashier_names_the_field(args: tuple[Any, ...], message: str) -> None:
+    with pytest.raises(CashierError, match=message):
+        Cashier(*args)
+
+
+def request(server: DisplayServer, method: str, path: str, body: bytes | None = None,
+            **headers: str) -> tuple[int, str]:
+    """A real HTTP request, with the headers exactly as given (Host included)."""
+    connection = http.client.HTTPConnection("127.0.0.1", int(server.url.rsplit(":", 1)[1][:-1]),
+                                            timeout=5)
+    try:
+        connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        for name, value in headers.items():
+            connection.putheader(name.replace("_", "-"), value)
+        if body is not None:
+            connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
+
+
+@pytest.fixture
+def locked_server() -> Iterator[tuple[DisplayServer, list[Any]]]:
+    posted: list[Any] = []
+    server = DisplayServer(Hub(), posted.append, host="127.0.0.1", port=0,
+                           hosts=("bj07.pit.example",))
+    server.start()
+    yield server, posted
+    server.stop()
+
+
+ACTION = json.dumps({"action": "lock_bets"}).encode()
+
+
+def test_the_own_page_may_write(locked_server: tuple[DisplayServer, list[Any]]) -> None:
+    server, posted = locked_server
+    host = server.url.split("/")[2]
+    status, _ = request(server, "POST", "/api/action", ACTION, Host=host,
+                        Origin=f"http://{host}", Content_Type="application/json")
+    assert status == 202 and len(posted) == 1
+    status, _ = request(server, "POST", "/api/action", ACTION, Host="bj07.pit.example:8080",
+                        Content_Type="application/json")  # a configured name, not a browser
+    assert status == 202 and len(posted) == 2
+
+
+@pytest.mark.parametrize(("headers", "reason"), [
+    ({"Origin": "http://evil.example", "Content_Type": "application/json"},
+     "a write from another origin (http://evil.example) is refused"),
+    ({"Origin": "null", "Content_Type": "application/json"}, "from another origin (null)"),
+    ({"Sec_Fetch_Site": "cross-site", "Content_Type": "application/json"},
+     "Sec-Fetch-Site: cross-site"),
+    ({"Content_Type": "text/plain"}, "must be sent as application/json, not text/plain"),
+    ({}, "must be sent as application/json, not nothing"),
+])
+def test_cross_origin_and_non_json_writes_are_refused(
+        locked_server: tuple[DisplayServer, list[Any]], headers: dict[str, str],
+        reason: str) -> None:
+    server, posted = locked_server
+    status, body = request(server, "POST", "/api/action", ACTION,
+                           Host=server.url.split("/")[2], **headers)
+    assert status == 403 and reason in json.loads(body)["error"]
+    assert posted == []  # nothing reached the controller
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8080", "127.0.0.1.nip.io", ""])
+def test_a_foreign_host_is_refused(locked_server: tuple[DisplayServer, list[Any]],
+                                   host: str) -> None:
+    """DNS rebinding: a name pointed at this address by someone else's DNS."""
+    server, _ = locked_server
+    status, body = request(server, "GET", "/api/snapshot", Host=host)
+    assert status == 403 and "is not a name of this display" in json.loads(body)["error"]
+
+
+@pytest.mark.parametrize("host", ["localhost:1234", "[::1]:80", "BJ07.pit.example"])
+def test_loopback_names_and_configured_names_are_accepted(
+        locked_server: tuple[DisplayServer, list[Any]], host: str) -> None:
+    status, _ = request(locked_server[0], "GET", "/health", Host=host)
+    assert status == 200
+
+
+def test_a_wildcard_bind_answers_to_addresses_not_to_unknown_names() -> None:
+    server = DisplayServer(Hub(), lambda action: None, host="0.0.0.0", port=0, token="t0k")
+    server.start()
+    try:
+        assert request(server, "GET", "/health?token=t0k", Host="10.1.2.3:8080")[0] == 200
+        assert request(server, "GET", "/health?token=t0k", Host="pit.example")[0] == 403
+    finally:
+        server.stop()
