@@ -20,7 +20,7 @@ from controller.rules.settlement import REFUSED, RETURNED, Settlement
 from devices.display.cashier import Cashier
 
 # When in the round each settling moment comes (Settlement.stage), as the dealer says it.
-MOMENTS: Final = {"insurance": "after the deal", "peek": "after the peek",
+MOMENTS: Final = {"deal": "after the deal", "insurance": "at insurance", "peek": "after the peek",
                   "play": "during play", "dealer": "during the dealer's hand",
                   "end": "at the end of the round"}
 PRIMARY: Final = ("main", "insurance", "player", "banker", "tie")  # paid before bonus wagers

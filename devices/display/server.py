@@ -1,6 +1,7 @@
 """The dealer display's web server (aiohttp, in a thread of its own with its own event loop).
 
-- `GET /` the page; `GET /static/...` its script and style.
+- `GET /` the dealer's page; `GET /scoreboard` the players' baccarat scoreboard (a second
+  screen); `GET /static/...` their scripts and style.
 - `GET /events` Server-Sent Events: a full `snapshot` on every (re)connect, a new one after
   every committed event, and a `ping` every second so the page can tell a live stream from a
   dead one.
@@ -157,7 +158,8 @@ class DisplayServer:
         self.hub.loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         app = web.Application(middlewares=[self._guard])
-        app.add_routes([web.get("/", self._index), web.get("/events", self._events),
+        app.add_routes([web.get("/", self._index), web.get("/scoreboard", self._scoreboard),
+                        web.get("/events", self._events),
                         web.post("/api/action", self._action),
                         web.get("/api/snapshot", self._snapshot),
                         web.get("/health", self._health),
@@ -198,6 +200,9 @@ class DisplayServer:
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         return web.FileResponse(STATIC / "index.html")
+
+    async def _scoreboard(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "scoreboard.html")
 
     async def _snapshot(self, request: web.Request) -> web.StreamResponse:
         return web.json_response({"version": self.hub.version, "view": self.hub.view})

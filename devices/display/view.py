@@ -156,7 +156,8 @@ class _View:
     def seats(self, machine: RoundMachine | None, count: int) -> list[dict[str, Any]]:
         if machine is None:
             return [{"seat": n, "wagers": {}, "wager_list": [], "hands": [], "results": [],
-                     "net": None, "net_text": None} for n in range(1, count + 1)]
+                     "net": None, "net_text": None, "pay_text": None, "collect_text": None}
+                    for n in range(1, count + 1)]
         play = machine.play
         due = machine.expected()
         active = (due.seat, due.hand) if isinstance(due, DecisionDue | CardDue) and \
@@ -189,6 +190,9 @@ class _View:
             wagers = machine.wagers.get(number, {})
             settled = machine.settled or machine.finished
             net = nets[number]
+            moved = {kind: sum(procedure.amount(s) for s in machine.settlements
+                               if s.seat == number and procedure.action(s) in actions)
+                     for kind, actions in (("pay", ("pay", "return")), ("collect", ("collect",)))}
             seats.append({
                 "seat": number,
                 "wagers": {spot: from_minor(a) for spot, a in wagers.items()},
@@ -196,7 +200,10 @@ class _View:
                                 **self.money(amount)} for spot, amount in wagers.items()],
                 "hands": hands, "results": results.get(number, []),
                 "net": from_minor(net) if settled else None,
-                "net_text": self.cashier.text(abs(net)) if settled else None})
+                "net_text": self.cashier.text(abs(net)) if settled else None,
+                # what the dealer hands over and takes at this seat, the net its check figure
+                "pay_text": self.cashier.text(moved["pay"]) if moved["pay"] else None,
+                "collect_text": self.cashier.text(moved["collect"]) if moved["collect"] else None})
         return seats
 
     def baccarat(self, play: BaccaratPlay | None,

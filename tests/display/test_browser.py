@@ -95,15 +95,16 @@ def test_blackjack_round_live(page: Page) -> None:
         expect(page.locator("#phase")).to_have_text("waiting")
         table.send(WagerPlaced(seq=0, seat=1, spot="main", amount=1000),
                    WagerPlaced(seq=0, seat=1, spot="lucky_stiff", amount=500))
-        expect(page.locator('[data-seat="1"] .wagers')).to_contain_text("main 10")
+        expect(page.locator('[data-seat="1"] .wagers')).to_contain_text("Main $10.00")
+        expect(page.locator('[data-seat="1"] .wagers')).to_contain_text("Lucky Stiff $5.00")
         table.send(BetsLocked(seq=0))
         for text in ("8S", "9D", "8D"):
             table.send(CardDrawn(seq=0, card=text))
             expect(card(page, text)).to_be_visible()  # live, card by card
-        expect(page.locator('[data-seat="1"] .results')).to_be_empty()  # not before the deal ends
+        expect(page.locator('[data-seat="1"] .results')).to_have_count(0)  # not before the end
         table.send(CardDrawn(seq=0, card="7C"))  # the hole card
-        expect(page.locator('[data-seat="1"] .results')).to_contain_text(
-            "Lucky Stiff 10 to 1: pay 50")
+        expect(page.locator('[data-seat="1"] .results li[title]')).to_have_attribute(
+            "title", "Lucky Stiff · Stiff Pair 10 to 1: pay $50.00")
         expect(page.locator("#dealer .card.back")).to_have_count(1)
         expect(card(page, "7C")).to_have_count(0)
         expect(page.locator("#dealer-total")).to_have_text("showing 9")
@@ -114,8 +115,9 @@ def test_blackjack_round_live(page: Page) -> None:
         expect(card(page, "7C")).to_be_visible()  # revealed on the dealer's turn
         table.send(CardDrawn(seq=0, card="TS"))
         expect(page.locator("#dealer-total")).to_have_text("26 bust")
-        expect(page.locator('[data-seat="1"] .net')).to_have_text("PAY 60")
-        expect(page.locator("#payout")).to_contain_text("Pay 60 · collect 0")
+        expect(page.locator('[data-seat="1"] .due')).to_have_text("PAY$60.00")
+        expect(page.locator('[data-seat="1"] .net')).to_have_text("net +$60.00")
+        expect(page.locator("#payout")).to_contain_text("pay $60.00 · collect $0.00")
         table.pump(page, lambda: table.service.table.current is not None
                    and table.service.table.current.status == "shown")
         ARTIFACTS.mkdir(exist_ok=True)
@@ -177,13 +179,20 @@ def test_baccarat_display(page: Page) -> None:
             expect(page.locator("#bac-result")).not_to_be_empty()
             if number < len(coups) - 1:
                 table.send(PayoutConfirmed(seq=0))
-        expect(page.locator("#bead-road .bead")).to_have_count(4)
-        expect(page.locator("#bac-result")).to_contain_text("BANKER WINS · commission 1")
+        expect(page.locator("#scoreboard .road.bead b")).to_have_count(4)
+        expect(page.locator("#scoreboard .counts")).to_contain_text("Tie 2")
+        expect(page.locator("#bac-result")).to_contain_text("BANKER WINS · commission $1.00")
         expect(page.locator("#bac-player .total")).to_have_text("8")
-        expect(page.locator('[data-seat="1"] .results')).to_contain_text(
-            "Lucky 8 Player 8 to 1: pay 40")
-        expect(page.locator('[data-seat="1"] .results')).to_contain_text(
-            "Banker 1 to 1 less 5%: pay 19")
+        results = page.locator('[data-seat="1"] .results li')
+        expect(results.nth(0)).to_have_attribute("title", "Banker 1 to 1 less 5%: pay $19.00")
+        expect(results.nth(1)).to_have_attribute(
+            "title", "Lucky 8 · Player · Unlucky 8 8 to 1: pay $40.00")
+        scoreboard = page.context.browser.new_page()  # type: ignore[union-attr]
+        scoreboard.goto(table.server.url + "scoreboard")  # the players' second screen
+        expect(scoreboard.locator(".road.bead b")).to_have_count(4)
+        expect(scoreboard.locator(".road.big b")).to_have_count(2)  # the two ties are marks
+        expect(scoreboard.locator(".counts")).to_contain_text("Player 1")
+        scoreboard.close()
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=ARTIFACTS / "display-baccarat.png", full_page=True)
     finally:

@@ -14,28 +14,34 @@ function cardHtml(card) {
   if (card.hidden) return '<div class="card back" title="hole card"></div>';
   return `<div class="card${card.red ? " red" : ""}" data-card="${card.text}">${card.rank}${card.suit}</div>`;
 }
-function money(x) { return Number(x).toLocaleString(undefined, { maximumFractionDigits: 2 }); }
 function totalText(hand) {
   if (hand.total == null) return "";
   if (hand.blackjack) return "Blackjack";
   if (hand.bust) return `${hand.total} bust`;
   return hand.soft ? `soft ${hand.total}` : `${hand.total}`;
 }
-function wagerTitle(spot) { return spot.replace("blackjack_tie.", "Tie ").replace(/_/g, " "); }
+function chipsText(chips) {
+  return chips.map((c) => c.change ? `${c.change} change` : `${c.count} × ${c.chip}`).join(" + ");
+}
+const ACTION_WORDS = { pay: "PAY", collect: "COLLECT", return: "RETURN", push: "PUSH" };
 
 function renderSeats(v) {
-  const seats = $("seats");
-  const shown = v.game === "baccarat" ? v.seats.filter((s) => Object.keys(s.wagers).length || s.results.length) : v.seats;
-  seats.innerHTML = shown.map((s) => {
-    const wagers = Object.entries(s.wagers).map(([k, a]) => `${wagerTitle(k)} ${money(a)}`).join(" · ");
+  const current = currentStep(v);
+  $("seats").style.setProperty("--seats", v.seats.length);
+  $("seats").classList.toggle("many", v.seats.length > 7);
+  $("seats").innerHTML = v.seats.map((s) => {
+    const wagers = s.wager_list.map((w) => `<li><span>${w.name}</span> <b>${w.text}</b></li>`).join("");
     const hands = s.hands.map((h, i) => `<div class="hand${h.active ? " active" : ""}" data-hand="${i + 1}">
         <div class="cards">${h.cards.map(cardHtml).join("")}</div>
         <div class="total">${totalText(h)}${h.doubled ? " (doubled)" : ""}${h.result ? " · " + h.result : ""}</div></div>`).join("");
-    const results = s.results.map((r) => `<li class="${r.net > 0 ? "win" : r.net < 0 ? "lose" : ""}">${r.text}</li>`).join("");
-    const net = s.net == null ? "" : s.net > 0 ? `<div class="net pay">PAY ${money(s.net)}</div>`
-      : s.net < 0 ? `<div class="net collect">COLLECT ${money(-s.net)}</div>` : `<div class="net">PUSH</div>`;
-    return `<div class="seat" data-seat="${s.seat}"><h3><span>Seat ${s.seat}</span></h3>
-      <div class="wagers">${wagers || "no wager"}</div>${hands}<ul class="results">${results}</ul>${net}</div>`;
+    const results = s.results.map((r) => `<li class="${r.action}${current && current.seat === s.seat && current.wager === r.wager ? " current" : ""}" title="${r.text}">` +
+      `<span>${r.name}</span> <b>${r.action === "push" ? "push" : (r.action === "collect" ? "−" : "+") + r.amount_text}</b></li>`).join("");
+    const due = (s.collect_text ? `<div class="due collect"><small>COLLECT</small>${s.collect_text}</div>` : "")
+      + (s.pay_text ? `<div class="due pay"><small>PAY</small>${s.pay_text}</div>` : "");
+    const net = s.net == null ? "" : `<div class="net">net ${s.net > 0 ? "+" : s.net < 0 ? "−" : ""}${s.net_text}</div>`;
+    const body = s.results.length ? `<ul class="results">${results}</ul>` : `<ul class="wagers">${wagers}</ul>`;
+    return `<div class="seat${current && current.seat === s.seat ? " current" : ""}${s.wager_list.length ? "" : " empty"}" data-seat="${s.seat}">
+      <h3>Seat ${s.seat}</h3>${hands}${body}<div class="dues">${due}${net}</div></div>`;
   }).join("");
 }
 
@@ -58,8 +64,17 @@ function renderBaccarat(v) {
   }
   const b = v.baccarat;
   $("bac-result").textContent = b.winner ? `${b.winner.toUpperCase()}${b.winner === "tie" ? "" : " WINS"}`
-    + (b.commission ? ` · commission ${money(b.commission)}` : "") + (b.lucky8.length ? ` · ${b.lucky8.join(" · ")}` : "") : "";
-  $("bead-road").innerHTML = b.bead_road.map((r) => `<div class="bead ${r}">${r}</div>`).join("");
+    + (b.commission ? ` · commission ${b.commission_text}` : "") + (b.lucky8.length ? ` · ${b.lucky8.join(" · ")}` : "") : "";
+  drawRoads($("scoreboard"), b.roads);
+}
+
+// The payout walk: one step at a time in procedure order; the page keeps the dealer's place
+// (a tap is not journaled: the one confirmation of the whole payout is).
+let walk = { round: null, index: 0 };
+function currentStep(v) {
+  const steps = v.payout ? v.payout.steps : [];
+  if (walk.round !== v.round) walk = { round: v.round, index: 0 };
+  return steps.length && v.payout.status !== "confirmed" ? steps[Math.min(walk.index, steps.length - 1)] : null;
 }
 
 function renderActions(v) {
@@ -83,8 +98,21 @@ function renderActions(v) {
   $("buttons").innerHTML = buttons.map(([a, label, f]) =>
     `<button type="button" data-action="${a}" data-fields='${JSON.stringify(f)}'>${label}</button>`).join("");
   const p = v.payout;
-  $("payout").innerHTML = !p ? "" : `Pay ${money(p.pay)} · collect ${money(p.collect)} · ${p.status}` +
-    (p.status !== "confirmed" && !v.do_not_pay ? ' <button type="button" class="primary" data-action="confirm_payout" data-fields="{}">Confirm payout (C)</button>' : "");
+  const step = currentStep(v);
+  let html = "";
+  if (p) {
+    const n = Math.min(walk.index, p.steps.length - 1);
+    const totals = `pay ${p.pay_text} · collect ${p.collect_text}`;
+    html = (step ? `<div class="step ${step.action}"><small>${n + 1}/${p.steps.length} · ${step.moment} · ${totals}</small>
+        <strong>Seat ${step.seat} · ${step.name}: ${ACTION_WORDS[step.action]} ${step.amount_text}</strong>
+        ${step.chips.length ? `<span class="chips">${chipsText(step.chips)}</span>` : ""}</div>
+        <button type="button" data-walk="-1" aria-label="Back"${n === 0 ? " disabled" : ""}>◀</button>
+        <button type="button" data-walk="1" aria-label="Next"${n >= p.steps.length - 1 ? " disabled" : ""}>▶</button>`
+      : `<div class="totals">${totals} · ${p.status}</div>`) +
+      (p.status !== "confirmed" && !v.do_not_pay ? '<button type="button" class="primary" data-action="confirm_payout" data-fields="{}">Confirm payout (C)</button>' : "");
+  }
+  $("payout").innerHTML = html;
+  document.body.classList.toggle("paying", !!step);
 }
 
 function render(v) {
@@ -97,7 +125,7 @@ function render(v) {
     `<li class="${a.blocking ? "blocking" : ""}">${a.message}</li>`).join("");
   renderDealer(v); renderBaccarat(v); renderSeats(v); renderActions(v);
   $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>Round ${r.round} ${r.status}${r.hold ? " · on hold" : ""}: `
-    + Object.entries(r.nets).map(([s, n]) => `seat ${s} ${n > 0 ? "+" : ""}${money(n)}`).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
+    + Object.entries(r.nets_text).map(([s, n]) => `seat ${s} ${n}`).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
   if (v.payout && v.payout.status === "computed" && !v.do_not_pay && shownRound !== v.round) {
     shownRound = v.round;
     send({ action: "payout_shown" });
@@ -135,6 +163,8 @@ function connect() {
 }
 
 document.addEventListener("click", (ev) => {
+  const w = ev.target.closest("button[data-walk]");
+  if (w && view) { walk.index = Math.max(0, walk.index + Number(w.dataset.walk)); render(view); }
   const b = ev.target.closest("button[data-action]");
   if (b) send({ action: b.dataset.action, ...JSON.parse(b.dataset.fields || "{}") });
   const s = ev.target.closest("button[data-sup]");
@@ -155,8 +185,11 @@ document.addEventListener("keydown", (ev) => {
   const key = ev.key.toLowerCase();
   const e = view.expected;
   if (key === "l") send({ action: "lock_bets" });
-  else if (key === "c" && view.payout && !view.do_not_pay) send({ action: "confirm_payout" });
+  else if ((key === "arrowright" || key === "arrowleft") && view.payout) {
+    walk.index = Math.max(0, walk.index + (key === "arrowright" ? 1 : -1)); render(view);
+  } else if (key === "c" && view.payout && !view.do_not_pay) send({ action: "confirm_payout" });
   else if (KEYS[key] && e && e.options && e.options.includes(KEYS[key])) send({ action: KEYS[key], seat: e.seat, hand: e.hand || 1 });
 });
 setInterval(updateBanner, 500);
 connect();
+window.addEventListener("resize", () => { if (view) render(view); });

@@ -1,0 +1,128 @@
+"""The dealer display at every common table screen, in chromium: every seat of the layout, the
+dealer's hand and the whole payout on screen with no scrolling, nothing clipped and nothing on top
+of anything else; touch targets of 48 CSS px and amounts of 24 px or more. Screenshots go to
+artifacts/display-<game>-<width>x<height>.png (the README shows four of them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from controller.events import BetsLocked, CardDrawn, WagerPlaced
+from controller.table import config_change
+from tests.conftest import REGISTRY
+from tests.display.test_browser import ARTIFACTS, WAIT_MS, LiveTable, browser  # noqa: F401
+
+SIZES = [(800, 480), (1024, 600), (1280, 800), (1920, 1080), (720, 1280)]
+
+GEOMETRY = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+  const visible = (sel) => [...document.querySelectorAll(sel)].filter((e) => e.offsetParent);
+  return {
+    width: innerWidth, height: innerHeight,
+    scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight],
+    seats: visible("[data-seat]").map((e) => ({seat: e.dataset.seat, ...box(e),
+      clipped: e.scrollHeight > e.clientHeight + 1 || e.scrollWidth > e.clientWidth + 1})),
+    bars: visible("header, footer, #dealer, .bac-hands, #scoreboard, #alerts li, .banner")
+      .map((e) => ({name: e.id || e.className || e.tagName, ...box(e)})),
+    buttons: visible("button").map((e) => [e.textContent, e.offsetWidth, e.offsetHeight]),
+    amounts: visible(".due, .step strong, #dealer .total, .bac-hand .total")
+      .map((e) => parseFloat(getComputedStyle(e).fontSize)),
+  };
+}"""
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5 and \
+        a["top"] < b["bottom"] - 0.5 and b["top"] < a["bottom"] - 0.5
+
+
+def check_layout(page: Page, seats: int) -> dict[str, Any]:
+    shape: dict[str, Any] = page.evaluate(GEOMETRY)
+    width, height = shape["width"], shape["height"]
+    assert shape["scroll"] == [width, height], "the page scrolls"
+    assert [s["seat"] for s in shape["seats"]] == [str(n) for n in range(1, seats + 1)]
+    for seat in shape["seats"]:
+        assert seat["left"] >= 0 and seat["right"] <= width, seat
+        assert seat["top"] >= 0 and seat["bottom"] <= height, seat
+        assert not seat["clipped"], f"seat {seat['seat']} hides some of its content"
+        for other in shape["seats"]:
+            assert other is seat or not overlap(seat, other), (seat, other)
+        for bar in shape["bars"]:
+            assert not overlap(seat, bar), (seat, bar)
+    for bar in shape["bars"]:
+        assert bar["bottom"] <= height and bar["right"] <= width, bar
+    for text, w, h in shape["buttons"]:
+        assert w >= 48 and h >= 48, f"button {text!r} is {w}x{h}"
+    assert shape["amounts"] and min(shape["amounts"]) >= 24
+    return shape
+
+
+def blackjack_payout(table: LiveTable) -> None:
+    for seat in range(1, 8):
+        for spot, amount in (("main", 1000), ("lucky_stiff", 500), ("lucky7", 100),
+                             ("blackjack_tie.LS", 500)):
+            table.send(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))
+    table.send(BetsLocked(seq=0))
+    for card in ("7S", "8S", "6H", "7D", "8C", "9H", "5C", "TS",  # the dealer shows a ten
+                 "7H", "8D", "6C", "KD", "2S", "3H", "AS", "AD"):  # and has blackjack
+        table.send(CardDrawn(seq=0, card=card))
+
+
+def baccarat_payout(table: LiveTable) -> None:
+    for seat in range(1, 10):
+        for spot, amount in ((("player", "banker")[seat % 2], 2500 * seat), ("tie", 500),
+                             ("lucky8_player", 500), ("lucky8_banker", 500)):
+            table.send(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))
+    for card in ("5C", "4H", "3D", "KH"):  # Player 8 beats Banker 7: Lucky 8 on the Player
+        table.send(CardDrawn(seq=0, card=card))
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+@pytest.mark.parametrize("game", ["blackjack", "baccarat"])
+def test_every_seat_and_the_whole_payout_fit(browser: Browser, game: str, width: int,  # noqa: F811
+                                             height: int) -> None:
+    tables = {"blackjack": {"lucky_stiff": "1", "lucky7": "1", "blackjack_tie": "1"},
+              "baccarat": {"lucky8": "1"}}[game]
+    table = LiveTable(config_change(game, {}, tables, REGISTRY))
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.goto(table.server.url)
+        expect(page.locator("[data-seat]")).to_have_count(7 if game == "blackjack" else 9)
+        (blackjack_payout if game == "blackjack" else baccarat_payout)(table)
+        expect(page.locator("#payout .step")).to_be_visible()
+        check_layout(page, 7 if game == "blackjack" else 9)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=ARTIFACTS / f"display-{game}-{width}x{height}.png")
+    finally:
+        page.close()
+        table.close()
+
+
+def test_the_walk_goes_through_the_procedure(browser: Browser) -> None:  # noqa: F811
+    """rules/lucky-8-baccarat.txt: losers first from the dealer's right (seat 9), then winners in
+    the same order; the seat being paid is marked."""
+    table = LiveTable(config_change("baccarat", {}, {"lucky8": "1"}, REGISTRY))
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.goto(table.server.url)
+        baccarat_payout(table)
+        step = page.locator("#payout .step strong")
+        expect(step).to_have_text("Seat 9 · Banker: COLLECT $225.00")
+        expect(page.locator("[data-seat='9']")).to_have_class("seat current")
+        for _ in range(23):  # 5 Banker, 9 Tie and 9 Lucky 8 Banker wagers lost
+            page.get_by_role("button", name="Next").click()
+        expect(step).to_have_text("Seat 9 · Lucky 8 · Player: PAY $15.00")
+        page.get_by_role("button", name="Next").click()
+        expect(step).to_have_text("Seat 8 · Player: PAY $200.00")  # the primary wager first
+        expect(page.locator("#payout .chips")).to_have_text("2 \u00d7 $100.00")
+        page.get_by_role("button", name="Next").click()
+        expect(step).to_have_text("Seat 8 · Lucky 8 · Player: PAY $15.00")
+    finally:
+        page.close()
+        table.close()
