@@ -1,10 +1,12 @@
 """The dealer display at every common table screen, in chromium: every seat of the layout, the
 dealer's hand and the whole payout on screen with no scrolling, nothing clipped and nothing on top
 of anything else; touch targets of 48 CSS px and amounts of 24 px or more. Screenshots go to
-artifacts/display-<game>-<width>x<height>.png (the README shows four of them)."""
+artifacts/display-<game>-<width>x<height>.png; those at 800x480 and 1280x800 also to
+docs/screenshots/, where the README shows them."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,8 @@ from tests.conftest import REGISTRY
 from tests.display.test_browser import ARTIFACTS, WAIT_MS, LiveTable, browser  # noqa: F401
 
 SIZES = [(800, 480), (1024, 600), (1280, 800), (1920, 1080), (720, 1280)]
+README_SIZES = [(800, 480), (1280, 800)]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 GEOMETRY = """() => {
   const box = (e) => { const r = e.getBoundingClientRect();
@@ -97,7 +101,9 @@ def test_every_seat_and_the_whole_payout_fit(browser: Browser, game: str, width:
         expect(page.locator("#payout .step")).to_be_visible()
         check_layout(page, 7 if game == "blackjack" else 9)
         ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=ARTIFACTS / f"display-{game}-{width}x{height}.png")
+        shot = page.screenshot(path=ARTIFACTS / f"display-{game}-{width}x{height}.png")
+        if (width, height) in README_SIZES:  # the README's pictures stay those of the code
+            (SCREENSHOTS / f"{game}-{width}x{height}.png").write_bytes(shot)
     finally:
         page.close()
         table.close()
