@@ -210,6 +210,8 @@ class SupervisorRefused(Event):
     supervisor: str
     action: str
     reason: str
+    counted: bool = True  # a wrong PIN or unknown supervisor; not a refusal during a lockout
+    lockout_s: int = 0  # the lockout this refusal started, in seconds (0: none)
     kind: ClassVar[str] = "supervisor_refused"
 
 

@@ -80,6 +80,8 @@ class TableService:
         self.guard = pin_guard or PinGuard(supervisors)
         self._written: dict[int, tuple[str, int]] = {}  # round -> (status, settlements) stored
         self.table = self._load()
+        pins = self.table.pins
+        self.guard.resume(pins.failures, pins.locked_until, self.utc())  # lockouts survive
         self.submit(ControllerStarted(seq=0, version=VERSION))
 
     def _load(self) -> Table:
@@ -104,8 +106,9 @@ class TableService:
             raise TypeError(f"{event.kind} is not a supervisor action")
         refusal = self.guard.refusal(supervisor, pin)
         if refusal is not None:
-            return self.submit(SupervisorRefused(seq=0, supervisor=supervisor, action=event.kind,
-                                                 reason=refusal))
+            return self.submit(SupervisorRefused(
+                seq=0, supervisor=supervisor, action=event.kind, reason=refusal.reason,
+                counted=refusal.counted, lockout_s=refusal.lockout_s))
         return self.submit(dataclasses.replace(event, by=supervisor))  # type: ignore[call-arg]
 
     def _commit(self, events: Sequence[Event]) -> list[Effect]:

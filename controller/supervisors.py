@@ -10,7 +10,8 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Final
+from datetime import datetime
+from typing import Final, NamedTuple
 
 ITERATIONS: Final = 200_000
 MIN_PIN_LENGTH: Final = 4
@@ -42,6 +43,16 @@ def verify_pin(pin: str, stored: str) -> bool:
     return hmac.compare_digest(candidate, digest)
 
 
+class Refusal(NamedTuple):
+    reason: str
+    counted: bool  # counts toward a lockout (a wrong PIN, an unknown supervisor)
+    lockout_s: int = 0  # the lockout it started
+
+
+def _seconds_between(earlier: str, later: str) -> float:
+    return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
+
+
 class PinGuard:
     """Checks supervisor PINs; after `max_failures` wrong PINs within `window_s` seconds every
     supervisor action is refused for `lockout_s` seconds (a monotonic clock, injectable)."""
@@ -60,18 +71,30 @@ class PinGuard:
         self.failures: deque[float] = deque()
         self.locked_until = 0.0
 
-    def refusal(self, supervisor: str, pin: str) -> str | None:
+    def refusal(self, supervisor: str, pin: str) -> Refusal | None:
         """None if the PIN is right; otherwise why the action is refused."""
         now = self.clock()
         if now < self.locked_until:
-            return f"locked out for {self.locked_until - now:.0f} s after repeated wrong PINs"
+            return Refusal(f"locked out for {self.locked_until - now:.0f} s after repeated "
+                           "wrong PINs", counted=False)
         stored = self.supervisors.get(supervisor)
         if stored is not None and verify_pin(pin, stored):
             return None
         while self.failures and now - self.failures[0] > self.window_s:
             self.failures.popleft()
         self.failures.append(now)
+        reason = "unknown supervisor" if stored is None else "wrong PIN"
         if len(self.failures) >= self.max_failures:
             self.locked_until = now + self.lockout_s
             self.failures.clear()
-        return "unknown supervisor" if stored is None else "wrong PIN"
+            return Refusal(reason, True, round(self.lockout_s))
+        return Refusal(reason, True)
+
+    def resume(self, failures: list[str], locked_until: str | None, now: str) -> None:
+        """Carry on from the journal after a restart (times in UTC): the wrong PINs still in
+        the window and a lockout still running hold as if the controller had never stopped."""
+        clock = self.clock()
+        self.failures = deque(clock - age for at in failures
+                              if 0 <= (age := _seconds_between(at, now)) <= self.window_s)
+        if locked_until is not None:
+            self.locked_until = clock + max(0.0, _seconds_between(now, locked_until))

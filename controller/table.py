@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any, Final
 
@@ -129,6 +130,30 @@ def config_change(game: str, rules: dict[str, Any], pay_tables: dict[str, str],
                          tables=tables)
 
 
+@dataclass
+class PinState:
+    """Wrong supervisor PINs and the lockout they started, as the journal tells them: a restart
+    must not clear a lockout (times in UTC, from the refusals' stamps)."""
+
+    failures: list[str] = field(default_factory=list)  # since the last lockout
+    locked_until: str | None = None
+
+    KEEP: Final = 10  # more than any lockout threshold
+
+    def note(self, event: SupervisorRefused) -> None:
+        if not event.counted or not event.utc:
+            return
+        if event.lockout_s:
+            self.failures = []
+            until = datetime.fromisoformat(event.utc) + timedelta(seconds=event.lockout_s)
+            self.locked_until = until.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        else:
+            self.failures = [*self.failures, event.utc][-self.KEEP:]
+
+    def to_state(self) -> dict[str, Any]:
+        return {"failures": list(self.failures), "locked_until": self.locked_until}
+
+
 class FoldMismatch(ValueError):
     """A checkpoint or a day's summary says other than the fold of the records before it."""
 
@@ -150,6 +175,7 @@ class Table:
         self.last_shoe_frame = ""  # the shoe frame last committed, to drop a retransmission
         self.day = DayLedger()
         self.deal_refused: str | None = None  # why no new round may open (the disk's reserve)
+        self.pins = PinState()
 
     # ----- queries ---------------------------------------------------------------------------
 
@@ -180,7 +206,8 @@ class Table:
                 "rounds_played": self.rounds_played, "shoe": self.shoe.to_state(),
                 "lost_devices": sorted(self.lost_devices), "last_shoe_frame":
                 self.last_shoe_frame, "deal_refused": self.deal_refused,
-                "alerts": self.standing_alerts(), "set_aside": [], "day": self.day.to_state()}
+                "alerts": self.standing_alerts(), "set_aside": [], "day": self.day.to_state(),
+                "pins": self.pins.to_state()}
 
     @classmethod
     def restore(cls, checkpoint: Checkpoint, keep_rounds: int = 100) -> Table:
@@ -199,6 +226,7 @@ class Table:
         table.last_shoe_frame = state["last_shoe_frame"]
         table.deal_refused = state["deal_refused"]
         table.day = DayLedger.from_state(state["day"])
+        table.pins = PinState(**state["pins"])
         table.last_seq = checkpoint.seq
         table.table_log.append((checkpoint.seq, checkpoint.utc, describe(checkpoint)))
         return table
@@ -242,6 +270,7 @@ class Table:
             self.day.corrections.add({"seq": event.seq, "round": number, "kind": event.kind,
                                       "by": getattr(event, "by", "")})
         elif isinstance(event, SupervisorRefused):
+            self.pins.note(event)
             self.day.refusals.add({"seq": event.seq, "supervisor": event.supervisor,
                                    "action": event.action, "reason": event.reason})
         elif isinstance(event, DeviceLost | DeviceAlarm) and (

@@ -4,6 +4,7 @@ way out; corrections need a supervisor PIN; shoe procedures; recovery after a re
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +264,57 @@ def test_corrections_need_the_right_pin_and_wrong_pins_lock_out() -> None:
     clock.now += 301
     supervise(table, Resumed(seq=0, by=""))
     assert state(table) == "dealing"
+
+
+class Utc:
+    """A UTC wall clock the test moves (the journal's stamps, which survive a restart)."""
+
+    def __init__(self) -> None:
+        self.at = datetime(2026, 11, 22, 3, 0, tzinfo=UTC)
+
+    def __call__(self) -> str:
+        return self.at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def reopen(path: Path, utc: Utc) -> TableService:
+    """The controller started again: a new guard on a new monotonic clock."""
+    return TableService(Journal.open(path), pin_guard=PinGuard(SUPERVISORS, clock=Clock()),
+                        utc=utc)
+
+
+def test_a_lockout_survives_a_restart(tmp_path: Path) -> None:
+    """Wrong PINs and the lockout they start are journaled; a restart (a new guard, a new
+    monotonic clock) does not clear them: the lockout runs its five minutes of wall time."""
+    path, utc = tmp_path / "j.sqlite3", Utc()
+    table = reopen(path, utc)
+    table.submit(config_change("blackjack", {}, {}, REGISTRY))
+    for _ in range(3):
+        supervise(table, NewShoe(seq=0, by=""), pin="1111")
+    refusals = [e for e in read_events(path) if e.kind == "supervisor_refused"]
+    assert [e.lockout_s for e in refusals] == [0, 0, 300]  # type: ignore[attr-defined]
+    table.journal.close()  # type: ignore[union-attr]
+    utc.at += timedelta(seconds=120)
+    table = reopen(path, utc)
+    locked = supervise(table, NewShoe(seq=0, by=""))  # the right PIN, still locked out
+    assert "locked out for 180 s" in alerts(locked)[0].message
+    table.journal.close()  # type: ignore[union-attr]
+    utc.at += timedelta(seconds=181)
+    table = reopen(path, utc)
+    assert [a.code for a in alerts(supervise(table, NewShoe(seq=0, by="")))] == ["new_shoe"]
+    table.journal.close()  # type: ignore[union-attr]
+
+
+def test_wrong_pins_before_a_restart_still_count(tmp_path: Path) -> None:
+    path, utc = tmp_path / "j.sqlite3", Utc()
+    table = reopen(path, utc)
+    table.submit(config_change("blackjack", {}, {}, REGISTRY))
+    for _ in range(2):
+        supervise(table, NewShoe(seq=0, by=""), pin="1111")
+    table.journal.close()  # type: ignore[union-attr]
+    table = reopen(path, utc)
+    supervise(table, NewShoe(seq=0, by=""), pin="1111")  # the third within the minute
+    assert "locked out" in alerts(supervise(table, NewShoe(seq=0, by="")))[0].message
+    table.journal.close()  # type: ignore[union-attr]
 
 
 def test_pins_are_never_journaled(tmp_path: Path) -> None:
