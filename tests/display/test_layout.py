@@ -132,3 +132,30 @@ def test_the_walk_goes_through_the_procedure(browser: Browser) -> None:  # noqa:
     finally:
         page.close()
         table.close()
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_hand_to_act_and_its_buttons_stay_on_screen(browser: Browser, width: int,  # noqa: F811
+                                                        height: int) -> None:
+    table = LiveTable(config_change("blackjack", {}, {}, REGISTRY))
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.goto(table.server.url)
+        for seat in range(1, 8):
+            table.send(WagerPlaced(seq=0, seat=seat, spot="main", amount=1000))
+        table.send(BetsLocked(seq=0))
+        for card in ("7S", "8S", "6H", "7D", "8C", "9H", "5C", "9S",
+                     "4H", "2D", "3C", "5D", "2S", "3H", "4S", "8D"):
+            table.send(CardDrawn(seq=0, card=card))
+        expect(page.locator("#prompt")).to_have_text("Seat 1 hand 1")
+        check_layout(page, 7)
+        shape = page.evaluate("""() => [...document.querySelectorAll(
+            "#dealer, .hand.active, #buttons button")].map((e) => e.getBoundingClientRect())
+            .map((r) => [r.top, r.bottom, r.left, r.right])""")
+        assert len(shape) == 1 + 1 + 3  # the dealer, the hand to act, hit / stand / double
+        for top, bottom, left, right in shape:
+            assert top >= 0 and bottom <= height and left >= 0 and right <= width
+    finally:
+        page.close()
+        table.close()
