@@ -14,7 +14,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fractions import Fraction
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from controller.alerts import Alert
 from controller.cards import Card, parse_card
@@ -138,7 +138,7 @@ class PinState:
     failures: list[str] = field(default_factory=list)  # since the last lockout
     locked_until: str | None = None
 
-    KEEP: Final = 10  # more than any lockout threshold
+    KEEP: ClassVar[int] = 10  # more than any lockout threshold
 
     def note(self, event: SupervisorRefused) -> None:
         if not event.counted or not event.utc:
@@ -152,6 +152,11 @@ class PinState:
 
     def to_state(self) -> dict[str, Any]:
         return {"failures": list(self.failures), "locked_until": self.locked_until}
+
+
+def coup_of(play: BaccaratPlay) -> tuple[str, str]:
+    """A finished coup as the shoe keeps it for its roads: ('player cards', 'banker cards')."""
+    return " ".join(map(str, play.player)), " ".join(map(str, play.banker))
 
 
 class FoldMismatch(ValueError):
@@ -384,8 +389,7 @@ class Table:
         self.day.round_finished(record.status, record.machine.settlements)
         play = record.machine.play
         if isinstance(play, BaccaratPlay) and play.stage == "done" and record.status != "voided":
-            self.shoe.coups.append((" ".join(map(str, play.player)),
-                                    " ".join(map(str, play.banker))))
+            self.shoe.coups.append(coup_of(play))
         self.recent.append(record)
         self.current = None
         if self.shoe.cut_card:

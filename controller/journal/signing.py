@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from controller.journal.files import JournalError
+
+T = TypeVar("T")
 
 
 def day_message(label: str, seq: int, head: str) -> bytes:
@@ -36,12 +40,8 @@ class Signer:
 
     @classmethod
     def load(cls, path: Path) -> Signer:
-        try:
-            key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-        except OSError as exc:
-            raise JournalError(f"signing key {path}: cannot be read: {exc.strerror}") from None
-        except ValueError:
-            raise JournalError(f"signing key {path}: not a PEM private key") from None
+        key = _read_pem(path, "signing key", "private key",
+                        lambda data: serialization.load_pem_private_key(data, password=None))
         if not isinstance(key, Ed25519PrivateKey):
             raise JournalError(f"signing key {path}: not an Ed25519 key")
         return cls(key)
@@ -51,15 +51,20 @@ class Signer:
 
 
 def load_public_key(path: Path) -> Ed25519PublicKey:
-    try:
-        key = serialization.load_pem_public_key(path.read_bytes())
-    except OSError as exc:
-        raise JournalError(f"public key {path}: cannot be read: {exc.strerror}") from None
-    except ValueError:
-        raise JournalError(f"public key {path}: not a PEM public key") from None
+    key = _read_pem(path, "public key", "public key", serialization.load_pem_public_key)
     if not isinstance(key, Ed25519PublicKey):
         raise JournalError(f"public key {path}: not an Ed25519 key")
     return key
+
+
+def _read_pem(path: Path, what: str, kind: str, load: Callable[[bytes], T]) -> T:
+    """A PEM key file, or a JournalError naming the file and what is wrong with it."""
+    try:
+        return load(path.read_bytes())
+    except OSError as exc:
+        raise JournalError(f"{what} {path}: cannot be read: {exc.strerror}") from None
+    except ValueError:
+        raise JournalError(f"{what} {path}: not a PEM {kind}") from None
 
 
 def signature_holds(key: Ed25519PublicKey, message: bytes, signature: str) -> bool:

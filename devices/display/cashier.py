@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any, Final
 
 from babel import Locale, UnknownLocaleError
@@ -25,6 +26,11 @@ DEFAULT_CHIPS: Final[dict[str, tuple[int, ...]]] = {
     "GBP": (100_000, 50_000, 10_000, 2_500, 2_000, 1_000, 500, 250, 100),
 }
 PLAIN_CHIPS: Final = (100_000, 50_000, 10_000, 2_500, 500, 100)
+
+
+@lru_cache(maxsize=4096)  # the view formats every amount after every event; amounts repeat
+def _formatted(minor: int, currency: str, locale: str) -> str:
+    return format_currency(Decimal(minor) / MINOR_PER_UNIT, currency, locale=locale)
 
 
 class CashierError(ValueError):
@@ -52,8 +58,7 @@ class Cashier:
 
     def text(self, minor: int) -> str:
         """'$8.50': the currency's own decimals, never fewer."""
-        return format_currency(Decimal(minor) / MINOR_PER_UNIT, self.currency,
-                               locale=self.locale)
+        return _formatted(minor, self.currency, self.locale)
 
     def count(self, minor: int) -> list[dict[str, Any]]:
         """`minor` in chips, largest first; what no chip makes up comes last as `change`.

@@ -100,7 +100,7 @@ class Hub:
                                      "starting"}
         self.version = 0
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.queues: set[asyncio.Queue[tuple[int, dict[str, Any]]]] = set()
+        self.queues: set[asyncio.Queue[bytes | None]] = set()  # None: the stream ends
         self.lock = threading.Lock()
 
     def publish(self, view: dict[str, Any]) -> None:
@@ -112,8 +112,21 @@ class Hub:
             self.loop.call_soon_threadsafe(self._broadcast, version, view)
 
     def _broadcast(self, version: int, view: dict[str, Any]) -> None:
+        """Encode once, however many pages follow (the dealer display, the scoreboard)."""
+        if not self.queues:
+            return
+        message = sse("snapshot", {"version": version, "view": view})
         for queue in self.queues:
-            queue.put_nowait((version, view))
+            queue.put_nowait(message)
+
+    def snapshot(self) -> bytes:
+        with self.lock:
+            return sse("snapshot", {"version": self.version, "view": self.view})
+
+
+def sse(event: str, data: dict[str, Any]) -> bytes:
+    """One Server-Sent Event."""
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
 class DisplayServer:
@@ -176,7 +189,7 @@ class DisplayServer:
             await self._stop.wait()
         finally:
             for queue in list(self.hub.queues):
-                queue.put_nowait((-1, {}))  # tell every stream to end
+                queue.put_nowait(None)  # tell every stream to end
             await runner.cleanup()
 
     # ----- requests --------------------------------------------------------------------------
@@ -223,27 +236,21 @@ class DisplayServer:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                                "Cache-Control": "no-cache"})
         await response.prepare(request)
-        queue: asyncio.Queue[tuple[int, dict[str, Any]]] = asyncio.Queue()
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.hub.queues.add(queue)
         try:
-            await self._send(response, "snapshot", self.hub.version, self.hub.view)
+            await response.write(self.hub.snapshot())
             while True:
                 try:
-                    version, view = await asyncio.wait_for(queue.get(), PING_S)
+                    message = await asyncio.wait_for(queue.get(), PING_S)
                 except TimeoutError:
-                    await self._send(response, "ping", self.hub.version, {})
+                    await response.write(sse("ping", {"version": self.hub.version}))
                     continue
-                if version < 0:
+                if message is None:
                     break
-                await self._send(response, "snapshot", version, view)
+                await response.write(message)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
             self.hub.queues.discard(queue)
         return response
-
-    @staticmethod
-    async def _send(response: web.StreamResponse, event: str, version: int,
-                    data: dict[str, Any]) -> None:
-        body = json.dumps({"version": version, "view": data} if data else {"version": version})
-        await response.write(f"event: {event}\ndata: {body}\n\n".encode())

@@ -9,6 +9,7 @@ is on hold it carries `do_not_pay` with the reason.
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from typing import Any, Final
 
 from controller.alerts import Alert
@@ -21,7 +22,7 @@ from controller.rules.blackjack import hand_value
 from controller.rules.blackjack_play import DEALER, DONE, BlackjackPlay
 from controller.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.rules.settlement import Settlement
-from controller.table import RoundRecord, Table
+from controller.table import RoundRecord, Table, coup_of
 from controller.table_config import TableConfig
 from devices.display import procedure, roads
 from devices.display.cashier import Cashier
@@ -163,12 +164,17 @@ class _View:
         active = (due.seat, due.hand) if isinstance(due, DecisionDue | CardDue) and \
             getattr(due, "seat", None) else None
         nets: Counter[int] = Counter()
+        moved: dict[str, Counter[int]] = {"pay": Counter(), "collect": Counter()}
         results: dict[int, list[dict[str, Any]]] = {}
         for s in machine.settlements:
             nets[s.seat] += s.net
+            action = procedure.action(s)
+            if action != "push":  # what the dealer hands over (a return too) or takes
+                moved["collect" if action == "collect" else "pay"][s.seat] += \
+                    procedure.amount(s)
             wager = self.name(s.wager)
             results.setdefault(s.seat, []).append({
-                "wager": s.wager, "name": wager, "action": procedure.action(s),
+                "wager": s.wager, "name": wager, "action": action,
                 "text": result_text(s, wager, self.cashier, self.award(s)),
                 "net": from_minor(s.net), **{f"amount_{k}": v for k, v in
                                               self.money(procedure.amount(s)).items()}})
@@ -189,10 +195,7 @@ class _View:
                             "result": hand.outcome.kind if hand.outcome else None})
             wagers = machine.wagers.get(number, {})
             settled = machine.settled or machine.finished
-            net = nets[number]
-            moved = {kind: sum(procedure.amount(s) for s in machine.settlements
-                               if s.seat == number and procedure.action(s) in actions)
-                     for kind, actions in (("pay", ("pay", "return")), ("collect", ("collect",)))}
+            net, pay, collect = nets[number], moved["pay"][number], moved["collect"][number]
             seats.append({
                 "seat": number,
                 "wagers": {spot: from_minor(a) for spot, a in wagers.items()},
@@ -202,8 +205,8 @@ class _View:
                 "net": from_minor(net) if settled else None,
                 "net_text": self.cashier.text(abs(net)) if settled else None,
                 # what the dealer hands over and takes at this seat, the net its check figure
-                "pay_text": self.cashier.text(moved["pay"]) if moved["pay"] else None,
-                "collect_text": self.cashier.text(moved["collect"]) if moved["collect"] else None})
+                "pay_text": self.cashier.text(pay) if pay else None,
+                "collect_text": self.cashier.text(collect) if collect else None})
         return seats
 
     def baccarat(self, play: BaccaratPlay | None,
@@ -225,21 +228,15 @@ class _View:
                     lucky8[s.wager] = f"{self.name(s.wager)}: {self.award(s)} " \
                         f"{s.odds.numerator} to 1"
         table = self.table
-        coups = [[[parse_card(c) for c in hand.split()] for hand in coup]
-                 for coup in table.shoe.coups]
+        coups = tuple(table.shoe.coups)
         current = table.current
         if current is not None and isinstance(current.machine.play, BaccaratPlay) and \
                 current.machine.play.stage == "done" and current.status != "voided":
-            coups.append([current.machine.play.player, current.machine.play.banker])
-        results = [_winner(player, banker)[0].upper() for player, banker in coups]
-        naturals = sum(1 for player, banker in coups
-                       if baccarat.is_natural(player[:2]) or baccarat.is_natural(banker[:2]))
-        eights = sum(1 for player, banker in coups
-                     if baccarat.points(player) == 8 or baccarat.points(banker) == 8)
+            coups += (coup_of(current.machine.play),)
         return {**hands, "winner": winner, "commission": from_minor(commission),
                 "commission_text": self.cashier.text(commission),
                 "lucky8": list(lucky8.values()),
-                "roads": roads.scoreboard(results, naturals, eights)}
+                "roads": _scoreboard(coups)}
 
     def recall(self, record: RoundRecord) -> dict[str, Any]:
         machine = record.machine
@@ -274,6 +271,19 @@ def _dealer(play: BlackjackPlay) -> dict[str, Any]:
     value = hand_value(cards)
     return {"cards": shown, "total": value.total if cards else None, "soft": value.soft,
             "revealed": revealed, "blackjack": revealed and play.dealer_blackjack is True}
+
+
+@lru_cache(maxsize=4)  # the roads change once a coup, not with every event that is shown
+def _scoreboard(coups: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """The shoe's roads and counts from its coups ('player cards', 'banker cards')."""
+    hands = [([parse_card(c) for c in player.split()], [parse_card(c) for c in banker.split()])
+             for player, banker in coups]
+    results = [_winner(player, banker)[0].upper() for player, banker in hands]
+    naturals = sum(1 for player, banker in hands
+                   if baccarat.is_natural(player[:2]) or baccarat.is_natural(banker[:2]))
+    eights = sum(1 for player, banker in hands
+                 if baccarat.points(player) == 8 or baccarat.points(banker) == 8)
+    return roads.scoreboard(results, naturals, eights)
 
 
 def _winner(player: list[Card], banker: list[Card]) -> str:

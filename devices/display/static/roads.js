@@ -17,8 +17,13 @@ function drawRoad(box, cells, key) {
   }).join("");
 }
 
+const SCOREBOARD = '<div class="counts"></div><div class="road bead"></div><div class="road big"></div>' +
+  '<div class="derived"><div class="road big_eye_boy"></div><div class="road small_road"></div>' +
+  '<div class="road cockroach_pig"></div></div>';
+
 function drawRoads(root, roads) {
   if (!roads) return;
+  if (!root.firstChild) root.innerHTML = SCOREBOARD;
   drawRoad(root.querySelector(".road.bead"), roads.bead_plate, "result");
   drawRoad(root.querySelector(".road.big"), roads.big_road, "result");
   for (const name of ["big_eye_boy", "small_road", "cockroach_pig"]) {
