@@ -23,8 +23,9 @@ from typing import Any
 
 import structlog
 
-from controller.config_file import DisplayConfig, JournalConfig, RunConfig
+from controller.config_file import DisplayConfig, FloorConfig, JournalConfig, RunConfig
 from controller.control import ControlServer, socket_path
+from controller.floor_link import FloorLink, table_status
 from controller.gaming_day import open_table
 from controller.journal.signing import keygen
 from controller.loop import ControllerLoop
@@ -57,6 +58,7 @@ class Options:
     rounds: int | None = None  # demo: stop after this many rounds
     record: Path | None = None
     journal: Path | None = None
+    floor: FloorConfig | None = None  # --floor URL [--table-id ID], else the config's
 
 
 class Daemon:
@@ -95,6 +97,19 @@ class Daemon:
         server.start()
         return server
 
+    def _floor_link(self, loop: ControllerLoop, journal: Path) -> FloorLink | None:
+        """The floor link, if one is configured: fed the table's status after each event."""
+        floor = self.options.floor
+        if floor is None:
+            return None
+        link = FloorLink(journal, floor.broker, floor.table_id,
+                         on_health=lambda health: self.hub.side("floor", health))
+        link.status(table_status(loop.service.table))
+        loop.listeners.append(lambda event, effects: link.status(
+            table_status(loop.service.table)))
+        link.start()
+        return link
+
     def _ready(self, server: DisplayServer, what: str) -> None:
         print(f"tablectl: {what}; dealer display at {server.url}", flush=True)
         self.notifier.ready(what)
@@ -126,6 +141,7 @@ class Daemon:
             control.start()
             server = self._display(rig.loop, f"demo {game}", DisplayConfig(),
                                    self.options.port)
+            link = self._floor_link(rig.loop, journal)
             played = 0
             try:
                 rig.start_demo()
@@ -138,6 +154,8 @@ class Daemon:
             finally:
                 control.stop()
                 server.stop()
+                if link is not None:
+                    link.stop()
                 rig.close()
         self.log.info("stopped", rounds=played)
         return 0
@@ -147,7 +165,8 @@ class Daemon:
     def _table(self, config: RunConfig) -> int:
         journal_path = self._journal_path(config)
         service, closer = open_table(journal_path, config.journal_config,
-                                     PinGuard(config.supervisors), KEEP_ROUNDS)
+                                     PinGuard(config.supervisors), KEEP_ROUNDS,
+                                     floor=self.options.floor is not None)
         journal = service.journal
         assert journal is not None
         wanted = config_change(config.game, config.rules, config.pay_tables, config.registry)
@@ -174,6 +193,7 @@ class Daemon:
                                   tap=recorder.tap("pads") if recorder else None)
             drivers.append(loop.pads)
         server = self._display(loop, config.name, config.display, self.options.port)
+        link = self._floor_link(loop, journal_path)
         for driver in drivers:
             driver.start()
         control.start()
@@ -188,6 +208,8 @@ class Daemon:
             for driver in drivers:
                 driver.stop()
             server.stop()
+            if link is not None:
+                link.stop()
             journal.close()
             if recorder is not None:
                 recorder.close()

@@ -264,10 +264,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         config = config_file.load(args.config) if args.config else None
         options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,
-                          args.journal)
+                          args.journal, _floor_option(args, config))
         return Daemon(options, default_journal().parent).run()
     except (config_file.ConfigError, JournalError, ValueError, OSError) as exc:
         return _fail(str(exc))
+
+
+def _floor_option(args: argparse.Namespace, config: Any) -> Any:
+    """The floor link: --floor and --table-id over the configuration's `[floor]`."""
+    from controller.broker import check_table_id, parse_broker
+    from controller.config_file import FloorConfig
+    configured = config.floor if config else None
+    if args.floor is None:
+        if args.table_id is not None:
+            raise ValueError("--table-id goes with --floor URL")
+        return configured
+    table_id = args.table_id or (configured.table_id if configured else
+                                 f"demo-{config.game if config else args.game}")
+    return FloorConfig(parse_broker(args.floor), check_table_id(table_id))
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
@@ -287,7 +301,9 @@ def cmd_config_check(args: argparse.Namespace) -> int:
           f"devices: {devices or 'none'}, display {config.display.bind}:{config.display.port}"
           f" in {config.display.cashier.currency}, journal "
           f"{config.journal or default_journal()} (days {close}, kept {days.keep_days or 'all'}"
-          f", reserve {days.reserve_mb} MB, {f'signed by {days.key}' if days.key else 'unsigned'})")
+          f", reserve {days.reserve_mb} MB, {f'signed by {days.key}' if days.key else 'unsigned'})"
+          + (f", floor {config.floor.broker} as {config.floor.table_id}" if config.floor
+             else ", no floor link"))
     return 0
 
 
@@ -323,6 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rounds", type=int, help="demo: stop after this many rounds")
     run.add_argument("--record", type=Path, metavar="FILE", help="record the devices' bytes")
     run.add_argument("--journal", type=Path, metavar="PATH", help="where the journal is")
+    run.add_argument("--floor", metavar="URL",
+                     help="publish to the floor's broker, mqtt://host[:port] or mqtts://...")
+    run.add_argument("--table-id", metavar="ID",
+                     help="the table's id on the floor (default: the config's, else demo-GAME)")
     run.set_defaults(func=cmd_run)
 
     config_cmd = commands.add_parser("config", help="table configuration tools")
@@ -416,6 +436,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     pin = commands.add_parser("pin-hash", help="hash a supervisor PIN for the configuration")
     pin.set_defaults(func=cmd_pin_hash)
+
+    from floor.cli import add_commands
+    add_commands(commands)
 
     monitor = commands.add_parser(
         "monitor", help="print a device's decoded events as JSON lines until interrupted")

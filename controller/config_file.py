@@ -9,12 +9,13 @@ A file that does not validate refuses to start with the file, the key and the re
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import time
 from pathlib import Path
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from controller.broker import Broker, check_table_id, parse_broker
 from controller.money import to_minor
 from controller.paytables import PayTableError, PayTables
 from controller.rules.blackjack import RulesError
@@ -22,7 +23,8 @@ from controller.supervisors import check_hash_format
 from controller.table_config import MAX_SEATS, build_table
 from devices.display.cashier import Cashier, CashierError
 
-SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "devices", "display", "journal")
+SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "devices", "display", "journal",
+                   "floor")
 PROTOCOLS: Final = ("beetek", "cardid")
 
 
@@ -69,6 +71,14 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class FloorConfig:
+    """The floor link (the `[floor]` section): the broker, and who this table is to it."""
+
+    broker: Broker
+    table_id: str
+
+
+@dataclass(frozen=True)
 class RunConfig:
     path: Path
     name: str
@@ -82,6 +92,7 @@ class RunConfig:
     display: DisplayConfig = DisplayConfig()
     journal_config: JournalConfig = JournalConfig()
     registry: PayTables = field(default_factory=PayTables.load)
+    floor: FloorConfig | None = None
 
     @property
     def journal(self) -> Path | None:
@@ -138,7 +149,8 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
         path, str(table.get("name", "")), game, seats, rules, pay_tables, supervisors,
         _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail),
         _display(_section(data, "display", fail), unit, fail),
-        _journal(path, _section(data, "journal", fail), fail), registry)
+        _journal(path, _section(data, "journal", fail), fail), registry,
+        _floor(path, data.get("floor"), fail))
 
 
 DISPLAY_KEYS: Final = ("bind", "port", "token", "hosts", "currency", "locale", "chips")
@@ -208,6 +220,46 @@ def _journal(path: Path, raw: dict[str, Any], fail: Any) -> JournalConfig:
 
     return JournalConfig(beside(raw.get("path"), "path"), day_close, timezone, keep, reserve,
                          beside(raw.get("key"), "key"))
+
+
+FLOOR_KEYS: Final = ("broker", "table_id", "username", "password_file", "ca", "cert", "key")
+
+
+def _floor(path: Path, raw: Any, fail: Any) -> FloorConfig | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise fail("floor", "must be a table")
+    for key in raw:
+        if key not in FLOOR_KEYS:
+            raise fail(f"floor.{key}", f"unknown key (known: {', '.join(FLOOR_KEYS)})")
+    try:
+        broker = parse_broker(str(raw.get("broker", "")))
+    except ValueError as exc:
+        raise fail("floor.broker", str(exc)) from None
+    try:
+        table_id = check_table_id(str(raw.get("table_id", "")))
+    except ValueError as exc:
+        raise fail("floor.table_id", str(exc)) from None
+
+    def file(key: str) -> Path | None:
+        value = raw.get(key)
+        if value is None:
+            return None
+        found = path.parent / str(value)
+        if not found.is_file():
+            raise fail(f"floor.{key}", f"{found}: no such file")
+        return found
+
+    secret = file("password_file")
+    password = secret.read_text().strip() if secret else None
+    cert, key = file("cert"), file("key")
+    if (cert is None) != (key is None):
+        raise fail("floor.cert", "a client certificate needs both cert and key")
+    if (cert or raw.get("ca")) and not broker.tls:
+        raise fail("floor.broker", "certificates are for mqtts:// brokers")
+    broker = replace(broker, ca=file("ca"), cert=cert, key=key)
+    return FloorConfig(broker.with_credentials(raw.get("username"), password), table_id)
 
 
 def _section(data: dict[str, Any], name: str, fail: Any) -> dict[str, Any]:

@@ -12,6 +12,7 @@ device faults are listed, the first `LISTED` of each, and counted.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -24,6 +25,17 @@ def family(wager: str) -> str:
     """'blackjack_tie.LS' -> 'blackjack_tie', 'lucky8_banker' -> 'lucky8', 'main' -> 'main'."""
     name = wager.split(".")[0]
     return "lucky8" if name.startswith("lucky8") else name
+
+
+def in_action(s: Settlement) -> bool:
+    """Whether a wager counts in the drop: refused and returned wagers never were in action."""
+    return s.outcome not in (REFUSED, RETURNED)
+
+
+def house_result(settlements: Sequence[Settlement]) -> tuple[int, int]:
+    """A confirmed round's drop and the house's result (won - paid), minor units."""
+    return (sum(s.stake for s in settlements if in_action(s)),
+            -sum(s.net for s in settlements if in_action(s)))
 
 
 @dataclass
@@ -68,7 +80,7 @@ class DayLedger:
             totals = self.wagers.setdefault(
                 family(s.wager), {"count": 0, "drop": 0, "won": 0, "paid": 0, "pushes": 0})
             totals["count"] += 1
-            if s.outcome in (REFUSED, RETURNED):
+            if not in_action(s):
                 continue
             totals["drop"] += s.stake
             if s.net < 0:

@@ -271,6 +271,15 @@ class DiskOk(Event):
 
 SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided,
                                               NewShoe)
+
+
+def is_correction(event: Event) -> bool:
+    """A supervisor's correction: what the day's ledger lists and the floor must see (a new
+    shoe is not one, nor alerts the dealer cleared)."""
+    return (isinstance(event, SUPERVISOR_ACTIONS) and not isinstance(event, NewShoe)) or (
+        isinstance(event, AlertsCleared) and event.by != "dealer")
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls for cls in (
         WagerPlaced, BetsLocked, AlertsCleared, CardDrawn, DealerAction, Resumed, CardAssigned,

@@ -89,13 +89,15 @@ class DayCloser:
 
 
 def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: int,
-               utc: Callable[[], str] = utc_now) -> tuple[TableService, DayCloser]:
+               utc: Callable[[], str] = utc_now, floor: bool = False
+               ) -> tuple[TableService, DayCloser]:
     """The table's journal, service and day keeping as `[journal]` configures them. A seal cut
-    short by a power loss is finished first."""
+    short by a power loss is finished first. With a floor link, a day's messages stay on the
+    table until the floor has them all."""
     signer = Signer.load(config.key) if config.key else None
     journal = Journal.open(path)
     try:
-        archive = Archive(journal, config.keep_days)
+        archive = Archive(journal, config.keep_days, floor)
         archive.seal_and_retain()
         service = TableService(journal, pin_guard=guard, keep_rounds=keep_rounds, utc=utc,
                                disk=DiskReserve(path.parent, config.reserve_mb * 2**20))

@@ -37,6 +37,7 @@ from controller.events import (
 from controller.journal import Entry, Journal, JournalError, RoundRow, canonical, chain_hash
 from controller.journal.fold import fold_recent
 from controller.journal.signing import Signer, day_message
+from controller.outbox import messages
 from controller.round_machine import Effect
 from controller.supervisors import PinGuard
 from controller.table import OPENS_A_ROUND, RoundRecord, Table
@@ -46,8 +47,10 @@ CHECKPOINT_ROUNDS = 25  # a fold after a restart replays fewer than this many ro
 KEEP_ROUNDS = 10  # the finished rounds the dealer display lists
 
 
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def utc_now(at: float | None = None) -> str:
+    """Now (or the POSIX time `at`) in UTC, as every audit time is written."""
+    moment = datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -122,9 +125,10 @@ class TableService:
             pending[:0] = self._disk_state()
         while pending:
             before = self.table.current
+            was_on_hold = before is not None and before.machine.state == "hold"
             stamped, done = self._stamp(pending.pop(0))
             effects += done
-            entries.append(self._entry(stamped, before))
+            entries.append(self._entry(stamped, before, was_on_hold, done))
             if self._checkpoint_due(before):
                 pending.append(Checkpoint(seq=0, state=self.table.snapshot(), reason="rounds",
                                           head=self._head_after(entries)))
@@ -164,24 +168,25 @@ class TableService:
             return [DiskOk(seq=0, free=free)]
         return []
 
-    def _entry(self, event: Event, before: RoundRecord | None) -> Entry:
-        """The round's row when its status or settlements changed, and the outbox row of a
-        round that closed."""
+    def _entry(self, event: Event, before: RoundRecord | None, was_on_hold: bool,
+               effects: list[Effect]) -> Entry:
+        """The event with its messages for the floor, and the round's row when its status or
+        settlements changed."""
         record = self.table.touched
+        outbox = messages(event, record, before, was_on_hold, effects)
         if record is None:
-            return Entry(event)
+            return Entry(event, None, outbox)
         machine = record.machine
         state = (record.status, len(machine.settlements))
         finished = record is not self.table.current
         if self._written.get(record.number) == state and not finished:
-            return Entry(event)
+            return Entry(event, None, outbox)
         self._written[record.number] = state
         if finished:
             self._written.pop(record.number, None)
         row = RoundRow(record.number, record.events[0].seq if record.events else event.seq,
                        event.seq if finished else None, record.status, machine.settlements)
-        closed = finished and record is before
-        return Entry(event, row, [("round_closed", record.number)] if closed else [])
+        return Entry(event, row, outbox)
 
     # ----- gaming days -----------------------------------------------------------------------
 
@@ -206,7 +211,8 @@ class TableService:
             last_round=table.rounds_played, signed_seq=checkpoint.seq, head=head,
             key=signer.fingerprint if signer else "",
             signature=signer.sign(day_message(label, checkpoint.seq, head)) if signer else ""))
-        self._write([Entry(closed), Entry(checkpoint), Entry(signed)])
+        self._write([Entry(closed, None, messages(closed, None, None, False, [])),
+                     Entry(checkpoint), Entry(signed)])
 
     def _stamp(self, event: Event) -> tuple[Event, list[Effect]]:
         """Stamp and apply one event of a batch that the caller journals."""

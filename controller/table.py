@@ -20,8 +20,6 @@ from controller.alerts import Alert
 from controller.cards import Card, parse_card
 from controller.day_ledger import DayLedger
 from controller.events import (
-    SUPERVISOR_ACTIONS,
-    AlertsCleared,
     BetsLocked,
     CardAssigned,
     CardDrawn,
@@ -45,6 +43,7 @@ from controller.events import (
     SupervisorRefused,
     WagerPlaced,
     canonical,
+    is_correction,
 )
 from controller.money import from_minor
 from controller.paytables import PayTable, PayTables
@@ -270,8 +269,7 @@ class Table:
             self.day.hold_started(record.number, event.seq, record.machine.hold_reason or "")
         elif not on_hold and self.day.open_hold is not None:
             self.day.hold_ended(event.seq, event.kind, getattr(event, "by", ""))
-        if (isinstance(event, SUPERVISOR_ACTIONS) and not isinstance(event, NewShoe)) or \
-                (isinstance(event, AlertsCleared) and event.by != "dealer"):
+        if is_correction(event):
             self.day.corrections.add({"seq": event.seq, "round": number, "kind": event.kind,
                                       "by": getattr(event, "by", "")})
         elif isinstance(event, SupervisorRefused):

@@ -136,8 +136,8 @@ def test_every_event_is_one_committed_record_with_its_settlements(journal_path: 
     rows = read_settlement_rows(journal_path)
     assert {row[0] for row in rows} == {1, 2}
     assert all(row[-1] == "confirmed" for row in rows)
-    outbox = db.execute("SELECT topic, round FROM outbox").fetchall()
-    assert outbox == [("round_closed", 1), ("round_closed", 2)]
+    outbox = db.execute("SELECT n, topic, round FROM outbox").fetchall()
+    assert outbox == [(1, "config", None), (2, "round", 1), (3, "round", 2)]
 
 
 def test_payout_moves_computed_shown_confirmed(tmp_path: Path) -> None:

@@ -171,6 +171,14 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
     ('[table]\ngame = "blackjack"\n[journal]\nkeep_days = 0\n', "journal.keep_days"),
     ('[table]\ngame = "blackjack"\n[journal]\nreserve_mb = -5\n', "journal.reserve_mb"),
     ('[table]\ngame = "blackjack"\n[journal]\nkeep = 5\n', "journal.keep: unknown key"),
+    ('[table]\ngame = "blackjack"\n[floor]\nbroker = "http://x"\ntable_id = "t"\n',
+     "floor.broker: 'http://x': a broker is mqtt://host[:port] or mqtts://host[:port]"),
+    ('[table]\ngame = "blackjack"\n[floor]\nbroker = "mqtt://x"\ntable_id = "bj/7"\n',
+     "floor.table_id: 'bj/7' is not a table id"),
+    ('[table]\ngame = "blackjack"\n[floor]\nbroker = "mqtts://x"\ntable_id = "t"\n'
+     'cert = "t.crt"\n', "floor.cert: "),
+    ('[table]\ngame = "blackjack"\n[floor]\nbroker = "mqtt://x"\ntable_id = "t"\n'
+     'password = "x"\n', "floor.password: unknown key"),
 ])
 def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
                                                     key: str) -> None:

@@ -45,3 +45,26 @@ def test_udev_rules_name_the_shoe_and_the_pads() -> None:
                for r in rules)
     assert any('SUBSYSTEM=="usb"' in r and "tablectl-pads" in r and 'GROUP="plugdev"' in r
                for r in rules)
+
+
+def test_floor_unit_verifies_and_runs_floor_serve(tmp_path: Path) -> None:
+    """The floor's unit (issue 12): `systemd-analyze verify` passes on an instance, and it runs
+    `tablectl floor serve` under the instance's name with the broker, database and TLS files."""
+    analyze = shutil.which("systemd-analyze")
+    assert analyze, "systemd-analyze is needed (.ci/run installs systemd)"
+    template = (ROOT / "systemd" / "tablectl-floor@.service").read_text()
+    tablectl = Path(sys.executable).with_name("tablectl")
+    env = tmp_path / "floor.env"
+    env.write_text("BROKER=mqtts://floor:8883\nDATABASE=postgresql:///floor\nPORT=8090\n")
+    unit = tmp_path / "tablectl-floor@a.service"
+    unit.write_text(template.replace("/opt/tablectl/venv/bin/tablectl", str(tablectl))
+                    .replace("/etc/tablectl/floor.env", str(env)))
+    result = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "tablectl-floor@a.service" not in result.stderr, result.stderr
+    start = " ".join(re.search(r"^ExecStart=(.*?)(?<!\\)$", template, re.M | re.S)
+                     .group(1).replace("\\\n", " ").split())  # type: ignore[union-attr]
+    assert start.startswith("/opt/tablectl/venv/bin/tablectl floor serve --name %i ")
+    for option in ("--broker ${BROKER}", "--db ${DATABASE}", "--cert", "--key", "--ca"):
+        assert option in start

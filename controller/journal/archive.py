@@ -9,8 +9,9 @@ the file; so the next start (or close) finishes the job, and a day is never in n
 
 Retention keeps the newest `keep_days` sealed days on the table. An older day's file is removed
 only once `tablectl journal archive --to DIR` has copied it out and checked the copy (and, with a
-floor link, the floor has acknowledged the day); nothing that has not been copied is ever
-deleted.
+floor link, the floor has said it stored every message of the day); nothing that has not been
+copied is ever deleted. The floor's messages of a sealed day leave the live file once the floor
+has them (without a floor link, at once).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import hashlib
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 
 import structlog
@@ -45,12 +45,17 @@ def sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def floor_through(journal: Journal) -> int:
+    """How far the floor has said it stored this table's messages (the floor link notes it)."""
+    return int(journal.file.meta("floor_through") or 0)
+
+
 class Archive:
     def __init__(self, journal: Journal, keep_days: int | None = None,
-                 acknowledged: Callable[[DayRow], bool] = lambda day: True) -> None:
+                 floor: bool = False) -> None:
         self.journal = journal
         self.keep_days = keep_days
-        self.acknowledged = acknowledged
+        self.floor = floor
         self.folder = days_folder(journal.path)
         self.log = structlog.get_logger()
 
@@ -85,8 +90,32 @@ class Archive:
             db.execute("DELETE FROM events WHERE seq <= ?", (day.last_seq,))
             db.execute("DELETE FROM checkpoints WHERE seq <= ?", (day.last_seq,))
             db.execute("DELETE FROM rounds WHERE round <= ?", (day.last_round,))
+            self._drop_messages(db, day)
             db.execute("UPDATE meta SET value = ? WHERE key = 'prev_head'", (day.head,))
         self.log.info("gaming day sealed", day=day.label, file=str(final))
+
+    def _drop_messages(self, db: sqlite3.Connection, day: DayRow) -> None:
+        """The day's messages leave the live file: with a floor link, those the floor has; with
+        none, all of them (nobody will send them; a floor linked later starts after them)."""
+        if self.floor:
+            db.execute("DELETE FROM outbox WHERE seq <= ? AND n <= ?",
+                       (day.last_seq, floor_through(self.journal)))
+            return
+        last = db.execute("SELECT max(n) FROM outbox WHERE seq <= ?", (day.last_seq,)
+                          ).fetchone()[0]
+        if last is not None:
+            db.execute("DELETE FROM outbox WHERE seq <= ?", (day.last_seq,))
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
+                ("outbox_from_n", str(last + 1)), ("outbox_from_seq", str(day.last_seq + 1))])
+
+    def acknowledged(self, day: DayRow) -> bool:
+        """With a floor link, a day leaves the table only once the floor has all its messages."""
+        if not self.floor:
+            return True
+        missing = self.journal.db.execute("SELECT 1 FROM outbox WHERE seq <= ? AND n > ? LIMIT "
+                                          "1", (day.last_seq, floor_through(self.journal))
+                                          ).fetchone()
+        return missing is None
 
     def _write(self, path: Path, day: DayRow) -> None:
         live = self.journal.db
@@ -133,9 +162,13 @@ class Archive:
         sealed = [d for d in self.journal.history().days if d.file and not d.removed_utc]
         removed = []
         for day in sealed[:max(0, len(sealed) - self.keep_days)]:
-            if not day.copied_to or not self.acknowledged(day):
+            if not day.copied_to:
                 self.log.warning("day kept: not copied out yet", day=day.label,
                                  advice="tablectl journal archive --to DIR")
+                continue
+            if not self.acknowledged(day):
+                self.log.warning("day kept: the floor does not have all of it yet",
+                                 day=day.label)
                 continue
             assert day.file is not None
             (self.folder / day.file).unlink(missing_ok=True)

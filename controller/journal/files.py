@@ -12,7 +12,10 @@ beside `journal.sqlite3`). Every file has the same record tables:
 - `checkpoints`: the records that are checkpoints, with the rounds played at each.
 
 The live file adds `days` (each closed day: its records, rounds, head, its sealed file, where it
-was copied) and `outbox` (what a floor link has to send).
+was copied) and `outbox`: the messages for the floor, numbered `n` from 1 without gaps (the
+floor's key with the table), each with its event's `seq`, its topic, round, time and body (by
+`codec`), and `sent_utc` once the broker has it; sent messages leave with their sealed day. A
+journal older than the outbox notes in `meta` the record it began at, `outbox_from_seq`.
 """
 
 from __future__ import annotations
@@ -40,15 +43,19 @@ CREATE TABLE rounds (
     status TEXT NOT NULL, settlements BLOB NOT NULL);
 CREATE TABLE checkpoints (seq INTEGER PRIMARY KEY, rounds INTEGER NOT NULL);
 """
+OUTBOX_TABLE: Final = """
+CREATE TABLE outbox (
+    n INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, topic TEXT NOT NULL,
+    round INTEGER, utc TEXT NOT NULL, body BLOB NOT NULL, sent_utc TEXT);
+CREATE INDEX outbox_unsent ON outbox (n) WHERE sent_utc IS NULL;
+"""
 LIVE_TABLES: Final = """
 CREATE TABLE days (
     number INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE, first_seq INTEGER NOT NULL,
     last_seq INTEGER NOT NULL, first_round INTEGER NOT NULL, last_round INTEGER NOT NULL,
     head TEXT NOT NULL, file TEXT, sha256 TEXT, copied_to TEXT, copied_utc TEXT,
     removed_utc TEXT);
-CREATE TABLE outbox (seq INTEGER PRIMARY KEY, topic TEXT NOT NULL, round INTEGER,
-    sent_utc TEXT);
-"""
+""" + OUTBOX_TABLE
 
 
 class JournalError(RuntimeError):

@@ -1,9 +1,9 @@
 """The journal's writer: the live SQLite file (WAL, synchronous=FULL), one transaction per event.
 
 Each transaction holds the event's record and what moves with it: the round's row when its
-status or settlements changed, an outbox row when a round closes, and the index rows of a
-checkpoint or a day close. One process writes a journal at a time (a lock file beside it): a
-second writer would fork the chain. On opening, the journal checks itself (integrity, schema,
+status or settlements changed, the messages it makes for the floor (the outbox), and the index
+rows of a checkpoint or a day close. One process writes a journal at a time (a lock file beside
+it): a second writer would fork the chain. On opening, the journal checks itself (integrity, schema,
 codec, the last record's hash) and refuses, with the reason, rather than start fresh: critical
 memory is never cleared automatically.
 """
@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.events import Checkpoint, DaySigned, Event, canonical
 from controller.journal import codec
@@ -26,6 +26,7 @@ from controller.journal.files import (
     GENESIS,
     LIVE_PAGE_SIZE,
     LIVE_TABLES,
+    OUTBOX_TABLE,
     RECORD_TABLES,
     SCHEMA_VERSION,
     JournalError,
@@ -52,13 +53,21 @@ class RoundRow:
     settlements: Sequence[Settlement]
 
 
+class Message(NamedTuple):
+    """A message for the floor, decided when its event is committed (`controller.outbox`)."""
+
+    topic: str
+    round: int | None
+    body: dict[str, Any]
+
+
 @dataclass(frozen=True)
 class Entry:
     """One event and what moves with it into the same transaction."""
 
     event: Event
     round: RoundRow | None = None
-    outbox: Sequence[tuple[str, int | None]] = ()  # (topic, round)
+    outbox: Sequence[Message] = ()
 
 
 def settlement_list(settlements: Sequence[Settlement]) -> list[list[Any]]:
@@ -128,6 +137,7 @@ class Journal:
                 raise JournalError(f"journal {path}: cannot be opened: {exc}") from None
             journal = cls(path, db, lock)
             journal.self_check()
+            journal.upgrade_outbox()
         except BaseException:
             os.close(lock)
             raise
@@ -164,10 +174,23 @@ class Journal:
             raise JournalError(f"{exc}{ADVICE}") from None
         self._pending = (self.head_seq, self.head_hash, self._previous)
 
+    def upgrade_outbox(self) -> None:
+        """A journal from before the floor link had an outbox of bare round numbers, which no
+        link ever read: it gives way to the outbox of messages (the floor starts from here)."""
+        columns = [row[1] for row in self.db.execute("PRAGMA table_info(outbox)")]
+        if "n" in columns:
+            return
+        with self.transaction("upgrade the outbox") as db:
+            db.execute("DROP TABLE outbox")
+            for statement in OUTBOX_TABLE.split(";")[:-1]:
+                db.execute(statement)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('outbox_from_seq', ?)",
+                       (str(self.head_seq + 1),))
+
     # ----- writing ---------------------------------------------------------------------------
 
     def append(self, event: Event, round_row: RoundRow | None = None,
-               outbox: Sequence[tuple[str, int | None]] = ()) -> None:
+               outbox: Sequence[Message] = ()) -> None:
         """Write an event with what moves with it, in one transaction, and commit it."""
         self.append_batch([Entry(event, round_row, outbox)])
 
@@ -208,9 +231,11 @@ class Journal:
         if entry.round is not None:
             self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?, ?)",
                             round_values(entry.round))
-        for topic, number in entry.outbox:
-            self.db.execute("INSERT INTO outbox (seq, topic, round) VALUES (?, ?, ?)",
-                            (event.seq, topic, number))
+        for message in entry.outbox:
+            self.db.execute("INSERT INTO outbox (seq, topic, round, utc, body) VALUES "
+                            "(?, ?, ?, ?, ?)", (event.seq, message.topic, message.round,
+                                                event.utc, codec.encode(
+                                                    canonical(message.body), None)))
         # The first record after a day's last one is an anchor: it starts the next file.
         self._pending = (event.seq, digest, None if isinstance(event, DaySigned) else text)
 

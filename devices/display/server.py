@@ -99,6 +99,7 @@ class Hub:
         self.view: dict[str, Any] = {"phase": "starting", "do_not_pay": "the controller is "
                                      "starting"}
         self.version = 0
+        self.sides: dict[str, dict[str, Any]] = {}  # what else the pages show (the floor link)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.queues: set[asyncio.Queue[bytes | None]] = set()  # None: the stream ends
         self.lock = threading.Lock()
@@ -113,15 +114,25 @@ class Hub:
 
     def _broadcast(self, version: int, view: dict[str, Any]) -> None:
         """Encode once, however many pages follow (the dealer display, the scoreboard)."""
-        if not self.queues:
-            return
-        message = sse("snapshot", {"version": version, "view": view})
+        if self.queues:
+            self._fan_out(sse("snapshot", {"version": version, "view": view}))
+
+    def side(self, name: str, data: dict[str, Any]) -> None:
+        """News beside the table's view, from another thread (the floor link's health): its own
+        event, so that it never stands in for the table's state."""
+        with self.lock:
+            self.sides[name] = data
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self._fan_out, sse(name, data))
+
+    def _fan_out(self, message: bytes) -> None:
         for queue in self.queues:
             queue.put_nowait(message)
 
     def snapshot(self) -> bytes:
         with self.lock:
-            return sse("snapshot", {"version": self.version, "view": self.view})
+            return sse("snapshot", {"version": self.version, "view": self.view}) + b"".join(
+                sse(name, data) for name, data in self.sides.items())
 
 
 def sse(event: str, data: dict[str, Any]) -> bytes:

@@ -159,7 +159,18 @@ function connect() {
   const seen = (ev) => { lastMessage = Date.now(); const d = JSON.parse(ev.data); if (d.view) render(d.view); else updateBanner(); };
   source.addEventListener("snapshot", seen);
   source.addEventListener("ping", seen);
+  source.addEventListener("floor", (ev) => showFloor(JSON.parse(ev.data)));
   source.onerror = () => updateBanner();
+}
+
+// The floor link's health: a small mark in the top bar, never a banner. The floor being away
+// is no reason to stop a table: the messages wait in the journal.
+function showFloor(health) {
+  const mark = $("floor-link");
+  const waiting = health.backlog ? ` · ${health.backlog} waiting` : "";
+  mark.className = `floor-${health.state}`;
+  mark.textContent = health.state === "connected" ? `floor ✓${waiting}` : `floor ${health.state}${waiting}`;
+  mark.title = health.detail || "the floor link";
 }
 
 document.addEventListener("click", (ev) => {

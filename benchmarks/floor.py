@@ -1,0 +1,245 @@
+"""The floor at scale: N tables, each the real table service (journal, autopilot, floor link),
+several per process with their journals on tmpfs, at X times a real table's pace, into one
+Mosquitto and two `tablectl floor serve` processes on one PostgreSQL.
+
+    python -m benchmarks.floor --tables N --speed X [--seconds S] [--workers W]
+
+A real table's pace: 60 rounds an hour (a full blackjack table deals 50 to 70). It reports
+messages and rows per second, the latency from a table's commit to the row in PostgreSQL and to
+the pit page's stream (p50, p99), the CPU per table on both sides, whether the tables kept pace,
+and `floor reconcile` on every table's journal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import multiprocessing
+import os
+import random
+import shutil
+import tempfile
+import threading
+import time
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import structlog
+
+from benchmarks.common import machine, percentile
+from controller.autopilot import Autopilot
+from controller.broker import parse_broker
+from controller.floor_link import FloorLink, table_status
+from controller.journal import Journal
+from controller.paytables import PayTables
+from controller.service import TableService
+from controller.table import config_change
+from floor.reconcile import reconcile
+from floor.schema import migrate
+from tests.floor.harness import FloorProcess
+from tests.servers import Mosquitto, Postgres
+
+ROUNDS_PER_HOUR = 60
+GAMES = {"blackjack": {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1",
+                       "dead_mans_hand": "1"},
+         "baccarat": {"lucky8": "1"}}
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def quiet() -> None:
+    """A benchmark's tables log warnings only: the figures are for the work, not the logs."""
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+
+
+def tables_worker(names: list[str], folder: str, broker: str, speed: float, seconds: float,
+                  start_at: float, results: Any) -> None:
+    """One process's tables: each round dealt when due, on a schedule with a random phase."""
+    quiet()
+    registry = PayTables.load()
+    rng = random.Random(names[0])
+    period = 3600 / ROUNDS_PER_HOUR / speed
+    tables = []
+    for index, name in enumerate(names):
+        game = "baccarat" if index % 3 == 2 else "blackjack"
+        path = Path(folder) / name / "journal.sqlite3"
+        service = TableService(Journal.open(path))
+        service.submit(config_change(game, {}, GAMES[game], registry))
+        link = FloorLink(path, parse_broker(broker), name)
+        link.start()
+        pilot = Autopilot(service.submit, service.table, random.Random(name),
+                          seats=7 if game == "blackjack" else 5)
+        tables.append((service, link, pilot))
+    while time.time() < start_at:
+        time.sleep(0.01)
+    cpu0 = time.process_time()
+    due = [start_at + rng.random() * period for _ in tables]
+    late: list[float] = []
+    played = 0
+    end = start_at + seconds
+    while True:
+        index = min(range(len(tables)), key=due.__getitem__)
+        if due[index] >= end:
+            break
+        wait = due[index] - time.time()
+        if wait > 0:
+            time.sleep(wait)  # the pace of play, not a synchronisation
+        late.append(max(0.0, time.time() - due[index]))
+        service, link, pilot = tables[index]
+        pilot.play_round()
+        link.status(table_status(service.table))
+        played += 1
+        due[index] += period
+    cpu = time.process_time() - cpu0
+    drained = time.monotonic() + 120
+    while any(link.backlog() for _, link, _ in tables) and time.monotonic() < drained:
+        time.sleep(0.1)
+    for service, link, _ in tables:
+        link.stop()
+        assert service.journal is not None
+        service.journal.close()
+    results.put({"rounds": played, "cpu": cpu, "late_p99": percentile(late, 0.99) if late else 0,
+                 "tables": len(tables)})
+
+
+class StreamWatch(threading.Thread):
+    """Reads a pit page's stream: the delay from each table's newest commit to the page."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url, self.delays = url, []  # type: ignore[var-annotated]
+        self.seen: dict[str, str] = {}
+
+    def run(self) -> None:
+        with urllib.request.urlopen(self.url + "events") as stream:
+            event = ""
+            for raw in stream:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "tables":
+                    now = datetime.now(UTC)
+                    for row in json.loads(line[6:])["tables"]:
+                        last = row.get("last_utc")
+                        if last and self.seen.get(row["table"]) != last:
+                            self.seen[row["table"]] = last
+                            sent = datetime.fromisoformat(last.replace("Z", "+00:00"))
+                            self.delays.append((now - sent).total_seconds())
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError):
+            pass
+    return total / CLK
+
+
+def postgres_pids(server: Postgres) -> list[int]:
+    master = int((server.data / "postmaster.pid").read_text().split()[0])
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == master:
+                    children.append(int(entry.name))
+            except (OSError, IndexError):
+                pass
+    return [master, *children]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=300)
+    parser.add_argument("--speed", type=float, default=100.0)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--workers", type=int, default=4, help="processes running the tables")
+    args = parser.parse_args()
+    quiet()
+    folder = Path(tempfile.mkdtemp(prefix="tablectl-floor-bench-", dir="/dev/shm"))
+    postgres = Postgres().init()
+    broker = Mosquitto(folder).start()
+    try:
+        run(args, folder, broker, postgres)
+    finally:
+        broker.stop()
+        postgres.destroy()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, folder: Path, broker: Mosquitto, postgres: Postgres) -> None:
+    dsn = postgres.create_database("floor")
+    with psycopg.connect(dsn, autocommit=True) as db:
+        migrate(db)
+    floors = [FloorProcess(broker.url, dsn, name, folder).start() for name in ("a", "b")]
+    watch = StreamWatch(floors[0].url)
+    watch.start()
+    names = [f"t{i:03d}" for i in range(args.tables)]
+    results: Any = multiprocessing.Queue()
+    start_at = time.time() + 3 + args.tables * 0.02  # every table opened first
+    workers = [multiprocessing.Process(target=tables_worker, args=(
+        names[i::args.workers], str(folder), broker.url, args.speed, args.seconds, start_at,
+        results)) for i in range(args.workers)]
+    for worker in workers:
+        worker.start()
+    while time.time() < start_at:
+        time.sleep(0.05)
+    side = [p.process.pid for p in floors if p.process] + [
+        broker.process.pid if broker.process else 0]
+    floor_cpu0, pg_cpu0 = cpu_seconds(side), cpu_seconds(postgres_pids(postgres))
+    reports = [results.get() for _ in workers]
+    floor_cpu = cpu_seconds(side) - floor_cpu0
+    pg_cpu = cpu_seconds(postgres_pids(postgres)) - pg_cpu0
+    for worker in workers:
+        worker.join()
+    settle_by = time.monotonic() + 120  # the floor catches up with what the tables sent
+    with psycopg.connect(dsn, autocommit=True) as db:
+        while db.execute("SELECT count(*) FROM tables WHERE through < last_n").fetchone() != (
+                0,) and time.monotonic() < settle_by:
+            time.sleep(0.2)
+    rounds = sum(r["rounds"] for r in reports)
+    expected = args.tables * args.seconds / (3600 / ROUNDS_PER_HOUR / args.speed)
+    with psycopg.connect(dsn) as db:
+        messages, rows_rounds, alerts = db.execute(
+            "SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM rounds), "
+            "(SELECT count(*) FROM alerts)").fetchone()  # type: ignore[misc]
+        p50, p99 = db.execute(
+            "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM stored - "
+            "utc)), percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM stored - "
+            "utc)) FROM messages WHERE topic = 'round'").fetchone()  # type: ignore[misc]
+    differ = [name for name in names
+              if reconcile(dsn, folder / name / "journal.sqlite3")[1]]
+    for process in floors:
+        process.stop()
+    print(f"machine: {machine()}")
+    print(f"{args.tables} tables at {args.speed:g}x ({ROUNDS_PER_HOUR} rounds/h each), "
+          f"{args.seconds:g} s, {args.workers} table processes, 2 floor processes")
+    print(f"rounds dealt: {rounds} of {expected:.0f} scheduled "
+          f"({rounds / args.seconds:.1f}/s); tables' lateness p99 "
+          f"{max(r['late_p99'] for r in reports):.2f} s")
+    rows = messages + rows_rounds + alerts
+    print(f"messages: {messages} ({messages / args.seconds:.0f}/s), rows written: {rows} "
+          f"({rows / args.seconds:.0f}/s: messages, rounds and alerts; and the tallies and "
+          "table counters they update)")
+    print(f"commit to PostgreSQL (round messages): p50 {p50 * 1000:.0f} ms, p99 "
+          f"{p99 * 1000:.0f} ms")
+    if watch.delays:
+        print(f"commit to the pit page's stream: p50 {percentile(watch.delays, 0.5) * 1000:.0f} "
+              f"ms, p99 {percentile(watch.delays, 0.99) * 1000:.0f} ms "
+              f"({len(watch.delays)} updates)")
+    table_cpu = sum(r["cpu"] for r in reports)
+    print(f"CPU per table: table side {table_cpu / args.tables / args.seconds * 100:.2f} % of a "
+          f"core; floor side {(floor_cpu + pg_cpu) / args.tables / args.seconds * 100:.3f} % "
+          f"(floor processes and broker {floor_cpu:.1f} s, PostgreSQL {pg_cpu:.1f} s)")
+    print(f"reconciled: {args.tables - len(differ)} of {args.tables} tables"
+          + (f"; differ: {', '.join(differ[:10])}" if differ else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,316 @@
+"""The floor link: the journal's outbox, published to the floor's MQTT broker in journal order.
+
+It runs beside the controller's thread and never touches the table. The controller hands it two
+things, neither of which can block: a nudge after each commit, and the table's status as a small
+dict. Everything it sends it reads from the journal, through a connection of its own:
+- each outbox message, QoS 1, in the order of `n`, at most `WINDOW` unacknowledged at a time.
+  A row is marked sent only when the broker's PUBACK for it arrives (paho resends the ones in
+  flight after a reconnect). While the broker is away nothing is queued in memory: the rows wait
+  in the journal, however long, and go out in order when it is back;
+- the table's status, retained, at most every `STATUS_S`; its last will (retained) says the
+  table is offline, and a clean stop says it is closed.
+
+The floor answers on `tablectl/floor/<table>/stored` with how far it has the table's messages
+without a gap. The link notes it in the journal (a sealed day's messages leave the table, and
+the day may be removed, only once the floor has them) and sends again any message past that
+point which it sent more than `resend_s` ago: one the broker acknowledged and then lost.
+
+Marking rows sent and noting the floor's word are all it writes, in short transactions that do
+not sync (losing a mark to a power cut only sends a message again, and the floor stores it
+once), so the controller's commits never wait on the link for long.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final
+
+import paho.mqtt.client as mqtt
+import structlog
+from paho.mqtt.reasoncodes import ReasonCode
+
+from controller.broker import FLOOR_ROOT, Broker, make_client, table_topic
+from controller.journal import codec
+from controller.service import utc_now
+from controller.table import Table
+
+WINDOW: Final = 200  # messages published and not yet acknowledged by the broker
+STATUS_S: Final = 0.5  # the status is published at most this often
+POLL_S: Final = 1.0  # the outbox is read at least this often, nudged or not
+KEEPALIVE_S: Final = 15
+RESEND_S: Final = 30.0  # a message the floor still lacks this long after the broker took it
+Health = Callable[[dict[str, Any]], None]
+
+
+def table_status(table: Table) -> dict[str, Any]:
+    """What the pit sees of a table between messages: built by the controller's thread."""
+    record = table.current or (table.recent[-1] if table.recent else None)
+    machine = table.round
+    return {"game": table.config.game if table.config else "",
+            "round": record.number if record else 0,
+            "phase": record.status if record else "idle",
+            "hold": machine.hold_reason if machine is not None and machine.state == "hold"
+            else None,
+            "lost_devices": sorted(table.lost_devices), "alerts": table.standing_alerts(),
+            "rounds_played": table.rounds_played, "seq": table.last_seq}
+
+
+class FloorLink:
+    def __init__(self, journal: Any, broker: Broker, table_id: str,
+                 on_health: Health = lambda health: None, resend_s: float = RESEND_S) -> None:
+        self.table_id, self.broker, self.on_health = table_id, broker, on_health
+        self.resend_s = resend_s
+        self.db = sqlite3.connect(journal, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=5000")
+        self.log = structlog.get_logger().bind(table=table_id)
+        self.client = make_client(broker, f"tablectl-table-{table_id}")
+        self.client.will_set(table_topic(table_id, "status"), self._status_payload(
+            {"status": "offline"}), qos=1, retain=True)
+        self.client.max_inflight_messages_set(WINDOW)
+        self.client.on_connect = self._connected
+        self.client.on_disconnect = self._disconnected
+        self.client.on_publish = self._published
+        self.client.on_message = self._floor_says
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._connected_now = False
+        self._inflight: dict[int, int] = {}  # mid -> n, the link's thread only
+        self._acked: deque[tuple[int, bool]] = deque()  # (mid, accepted), from paho's thread
+        self._cursor = 0  # the last n handed to paho in this process
+        self._status: dict[str, Any] | None = None
+        self._status_version = self._status_sent = 0
+        self._status_at = 0.0
+        self._health: dict[str, Any] = {}
+        self._news: tuple[str, str] | None = None  # a connection's change, from paho's thread
+        self._floor_heard: int | None = None  # the floor's latest word, from paho's thread
+        self.floor_through = int(self._meta("floor_through") or 0)
+        self.from_n = int(self._meta("outbox_from_n") or 1)
+        self._thread = threading.Thread(target=self._run, name="tablectl-floor", daemon=True)
+
+    # ----- the controller's side: never blocks ------------------------------------------------
+
+    def status(self, status: dict[str, Any]) -> None:
+        with self._lock:
+            self._status = status
+            self._status_version += 1
+        self._wake.set()
+
+    def nudge(self) -> None:
+        self._wake.set()
+
+    # ----- running --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Note in the journal which table it is on the floor (`floor reconcile` reads it)."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('floor_table_id', ?)",
+                            (self.table_id,))
+        self._set_health("connecting", f"to {self.broker}")  # before the thread: no race
+        self.client.connect_async(self.broker.host, self.broker.port, KEEPALIVE_S)
+        self.client.loop_start()
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 3.0) -> None:
+        """A clean stop: the status says closed (if the broker is there to hear it)."""
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout_s + 5)
+        if self._connected_now:
+            with self._lock:
+                last = dict(self._status or {})
+            info = self.client.publish(table_topic(self.table_id, "status"),
+                                       self._status_payload({**last, "status": "closed"}),
+                                       qos=1, retain=True)
+            deadline = time.monotonic() + timeout_s
+            while not info.is_published() and time.monotonic() < deadline \
+                    and self._connected_now:
+                info.wait_for_publish(0.1)
+            self._mark_acked()
+            self.client.disconnect()
+        self.client.loop_stop()
+        self.db.close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self._status_due_in())
+            self._wake.clear()
+            try:
+                self._mark_acked()
+                with self._lock:
+                    news, self._news = self._news, None
+                    heard, self._floor_heard = self._floor_heard, None
+                if news is not None:
+                    self._set_health(*news)
+                if heard is not None:
+                    self._floor_has(heard)
+                if self._connected_now:
+                    self._publish_rows()
+                    self._publish_status()
+            except sqlite3.Error as exc:  # the journal busy or failing: try again later
+                self.log.warning("floor link cannot read the journal", error=str(exc))
+
+    # ----- the outbox ------------------------------------------------------------------------
+
+    def _publish_rows(self) -> None:
+        room = WINDOW - len(self._inflight)
+        if room <= 0:
+            return
+        rows = self.db.execute(
+            "SELECT n, seq, topic, round, utc, body FROM outbox WHERE n > ? AND sent_utc IS "
+            "NULL ORDER BY n LIMIT ?", (self._cursor, room)).fetchall()
+        for n, seq, topic, number, utc, body in rows:
+            payload = json.dumps({"table": self.table_id, "n": n, "seq": seq, "topic": topic,
+                                  "round": number, "utc": utc,
+                                  "body": json.loads(codec.decode(body, None))},
+                                 separators=(",", ":"))
+            # Never under our lock: paho calls `_published` holding its own. A PUBACK that comes
+            # before `_inflight` has the mid waits in `_acked` for this thread.
+            info = self.client.publish(table_topic(self.table_id, f"journal/{topic}"), payload,
+                                       qos=1)
+            self._inflight[info.mid] = n
+            if info.rc != mqtt.MQTT_ERR_SUCCESS:  # lost the connection: paho resends it
+                self.log.info("floor link publishing while disconnected", n=n)
+            self._cursor = n
+        if rows:
+            self._report_backlog()
+
+    def _published(self, client: mqtt.Client, userdata: Any, mid: int,
+                   reason: ReasonCode, properties: Any) -> None:
+        """paho's thread: the broker acknowledged `mid` (or refused it)."""
+        self._acked.append((mid, not reason.is_failure))  # a deque: safe across threads
+        self._wake.set()
+
+    def _mark_acked(self) -> None:
+        acked = []
+        while self._acked:
+            acked.append(self._acked.popleft())
+        done = [(self._inflight.pop(mid), ok) for mid, ok in acked if mid in self._inflight]
+        sent = [n for n, ok in done if ok]
+        for n, ok in done:
+            if not ok:  # refused (the ACL?): keep it, and everything after it waits
+                self.log.error("broker refused a floor message", n=n)
+                self._set_health("refused", f"the broker refused message {n}: check the ACL")
+                self._cursor = min(self._cursor, n - 1)
+        if sent:
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany("UPDATE outbox SET sent_utc = ? WHERE n = ?",
+                                    [(utc_now(), n) for n in sent])
+            self._report_backlog()
+
+    def _report_backlog(self) -> None:
+        if self._health.get("state") == "connected":
+            self._set_health("connected", "")
+
+    def backlog(self) -> int:
+        """Messages not yet acknowledged by the broker (the `outbox_unsent` index counts them)."""
+        row = self.db.execute("SELECT count(*) FROM outbox WHERE sent_utc IS NULL").fetchone()
+        return int(row[0])
+
+    # ----- the floor's word ---------------------------------------------------------------------
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _floor_says(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage
+                    ) -> None:
+        """paho's thread: how far the floor has this table's messages."""
+        try:
+            through = int(json.loads(message.payload)["through"])
+        except (ValueError, KeyError, TypeError):
+            self.log.error("floor sent a word the link cannot read", topic=message.topic)
+            return
+        with self._lock:
+            self._floor_heard = through
+        self._wake.set()
+
+    def _floor_has(self, through: int) -> None:
+        """Note how far the floor has stored; send again what it lacks that went long ago."""
+        if through > self.floor_through:
+            self.floor_through = through
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('floor_through', ?)",
+                                (str(through),))
+        cutoff = utc_now(time.time() - self.resend_s)
+        with self.db:
+            self.db.execute("BEGIN")
+            again = self.db.execute(
+                "UPDATE outbox SET sent_utc = NULL WHERE n > ? AND sent_utc IS NOT NULL AND "
+                "sent_utc < ? RETURNING n", (through, cutoff)).fetchall()
+        if again:
+            first = min(n for (n,) in again)
+            self.log.warning("the floor lacks messages the broker took: sending them again",
+                             first=first, count=len(again), floor_through=through)
+            self._cursor = min(self._cursor, first - 1)
+
+    # ----- status ------------------------------------------------------------------------------
+
+    def _status_payload(self, status: dict[str, Any]) -> str:
+        return json.dumps({"table": self.table_id, "utc": utc_now(), **status},
+                          separators=(",", ":"))
+
+    def _status_due_in(self) -> float:
+        """How long the link may sleep: until a changed status may go out, or `POLL_S`."""
+        if self._status_version == self._status_sent or not self._connected_now:
+            return POLL_S
+        return max(0.0, STATUS_S - (time.monotonic() - self._status_at))
+
+    def _publish_status(self) -> None:
+        with self._lock:
+            status, version = self._status, self._status_version
+        now = time.monotonic()
+        if status is None or version == self._status_sent or now - self._status_at < STATUS_S:
+            return
+        last = self.db.execute("SELECT max(n) FROM outbox").fetchone()[0] or 0
+        self.client.publish(table_topic(self.table_id, "status"), self._status_payload(
+            {"status": "open", "n": last, "from_n": self.from_n, **status}), qos=1, retain=True)
+        self._status_sent, self._status_at = version, now
+
+    # ----- connection ----------------------------------------------------------------------------
+
+    def _connected(self, client: mqtt.Client, userdata: Any, flags: Any,
+                   reason: ReasonCode, properties: Any) -> None:
+        """paho's thread: news for the link's thread, which keeps the health."""
+        if reason.is_failure:
+            self._tell("refused", f"{self.broker} refused the table: {reason}")
+            return
+        self._connected_now = True
+        self._status_sent = 0  # a fresh connection gets a fresh status (the will may have run)
+        client.subscribe(f"{FLOOR_ROOT}/{self.table_id}/stored", qos=1)
+        self.log.info("floor link connected", broker=str(self.broker))
+        self._tell("connected", "")
+
+    def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any,
+                      reason: ReasonCode, properties: Any) -> None:
+        was = self._connected_now
+        self._connected_now = False
+        if was and not self._stop.is_set():
+            self.log.warning("floor link lost the broker", reason=str(reason))
+            self._tell("away", f"{self.broker} is not answering")
+
+    def _tell(self, state: str, detail: str) -> None:
+        with self._lock:
+            self._news = (state, detail)
+        self._wake.set()
+
+    def _set_health(self, state: str, detail: str) -> None:
+        health = {"state": state, "detail": detail, "backlog": self.backlog(),
+                  "since": self._health.get("since") if self._health.get("state") == state
+                  else utc_now()}
+        if health != self._health:
+            self._health = health
+            self.on_health(health)
+
+    @property
+    def health(self) -> dict[str, Any]:
+        return dict(self._health)

@@ -1,0 +1,36 @@
+"""The floor's accounting periods: the gaming day, from a local time of day, and its shifts.
+
+The tables close their own gaming days; the pit counts by the floor's clock so that every table
+is summed over the same hours. Boundaries fall on quarter hours, as the tallies do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+
+@dataclass(frozen=True)
+class Periods:
+    day_start: time = time(6, 0)
+    shift_hours: int = 8
+    zone: ZoneInfo | None = None  # None: the machine's local time zone
+
+    def __post_init__(self) -> None:
+        if self.day_start.minute % 15 or self.day_start.second:
+            raise ValueError(f"--day-start {self.day_start}: on a quarter hour (06:00, 06:15)")
+        if not 1 <= self.shift_hours <= 24 or 24 % self.shift_hours:
+            raise ValueError(f"--shift-hours {self.shift_hours}: a whole part of 24 hours "
+                             "(24, 12, 8, 6, ...)")
+
+    def current(self, now: datetime) -> tuple[datetime, datetime]:
+        """(start of the gaming day, start of the shift) that `now` is in, in UTC."""
+        local = now.astimezone(self.zone)
+        start = local.replace(hour=self.day_start.hour, minute=self.day_start.minute,
+                              second=0, microsecond=0)
+        if start > local:
+            start -= timedelta(days=1)
+        shift = timedelta(hours=self.shift_hours)
+        elapsed = (local - start) // shift
+        return start.astimezone(UTC), (start + elapsed * shift).astimezone(UTC)

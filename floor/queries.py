@@ -1,0 +1,116 @@
+"""What the pit reads: tables with their figures for the gaming day and the shift, the floor's
+totals, a table's last rounds, and the alerts. Async (psycopg 3), for the pit's web server."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from psycopg import AsyncConnection
+
+TABLES: Final = """
+SELECT t.table_id, t.game, t.status, t.detail, t.status_utc, t.last_n, t.rounds, t.stored_n,
+       t.last_utc, t.last_stored,
+       coalesce(d.rounds, 0), coalesce(d.drop_minor, 0), coalesce(d.win_minor, 0),
+       coalesce(s.rounds, 0), coalesce(s.drop_minor, 0), coalesce(s.win_minor, 0),
+       (SELECT count(*) FROM alerts a WHERE a.table_id = t.table_id AND a.ack_by IS NULL)
+FROM tables t
+LEFT JOIN (SELECT table_id, sum(rounds)::bigint AS rounds,
+                  sum(drop_minor)::bigint AS drop_minor, sum(win_minor)::bigint AS win_minor
+           FROM tallies WHERE quarter >= %(day)s GROUP BY table_id) d USING (table_id)
+LEFT JOIN (SELECT table_id, sum(rounds)::bigint AS rounds,
+                  sum(drop_minor)::bigint AS drop_minor, sum(win_minor)::bigint AS win_minor
+           FROM tallies WHERE quarter >= %(shift)s GROUP BY table_id) s USING (table_id)
+WHERE %(only)s::text[] IS NULL OR t.table_id = ANY(%(only)s::text[])
+ORDER BY t.table_id
+"""
+ROUNDS: Final = """
+SELECT n, round, utc, body FROM messages WHERE table_id = %s AND topic = 'round'
+ORDER BY n DESC LIMIT %s
+"""
+ALERTS: Final = """
+(SELECT table_id, n, kind, round, utc, text, ack_by, ack_utc FROM alerts
+ WHERE ack_by IS NULL ORDER BY utc LIMIT %(open)s)
+UNION ALL
+(SELECT table_id, n, kind, round, utc, text, ack_by, ack_utc FROM alerts
+ WHERE ack_by IS NOT NULL ORDER BY ack_utc DESC LIMIT %(done)s)
+"""
+ACKNOWLEDGE: Final = """
+UPDATE alerts SET ack_by = %s, ack_utc = now()
+WHERE table_id = %s AND n = %s AND ack_by IS NULL
+RETURNING ack_utc
+"""
+
+
+def figures(rounds: int, drop: int, win: int, since: datetime, now: datetime
+            ) -> dict[str, Any]:
+    """A period's figures: rounds per hour over the time elapsed, drop, win, hold %."""
+    hours = max((now - since).total_seconds(), 60.0) / 3600
+    return {"rounds": rounds, "rounds_per_hour": round(rounds / hours, 1), "drop": drop,
+            "win": win, "hold_pct": round(100 * win / drop, 2) if drop else None}
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z") if moment else None
+
+
+def table_row(row: tuple[Any, ...], day: datetime, shift: datetime, now: datetime
+              ) -> dict[str, Any]:
+    (table, game, status, detail, status_utc, last_n, rounds, stored_n, last_utc, last_stored,
+     d_rounds, d_drop, d_win, s_rounds, s_drop, s_win, open_alerts) = row
+    lag = (last_stored - last_utc).total_seconds() if last_stored and last_utc else None
+    return {"table": table, "game": game, "status": status, "rounds": rounds,
+            "round": detail.get("round"), "phase": detail.get("phase"),
+            "hold": detail.get("hold"), "lost_devices": detail.get("lost_devices", []),
+            "standing": detail.get("alerts", []), "status_utc": _iso(status_utc),
+            "messages": stored_n, "backlog": max(0, last_n - stored_n),
+            "lag_s": round(lag, 3) if lag is not None else None, "last_utc": _iso(last_utc),
+            "open_alerts": open_alerts,
+            "day": figures(d_rounds, d_drop, d_win, day, now),
+            "shift": figures(s_rounds, s_drop, s_win, shift, now)}
+
+
+async def tables(db: AsyncConnection[Any], day: datetime, shift: datetime,
+                 only: list[str] | None = None) -> list[dict[str, Any]]:
+    now = datetime.now(UTC)
+    cursor = await db.execute(TABLES, {"day": day, "shift": shift, "only": only})
+    return [table_row(row, day, shift, now) for row in await cursor.fetchall()]
+
+
+def floor_totals(rows: list[dict[str, Any]], day: datetime, shift: datetime
+                 ) -> dict[str, Any]:
+    now = datetime.now(UTC)
+    totals: dict[str, Any] = {"tables": len(rows), "by_status": {}}
+    for row in rows:
+        totals["by_status"][row["status"]] = totals["by_status"].get(row["status"], 0) + 1
+    for period, since in (("day", day), ("shift", shift)):
+        rounds, drop, win = (sum(row[period][k] for row in rows)
+                             for k in ("rounds", "drop", "win"))
+        totals[period] = figures(rounds, drop, win, since, now)
+    totals["day_start"], totals["shift_start"] = _iso(day), _iso(shift)
+    return totals
+
+
+async def last_rounds(db: AsyncConnection[Any], table: str, limit: int
+                      ) -> list[dict[str, Any]]:
+    cursor = await db.execute(ROUNDS, (table, limit))
+    return [{"n": n, "round": number, "utc": _iso(utc), **body}
+            for n, number, utc, body in await cursor.fetchall()]
+
+
+async def alerts(db: AsyncConnection[Any], open_limit: int = 200, done_limit: int = 50
+                 ) -> list[dict[str, Any]]:
+    cursor = await db.execute(ALERTS, {"open": open_limit, "done": done_limit})
+    return [{"table": t, "n": n, "kind": kind, "round": number, "utc": _iso(utc),
+             "text": text, "ack_by": by, "ack_utc": _iso(when)}
+            for t, n, kind, number, utc, text, by, when in await cursor.fetchall()]
+
+
+async def acknowledge(db: AsyncConnection[Any], table: str, n: int, by: str
+                      ) -> str | None:
+    """Acknowledge an open alert; when, or None if there is no such open alert."""
+    cursor = await db.execute(ACKNOWLEDGE, (by, table, n))
+    row = await cursor.fetchone()
+    if row is not None:
+        await db.execute("SELECT pg_notify('floor', %s)", (f'["{table}"]',))
+    return _iso(row[0]) if row else None

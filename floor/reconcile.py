@@ -1,0 +1,140 @@
+"""`tablectl floor reconcile`: one table's journal against what the floor stored.
+
+What must agree:
+- the messages: every number the table made (from 1, or from where a journal that had no floor
+  link let its messages go, to its last, without gaps) is on the floor, none is there that the
+  table never made, and each message still in the journal's outbox has
+  the same content on the floor (its SHA-256); messages not yet sent count as missing;
+- the rounds: every round over in the journal since the table's outbox began, read from the
+  journal's own rounds (every file: the live one and each sealed day that is here), is on the
+  floor once with the same status and settlements, and the floor has no round the journal lacks;
+- no message from the table was kept aside as a conflict.
+Sent messages leave the table with their sealed day, so for older days the rounds carry the
+comparison. Read-only on both sides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from controller.journal import History, JournalError, codec
+from controller.journal.files import settlements_text
+
+
+@dataclass
+class Side:
+    """What one side holds of the table: message digests by n, rounds by number."""
+
+    first_n: int = 1  # the journal's messages before this left with days that had no floor
+    last_n: int = 0
+    digests: dict[int, bytes] = field(default_factory=dict)
+    rounds: dict[int, tuple[str, Any]] = field(default_factory=dict)  # round -> (status, sett.)
+    doubled: set[int] = field(default_factory=set)  # rounds stored more than once
+    unsent: int = 0
+
+
+def ranges(numbers: Iterable[int]) -> str:
+    """[1, 2, 3, 7] -> '1-3, 7'."""
+    out: list[str] = []
+    for n in sorted(numbers):
+        if out and int(out[-1].split("-")[-1]) == n - 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{n}"
+        else:
+            out.append(str(n))
+    return ", ".join(out[:20]) + (f" and {len(out) - 20} more ranges" if len(out) > 20 else "")
+
+
+def journal_side(path: Path, archive_dirs: list[Path]) -> tuple[str | None, Side]:
+    history = History.open(path, archive_dirs)
+    side = Side()
+    try:
+        live = history.live
+        table_id = live.meta("floor_table_id")
+        from_seq = int(live.meta("outbox_from_seq") or 1)
+        side.first_n = int(live.meta("outbox_from_n") or 1)
+        sequence = live.query("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'")
+        side.last_n = int(sequence[0][0]) if sequence else 0
+        for n, blob, sent in live.query("SELECT n, body, sent_utc FROM outbox"):
+            text = codec.decode(blob, None)
+            side.digests[n] = hashlib.sha256(text.encode()).digest()
+            side.unsent += sent is None
+        files = [history.day_file(day) for day in history.sealed()
+                 if history.find_day_file(day) is not None] + [live]
+        for file in files:
+            for number, _first, last, status, blob in file.round_rows():
+                if last is not None and last >= from_seq:
+                    side.rounds[number] = (status, settlements_text(blob))
+    finally:
+        history.close()
+    return table_id, side
+
+
+def floor_side(db: psycopg.Connection, table_id: str) -> tuple[Side, int]:
+    side = Side()
+    for n, digest in db.execute("SELECT n, digest FROM messages WHERE table_id = %s",
+                                (table_id,)):
+        side.digests[n] = bytes(digest)
+    side.last_n = max(side.digests, default=0)
+    for number, body in db.execute("SELECT round, body FROM messages WHERE table_id = %s AND "
+                                   "topic = 'round'", (table_id,)):
+        if number in side.rounds:
+            side.doubled.add(number)
+        side.rounds[number] = (body["status"], body["settlements"])
+    conflicts = db.execute("SELECT count(*) FROM conflicts WHERE table_id = %s",
+                           (table_id,)).fetchone()
+    return side, int(conflicts[0]) if conflicts else 0
+
+
+def differences(journal: Side, floor: Side, conflicts: int) -> list[str]:
+    found: list[str] = []
+    made = set(range(journal.first_n, journal.last_n + 1))
+    missing = made - floor.digests.keys()
+    if missing:
+        found.append(f"messages missing on the floor: {ranges(missing)} ({len(missing)}"
+                     + (f"; {journal.unsent} not yet sent by the table" if journal.unsent
+                        else "") + ")")
+    extra = {n for n in floor.digests if n > journal.last_n}
+    if extra:
+        found.append(f"messages on the floor the journal never made: {ranges(extra)}")
+    changed = [n for n, digest in journal.digests.items()
+               if n in floor.digests and floor.digests[n] != digest]
+    if changed:
+        found.append(f"messages whose content differs: {ranges(changed)}")
+    if floor.doubled:
+        found.append(f"rounds stored more than once: {ranges(floor.doubled)}")
+    absent = journal.rounds.keys() - floor.rounds.keys()
+    if absent:
+        found.append(f"rounds missing on the floor: {ranges(absent)}")
+    unknown = floor.rounds.keys() - journal.rounds.keys()
+    if unknown:
+        found.append(f"rounds on the floor the journal does not have: {ranges(unknown)}")
+    for number in sorted(journal.rounds.keys() & floor.rounds.keys()):
+        mine, theirs = journal.rounds[number], floor.rounds[number]
+        if mine[0] != theirs[0]:
+            found.append(f"round {number}: {mine[0]} in the journal, {theirs[0]} on the floor")
+        elif json.dumps(mine[1]) != json.dumps(theirs[1]):
+            found.append(f"round {number}: the settlements differ")
+    if conflicts:
+        found.append(f"{conflicts} messages kept aside as conflicts (same number, other "
+                     "content): see the conflicts table")
+    return found
+
+
+def reconcile(dsn: str, journal: Path, table_id: str | None = None,
+              archive_dirs: list[Path] | None = None) -> tuple[str, list[str], Side]:
+    """(the table, what differs, the journal's side) or JournalError / psycopg.Error."""
+    named, mine = journal_side(journal, archive_dirs or [])
+    table = table_id or named
+    if not table:
+        raise JournalError(f"journal {journal}: never linked to a floor (no table id in it); "
+                           "pass --table-id")
+    with psycopg.connect(dsn) as db:
+        theirs, conflicts = floor_side(db, table)
+    return table, differences(mine, theirs, conflicts), mine

@@ -1,0 +1,11 @@
+// The pit's login: a supervisor of the floor (`tablectl floor user add NAME`), not a table PIN.
+document.getElementById("login-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const response = await fetch("api/login", { method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ name: document.getElementById("name").value,
+                           password: document.getElementById("password").value }) });
+  if (response.ok) { location.href = "./"; return; }
+  const body = await response.json().catch(() => ({}));
+  document.getElementById("message").textContent = body.error || `refused (${response.status})`;
+});

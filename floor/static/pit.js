@@ -1,0 +1,134 @@
+// The pit page: every table live from the floor's stream (/events), the floor's totals, the
+// alerts a supervisor acknowledges, and a table's last rounds. Text from the tables is always
+// set as text, never as markup.
+"use strict";
+const STALE_MS = 3000;
+const tables = new Map();
+let currency = "USD";
+let me = null;
+let lastMessage = 0;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value; else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : String(child ?? ""));
+  return node;
+}
+const $ = (id) => document.getElementById(id);
+const money = (minor) => new Intl.NumberFormat(undefined, { style: "currency", currency }).format(minor / 100);
+const pct = (value) => value === null || value === undefined ? "–" : `${value.toFixed(2)} %`;
+const time = (iso) => iso ? new Date(iso).toLocaleTimeString() : "";
+const num = (text) => el("td", { class: "num" }, text);
+
+function linkText(t) {
+  if (t.status === "offline") return "offline";
+  const lag = t.lag_s === null ? "" : `${t.lag_s.toFixed(1)} s`;
+  return t.backlog ? `${t.backlog} behind${lag ? " · " + lag : ""}` : (lag || "–");
+}
+
+function renderTables() {
+  const body = $("tables-body");
+  body.replaceChildren(...[...tables.values()].sort((a, b) => a.table.localeCompare(b.table)).map((t) => {
+    const trouble = [t.hold ? `ON HOLD: ${t.hold}` : "", ...(t.lost_devices || []).map((d) => `${d} lost`)].filter(Boolean).join(" · ");
+    const row = el("tr", { "data-table": t.table },
+      el("td", {}, t.table), el("td", {}, t.game), el("td", { class: `status-${t.status}` }, t.status),
+      num(t.round ?? ""), el("td", {}, t.phase ?? ""), el("td", { class: "hold" }, trouble),
+      el("td", {}, linkText(t)), num(t.rounds), num(money(t.day.drop)), num(money(t.day.win)),
+      num(pct(t.day.hold_pct)), num(t.shift.rounds_per_hour), num(money(t.shift.win)),
+      num(t.open_alerts || ""));
+    row.addEventListener("click", () => showRounds(t.table));
+    return row;
+  }));
+}
+
+function renderTotals(floor) {
+  const counts = Object.entries(floor.by_status).map(([k, v]) => `${v} ${k}`).join(" · ");
+  $("counts").textContent = `${floor.tables} tables${counts ? ": " + counts : ""}`;
+  $("totals-body").replaceChildren(...["day", "shift"].map((period) => {
+    const f = floor[period];
+    const since = time(floor[`${period}_start`]);
+    return el("tr", {}, el("th", {}, `${period === "day" ? "gaming day" : "shift"} since ${since}`),
+      num(f.rounds), num(f.rounds_per_hour), num(money(f.drop)), num(money(f.win)), num(pct(f.hold_pct)));
+  }));
+}
+
+function renderAlerts(alerts) {
+  const open = alerts.filter((a) => !a.ack_by);
+  $("open-count").textContent = open.length ? `(${open.length})` : "(none)";
+  $("alerts").replaceChildren(...open.map((a) => {
+    const button = el("button", { type: "button" }, "Acknowledge");
+    button.disabled = !me;
+    button.title = me ? `acknowledge as ${me}` : "log in to acknowledge";
+    button.addEventListener("click", () => acknowledge(a, button));
+    return el("li", { "data-alert": `${a.table}/${a.n}` }, el("span", { class: "when" }, time(a.utc)),
+      el("strong", {}, a.table), el("span", { class: "text" }, `${a.kind}: ${a.text}`), button);
+  }));
+  $("acknowledged").replaceChildren(...alerts.filter((a) => a.ack_by).map((a) =>
+    el("li", {}, el("span", { class: "when" }, time(a.ack_utc)), el("strong", {}, a.table),
+      el("span", { class: "text" }, `${a.kind}: ${a.text}`), el("span", {}, `acknowledged by ${a.ack_by}`))));
+}
+
+async function acknowledge(alert, button) {
+  button.disabled = true;
+  const response = await fetch("api/alerts/ack", { method: "POST",
+    headers: { "Content-Type": "application/json" }, body: JSON.stringify({ table: alert.table, n: alert.n }) });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    button.textContent = body.error || `refused (${response.status})`;
+  }
+}
+
+async function showRounds(table) {
+  const response = await fetch(`api/tables/${encodeURIComponent(table)}/rounds?limit=10`);
+  const rounds = response.ok ? await response.json() : [];
+  $("rounds-table").textContent = table;
+  $("rounds").replaceChildren(...rounds.map((r) => el("div", { class: "round" },
+    el("strong", {}, `Round ${r.round} ${r.status}`), ` · ${time(r.started)} to ${time(r.utc)} · drop ${money(r.drop)} · house ${money(r.win)}`,
+    el("div", { class: "cards" }, r.cards.map(([card, to]) => `${card ?? "misread"} to ${to}`).join(", ")),
+    el("table", {}, el("tbody", {}, ...r.settlements.map(([seat, wager, hand, stake, net, outcome, award]) =>
+      el("tr", {}, el("td", {}, `seat ${seat}`), el("td", {}, wager + (hand ? ` hand ${hand}` : "")),
+        num(money(stake)), el("td", {}, outcome), el("td", {}, award), num(money(net)))))))));
+  if (!rounds.length) $("rounds").textContent = "no rounds received from this table";
+  $("rounds-panel").classList.remove("hidden");
+}
+
+function updateLive() {
+  const stale = Date.now() - lastMessage > STALE_MS;
+  document.body.classList.toggle("stale", stale);
+  $("live").classList.toggle("stale", stale);
+  $("live").textContent = stale ? "NOT LIVE: no news from the floor service" : "live";
+}
+
+function connect() {
+  const source = new EventSource("events");
+  const seen = () => { lastMessage = Date.now(); updateLive(); };
+  source.addEventListener("tables", (ev) => {
+    seen();
+    const data = JSON.parse(ev.data);
+    if (data.all) tables.clear();
+    for (const t of data.tables) tables.set(t.table, t);
+    renderTables();
+  });
+  source.addEventListener("floor", (ev) => { seen(); renderTotals(JSON.parse(ev.data)); });
+  source.addEventListener("alerts", (ev) => { seen(); renderAlerts(JSON.parse(ev.data).alerts); });
+  source.addEventListener("ping", seen);
+  source.onerror = updateLive;
+}
+
+async function start() {
+  const who = await (await fetch("api/me")).json();
+  me = who.name;
+  currency = who.currency || "USD";
+  $("who").textContent = me ? `supervisor: ${me}` : "not logged in: reading only";
+  $("login-link").classList.toggle("hidden", Boolean(me));
+  $("logout").classList.toggle("hidden", !me);
+  connect();
+  setInterval(updateLive, 1000);
+}
+
+$("logout").addEventListener("click", async () => { await fetch("api/logout", { method: "POST",
+  headers: { "Content-Type": "application/json" }, body: "{}" }); location.reload(); });
+$("rounds-close").addEventListener("click", () => $("rounds-panel").classList.add("hidden"));
+start();

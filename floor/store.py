@@ -1,0 +1,234 @@
+"""PostgreSQL, as the floor writes and reads it (psycopg 3).
+
+Writing is idempotent: a message is stored once, keyed by its table and number; delivered again
+(the broker's redelivery, a table that resends after a restart) it changes nothing, and delivered
+with other content it is kept aside in `conflicts` for review. Messages are numbered without gaps,
+so the floor knows how far each table is stored (`through`) and tells the table, which sends
+again what the floor lacks. A batch of messages is one
+transaction, and `pg_notify('floor', ...)` in it tells every floor process which tables changed,
+so that each one's pit page follows all tables, whichever process stored them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+import psycopg
+
+from controller.events import canonical
+from controller.outbox import FLOOR_ALERTS
+
+CHANNEL: Final = "floor"
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One table message as it came off the broker."""
+
+    table: str
+    n: int
+    seq: int
+    topic: str
+    round: int | None
+    utc: str
+    body: dict[str, Any]
+    text: str  # the body as sent, for its digest
+
+    @classmethod
+    def parse(cls, payload: bytes, table: str) -> Incoming:
+        """A message, or ValueError naming what is wrong with it."""
+        data = json.loads(payload)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        if data.get("table") != table:
+            raise ValueError(f"names table {data.get('table')!r} under {table!r}'s topic")
+        try:
+            body = data["body"]
+            if not isinstance(body, dict):
+                raise ValueError("body is not an object")
+            number, n, seq, utc = data["round"], data["n"], data["seq"], str(data["utc"])
+            if not all(isinstance(v, int) and v > 0 for v in (n, seq)):
+                raise ValueError("n and seq are whole numbers from 1")
+            datetime.fromisoformat(utc.replace("Z", "+00:00"))
+            if data["topic"] == "round" and not all(
+                    isinstance(body.get(k), int) for k in ("drop", "win")):
+                raise ValueError("a round's drop and win are whole minor units")
+            return cls(table, n, seq, str(data["topic"]),
+                       None if number is None else int(number), utc, body,
+                       canonical(body))
+        except KeyError as exc:
+            raise ValueError(f"no {exc.args[0]!r}") from None
+
+    @property
+    def digest(self) -> bytes:
+        return hashlib.sha256(self.text.encode()).digest()
+
+
+@dataclass(frozen=True)
+class Status:
+    """A table's retained status, with when this floor process received it."""
+
+    table: str
+    data: dict[str, Any]
+    received: datetime
+
+
+def alert_text(message: Incoming) -> str | None:
+    """The line a supervisor acknowledges, or None if the message needs no acknowledging."""
+    body = message.body
+    where = f"round {message.round}: " if message.round else ""
+    if message.topic == "hold":
+        return f"{where}on hold: {body.get('reason', '')}"
+    if message.topic == "alert" and body.get("code") in FLOOR_ALERTS:
+        return f"{where}{str(body.get('code')).replace('_', '-')}: {body.get('text', '')}"
+    if message.topic == "supervisor":
+        if body.get("event") == "supervisor_refused":
+            return (f"{where}{body.get('action', '')} refused for {body.get('supervisor', '')}:"
+                    f" {body.get('reason', '')}")
+        details = ", ".join(f"{k} {v}" for k, v in sorted(body.items())
+                            if k not in ("event", "by") and v not in ("", None))
+        return (f"{where}{str(body.get('event', '')).replace('_', ' ')} by {body.get('by', '')}"
+                + (f" ({details})" if details else ""))
+    if message.topic == "device" and body.get("state") in ("lost", "alarm"):
+        return f"{where}{body.get('device', '')} {body.get('state')}: {body.get('detail', '')}"
+    return None
+
+
+# One statement: the new messages, the rounds and alerts they bring, and the tables' counters,
+# from exactly the rows inserted now (a message stored before adds nothing).
+INSERT_BATCH: Final = """
+WITH incoming AS (
+    SELECT * FROM unnest(%s::text[], %s::bigint[], %s::bigint[], %s::text[], %s::integer[],
+                         %s::timestamptz[], %s::jsonb[], %s::bytea[], %s::text[])
+        AS i(table_id, n, seq, topic, round, utc, body, digest, alert)
+), new AS (
+    INSERT INTO messages (table_id, n, seq, topic, round, utc, body, digest)
+    SELECT table_id, n, seq, topic, round, utc, body, digest FROM incoming
+    ON CONFLICT DO NOTHING
+    RETURNING table_id, n, topic, round, utc, body, stored
+), new_rounds AS (
+    INSERT INTO rounds (table_id, n, round, status, closed_utc, drop_minor, win_minor)
+    SELECT table_id, n, round, body->>'status', utc, (body->>'drop')::bigint,
+           (body->>'win')::bigint
+    FROM new WHERE topic = 'round'
+    ON CONFLICT DO NOTHING
+    RETURNING table_id, status, closed_utc, drop_minor, win_minor
+), new_tallies AS (
+    INSERT INTO tallies AS t (table_id, quarter, rounds, drop_minor, win_minor)
+    SELECT table_id, date_bin('15 minutes', closed_utc, '2000-01-01'), count(*),
+           sum(drop_minor), sum(win_minor)
+    FROM new_rounds WHERE status = 'confirmed' GROUP BY 1, 2
+    ON CONFLICT (table_id, quarter) DO UPDATE SET rounds = t.rounds + EXCLUDED.rounds,
+        drop_minor = t.drop_minor + EXCLUDED.drop_minor,
+        win_minor = t.win_minor + EXCLUDED.win_minor
+), new_alerts AS (
+    INSERT INTO alerts (table_id, n, kind, round, utc, text)
+    SELECT n.table_id, n.n, n.topic, n.round, n.utc, i.alert
+    FROM new n JOIN incoming i USING (table_id, n) WHERE i.alert IS NOT NULL
+    ON CONFLICT DO NOTHING
+), counts AS (
+    SELECT table_id, max(n) AS n, max(utc) AS utc, max(stored) AS stored,
+           count(*) FILTER (WHERE topic = 'round') AS rounds
+    FROM new GROUP BY table_id
+)
+INSERT INTO tables AS t (table_id, rounds, stored_n, last_utc, last_stored)
+SELECT table_id, rounds, n, utc, stored FROM counts
+ON CONFLICT (table_id) DO UPDATE SET rounds = t.rounds + EXCLUDED.rounds,
+    stored_n = greatest(t.stored_n, EXCLUDED.stored_n),
+    last_utc = greatest(t.last_utc, EXCLUDED.last_utc),
+    last_stored = greatest(t.last_stored, EXCLUDED.last_stored)
+"""
+FIND_CONFLICTS: Final = """
+INSERT INTO conflicts (table_id, n, digest, body)
+SELECT i.table_id, i.n, i.digest, i.body
+FROM unnest(%s::text[], %s::bigint[], %s::bytea[], %s::jsonb[]) AS i(table_id, n, digest, body)
+JOIN messages m USING (table_id, n)
+WHERE m.digest <> i.digest
+ON CONFLICT DO NOTHING
+RETURNING table_id, n
+"""
+UPSERT_STATUS: Final = """
+INSERT INTO tables AS t (table_id, game, status, detail, status_utc, last_n, received, through)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (table_id) DO UPDATE SET
+    through = greatest(t.through, EXCLUDED.through),
+    game = CASE WHEN EXCLUDED.game = '' THEN t.game ELSE EXCLUDED.game END,
+    status = EXCLUDED.status, detail = t.detail || EXCLUDED.detail,
+    status_utc = EXCLUDED.status_utc,
+    last_n = greatest(t.last_n, EXCLUDED.last_n), received = EXCLUDED.received
+WHERE t.received IS NULL OR EXCLUDED.received >= t.received
+"""
+
+
+# How far each table's messages are stored without a gap: from `through`, along the run of
+# numbers that follows it (probes of the primary key, as long as the advance).
+ADVANCE: Final = """
+UPDATE tables t SET through = greatest(t.through, (
+    SELECT min(m.n) FROM messages m
+    WHERE m.table_id = t.table_id AND m.n > t.through
+      AND NOT EXISTS (SELECT 1 FROM messages g WHERE g.table_id = m.table_id AND g.n = m.n + 1)))
+WHERE t.table_id = ANY(%s)
+  AND EXISTS (SELECT 1 FROM messages f WHERE f.table_id = t.table_id AND f.n = t.through + 1)
+"""
+BEHIND: Final = """
+SELECT table_id, through FROM tables WHERE through < greatest(last_n, stored_n)
+"""
+
+
+def columns(rows: Sequence[Sequence[Any]], count: int) -> list[list[Any]]:
+    """Rows as columns: what `unnest` takes, one array per column."""
+    return [[row[i] for row in rows] for i in range(count)]
+
+
+def throughs(db: psycopg.Connection, tables: Sequence[str]) -> dict[str, int]:
+    """Advance and return how far each of `tables` is stored without a gap."""
+    db.execute(ADVANCE, (list(tables),))
+    return {str(t): int(n) for t, n in db.execute(
+        "SELECT table_id, through FROM tables WHERE table_id = ANY(%s)", (list(tables),))}
+
+
+def behind(db: psycopg.Connection) -> dict[str, int]:
+    """The tables whose messages have a gap or are not all here yet: how far each is stored."""
+    with db.transaction():
+        tables = [str(row[0]) for row in db.execute(BEHIND)]
+        return throughs(db, tables) if tables else {}
+
+
+def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
+                statuses: Sequence[Status]) -> tuple[list[tuple[str, int]], dict[str, int]]:
+    """Store a batch in one transaction: the (table, n) that conflicted with what was stored,
+    and how far each table in the batch is now stored without a gap."""
+    unique = {(m.table, m.n): m for m in messages}  # a redelivery inside one batch
+    conflicts: list[tuple[str, int]] = []
+    stored: dict[str, int] = {}
+    with db.transaction():
+        if unique:
+            db.execute(INSERT_BATCH, columns(
+                [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest,
+                  alert_text(m)) for m in unique.values()], 9))
+            conflicts = [(str(t), int(n)) for t, n in db.execute(FIND_CONFLICTS, columns(
+                [(m.table, m.n, m.digest, m.text) for m in messages], 4)).fetchall()]
+            stored = throughs(db, sorted({m.table for m in messages}))
+        for status in statuses:
+            data = status.data
+            db.execute(UPSERT_STATUS, (status.table, str(data.get("game", "")),
+                                       str(data.get("status", "unknown")), json.dumps(data),
+                                       data.get("utc"), int(data.get("n", 0)),
+                                       status.received, int(data.get("from_n", 1)) - 1))
+        touched = json.dumps(sorted({m.table for m in messages} | {s.table for s in statuses}))
+        db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, touched if len(touched) < 7900
+                                                  else "*"))  # NOTIFY's payload limit
+    return conflicts, stored
+
+
+def connect(dsn: str) -> psycopg.Connection:
+    return psycopg.connect(dsn, autocommit=True)
+
+
+def table_ids(db: psycopg.Connection) -> Iterable[str]:
+    return [row[0] for row in db.execute("SELECT table_id FROM tables ORDER BY table_id")]

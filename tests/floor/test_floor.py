@@ -1,0 +1,201 @@
+"""The floor service (issue 12, central side): idempotent storage by table and message number,
+bad messages logged and skipped, the self-migrated schema, `GET /api/tables`, the pit's login
+and acknowledgements, the live stream, and `floor reconcile`. Real Mosquitto, real PostgreSQL,
+the real `tablectl floor serve` process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from http.cookiejar import CookieJar
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import psycopg
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.broker import parse_broker
+from controller.events import DeviceLost
+from floor.accounts import add_supervisor
+from floor.ingest import Ingest
+from floor.schema import SchemaError, migrate, migrations
+from tests.floor.harness import FloorProcess, LinkedTable, one, reconciled, stored, wait_until
+from tests.servers import Mosquitto
+
+
+def message(table: str, n: int, topic: str = "device", **body: Any) -> bytes:
+    return json.dumps({"table": table, "n": n, "seq": 10 * n, "topic": topic, "round": None,
+                       "utc": "2026-11-22T10:00:00.000Z",
+                       "body": body or {"device": "shoe", "state": "lost", "detail": "x"}}
+                      ).encode()
+
+
+class Sender:
+    """A bare MQTT client standing in for a table (or for garbage on the wire)."""
+
+    def __init__(self, broker: Mosquitto) -> None:
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.loop_start()
+
+    def send(self, topic: str, payload: bytes) -> None:
+        self.client.publish(topic, payload, qos=1).wait_for_publish(10)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.fixture
+def ingest(broker: Mosquitto, floor_dsn: str) -> Iterator[Ingest]:
+    floor = Ingest(parse_broker(broker.url), floor_dsn, "test")
+    floor.start()
+    assert floor.connected.wait(30)
+    yield floor
+    floor.stop()
+
+
+@pytest.fixture
+def sender(broker: Mosquitto) -> Iterator[Sender]:
+    client = Sender(broker)
+    yield client
+    client.close()
+
+
+def test_a_message_delivered_twice_is_stored_once(
+        floor_dsn: str, ingest: Ingest, sender: Sender) -> None:
+    for _ in range(3):
+        sender.send("tablectl/tables/bj-01/journal/device", message("bj-01", 1))
+    sender.send("tablectl/tables/bj-01/journal/device", message("bj-01", 2))
+    wait_until(lambda: ingest.counters.messages >= 4, "4 deliveries handled")
+    assert stored(floor_dsn, "bj-01") == 2
+    assert one(floor_dsn, "SELECT count(*) FROM alerts") == 2  # lost devices, once each
+    assert one(floor_dsn, "SELECT through FROM tables") == 2
+
+
+def test_the_same_number_with_other_content_is_kept_aside(
+        floor_dsn: str, ingest: Ingest, sender: Sender) -> None:
+    sender.send("tablectl/tables/bj-01/journal/device", message("bj-01", 1))
+    wait_until(lambda: stored(floor_dsn, "bj-01") == 1, "the first message")
+    sender.send("tablectl/tables/bj-01/journal/device",
+                message("bj-01", 1, device="pads", state="found", detail=""))
+    wait_until(lambda: ingest.counters.conflicts == 1, "the conflict noticed")
+    assert one(floor_dsn, "SELECT body->>'device' FROM messages") == "shoe"
+    assert one(floor_dsn, "SELECT body->>'device' FROM conflicts") == "pads"
+
+
+@pytest.mark.parametrize(("topic", "payload"), [
+    ("tablectl/tables/bj-01/journal/device", b"\xff\x00garbage"),
+    ("tablectl/tables/bj-01/journal/device", message("bj-02", 1)),  # another table's name
+    ("tablectl/tables/bj-01/journal/round", message("bj-01", 1)),  # topic and body disagree
+    ("tablectl/tables/bj-01/journal/device", json.dumps({"table": "bj-01"}).encode()),
+    ("tablectl/tables/bj-01/journal/device",
+     message("bj-01", 1).replace(b"2026-11-22T10", b"yesterday T")),
+])
+def test_bad_messages_are_logged_and_skipped(
+        floor_dsn: str, ingest: Ingest, sender: Sender, topic: str, payload: bytes) -> None:
+    sender.send(topic, payload)
+    sender.send("tablectl/tables/bj-01/journal/device", message("bj-01", 7))
+    wait_until(lambda: stored(floor_dsn, "bj-01") == 1, "the good message after the bad")
+    assert ingest.counters.rejected == 1
+    assert one(floor_dsn, "SELECT n FROM messages") == 7
+
+
+def test_the_schema_migrates_itself_once(postgres: Any) -> None:
+    dsn = postgres.create_database("schema_once")
+    with psycopg.connect(dsn, autocommit=True) as db:
+        assert migrate(db) == [name for _, name, _ in migrations()]
+        assert migrate(db) == []
+        db.execute("INSERT INTO schema_migrations (version, name) VALUES (999, 'future.sql')")
+        with pytest.raises(SchemaError, match="schema version 999, newer than this tablectl"):
+            migrate(db)
+
+
+def test_reconcile_finds_each_difference(
+        tmp_path: Path, broker: Mosquitto, floor_dsn: str, ingest: Ingest) -> None:
+    table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
+    try:
+        table.play(3)
+        wait_until(lambda: one(floor_dsn, "SELECT rounds FROM tables") == 3, "3 rounds")
+        wait_until(lambda: table.unsent() == 0, "all sent")
+    finally:
+        table.close()
+    assert reconciled(floor_dsn, table.journal) == []
+    command = [sys.executable, "-m", "controller.cli", "floor", "reconcile", "--db", floor_dsn,
+               "--journal", str(table.journal)]
+    agree = subprocess.run(command, capture_output=True, text=True)
+    assert agree.returncode == 0 and "agree" in agree.stdout
+    with psycopg.connect(floor_dsn, autocommit=True) as db:
+        db.execute("DELETE FROM messages WHERE topic = 'device'")
+        db.execute("UPDATE messages SET body = jsonb_set(body, '{settlements,0,4}', '99999') "
+                   "WHERE topic = 'round' AND round = 2")
+        db.execute("UPDATE messages SET digest = '\\x00' WHERE n = 1")
+    found = reconciled(floor_dsn, table.journal)
+    assert any(line.startswith("messages missing on the floor: 2-3 (2)") for line in found)
+    assert any(line.startswith("messages whose content differs: 1") for line in found)
+    assert "round 2: the settlements differ" in found
+    differ = subprocess.run(command, capture_output=True, text=True)
+    assert differ.returncode == 1 and "round 2: the settlements differ" in differ.stdout
+
+
+def get(url: str, opener: urllib.request.OpenerDirector | None = None) -> Any:
+    with (opener or urllib.request.build_opener()).open(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def post(opener: urllib.request.OpenerDirector, url: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(url, json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+    with opener.open(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def test_the_pit_api_login_and_acknowledgement(
+        tmp_path: Path, broker: Mosquitto, floor_dsn: str) -> None:
+    floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path).start()
+    tables = [LinkedTable(tmp_path / "bj", broker.url, "bj-01"),
+              LinkedTable(tmp_path / "bac", broker.url, "bac-01", game="baccarat")]
+    try:
+        for table in tables:
+            table.play(2)
+        tables[0].rig.console(DeviceLost(seq=0, device="pads", reason="unplugged"))
+        tables[0].rig.settle_queue()
+        wait_until(lambda: {t["table"]: t["rounds"] for t in get(floor.url + "api/tables")}
+                   == {"bj-01": 2, "bac-01": 2}, "both tables' rounds in /api/tables")
+        rows = {t["table"]: t for t in get(floor.url + "api/tables")}
+        assert rows["bac-01"]["game"] == "baccarat" and rows["bac-01"]["status"] == "open"
+        assert rows["bj-01"]["day"]["rounds"] == 2
+        wait_until(lambda: any(t["lost_devices"] == ["pads"] for t in get(
+            floor.url + "api/tables")), "the lost device in the table's status")
+        wait_until(lambda: get(floor.url + "api/alerts"), "the alert")
+        alert = get(floor.url + "api/alerts")[0]
+        assert alert["table"] == "bj-01" and "pads lost: unplugged" in alert["text"]
+
+        anonymous = urllib.request.build_opener()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            post(anonymous, floor.url + "api/alerts/ack", {"table": "bj-01", "n": alert["n"]})
+        assert refused.value.code == 401
+        with psycopg.connect(floor_dsn, autocommit=True) as db:
+            add_supervisor(db, "Dana Pit", "correct horse battery")
+        session = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        with pytest.raises(urllib.error.HTTPError) as wrong:
+            post(session, floor.url + "api/login", {"name": "Dana Pit", "password": "nope"})
+        assert wrong.value.code == 401
+        post(session, floor.url + "api/login",
+             {"name": "Dana Pit", "password": "correct horse battery"})
+        done = post(session, floor.url + "api/alerts/ack", {"table": "bj-01", "n": alert["n"]})
+        assert done["ack_by"] == "Dana Pit"
+        stored_ack = get(floor.url + "api/alerts")[0]
+        assert (stored_ack["ack_by"], stored_ack["ack_utc"]) == ("Dana Pit", done["ack_utc"])
+        rounds = get(floor.url + "api/tables/bac-01/rounds?limit=5")
+        assert [r["round"] for r in rounds] == [2, 1] and rounds[0]["cards"]
+    finally:
+        for table in tables:
+            table.close()
+        floor.stop()
