@@ -43,6 +43,7 @@ BATCH_MAX: Final = 500
 BATCH_S: Final = 0.05  # a batch waits at most this long to fill
 RETRY_S: Final = (0.2, 5.0)  # back-off between attempts at a failed database
 NAG_S: Final = 5.0  # how often the tables with messages missing are told how far the floor is
+REPORT_S: Final = 2.0  # after a batch, a table is told at most this often
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class Ingest:
         self.connected = threading.Event()
         self._generation = 0
         self._nagged = 0.0
+        self._reported: dict[str, float] = {}  # table -> when it was last told
         self._stop = threading.Event()
         self._db: psycopg.Connection | None = None
         self._thread = threading.Thread(target=self._write_loop, name="floor-ingest",
@@ -215,12 +217,16 @@ class Ingest:
         self._report(stored)
         self.on_stored({m.table for m in messages} | {s.table for s in statuses})
 
-    def _report(self, stored: dict[str, int]) -> None:
-        """Tell each table how far the floor has its messages (retained): the table sends again
-        what lies beyond, if it sent it long enough ago (a message the broker lost)."""
+    def _report(self, stored: dict[str, int], every: bool = False) -> None:
+        """Tell each table how far the floor has its messages (retained), at most every
+        `REPORT_S` (the nag: each time): the table sends again what lies beyond, if it sent it
+        long enough ago (a message the broker lost), and lets its sealed days go."""
+        now = time.monotonic()
         for table, through in stored.items():
-            self.client.publish(f"{FLOOR_ROOT}/{table}/stored", json.dumps(
-                {"through": through, "floor": self.name}), qos=1, retain=True)
+            if every or now - self._reported.get(table, 0.0) >= REPORT_S:
+                self._reported[table] = now
+                self.client.publish(f"{FLOOR_ROOT}/{table}/stored", json.dumps(
+                    {"through": through, "floor": self.name}), qos=1, retain=True)
 
     def _nag(self) -> None:
         """Every `NAG_S`: the tables the floor knows it lacks messages of hear it again."""
@@ -229,7 +235,7 @@ class Ingest:
             return
         self._nagged = now
         try:
-            self._report(behind(self._database()))
+            self._report(behind(self._database()), every=True)
         except psycopg.Error as exc:
             self.log.warning("floor database failed", error=str(exc).strip())
 

@@ -154,7 +154,8 @@ RETURNING table_id, n
 """
 UPSERT_STATUS: Final = """
 INSERT INTO tables AS t (table_id, game, status, detail, status_utc, last_n, received, through)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::jsonb[], %s::timestamptz[],
+                     %s::bigint[], %s::timestamptz[], %s::bigint[])
 ON CONFLICT (table_id) DO UPDATE SET
     through = greatest(t.through, EXCLUDED.through),
     game = CASE WHEN EXCLUDED.game = '' THEN t.game ELSE EXCLUDED.game END,
@@ -214,12 +215,12 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
             conflicts = [(str(t), int(n)) for t, n in db.execute(FIND_CONFLICTS, columns(
                 [(m.table, m.n, m.digest, m.text) for m in messages], 4)).fetchall()]
             stored = throughs(db, sorted({m.table for m in messages}))
-        for status in statuses:
-            data = status.data
-            db.execute(UPSERT_STATUS, (status.table, str(data.get("game", "")),
-                                       str(data.get("status", "unknown")), json.dumps(data),
-                                       data.get("utc"), int(data.get("n", 0)),
-                                       status.received, int(data.get("from_n", 1)) - 1))
+        latest = {s.table: s for s in statuses}  # a batch keeps each table's last status
+        if latest:
+            db.execute(UPSERT_STATUS, columns([
+                (s.table, str(s.data.get("game", "")), str(s.data.get("status", "unknown")),
+                 json.dumps(s.data), s.data.get("utc"), int(s.data.get("n", 0)), s.received,
+                 int(s.data.get("from_n", 1)) - 1) for s in latest.values()], 8))
         touched = json.dumps(sorted({m.table for m in messages} | {s.table for s in statuses}))
         db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, touched if len(touched) < 7900
                                                   else "*"))  # NOTIFY's payload limit
