@@ -213,8 +213,8 @@ def run(args: argparse.Namespace, folder: Path, broker: Mosquitto, postgres: Pos
             "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM stored - "
             "utc)), percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM stored - "
             "utc)) FROM messages WHERE topic = 'round'").fetchone()  # type: ignore[misc]
-    differ = [name for name in names
-              if reconcile(dsn, folder / name / "journal.sqlite3")[1]]
+    differ = {name: found for name in names
+              if (found := reconcile(dsn, folder / name / "journal.sqlite3")[1])}
     for process in floors:
         process.stop()
     print(f"machine: {machine()}")
@@ -237,8 +237,9 @@ def run(args: argparse.Namespace, folder: Path, broker: Mosquitto, postgres: Pos
     print(f"CPU per table: table side {table_cpu / args.tables / args.seconds * 100:.2f} % of a "
           f"core; floor side {(floor_cpu + pg_cpu) / args.tables / args.seconds * 100:.3f} % "
           f"(floor processes and broker {floor_cpu:.1f} s, PostgreSQL {pg_cpu:.1f} s)")
-    print(f"reconciled: {args.tables - len(differ)} of {args.tables} tables"
-          + (f"; differ: {', '.join(differ[:10])}" if differ else ""))
+    print(f"reconciled: {args.tables - len(differ)} of {args.tables} tables")
+    for name, found in list(differ.items())[:5]:
+        print(f"  {name}: {'; '.join(found)}")
 
 
 if __name__ == "__main__":

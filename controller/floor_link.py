@@ -126,9 +126,9 @@ class FloorLink:
         if self._connected_now:
             with self._lock:
                 last = dict(self._status or {})
-            info = self.client.publish(table_topic(self.table_id, "status"),
-                                       self._status_payload({**last, "status": "closed"}),
-                                       qos=1, retain=True)
+            info = self.client.publish(table_topic(self.table_id, "status"), self._status_payload(
+                {**last, "status": "closed", "n": self._last_n(), "from_n": self.from_n}),
+                qos=1, retain=True)
             deadline = time.monotonic() + timeout_s
             while not info.is_published() and time.monotonic() < deadline \
                     and self._connected_now:
@@ -259,6 +259,11 @@ class FloorLink:
         return json.dumps({"table": self.table_id, "utc": utc_now(), **status},
                           separators=(",", ":"))
 
+    def _last_n(self) -> int:
+        """The last message the table has made (sealed days may have taken the rows)."""
+        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+        return int(row[0]) if row else 0
+
     def _status_due_in(self) -> float:
         """How long the link may sleep: until a changed status may go out, or `POLL_S`."""
         if self._status_version == self._status_sent or not self._connected_now:
@@ -271,9 +276,9 @@ class FloorLink:
         now = time.monotonic()
         if status is None or version == self._status_sent or now - self._status_at < STATUS_S:
             return
-        last = self.db.execute("SELECT max(n) FROM outbox").fetchone()[0] or 0
         self.client.publish(table_topic(self.table_id, "status"), self._status_payload(
-            {"status": "open", "n": last, "from_n": self.from_n, **status}), qos=1, retain=True)
+            {"status": "open", "n": self._last_n(), "from_n": self.from_n, **status}), qos=1,
+            retain=True)
         self._status_sent, self._status_at = version, now
 
     # ----- connection ----------------------------------------------------------------------------

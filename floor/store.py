@@ -186,6 +186,18 @@ def columns(rows: Sequence[Sequence[Any]], count: int) -> list[list[Any]]:
     return [[row[i] for row in rows] for i in range(count)]
 
 
+# The floor processes' write transactions take turns: each stores every table's status and
+# updates the tables' counters, in whatever order its batch arrived, and row locks taken in
+# different orders deadlock (PostgreSQL breaks a deadlock only after a second, aborting one).
+# A batch is a few milliseconds of the database's time: turns cost little, and parsing,
+# the broker and the pit stay in parallel.
+WRITE_LOCK: Final = 0x74616272  # "tabr"
+
+
+def take_turn(db: psycopg.Connection) -> None:
+    db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+
+
 def throughs(db: psycopg.Connection, tables: Sequence[str]) -> dict[str, int]:
     """Advance and return how far each of `tables` is stored without a gap."""
     db.execute(ADVANCE, (list(tables),))
@@ -197,7 +209,10 @@ def behind(db: psycopg.Connection) -> dict[str, int]:
     """The tables whose messages have a gap or are not all here yet: how far each is stored."""
     with db.transaction():
         tables = [str(row[0]) for row in db.execute(BEHIND)]
-        return throughs(db, tables) if tables else {}
+        if not tables:
+            return {}
+        take_turn(db)
+        return throughs(db, tables)
 
 
 def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
@@ -208,6 +223,7 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
     conflicts: list[tuple[str, int]] = []
     stored: dict[str, int] = {}
     with db.transaction():
+        take_turn(db)
         if unique:
             db.execute(INSERT_BATCH, columns(
                 [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest,
