@@ -127,10 +127,10 @@ class Pit:
 
     async def _broadcast(self, only: list[str] | None) -> None:
         day, shift = self.periods.current(datetime.now(UTC))
-        every = await self.query(lambda db: queries.tables(db, day, shift))
-        rows = every if only is None else [r for r in every if r["table"] in only]
+        rows = await self.query(lambda db: queries.tables(db, day, shift, only))
         message = (sse("tables", {"tables": rows, "all": only is None})
-                   + sse("floor", queries.floor_totals(every, day, shift))
+                   + sse("floor", await self.query(
+                       lambda db: queries.floor_totals(db, day, shift)))
                    + sse("alerts", {"alerts": await self.query(queries.alerts)}))
         for queue in self.queues:
             queue.put_nowait(message)
@@ -168,9 +168,8 @@ class Pit:
 
     async def _floor(self, request: web.Request) -> web.StreamResponse:
         day, shift = self._now()
-        rows = await self.query(lambda db: queries.tables(db, day, shift))
-        return web.json_response({**queries.floor_totals(rows, day, shift),
-                                  "currency": self.currency})
+        totals = await self.query(lambda db: queries.floor_totals(db, day, shift))
+        return web.json_response({**totals, "currency": self.currency})
 
     async def _rounds(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -238,7 +237,8 @@ class Pit:
         day, shift = self._now()
         rows = await self.query(lambda db: queries.tables(db, day, shift))
         await response.write(sse("tables", {"tables": rows, "all": True})
-                             + sse("floor", queries.floor_totals(rows, day, shift))
+                             + sse("floor", await self.query(
+                                 lambda db: queries.floor_totals(db, day, shift)))
                              + sse("alerts", {"alerts": await self.query(queries.alerts)}))
         self.queues.add(queue)
         try:

@@ -77,18 +77,32 @@ async def tables(db: AsyncConnection[Any], day: datetime, shift: datetime,
     return [table_row(row, day, shift, now) for row in await cursor.fetchall()]
 
 
-def floor_totals(rows: list[dict[str, Any]], day: datetime, shift: datetime
-                 ) -> dict[str, Any]:
+FLOOR: Final = """
+SELECT (SELECT count(*) FROM tables),
+       (SELECT coalesce(json_object_agg(status, n), '{}') FROM
+            (SELECT status, count(*) AS n FROM tables GROUP BY status) s),
+       coalesce(sum(rounds) FILTER (WHERE quarter >= %(day)s), 0)::bigint,
+       coalesce(sum(drop_minor) FILTER (WHERE quarter >= %(day)s), 0)::bigint,
+       coalesce(sum(win_minor) FILTER (WHERE quarter >= %(day)s), 0)::bigint,
+       coalesce(sum(rounds) FILTER (WHERE quarter >= %(shift)s), 0)::bigint,
+       coalesce(sum(drop_minor) FILTER (WHERE quarter >= %(shift)s), 0)::bigint,
+       coalesce(sum(win_minor) FILTER (WHERE quarter >= %(shift)s), 0)::bigint
+FROM tallies WHERE quarter >= least(%(day)s, %(shift)s)
+"""
+
+
+async def floor_totals(db: AsyncConnection[Any], day: datetime, shift: datetime
+                       ) -> dict[str, Any]:
+    """The floor's figures for the gaming day and the shift, added up in the database."""
     now = datetime.now(UTC)
-    totals: dict[str, Any] = {"tables": len(rows), "by_status": {}}
-    for row in rows:
-        totals["by_status"][row["status"]] = totals["by_status"].get(row["status"], 0) + 1
-    for period, since in (("day", day), ("shift", shift)):
-        rounds, drop, win = (sum(row[period][k] for row in rows)
-                             for k in ("rounds", "drop", "win"))
-        totals[period] = figures(rounds, drop, win, since, now)
-    totals["day_start"], totals["shift_start"] = _iso(day), _iso(shift)
-    return totals
+    cursor = await db.execute(FLOOR, {"day": day, "shift": shift})
+    row = await cursor.fetchone()
+    assert row is not None
+    count, by_status, d_rounds, d_drop, d_win, s_rounds, s_drop, s_win = row
+    return {"tables": count, "by_status": by_status,
+            "day": figures(d_rounds, d_drop, d_win, day, now),
+            "shift": figures(s_rounds, s_drop, s_win, shift, now),
+            "day_start": _iso(day), "shift_start": _iso(shift)}
 
 
 async def last_rounds(db: AsyncConnection[Any], table: str, limit: int

@@ -173,6 +173,12 @@ def test_the_pit_api_login_and_acknowledgement(
         rows = {t["table"]: t for t in get(floor.url + "api/tables")}
         assert rows["bac-01"]["game"] == "baccarat" and rows["bac-01"]["status"] == "open"
         assert rows["bj-01"]["day"]["rounds"] == 2
+        totals = get(floor.url + "api/floor")
+        assert (totals["tables"], totals["by_status"]) == (2, {"open": 2})
+        for period in ("day", "shift"):
+            assert totals[period]["rounds"] == 4
+            assert totals[period]["drop"] == sum(t[period]["drop"] for t in rows.values())
+            assert totals[period]["win"] == sum(t[period]["win"] for t in rows.values())
         wait_until(lambda: any(t["lost_devices"] == ["pads"] for t in get(
             floor.url + "api/tables")), "the lost device in the table's status")
         wait_until(lambda: get(floor.url + "api/alerts"), "the alert")
