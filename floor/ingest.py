@@ -20,7 +20,7 @@ import json
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -64,14 +64,11 @@ class Counters:
     rejected: int = 0
     conflicts: int = 0
     db_failures: int = 0
-    since: float = field(default_factory=time.monotonic)
 
 
 class Ingest:
-    def __init__(self, broker: Broker, dsn: str, name: str,
-                 on_stored: Any = lambda tables: None) -> None:
+    def __init__(self, broker: Broker, dsn: str, name: str) -> None:
         self.broker, self.dsn, self.name = broker, dsn, name
-        self.on_stored = on_stored
         self.log = structlog.get_logger().bind(floor=name)
         self.client = make_client(broker, f"tablectl-floor-{name}", manual_ack=True)
         self.client.on_connect = self._connected
@@ -215,7 +212,6 @@ class Ingest:
             if delivery.qos and delivery.generation == self._generation:
                 self.client.ack(delivery.mid, delivery.qos)
         self._report(stored)
-        self.on_stored({m.table for m in messages} | {s.table for s in statuses})
 
     def _report(self, stored: dict[str, int], every: bool = False) -> None:
         """Tell each table how far the floor has its messages (retained), at most every

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
@@ -245,7 +245,3 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
 
 def connect(dsn: str) -> psycopg.Connection:
     return psycopg.connect(dsn, autocommit=True)
-
-
-def table_ids(db: psycopg.Connection) -> Iterable[str]:
-    return [row[0] for row in db.execute("SELECT table_id FROM tables ORDER BY table_id")]
