@@ -167,8 +167,7 @@ class Ingest:
             table = levels[2] if len(levels) > 2 else ""
             try:
                 if levels[-1] == "status" and len(levels) == 4:
-                    statuses.append(Status(table, _status(delivery.payload, table),
-                                           delivery.received))
+                    statuses.append(Status.parse(delivery.payload, table, delivery.received))
                 elif len(levels) == 5 and levels[3] == "journal":
                     message = Incoming.parse(delivery.payload, table)
                     if message.topic != levels[4]:
@@ -259,11 +258,3 @@ class Ingest:
             self._db = connect(self.dsn)
         return self._db
 
-
-def _status(payload: bytes, table: str) -> dict[str, Any]:
-    data = json.loads(payload)
-    if not isinstance(data, dict) or data.get("table") != table:
-        raise ValueError("a status names its own table")
-    if data.get("status") not in ("open", "closed", "offline"):
-        raise ValueError(f"status {data.get('status')!r} is not open, closed or offline")
-    return data

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from controller.gaming_day import DayPolicy
+
 
 @dataclass(frozen=True)
 class Periods:
@@ -25,12 +27,9 @@ class Periods:
                              "(24, 12, 8, 6, ...)")
 
     def current(self, now: datetime) -> tuple[datetime, datetime]:
-        """(start of the gaming day, start of the shift) that `now` is in, in UTC."""
-        local = now.astimezone(self.zone)
-        start = local.replace(hour=self.day_start.hour, minute=self.day_start.minute,
-                              second=0, microsecond=0)
-        if start > local:
-            start -= timedelta(days=1)
+        """(start of the gaming day, start of the shift) that `now` is in, in UTC: the day is
+        the business date the tables' gaming days use (`DayPolicy`)."""
+        date = DayPolicy(self.day_start, self.zone).business_date(now.isoformat())
+        start = datetime.combine(date, self.day_start, self.zone).astimezone(UTC)
         shift = timedelta(hours=self.shift_hours)
-        elapsed = (local - start) // shift
-        return start.astimezone(UTC), (start + elapsed * shift).astimezone(UTC)
+        return start, start + (now - start) // shift * shift

@@ -77,6 +77,16 @@ class Status:
     data: dict[str, Any]
     received: datetime
 
+    @classmethod
+    def parse(cls, payload: bytes, table: str, received: datetime) -> Status:
+        """A status, or ValueError naming what is wrong with it."""
+        data = json.loads(payload)
+        if not isinstance(data, dict) or data.get("table") != table:
+            raise ValueError("a status names its own table")
+        if data.get("status") not in ("open", "closed", "offline"):
+            raise ValueError(f"status {data.get('status')!r} is not open, closed or offline")
+        return cls(table, data, received)
+
 
 def alert_text(message: Incoming) -> str | None:
     """The line a supervisor acknowledges, or None if the message needs no acknowledging."""

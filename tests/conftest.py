@@ -14,6 +14,7 @@ from controller.paytables import PayTables
 from controller.settle_script import settle_session
 
 REGISTRY = PayTables.load()
+CHROMIUM = os.environ.get("TABLECTL_CHROMIUM", "/usr/bin/chromium")
 ALL_BJ_TABLES = {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1", "dead_mans_hand": "1"}
 
 
@@ -56,3 +57,15 @@ def no_leaks() -> Iterator[None]:
     threads, ptys = _ours()
     assert threads <= before_threads, f"threads left running: {threads - before_threads}"
     assert ptys <= before_ptys, f"ptys or ports left open: {ptys - before_ptys}"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's chromium driven by Playwright (which downloads no browser of its own)."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield browser
+        browser.close()

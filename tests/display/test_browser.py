@@ -5,13 +5,12 @@ round is on hold or the controller stops. Screenshots of each game go to artifac
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from controller.events import (
     BetsLocked,
@@ -29,19 +28,8 @@ from devices.display.server import DisplayServer, Hub
 from devices.display.view import view
 from tests.conftest import REGISTRY
 
-CHROMIUM = os.environ.get("TABLECTL_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 WAIT_MS = 10_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield browser
-        browser.close()
 
 
 class LiveTable:

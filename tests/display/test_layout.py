@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 from controller.events import BetsLocked, CardDrawn, WagerPlaced
 from controller.table import config_change
 from tests.conftest import REGISTRY
-from tests.display.test_browser import ARTIFACTS, WAIT_MS, LiveTable, browser  # noqa: F401
+from tests.display.test_browser import ARTIFACTS, WAIT_MS, LiveTable
 
 SIZES = [(800, 480), (1024, 600), (1280, 800), (1920, 1080), (720, 1280)]
 README_SIZES = [(800, 480), (1280, 800)]
@@ -87,7 +87,7 @@ def baccarat_payout(table: LiveTable) -> None:
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
 @pytest.mark.parametrize("game", ["blackjack", "baccarat"])
-def test_every_seat_and_the_whole_payout_fit(browser: Browser, game: str, width: int,  # noqa: F811
+def test_every_seat_and_the_whole_payout_fit(browser: Browser, game: str, width: int,
                                              height: int) -> None:
     tables = {"blackjack": {"lucky_stiff": "1", "lucky7": "1", "blackjack_tie": "1"},
               "baccarat": {"lucky8": "1"}}[game]
@@ -109,7 +109,7 @@ def test_every_seat_and_the_whole_payout_fit(browser: Browser, game: str, width:
         table.close()
 
 
-def test_the_walk_goes_through_the_procedure(browser: Browser) -> None:  # noqa: F811
+def test_the_walk_goes_through_the_procedure(browser: Browser) -> None:
     """rules/lucky-8-baccarat.txt: losers first from the dealer's right (seat 9), then winners in
     the same order; the seat being paid is marked."""
     table = LiveTable(config_change("baccarat", {}, {"lucky8": "1"}, REGISTRY))
@@ -135,7 +135,7 @@ def test_the_walk_goes_through_the_procedure(browser: Browser) -> None:  # noqa:
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
-def test_the_hand_to_act_and_its_buttons_stay_on_screen(browser: Browser, width: int,  # noqa: F811
+def test_the_hand_to_act_and_its_buttons_stay_on_screen(browser: Browser, width: int,
                                                         height: int) -> None:
     table = LiveTable(config_change("blackjack", {}, {}, REGISTRY))
     page = browser.new_page(viewport={"width": width, "height": height})

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.broker import parse_broker
+from floor.ingest import Ingest
 from floor.schema import migrate
 from floor.store import connect
 from tests.servers import Mosquitto, Postgres
@@ -38,3 +40,13 @@ def floor_dsn(postgres: Postgres) -> str:
     with connect(dsn) as db:
         migrate(db)
     return dsn
+
+
+@pytest.fixture
+def ingest(broker: Mosquitto, floor_dsn: str) -> Iterator[Ingest]:
+    """An in-process floor, subscribed before any table publishes."""
+    floor = Ingest(parse_broker(broker.url), floor_dsn, "test")
+    floor.start()
+    assert floor.connected.wait(30)
+    yield floor
+    floor.stop()

@@ -22,7 +22,6 @@ import psycopg
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.broker import parse_broker
 from controller.events import DeviceLost
 from floor.accounts import add_supervisor
 from floor.ingest import Ingest
@@ -54,13 +53,6 @@ class Sender:
         self.client.loop_stop()
 
 
-@pytest.fixture
-def ingest(broker: Mosquitto, floor_dsn: str) -> Iterator[Ingest]:
-    floor = Ingest(parse_broker(broker.url), floor_dsn, "test")
-    floor.start()
-    assert floor.connected.wait(30)
-    yield floor
-    floor.stop()
 
 
 @pytest.fixture
@@ -243,3 +235,21 @@ def test_two_writers_of_the_same_tables_never_deadlock(floor_dsn: str) -> None:
     assert failures == []
     assert one(floor_dsn, "SELECT count(*) FROM tables WHERE status = 'open'") == 30
     assert one(floor_dsn, "SELECT min(through) FROM tables") == 300
+
+
+def test_the_gaming_day_and_shift_follow_the_casino_clock() -> None:
+    """The pit's periods start at `--day-start` local time, on the business date the tables'
+    gaming days use, in zones a whole or a half hour from UTC."""
+    from datetime import UTC, datetime, time
+    from zoneinfo import ZoneInfo
+
+    from floor.periods import Periods
+    now = datetime(2026, 11, 22, 13, 30, tzinfo=UTC)
+    day, shift = Periods(time(6, 0), 8, ZoneInfo("America/Los_Angeles")).current(now)
+    assert (day.isoformat(), shift.isoformat()) == ("2026-11-21T14:00:00+00:00",
+                                                    "2026-11-22T06:00:00+00:00")
+    day, shift = Periods(time(6, 0), 8, ZoneInfo("Asia/Kolkata")).current(now)
+    assert (day.isoformat(), shift.isoformat()) == ("2026-11-22T00:30:00+00:00",
+                                                    "2026-11-22T08:30:00+00:00")
+    with pytest.raises(ValueError, match="quarter hour"):
+        Periods(time(6, 10))

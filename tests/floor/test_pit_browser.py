@@ -5,31 +5,18 @@ It leaves a screenshot in docs/screenshots/pit.png."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
-import pytest
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from controller.events import DeviceLost
 from floor.accounts import add_supervisor
-from tests.display.test_browser import CHROMIUM
 from tests.floor.harness import FloorProcess, LinkedTable
 from tests.servers import Mosquitto
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WAIT_MS = 30_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield browser
-        browser.close()
 
 
 def test_the_pit_follows_the_tables_live(tmp_path: Path, broker: Mosquitto, floor_dsn: str,
