@@ -2,12 +2,18 @@
 several per process with their journals on tmpfs, at X times a real table's pace, into one
 Mosquitto and two `tablectl floor serve` processes on one PostgreSQL.
 
-    python -m benchmarks.floor --tables N --speed X [--seconds S] [--workers W]
+    python -m benchmarks.floor --tables N --speed X [--seconds S] [--workers W] [--replay K]
 
 A real table's pace: 60 rounds an hour (a full blackjack table deals 50 to 70). It reports
 messages and rows per second, the latency from a table's commit to the row in PostgreSQL and to
 the pit page's stream (p50, p99), the CPU per table on both sides, whether the tables kept pace,
 and `floor reconcile` on every table's journal.
+
+`--replay K` measures the floor alone, beyond what this machine's cores can deal: K real tables
+first play every round the benchmark needs, as fast as they can and with no link; then each of
+the N tables sends one of those K tables' messages and statuses, on the same schedule, each
+message with its table's name and stamped with the moment it is sent, from W processes of one
+MQTT connection each. Every table is reconciled against the journal it replays.
 """
 
 from __future__ import annotations
@@ -15,28 +21,32 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import multiprocessing
 import os
 import random
 import shutil
+import sqlite3
 import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+import paho.mqtt.client as mqtt
 import psycopg
 import structlog
 
 from benchmarks.common import machine, percentile
 from controller.autopilot import Autopilot
-from controller.broker import parse_broker
+from controller.broker import make_client, parse_broker, table_topic
 from controller.floor_link import FloorLink, table_status
-from controller.journal import Journal
+from controller.journal import Journal, codec
 from controller.paytables import PayTables
-from controller.service import TableService
+from controller.service import TableService, utc_now
 from controller.table import config_change
 from floor.reconcile import reconcile
 from floor.schema import migrate
@@ -55,44 +65,61 @@ def quiet() -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 
 
-def tables_worker(names: list[str], folder: str, broker: str, speed: float, seconds: float,
-                  start_at: float, results: Any) -> None:
-    """One process's tables: each round dealt when due, on a schedule with a random phase."""
-    quiet()
-    registry = PayTables.load()
-    rng = random.Random(names[0])
+def open_table(path: Path, game: str, registry: PayTables) -> tuple[TableService, Autopilot]:
+    """A real table service with the autopilot at its seats, configured for `game`."""
+    service = TableService(Journal.open(path))
+    service.submit(config_change(game, {}, GAMES[game], registry))
+    return service, Autopilot(service.submit, service.table, random.Random(path.parent.name),
+                              seats=7 if game == "blackjack" else 5)
+
+
+def game_of(index: int) -> str:
+    return "baccarat" if index % 3 == 2 else "blackjack"
+
+
+def paced(count: int, speed: float, seconds: float, start_at: float, seed: str,
+          play: Callable[[int], None]) -> tuple[int, list[float]]:
+    """Each of `count` tables plays a round when due, on a schedule with a random phase, until
+    `seconds` have passed: (rounds played, how late each was)."""
+    rng = random.Random(seed)
     period = 3600 / ROUNDS_PER_HOUR / speed
-    tables = []
-    for index, name in enumerate(names):
-        game = "baccarat" if index % 3 == 2 else "blackjack"
-        path = Path(folder) / name / "journal.sqlite3"
-        service = TableService(Journal.open(path))
-        service.submit(config_change(game, {}, GAMES[game], registry))
-        link = FloorLink(path, parse_broker(broker), name)
-        link.start()
-        pilot = Autopilot(service.submit, service.table, random.Random(name),
-                          seats=7 if game == "blackjack" else 5)
-        tables.append((service, link, pilot))
     while time.time() < start_at:
         time.sleep(0.01)
-    cpu0 = time.process_time()
-    due = [start_at + rng.random() * period for _ in tables]
+    due = [start_at + rng.random() * period for _ in range(count)]
     late: list[float] = []
-    played = 0
     end = start_at + seconds
     while True:
-        index = min(range(len(tables)), key=due.__getitem__)
+        index = min(range(count), key=due.__getitem__)
         if due[index] >= end:
-            break
+            return len(late), late
         wait = due[index] - time.time()
         if wait > 0:
             time.sleep(wait)  # the pace of play, not a synchronisation
         late.append(max(0.0, time.time() - due[index]))
+        play(index)
+        due[index] += period
+
+
+def tables_worker(names: list[str], folder: str, broker: str, speed: float, seconds: float,
+                  start_at: float, results: Any) -> None:
+    """One process's real tables, each with its floor link."""
+    quiet()
+    registry = PayTables.load()
+    tables = []
+    for name in names:
+        path = Path(folder) / name / "journal.sqlite3"
+        service, pilot = open_table(path, game_of(int(name[1:])), registry)
+        link = FloorLink(path, parse_broker(broker), name)
+        link.start()
+        tables.append((service, link, pilot))
+
+    def play(index: int) -> None:
         service, link, pilot = tables[index]
         pilot.play_round()
         link.status(table_status(service.table))
-        played += 1
-        due[index] += period
+
+    cpu0 = time.process_time()
+    played, late = paced(len(tables), speed, seconds, start_at, names[0], play)
     cpu = time.process_time() - cpu0
     drained = time.monotonic() + 120
     while any(link.backlog() for _, link, _ in tables) and time.monotonic() < drained:
@@ -103,6 +130,92 @@ def tables_worker(names: list[str], folder: str, broker: str, speed: float, seco
         service.journal.close()
     results.put({"rounds": played, "cpu": cpu, "late_p99": percentile(late, 0.99) if late else 0,
                  "tables": len(tables)})
+
+
+class Recorded(NamedTuple):
+    """One round of a recorded table: its messages (n, envelope JSON before and after the
+    table's name and time, topic) and the status the table showed after it."""
+
+    messages: list[tuple[str, str, str]]
+    status: dict[str, Any]
+
+
+def record(folder: Path, sources: int, rounds: int) -> list[list[Recorded]]:
+    """`sources` real tables play `rounds` rounds each, as fast as they can, with no link."""
+    registry = PayTables.load()
+    recorded = []
+    for index in range(sources):
+        path = folder / "sources" / f"s{index:03d}" / "journal.sqlite3"
+        service, pilot = open_table(path, game_of(index), registry)
+        statuses = []
+        for _ in range(rounds):
+            pilot.play_round()
+            statuses.append(table_status(service.table))
+        assert service.journal is not None
+        service.journal.close()
+        recorded.append(cut_into_rounds(path, statuses))
+    return recorded
+
+
+def cut_into_rounds(path: Path, statuses: list[dict[str, Any]]) -> list[Recorded]:
+    """A recorded journal's outbox, cut after each round's message."""
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT n, seq, topic, round, body FROM outbox ORDER BY n").fetchall()
+    db.close()
+    groups: list[list[tuple[str, str, str]]] = [[]]
+    for n, seq, topic, number, body in rows:
+        head = json.dumps({"n": n, "seq": seq, "topic": topic, "round": number})[1:-1]
+        tail = f',"body":{codec.decode(body, None)}}}'
+        groups[-1].append((head, tail, topic))
+        if topic == "round":
+            groups.append([])
+    if not groups[-1]:
+        groups.pop()
+    return [Recorded(messages, status)
+            for messages, status in zip(groups, statuses, strict=True)]
+
+
+def replay_worker(names: list[str], sources: list[int], recorded: list[list[Recorded]],
+                  broker: str, speed: float, seconds: float, start_at: float,
+                  results: Any) -> None:
+    """Tables replayed through one MQTT connection: each round's messages when it is due."""
+    quiet()
+    client = make_client(parse_broker(broker), f"bench-replay-{names[0]}")
+    client.max_inflight_messages_set(1000)
+    client.max_queued_messages_set(0)
+    client.connect(parse_broker(broker).host, parse_broker(broker).port)
+    client.loop_start()
+    done = [0] * len(names)
+    infos: list[mqtt.MQTTMessageInfo] = []
+
+    def play(index: int) -> None:
+        name, rounds = names[index], recorded[sources[index]]
+        if done[index] >= len(rounds):
+            return
+        step = rounds[done[index]]
+        done[index] += 1
+        for head, tail, topic in step.messages:
+            infos.append(client.publish(table_topic(name, f"journal/{topic}"),
+                                        f'{{"table":"{name}","utc":"{utc_now()}",{head}{tail}',
+                                        qos=1))
+        last_n = json.loads("{" + step.messages[-1][0] + "}")["n"]
+        client.publish(table_topic(name, "status"), json.dumps(
+            {"table": name, "utc": utc_now(), "status": "open", "n": last_n, "from_n": 1,
+             **step.status}), qos=1, retain=True)
+
+    cpu0 = time.process_time()
+    _, late = paced(len(names), speed, seconds, start_at, names[0], play)
+    for index in range(len(names)):  # what the schedule left of a recording goes out now
+        while done[index] < len(recorded[sources[index]]):
+            play(index)
+    cpu = time.process_time() - cpu0
+    played = sum(done)
+    for info in infos:
+        info.wait_for_publish(120)
+    client.disconnect()
+    client.loop_stop()
+    results.put({"rounds": played, "cpu": cpu, "late_p99": percentile(late, 0.99) if late else 0,
+                 "tables": len(names)})
 
 
 class StreamWatch(threading.Thread):
@@ -160,6 +273,8 @@ def main() -> None:
     parser.add_argument("--speed", type=float, default=100.0)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=4, help="processes running the tables")
+    parser.add_argument("--replay", type=int, metavar="K", default=0,
+                        help="replay K recorded tables' traffic: the floor alone")
     args = parser.parse_args()
     quiet()
     folder = Path(tempfile.mkdtemp(prefix="tablectl-floor-bench-", dir="/dev/shm"))
@@ -181,11 +296,27 @@ def run(args: argparse.Namespace, folder: Path, broker: Mosquitto, postgres: Pos
     watch = StreamWatch(floors[0].url)
     watch.start()
     names = [f"t{i:03d}" for i in range(args.tables)]
+    journals = {name: folder / name / "journal.sqlite3" for name in names}
     results: Any = multiprocessing.Queue()
-    start_at = time.time() + 3 + args.tables * 0.02  # every table opened first
-    workers = [multiprocessing.Process(target=tables_worker, args=(
-        names[i::args.workers], str(folder), broker.url, args.speed, args.seconds, start_at,
-        results)) for i in range(args.workers)]
+    if args.replay:
+        rounds = math.ceil(args.seconds * args.speed * ROUNDS_PER_HOUR / 3600)
+        began = time.monotonic()
+        recorded = record(folder, args.replay, rounds)
+        print(f"recorded {args.replay} tables x {rounds} rounds in "
+              f"{time.monotonic() - began:.0f} s", flush=True)
+        journals = {name: folder / "sources" / f"s{i % args.replay:03d}" / "journal.sqlite3"
+                    for i, name in enumerate(names)}
+        start_at = time.time() + 3
+        workers = [multiprocessing.Process(target=replay_worker, args=(
+            names[i::args.workers], [j % args.replay for j in range(i, args.tables,
+                                                                    args.workers)],
+            recorded, broker.url, args.speed, args.seconds, start_at, results))
+            for i in range(args.workers)]
+    else:
+        start_at = time.time() + 3 + args.tables * 0.02  # every table opened first
+        workers = [multiprocessing.Process(target=tables_worker, args=(
+            names[i::args.workers], str(folder), broker.url, args.speed, args.seconds,
+            start_at, results)) for i in range(args.workers)]
     for worker in workers:
         worker.start()
     while time.time() < start_at:
@@ -214,12 +345,14 @@ def run(args: argparse.Namespace, folder: Path, broker: Mosquitto, postgres: Pos
             "utc)), percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM stored - "
             "utc)) FROM messages WHERE topic = 'round'").fetchone()  # type: ignore[misc]
     differ = {name: found for name in names
-              if (found := reconcile(dsn, folder / name / "journal.sqlite3")[1])}
+              if (found := reconcile(dsn, journals[name], table_id=name)[1])}
     for process in floors:
         process.stop()
     print(f"machine: {machine()}")
     print(f"{args.tables} tables at {args.speed:g}x ({ROUNDS_PER_HOUR} rounds/h each), "
-          f"{args.seconds:g} s, {args.workers} table processes, 2 floor processes")
+          f"{args.seconds:g} s, {args.workers} table processes"
+          + (f" replaying {args.replay} recorded tables" if args.replay else "")
+          + ", 2 floor processes")
     print(f"rounds dealt: {rounds} of {expected:.0f} scheduled "
           f"({rounds / args.seconds:.1f}/s); tables' lateness p99 "
           f"{max(r['late_p99'] for r in reports):.2f} s")
@@ -234,7 +367,8 @@ def run(args: argparse.Namespace, folder: Path, broker: Mosquitto, postgres: Pos
               f"ms, p99 {percentile(watch.delays, 0.99) * 1000:.0f} ms "
               f"({len(watch.delays)} updates)")
     table_cpu = sum(r["cpu"] for r in reports)
-    print(f"CPU per table: table side {table_cpu / args.tables / args.seconds * 100:.2f} % of a "
+    side_name = "replaying tables" if args.replay else "table side"
+    print(f"CPU per table: {side_name} {table_cpu / args.tables / args.seconds * 100:.2f} % of a "
           f"core; floor side {(floor_cpu + pg_cpu) / args.tables / args.seconds * 100:.3f} % "
           f"(floor processes and broker {floor_cpu:.1f} s, PostgreSQL {pg_cpu:.1f} s)")
     print(f"reconciled: {args.tables - len(differ)} of {args.tables} tables")

@@ -1,6 +1,6 @@
-"""An autopilot dealer and players: random wagers on every spot the table offers, basic-strategy
-decisions, no insurance. Used by the benchmarks and the demo table; it plays through a
-TableService exactly as a dealer's inputs would."""
+"""An autopilot dealer and players: random wagers on the spots the table offers, within its
+layout's rules, basic-strategy decisions, no insurance. Used by the benchmarks and the demo
+table; it plays through a TableService exactly as a dealer's inputs would."""
 
 from __future__ import annotations
 
@@ -77,10 +77,20 @@ class Autopilot:
         for seat in range(1, self.seats + 1):
             if self.rng.random() < 0.3:
                 continue  # an empty seat
-            main = self.rng.choice(main_spots)
-            self.submit(WagerPlaced(seq=0, seat=seat, spot=main,
-                                    amount=self.rng.choice(MAIN_AMOUNTS)))
-            for spot in spots:
-                if spot not in main_spots and self.rng.random() < 0.4:
-                    amount = 100 if spot == "lucky7" else self.rng.choice(SIDE_AMOUNTS)
-                    self.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))
+            main, stake = self.rng.choice(main_spots), self.rng.choice(MAIN_AMOUNTS)
+            self.submit(WagerPlaced(seq=0, seat=seat, spot=main, amount=stake))
+            sides = [spot for spot in spots if spot not in main_spots]
+            self.rng.shuffle(sides)
+            placed, bonuses = 1, 0
+            for spot in sides:
+                if self.rng.random() >= 0.4:
+                    continue
+                amount = 100 if spot == "lucky7" else self.rng.choice(SIDE_AMOUNTS)
+                tie = spot.startswith("blackjack_tie.")
+                # A player who keeps to the layout: four wagering options at most (the sides
+                # are all within the limited one's $5), and Blackjack Tie's bonuses no more
+                # than the main wager (RULINGS.md), so rounds seldom stop for a supervisor.
+                if placed == 4 or (tie and bonuses + amount > stake):
+                    continue
+                placed, bonuses = placed + 1, bonuses + amount * tie
+                self.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))

@@ -38,7 +38,7 @@ from floor.periods import Periods
 from floor.store import CHANNEL
 
 STATIC: Final = Path(__file__).with_name("static")
-TICK_S: Final = 0.25  # changes are gathered this long before the pages are told
+TICK_S: Final = 0.25  # the pages are told at most this often
 PING_S: Final = 1.0
 COOKIE: Final = "tablectl_pit"
 OPEN_PATHS: Final = ("/api/login", "/login", "/static/pit.css", "/static/login.js")
@@ -112,10 +112,15 @@ class Pit:
                 await asyncio.sleep(1.0)  # a back-off before reconnecting, not a synchronisation
 
     async def _tick(self) -> None:
+        """At most one update every `TICK_S`: a change after a quiet spell goes out at once, and
+        those made during an update or within `TICK_S` of it go out together at the next."""
+        loop = asyncio.get_running_loop()
+        last = -TICK_S
         while True:
             await self._wake.wait()
             self._wake.clear()
-            await asyncio.sleep(TICK_S)  # gather a burst of batches into one update
+            await asyncio.sleep(max(0.0, last + TICK_S - loop.time()))  # the pages' cadence
+            last = loop.time()
             changed, self.changed = self.changed, set()
             if not self.queues or not changed:
                 continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests.floor.harness import FloorProcess, LinkedTable, Relay, one, reconciled, wait_until
@@ -67,12 +68,29 @@ def test_the_broker_restarted_mid_session(floor: Floor, broker: Mosquitto) -> No
     floor.settled()
 
 
+def waiting_batches(dsn: str) -> int:
+    """Floor transactions stopped on a lock in the middle of storing a batch of messages."""
+    return int(one(dsn, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND query LIKE '%%INSERT INTO messages%%'"))
+
+
 def test_a_floor_process_killed_mid_batch(floor: Floor) -> None:
     floor.play(2)
-    floor.floors[0].kill()  # SIGKILL, with the tables' messages flowing
-    floor.play(3)
-    floor.floors[0].start()  # the same name: its session, and what it had not acknowledged
-    floor.play(1)
+    floor.settled()
+    floor.floors[1].stop()  # one floor process left to take the next batch
+    with psycopg.connect(floor.dsn) as hold:
+        # The test holds the table's row: the batch inserts its messages, then waits to count
+        # them on that row, inside its open transaction.
+        hold.execute("SELECT 1 FROM tables WHERE table_id = 'bj-01' FOR UPDATE")
+        floor.play(1, which=(0,))
+        wait_until(lambda: waiting_batches(floor.dsn) == 1, "a batch stopped half-way")
+        floor.floors[0].kill()  # SIGKILL inside the batch
+        hold.rollback()
+    wait_until(lambda: waiting_batches(floor.dsn) == 0, "the killed batch's end")
+    assert floor.rounds("bj-01") == 2  # nothing of the killed batch was kept
+    for process in floor.floors:  # the same names: their sessions, and what they had not acked
+        process.start()
+    floor.play(2)
     floor.settled()
 
 
