@@ -11,9 +11,12 @@ dict. Everything it sends it reads from the journal, through a connection of its
   table is offline, and a clean stop says it is closed.
 
 The floor answers on `tablectl/floor/<table>/stored` with how far it has the table's messages
-without a gap. The link notes it in the journal (a sealed day's messages leave the table, and
-the day may be removed, only once the floor has them) and sends again any message past that
-point which it sent more than `resend_s` ago: one the broker acknowledged and then lost.
+without a gap, and from which journal (each journal has an id of its own, made when it is
+first linked: a table whose journal was replaced starts its numbers again, and the link stops,
+saying so, rather than take the old journal's figures for its own). The link notes the figure
+in the journal (a sealed day's messages leave the table, and the day may be removed, only once
+the floor has them) and sends again any message past that point which it sent more than
+`resend_s` ago: one the broker acknowledged and then lost.
 
 Marking rows sent and noting the floor's word are all it writes, in short transactions that do
 not sync (losing a mark to a power cut only sends a message again, and the floor stores it
@@ -26,6 +29,7 @@ import json
 import sqlite3
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Final
@@ -69,6 +73,7 @@ class FloorLink:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
         self.log = structlog.get_logger().bind(table=table_id)
+        self.journal_id = self._meta("floor_journal") or uuid.uuid4().hex
         self.client = make_client(broker, f"tablectl-table-{table_id}")
         self.client.will_set(table_topic(table_id, "status"), self._status_payload(
             {"status": "offline"}), qos=1, retain=True)
@@ -89,8 +94,9 @@ class FloorLink:
         self._status_at = 0.0
         self._health: dict[str, Any] = {}
         self._news: tuple[str, str] | None = None  # a connection's change, from paho's thread
-        self._floor_heard: int | None = None  # the floor's latest word, from paho's thread
+        self._floor_heard: tuple[int, str | None] | None = None  # from paho's thread
         self.floor_through = int(self._meta("floor_through") or 0)
+        self.other_journal: str | None = None  # the floor has this table from another journal
         self.from_n = int(self._meta("outbox_from_n") or 1)
         self._thread = threading.Thread(target=self._run, name="tablectl-floor", daemon=True)
 
@@ -108,11 +114,12 @@ class FloorLink:
     # ----- running --------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Note in the journal which table it is on the floor (`floor reconcile` reads it)."""
+        """Note in the journal which table it is on the floor, and the journal's own id on
+        the floor (`floor reconcile` reads them)."""
         with self.db:
             self.db.execute("BEGIN")
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('floor_table_id', ?)",
-                            (self.table_id,))
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
+                ("floor_table_id", self.table_id), ("floor_journal", self.journal_id)])
         self._set_health("connecting", f"to {self.broker}")  # before the thread: no race
         self.client.connect_async(self.broker.host, self.broker.port, KEEPALIVE_S)
         self.client.loop_start()
@@ -150,8 +157,8 @@ class FloorLink:
                 if news is not None:
                     self._set_health(*news)
                 if heard is not None:
-                    self._floor_has(heard)
-                if self._connected_now:
+                    self._floor_has(*heard)
+                if self._connected_now and self.other_journal is None:
                     self._publish_rows()
                     self._publish_status()
             except sqlite3.Error as exc:  # the journal busy or failing: try again later
@@ -167,8 +174,8 @@ class FloorLink:
             "SELECT n, seq, topic, round, utc, body FROM outbox WHERE n > ? AND sent_utc IS "
             "NULL ORDER BY n LIMIT ?", (self._cursor, room)).fetchall()
         for n, seq, topic, number, utc, body in rows:
-            payload = json.dumps({"table": self.table_id, "n": n, "seq": seq, "topic": topic,
-                                  "round": number, "utc": utc,
+            payload = json.dumps({"table": self.table_id, "journal": self.journal_id, "n": n,
+                                  "seq": seq, "topic": topic, "round": number, "utc": utc,
                                   "body": json.loads(codec.decode(body, None))},
                                  separators=(",", ":"))
             # Never under our lock: paho calls `_published` holding its own. A PUBACK that comes
@@ -225,16 +232,27 @@ class FloorLink:
                     ) -> None:
         """paho's thread: how far the floor has this table's messages."""
         try:
-            through = int(json.loads(message.payload)["through"])
+            word = json.loads(message.payload)
+            through, journal = int(word["through"]), word.get("journal")
         except (ValueError, KeyError, TypeError):
             self.log.error("floor sent a word the link cannot read", topic=message.topic)
             return
         with self._lock:
-            self._floor_heard = through
+            self._floor_heard = (through, journal if isinstance(journal, str) else None)
         self._wake.set()
 
-    def _floor_has(self, through: int) -> None:
-        """Note how far the floor has stored; send again what it lacks that went long ago."""
+    def _floor_has(self, through: int, journal: str | None) -> None:
+        """Note how far the floor has stored; send again what it lacks that went long ago.
+        If what the floor has under this table's id came from another journal (this one
+        replaced it), its word is not about these messages: the link stops and says so."""
+        if journal is not None and journal != self.journal_id:
+            if self.other_journal is None:
+                self.other_journal = journal
+                self.log.error("the floor has this table from another journal: not sending",
+                               journal=self.journal_id, floor_journal=journal)
+                self._set_health("refused", f"the floor has table {self.table_id} from another "
+                                 "journal: give this table a new floor table_id")
+            return
         if through > self.floor_through:
             self.floor_through = through
             with self.db:
@@ -256,8 +274,8 @@ class FloorLink:
     # ----- status ------------------------------------------------------------------------------
 
     def _status_payload(self, status: dict[str, Any]) -> str:
-        return json.dumps({"table": self.table_id, "utc": utc_now(), **status},
-                          separators=(",", ":"))
+        return json.dumps({"table": self.table_id, "journal": self.journal_id, "utc": utc_now(),
+                           **status}, separators=(",", ":"))
 
     def _last_n(self) -> int:
         """The last message the table has made (sealed days may have taken the rows)."""

@@ -8,7 +8,8 @@ session (the client id is stable, the session outlives a restart), and the broke
 again when it is back. Storing is idempotent, so a message delivered twice is stored once.
 
 After each batch, and every `NAG_S` for tables it lacks messages of, it publishes to each table
-(retained, `tablectl/floor/<table>/stored`) how far the floor has its messages without a gap.
+(retained, `tablectl/floor/<table>/stored`) how far the floor has its messages without a gap,
+and from which journal (a table's id belongs to the first journal heard from under it).
 That covers what the broker acknowledged to a table and then lost (Mosquitto forgets shared
 subscriptions across a restart; a broker killed before it saved), and messages sent before any
 floor process had subscribed: the table sends them again.
@@ -32,7 +33,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.broker import FLOOR_ROOT, ROOT, Broker, make_client
-from floor.store import Incoming, Status, behind, connect, write_batch
+from floor.store import Conflict, Incoming, Mark, Status, behind, connect, write_batch
 
 GROUP: Final = "tablectl-floor"
 MESSAGES: Final = f"$share/{GROUP}/{ROOT}/+/journal/+"
@@ -201,8 +202,9 @@ class Ingest:
                 if self._stop.wait(delay):
                     return  # stopping: unacknowledged, the broker delivers them again
                 delay = min(delay * 2, RETRY_S[1])
-        for table, n in conflicts:
-            self.log.error("message conflicts with the one stored", table=table, n=n)
+        for conflict in conflicts:
+            self.log.error("message kept aside as a conflict", table=conflict.table,
+                           n=conflict.n, reason=conflict.reason)
         self.counters.conflicts += len(conflicts)
         self.counters.messages += len(messages)
         self.counters.statuses += len(statuses)
@@ -212,16 +214,17 @@ class Ingest:
                 self.client.ack(delivery.mid, delivery.qos)
         self._report(stored)
 
-    def _report(self, stored: dict[str, int], every: bool = False) -> None:
+    def _report(self, stored: dict[str, Mark], every: bool = False) -> None:
         """Tell each table how far the floor has its messages (retained), at most every
         `REPORT_S` (the nag: each time): the table sends again what lies beyond, if it sent it
         long enough ago (a message the broker lost), and lets its sealed days go."""
         now = time.monotonic()
-        for table, through in stored.items():
+        for table, mark in stored.items():
             if every or now - self._reported.get(table, 0.0) >= REPORT_S:
                 self._reported[table] = now
                 self.client.publish(f"{FLOOR_ROOT}/{table}/stored", json.dumps(
-                    {"through": through, "floor": self.name}), qos=1, retain=True)
+                    {"through": mark.through, "journal": mark.journal, "floor": self.name}),
+                    qos=1, retain=True)
 
     def _nag(self) -> None:
         """Every `NAG_S`: the tables the floor knows it lacks messages of hear it again."""
@@ -235,7 +238,7 @@ class Ingest:
             self.log.warning("floor database failed", error=str(exc).strip())
 
     def _store_each(self, messages: list[Incoming], statuses: list[Status]
-                    ) -> tuple[list[tuple[str, int]], dict[str, int], list[Incoming]]:
+                    ) -> tuple[list[Conflict], dict[str, Mark], list[Incoming]]:
         """A batch the database refused: each message alone, the ones it refuses logged and
         skipped (the rest must not wait behind them)."""
         db = self._database()

@@ -8,6 +8,7 @@ What must agree:
 - the rounds: every round over in the journal since the table's outbox began, read from the
   journal's own rounds (every file: the live one and each sealed day that is here), is on the
   floor once with the same status and settlements, and the floor has no round the journal lacks;
+- the floor has the table from this journal (its id, made when it was first linked);
 - no message from the table was kept aside as a conflict.
 Sent messages leave the table with their sealed day, so for older days the rounds carry the
 comparison. Read-only on both sides.
@@ -38,6 +39,7 @@ class Side:
     rounds: dict[int, tuple[str, Any]] = field(default_factory=dict)  # round -> (status, sett.)
     doubled: set[int] = field(default_factory=set)  # rounds stored more than once
     unsent: int = 0
+    journal: str | None = None  # the journal's own id (the floor: the one it has the table from)
 
 
 def ranges(numbers: Iterable[int]) -> str:
@@ -57,6 +59,7 @@ def journal_side(path: Path, archive_dirs: list[Path]) -> tuple[str | None, Side
     try:
         live = history.live
         table_id = live.meta("floor_table_id")
+        side.journal = live.meta("floor_journal")
         from_seq = int(live.meta("outbox_from_seq") or 1)
         side.first_n = int(live.meta("outbox_from_n") or 1)
         sequence = live.query("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'")
@@ -87,6 +90,8 @@ def floor_side(db: psycopg.Connection, table_id: str) -> tuple[Side, int]:
         if number in side.rounds:
             side.doubled.add(number)
         side.rounds[number] = (body["status"], body["settlements"])
+    known = db.execute("SELECT journal FROM tables WHERE table_id = %s", (table_id,)).fetchone()
+    side.journal = known[0] if known else None
     conflicts = db.execute("SELECT count(*) FROM conflicts WHERE table_id = %s",
                            (table_id,)).fetchone()
     return side, int(conflicts[0]) if conflicts else 0
@@ -94,6 +99,9 @@ def floor_side(db: psycopg.Connection, table_id: str) -> tuple[Side, int]:
 
 def differences(journal: Side, floor: Side, conflicts: int) -> list[str]:
     found: list[str] = []
+    if journal.journal and floor.journal and journal.journal != floor.journal:
+        found.append(f"the floor has this table from journal {floor.journal}, not from this "
+                     f"one ({journal.journal}): a replaced journal needs a new table id")
     made = set(range(journal.first_n, journal.last_n + 1))
     missing = made - floor.digests.keys()
     if missing:

@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import psycopg
 
@@ -38,6 +38,7 @@ class Incoming:
     utc: str
     body: dict[str, Any]
     text: str  # the body as sent, for its digest
+    journal: str | None = None  # the id of the journal it came from (its floor link's)
 
     @classmethod
     def parse(cls, payload: bytes, table: str) -> Incoming:
@@ -58,9 +59,12 @@ class Incoming:
             if data["topic"] == "round" and not all(
                     isinstance(body.get(k), int) for k in ("drop", "win")):
                 raise ValueError("a round's drop and win are whole minor units")
+            journal = data.get("journal")
+            if journal is not None and not isinstance(journal, str):
+                raise ValueError("journal is the journal's id, a string")
             return cls(table, n, seq, str(data["topic"]),
                        None if number is None else int(number), utc, body,
-                       canonical(body))
+                       canonical(body), journal)
         except KeyError as exc:
             raise ValueError(f"no {exc.args[0]!r}") from None
 
@@ -85,6 +89,8 @@ class Status:
             raise ValueError("a status names its own table")
         if data.get("status") not in ("open", "closed", "offline"):
             raise ValueError(f"status {data.get('status')!r} is not open, closed or offline")
+        if not isinstance(data.get("journal", ""), str):
+            raise ValueError("journal is the journal's id, a string")
         return cls(table, data, received)
 
 
@@ -164,20 +170,29 @@ JOIN messages m USING (table_id, n)
 WHERE m.digest <> i.digest
 """
 KEEP_CONFLICT: Final = """
-INSERT INTO conflicts (table_id, n, digest, body) VALUES (%b, %b, %b, %b::jsonb)
+INSERT INTO conflicts (table_id, n, digest, body, journal) VALUES (%b, %b, %b, %b::jsonb, %b)
 ON CONFLICT DO NOTHING
 """
+# The journal a table's messages come from: the first the floor hears of, kept.
+NOTE_JOURNALS: Final = """
+INSERT INTO tables AS t (table_id, journal) SELECT * FROM unnest(%b::text[], %b::text[])
+ON CONFLICT (table_id) DO UPDATE SET journal = coalesce(t.journal, EXCLUDED.journal)
+"""
+# A table's latest status; one from a journal other than the table's changes nothing.
 UPSERT_STATUS: Final = """
-INSERT INTO tables AS t (table_id, game, status, detail, status_utc, last_n, received, through)
+INSERT INTO tables AS t (table_id, game, status, detail, status_utc, last_n, received, through,
+                        journal)
 SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::jsonb[], %b::timestamptz[],
-                     %b::bigint[], %b::timestamptz[], %b::bigint[])
+                     %b::bigint[], %b::timestamptz[], %b::bigint[], %b::text[])
 ON CONFLICT (table_id) DO UPDATE SET
     through = greatest(t.through, EXCLUDED.through),
     game = CASE WHEN EXCLUDED.game = '' THEN t.game ELSE EXCLUDED.game END,
     status = EXCLUDED.status, detail = t.detail || EXCLUDED.detail,
     status_utc = EXCLUDED.status_utc,
-    last_n = greatest(t.last_n, EXCLUDED.last_n), received = EXCLUDED.received
-WHERE t.received IS NULL OR EXCLUDED.received >= t.received
+    last_n = greatest(t.last_n, EXCLUDED.last_n), received = EXCLUDED.received,
+    journal = coalesce(t.journal, EXCLUDED.journal)
+WHERE (t.received IS NULL OR EXCLUDED.received >= t.received)
+  AND (t.journal IS NULL OR EXCLUDED.journal IS NULL OR t.journal = EXCLUDED.journal)
 """
 
 
@@ -213,14 +228,29 @@ def take_turn(db: psycopg.Connection) -> None:
     db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
 
 
-def throughs(db: psycopg.Connection, tables: Sequence[str]) -> dict[str, int]:
+class Mark(NamedTuple):
+    """What the floor tells a table: how far its messages are stored without a gap, and from
+    which journal."""
+
+    through: int
+    journal: str | None
+
+
+class Conflict(NamedTuple):
+    table: str
+    n: int
+    reason: str
+
+
+def throughs(db: psycopg.Connection, tables: Sequence[str]) -> dict[str, Mark]:
     """Advance and return how far each of `tables` is stored without a gap."""
     db.execute(ADVANCE, (list(tables),))
-    return {str(t): int(n) for t, n in db.execute(
-        "SELECT table_id, through FROM tables WHERE table_id = ANY(%b)", (list(tables),))}
+    return {str(t): Mark(int(n), j) for t, n, j in db.execute(
+        "SELECT table_id, through, journal FROM tables WHERE table_id = ANY(%b)",
+        (list(tables),))}
 
 
-def behind(db: psycopg.Connection) -> dict[str, int]:
+def behind(db: psycopg.Connection) -> dict[str, Mark]:
     """The tables whose messages have a gap or are not all here yet: how far each is stored."""
     with db.transaction():
         tables = [str(row[0]) for row in db.execute(BEHIND)]
@@ -230,38 +260,65 @@ def behind(db: psycopg.Connection) -> dict[str, int]:
         return throughs(db, tables)
 
 
-def keep_conflicts(db: psycopg.Connection, messages: Sequence[Incoming]
-                   ) -> list[tuple[str, int]]:
+def from_other_journals(db: psycopg.Connection, messages: Sequence[Incoming]
+                        ) -> list[Conflict]:
+    """The messages sent under a table's id from a journal other than the one the floor has
+    for it (the table's journal replaced, its numbers starting again): kept aside. A table's
+    first journal is noted here."""
+    tables = sorted({m.table for m in messages})
+    known: dict[str, str | None] = dict(db.execute(
+        "SELECT table_id, journal FROM tables WHERE table_id = ANY(%b)", (tables,)).fetchall())
+    first: dict[str, str] = {}
+    for message in sorted(messages, key=lambda m: m.n):
+        if message.journal and not known.get(message.table):
+            known[message.table] = first[message.table] = message.journal
+    if first:
+        db.execute(NOTE_JOURNALS, columns(list(first.items()), 2))
+    foreign = [m for m in messages if m.journal and known[m.table] != m.journal]
+    if foreign:
+        db.cursor().executemany(KEEP_CONFLICT, [(m.table, m.n, m.digest, m.text, m.journal)
+                                                for m in foreign])
+    return [Conflict(m.table, m.n, f"from journal {m.journal}; the floor has this table from "
+                     f"journal {known[m.table]}") for m in foreign]
+
+
+def keep_conflicts(db: psycopg.Connection, messages: Sequence[Incoming]) -> list[Conflict]:
     """Keep aside each message whose number was stored with other content; their keys."""
     by_key = {(m.table, m.n, m.digest): m for m in messages}
     found = db.execute(FIND_CONFLICTS, columns(list(by_key), 3)).fetchall()
     kept = [by_key[(str(t), int(n), bytes(d))] for t, n, d in found]
     if kept:
-        db.cursor().executemany(KEEP_CONFLICT, [(m.table, m.n, m.digest, m.text) for m in kept])
-    return [(m.table, m.n) for m in kept]
+        db.cursor().executemany(KEEP_CONFLICT, [(m.table, m.n, m.digest, m.text, m.journal)
+                                                for m in kept])
+    return [Conflict(m.table, m.n, "stored before with other content") for m in kept]
 
 
 def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
-                statuses: Sequence[Status]) -> tuple[list[tuple[str, int]], dict[str, int]]:
-    """Store a batch in one transaction: the (table, n) that conflicted with what was stored,
-    and how far each table in the batch is now stored without a gap."""
-    unique = {(m.table, m.n): m for m in messages}  # a redelivery inside one batch
-    conflicts: list[tuple[str, int]] = []
-    stored: dict[str, int] = {}
+                statuses: Sequence[Status]) -> tuple[list[Conflict], dict[str, Mark]]:
+    """Store a batch in one transaction: the messages kept aside as conflicts, and how far
+    each table in the batch is now stored without a gap."""
+    conflicts: list[Conflict] = []
+    stored: dict[str, Mark] = {}
     with db.transaction():
         take_turn(db)
-        if unique:
-            db.execute(INSERT_BATCH, columns(
-                [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest,
-                  alert_text(m)) for m in unique.values()], 9))
-            conflicts = keep_conflicts(db, messages)
+        if messages:
+            conflicts = from_other_journals(db, messages)
+            foreign = {(c.table, c.n) for c in conflicts}
+            mine = [m for m in messages if (m.table, m.n) not in foreign]
+            unique = {(m.table, m.n): m for m in mine}  # a redelivery inside one batch
+            if unique:
+                db.execute(INSERT_BATCH, columns(
+                    [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest,
+                      alert_text(m)) for m in unique.values()], 9))
+                conflicts += keep_conflicts(db, mine)
             stored = throughs(db, sorted({m.table for m in messages}))
         latest = {s.table: s for s in statuses}  # a batch keeps each table's last status
         if latest:
             db.execute(UPSERT_STATUS, columns([
                 (s.table, str(s.data.get("game", "")), str(s.data.get("status", "unknown")),
                  json.dumps(s.data), s.data.get("utc"), int(s.data.get("n", 0)), s.received,
-                 int(s.data.get("from_n", 1)) - 1) for s in latest.values()], 8))
+                 int(s.data.get("from_n", 1)) - 1, s.data.get("journal"))
+                for s in latest.values()], 9))
         touched = json.dumps(sorted({m.table for m in messages} | {s.table for s in statuses}))
         db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, touched if len(touched) < 7900
                                                   else "*"))  # NOTIFY's payload limit

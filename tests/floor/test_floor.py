@@ -6,7 +6,6 @@ the real `tablectl floor serve` process."""
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
 import threading
@@ -30,11 +29,12 @@ from tests.floor.harness import FloorProcess, LinkedTable, one, reconciled, stor
 from tests.servers import Mosquitto
 
 
-def message(table: str, n: int, topic: str = "device", **body: Any) -> bytes:
+def message(table: str, n: int, topic: str = "device", journal: str | None = None,
+            **body: Any) -> bytes:
     return json.dumps({"table": table, "n": n, "seq": 10 * n, "topic": topic, "round": None,
                        "utc": "2026-11-22T10:00:00.000Z",
-                       "body": body or {"device": "shoe", "state": "lost", "detail": "x"}}
-                      ).encode()
+                       "body": body or {"device": "shoe", "state": "lost", "detail": "x"},
+                       **({"journal": journal} if journal else {})}).encode()
 
 
 class Sender:
@@ -82,6 +82,22 @@ def test_the_same_number_with_other_content_is_kept_aside(
     wait_until(lambda: ingest.counters.conflicts == 1, "the conflict noticed")
     assert one(floor_dsn, "SELECT body->>'device' FROM messages") == "shoe"
     assert one(floor_dsn, "SELECT body->>'device' FROM conflicts") == "pads"
+
+
+def test_messages_from_another_journal_are_kept_aside(
+        floor_dsn: str, ingest: Ingest, sender: Sender) -> None:
+    """A table's id is its first journal's on the floor: another journal's messages under it
+    (the journal replaced, numbering again from 1) are kept aside, even with the same content,
+    and never counted or taken past what the first journal sent."""
+    sender.send("tablectl/tables/bj-01/journal/device", message("bj-01", 1, journal="j1"))
+    wait_until(lambda: stored(floor_dsn, "bj-01") == 1, "the first journal's message")
+    for n in (1, 2):
+        sender.send("tablectl/tables/bj-01/journal/device", message("bj-01", n, journal="j2"))
+    wait_until(lambda: ingest.counters.conflicts == 2, "both kept aside")
+    assert stored(floor_dsn, "bj-01") == 1
+    assert one(floor_dsn, "SELECT journal FROM tables") == "j1"
+    assert one(floor_dsn, "SELECT through FROM tables") == 1
+    assert one(floor_dsn, "SELECT count(*) FROM conflicts WHERE journal = 'j2'") == 2
 
 
 @pytest.mark.parametrize(("topic", "payload"), [
@@ -201,40 +217,52 @@ def test_the_pit_api_login_and_acknowledgement(
         floor.stop()
 
 
-def test_two_writers_of_the_same_tables_never_deadlock(floor_dsn: str) -> None:
-    """Floor processes each store every table's status and update the tables' counters: their
-    batches, naming the same tables in any order, take turns and never deadlock (PostgreSQL
-    would break a deadlock only after a second, and abort one of them; seen in the floor
-    benchmark before they took turns)."""
+def waiting_on_locks(dsn: str) -> int:
+    return int(one(dsn, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"))
+
+
+@pytest.mark.parametrize("turns", [True, False])
+def test_two_writers_of_the_same_tables_never_deadlock(floor_dsn: str, turns: bool,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Floor processes each store every table's status: two batches naming tables x and y in
+    opposite orders take turns and both commit. Without the turns (the control) they deadlock,
+    and PostgreSQL aborts one after `deadlock_timeout`, as the floor benchmark saw before they
+    took turns. Each batch is held half-way by a row the test holds (g1, g2): x taken, y still
+    to take, and the other way round; then both are let go at once."""
     from datetime import UTC, datetime
 
-    from floor.store import Incoming, Status, write_batch
-    names = [f"t{i:02d}" for i in range(30)]
+    from floor import store
+    if not turns:
+        monkeypatch.setattr(store, "take_turn", lambda db: None)
+    names = ["x", "g1", "g2", "y"]
+    with psycopg.connect(floor_dsn, autocommit=True) as db:
+        store.write_batch(db, [], [store.Status(name, {"table": name, "status": "open"},
+                                                datetime.now(UTC)) for name in names])
     failures: list[BaseException] = []
 
-    def writer(seed: int, first_n: int) -> None:
-        """Each batch: a message from every table (their counters) and their statuses, in
-        the orders they happened to arrive in."""
-        rng = random.Random(seed)
+    def writer(order: list[str]) -> None:
         try:
             with psycopg.connect(floor_dsn, autocommit=True) as db:
-                for n in range(first_n, first_n + 100):
-                    order = rng.sample(names, len(names))
-                    write_batch(db, [Incoming.parse(message(name, n), name) for name in order],
-                                [Status(name, {"table": name, "status": "open"},
-                                        datetime.now(UTC)) for name in rng.sample(names, 30)])
+                store.write_batch(db, [], [store.Status(
+                    name, {"table": name, "status": "closed"}, datetime.now(UTC))
+                    for name in order])
         except psycopg.Error as exc:
             failures.append(exc)
 
-    threads = [threading.Thread(target=writer, args=(seed, first))
-               for seed, first in ((1, 1), (2, 101), (3, 201))]
+    threads = [threading.Thread(target=writer, args=(order,))
+               for order in (["x", "g1", "y"], ["y", "g2", "x"])]
+    with psycopg.connect(floor_dsn) as gate:  # holds g1 and g2 until both writers wait
+        gate.execute("SELECT 1 FROM tables WHERE table_id IN ('g1', 'g2') FOR UPDATE")
+        for thread in threads:
+            thread.start()
+        wait_until(lambda: waiting_on_locks(floor_dsn) == 2, "both writers waiting")
     for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    assert failures == []
-    assert one(floor_dsn, "SELECT count(*) FROM tables WHERE status = 'open'") == 30
-    assert one(floor_dsn, "SELECT min(through) FROM tables") == 300
+        thread.join(60)
+    if turns:
+        assert failures == []
+        assert one(floor_dsn, "SELECT count(*) FROM tables WHERE status = 'closed'") == 4
+    else:
+        assert [type(f) for f in failures] == [psycopg.errors.DeadlockDetected]
 
 
 def test_the_gaming_day_and_shift_follow_the_casino_clock() -> None:

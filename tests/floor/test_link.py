@@ -99,6 +99,29 @@ def test_rounds_reach_the_floor_in_order_and_reconcile(
     assert one(floor_dsn, "SELECT detail->>'rounds_played' FROM tables") == "6"
 
 
+def test_a_replaced_journal_is_not_taken_for_the_old_one(
+        tmp_path: Path, broker: Mosquitto, floor_dsn: str, ingest: Ingest) -> None:
+    """A table's journal replaced (a new card, a new Pi) numbers its messages from 1 again:
+    the floor keeps the old journal's rounds (what the new one sent before it heard is kept
+    aside); the new link, told the floor has the table from another journal, stops sending and
+    says so; reconcile names it."""
+    old = LinkedTable(tmp_path / "old", broker.url, "bj-01")
+    old.play(3)
+    wait_until(lambda: one(floor_dsn, "SELECT rounds FROM tables") == 3, "3 rounds stored")
+    old.close()
+    new = LinkedTable(tmp_path / "new", broker.url, "bj-01", seed=2)
+    try:
+        new.play(2)
+        wait_until(lambda: new.health[-1]["state"] == "refused", "the new link stops")
+        assert "another journal" in new.health[-1]["detail"]
+        assert one(floor_dsn, "SELECT rounds FROM tables") == 3
+        assert one(floor_dsn, "SELECT count(*) FROM messages") == \
+            one(floor_dsn, "SELECT through FROM tables")  # the old journal's, no more
+        assert any("from journal" in line for line in reconciled(floor_dsn, new.journal))
+    finally:
+        new.close()
+
+
 def test_a_broker_away_costs_only_waiting_rows(
         tmp_path: Path, broker: Mosquitto, floor_dsn: str, ingest: Ingest) -> None:
     table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
