@@ -243,6 +243,16 @@ class StreamWatch(threading.Thread):
                             self.delays.append((now - sent).total_seconds())
 
 
+def last_n(journal: Path) -> int:
+    """The last message a table's journal made."""
+    db = sqlite3.connect(journal)
+    try:
+        row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+        return int(row[0]) if row else 0
+    finally:
+        db.close()
+
+
 def cpu_seconds(pids: list[int]) -> float:
     total = 0
     for pid in pids:
@@ -329,10 +339,11 @@ def run(args: argparse.Namespace, folder: Path, broker: Mosquitto, postgres: Pos
     pg_cpu = cpu_seconds(postgres_pids(postgres)) - pg_cpu0
     for worker in workers:
         worker.join()
+    made = {name: last_n(journal) for name, journal in journals.items()}
     settle_by = time.monotonic() + 120  # the floor catches up with what the tables sent
     with psycopg.connect(dsn, autocommit=True) as db:
-        while db.execute("SELECT count(*) FROM tables WHERE through < last_n").fetchone() != (
-                0,) and time.monotonic() < settle_by:
+        while time.monotonic() < settle_by and dict(db.execute(
+                "SELECT table_id, through FROM tables").fetchall()) != made:
             time.sleep(0.2)
     rounds = sum(r["rounds"] for r in reports)
     expected = args.tables * args.seconds / (3600 / ROUNDS_PER_HOUR / args.speed)

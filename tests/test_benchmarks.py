@@ -54,6 +54,17 @@ def test_every_benchmark_runs_with_one_command() -> None:
         assert figure in result.stdout
 
 
+def test_the_floor_benchmark_replays_recorded_tables() -> None:
+    """`benchmarks.floor --replay`: the floor alone, fed recorded tables' messages under other
+    names; each replayed table is reconciled against the journal it replays (a smoke run)."""
+    result = subprocess.run([sys.executable, "-m", "benchmarks.floor", "--tables", "4",
+                             "--speed", "100", "--seconds", "3", "--replay", "2", "--workers",
+                             "1"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "replaying 2 recorded tables" in result.stdout
+    assert "reconciled: 4 of 4 tables" in result.stdout
+
+
 @pytest.mark.parametrize("workload", sorted(WORKLOADS))
 @pytest.mark.parametrize("baseline", [False, True])
 def test_instruction_count_workloads_run(workload: str, baseline: bool) -> None:
