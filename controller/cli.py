@@ -355,8 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
         "analyze", help="house edge and award probabilities of every wager")
     analyze_cmd.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack")
     analyze_cmd.add_argument("--bet", metavar="NAME",
-                             help="one wager: main, player, banker, tie, lucky_stiff, "
-                                  "blackjack_tie, lucky7, dead_mans_hand, lucky8")
+                             help="one wager, by a family (main, lucky_stiff, blackjack_tie, "
+                                  "lucky7, dead_mans_hand; player, banker, tie, lucky8) or by "
+                                  "a configuration's name (blackjack_tie.LS, lucky8_player)")
     analyze_cmd.add_argument("--pay-table", metavar="ID", help="one pay table of the side bets")
     analyze_cmd.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE")
     analyze_cmd.add_argument("--config", type=Path, metavar="FILE",

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from controller.analysis.analyze import analyze, options_from, price
+from controller.analysis.analyze import analyze, options_from, price, wager_names
 from tests.conftest import REGISTRY
 from tests.published import BLACKJACK_TIE, LUCKY_STIFF
 
@@ -77,18 +77,56 @@ def test_a_seed_gives_the_same_result_on_any_number_of_cores() -> None:
 
 def test_analyze_command_json(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "controller.cli", "analyze", "--game",
-                             "baccarat", "--bet", "lucky8", "--pay-table", "3", "--json"],
+                             "baccarat", "--bet", "lucky8_banker", "--pay-table", "3",
+                             "--json"],
                             capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["method"] == "exact" and report["decks"] == 8
-    assert [(r["wager"], r["pay_table"]) for r in report["wagers"]] == [
-        ("lucky8_player", "3"), ("lucky8_banker", "3")]
+    assert [(r["wager"], r["pay_table"]) for r in report["wagers"]] == [("lucky8_banker", "3")]
     assert report["wagers"][0]["awards"]["suited_8"] > 0
 
 
-def test_analyze_refuses_exact_blackjack() -> None:
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "analyze", "--game",
-                             "blackjack", "--method", "exact"], capture_output=True, text=True,
-                            cwd=ROOT, timeout=60)
+def analyze_command(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", "analyze", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+def test_analyze_refuses_exact_blackjack_where_it_simulates() -> None:
+    result = analyze_command("--game", "blackjack", "--method", "exact")
     assert result.returncode == 2 and "simulated" in result.stderr
+
+
+def test_lucky7_is_exact_on_request() -> None:
+    result = analyze_command("--game", "blackjack", "--bet", "lucky7", "--method", "exact",
+                             "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["method"] == "exact"
+    assert [r["wager"] for r in report["wagers"]] == ["lucky7"]
+    assert report["wagers"][0]["standard_error_percent"] is None
+
+
+def test_every_configured_wager_name_is_a_bet() -> None:
+    """`--bet` takes the names a table configuration uses (issue 13), and their families."""
+    blackjack = wager_names("blackjack", REGISTRY)
+    assert blackjack["blackjack_tie.LS"] == blackjack["blackjack_tie.20"] == "blackjack_tie"
+    assert blackjack["lucky7"] == "lucky7" and blackjack["main"] == "main"
+    assert wager_names("baccarat", REGISTRY)["lucky8_player"] == "lucky8"
+    assert "lucky8_player" not in blackjack and "main" not in wager_names("baccarat", REGISTRY)
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("--game", "blackjack", "--bet", "lucky8_player"), "blackjack_tie.LS"),
+    (("--game", "baccarat", "--bet", "lucky_stiff"), "lucky8_banker"),
+    (("--game", "baccarat", "--bet", "main"), "player, banker, tie, lucky8"),
+    (("--game", "blackjack", "--bet", "nonsense", "--method", "exact"), "dead_mans_hand"),
+    (("--game", "blackjack", "--bet", "blackjack_tie.20", "--pay-table", "4"),
+     "pay tables 1, 2, 3"),
+    (("--game", "baccarat", "--bet", "lucky8", "--pay-table", "9"), "pay tables 1, 2, 3"),
+])
+def test_a_bet_the_game_does_not_offer_is_refused_before_any_work(
+        args: tuple[str, ...], named: str) -> None:
+    result = analyze_command(*args)
+    assert result.returncode == 2
+    assert named in result.stderr

@@ -21,11 +21,43 @@ from typing import Any
 
 from controller.analysis import baccarat_exact, initial_exact, lucky7_exact, simulate
 from controller.config_file import RunConfig
-from controller.paytables import PayTable, PayTables
+from controller.paytables import TIE_SPOTS, PayTable, PayTables
 from controller.rules.baccarat import make_rules as baccarat_rules
 from controller.rules.blackjack import make_rules as blackjack_rules
+from controller.table_config import BACCARAT_MAIN, BLACKJACK_SIDE_BETS, LUCKY8_SPOTS
 
-BLACKJACK_BETS = ("lucky_stiff", "blackjack_tie", "lucky7", "dead_mans_hand")
+BLACKJACK_BETS = BLACKJACK_SIDE_BETS
+EXACT_BLACKJACK = ("lucky7",)  # the blackjack wagers computed exactly so far
+
+
+def wager_names(game: str, registry: PayTables) -> dict[str, str]:
+    """Every name `--bet` takes for `game`, each with the family it is analysed in: the main
+    wagers, each side bet, and each spot a table configuration names (`lucky8_player`,
+    `blackjack_tie.LS`)."""
+    if game == "baccarat":
+        return {**{w: w for w in BACCARAT_MAIN}, "lucky8": "lucky8",
+                **{spot: "lucky8" for spot in LUCKY8_SPOTS}}
+    names = {"main": "main"}
+    for bet in BLACKJACK_SIDE_BETS:
+        names[bet] = bet
+        if bet == "blackjack_tie":
+            offered = {spot for table in registry if table.bet == bet for spot in table.pays}
+            names |= {f"{bet}.{spot}": bet for spot in TIE_SPOTS if spot in offered}
+    return names
+
+
+def chosen_bet(game: str, name: str, pay_table: str | None, registry: PayTables) -> str:
+    """The family to analyse for `--bet name`, or ValueError naming the valid ones."""
+    names = wager_names(game, registry)
+    if name not in names:
+        raise ValueError(f"--bet {name!r}: the {game} wagers are {', '.join(names)}")
+    family = names[name]
+    spot = name.partition(".")[2]
+    ids = [t.id for t in _tables(registry, family, None) if not spot or spot in t.pays]
+    if pay_table is not None and ids and pay_table not in ids:
+        raise ValueError(f"--pay-table {pay_table!r}: {name} is on pay tables "
+                         f"{', '.join(ids)}")
+    return family
 
 
 @dataclass(frozen=True)
@@ -76,10 +108,18 @@ def analyze(game: str, rules: dict[str, Any], bets: list[str] | None, pay_table:
                                   registry, progress)
     else:
         if method == "exact":
-            raise ValueError("--method exact: blackjack's main wager and side bets depend on "
-                             "how hands are played; they are simulated (--method simulate)")
-        rows, summary = _blackjack(rules, bets, pay_table, rounds, seed, workers, registry,
-                                   progress)
+            if bets is None or any(b not in EXACT_BLACKJACK for b in bets):
+                raise ValueError(
+                    "--method exact: of blackjack's wagers only "
+                    f"{', '.join(EXACT_BLACKJACK)} is computed exactly so far; the rest depend "
+                    "on how hands are played and are simulated (--method simulate)")
+            table_rules = blackjack_rules(rules)
+            rows = [_lucky7(table_rules, table)
+                    for table in _tables(registry, "lucky7", pay_table)]
+            summary = {"method": "exact", "decks": table_rules.decks}
+        else:
+            rows, summary = _blackjack(rules, bets, pay_table, rounds, seed, workers,
+                                       registry, progress)
     return {"game": game, **summary, "seconds": round(time.perf_counter() - started, 2),
             "wagers": [row.as_json() for row in rows]}
 
@@ -140,8 +180,7 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
         for table in _tables(registry, bet, pay_table):
             pays = {k: float(v) for k, v in table.pays.items()}
             if bet == "lucky7":  # decided by the first three cards: exact
-                result = lucky7_exact.exact(baccarat_exact.shoe(rules.decks), rules, table)
-                rows.append(Row(bet, table.id, result.house_edge, None, dict(result.awards)))
+                rows.append(_lucky7(rules, table))
             elif bet in initial_exact.BETS:  # exact at the deal, simulated after the peek
                 decided, undecided = initial_exact.initial_deal(
                     baccarat_exact.shoe(rules.decks), rules, bet)
@@ -164,6 +203,11 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
                 rows.append(Row(bet, table.id, edge, error, awards))
     return rows, {"method": "simulate", "rounds": n, "seed": seed,
                   "rules": _as_options(rules), "strategy": "basic (controller/strategy.py)"}
+
+
+def _lucky7(rules: Any, table: PayTable) -> Row:
+    result = lucky7_exact.exact(baccarat_exact.shoe(rules.decks), rules, table)
+    return Row("lucky7", table.id, result.house_edge, None, dict(result.awards))
 
 
 def _as_options(rules: Any) -> dict[str, Any]:
@@ -212,7 +256,7 @@ def render(report: dict[str, Any]) -> str:
 
 def main(args: Any) -> int:
     options = options_from(args.rules)
-    bets = [args.bet] if args.bet else None
+    bets: list[str] | None = None
     config: RunConfig | None = None
     if args.config:
         from controller import config_file
@@ -224,7 +268,9 @@ def main(args: Any) -> int:
         "limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit", "four_wager_limit",
         "limited_wager_max")}
     registry = config.registry if config else PayTables.load()
-    if config and bets is None:
+    if args.bet:  # checked before any work
+        bets = [chosen_bet(game, args.bet, args.pay_table, registry)]
+    elif config:
         bets = ["main", "player", "banker", "tie", *config.pay_tables]
         bets = [("lucky8" if b.startswith("lucky8") else b) for b in bets]
     progress = None
@@ -243,5 +289,7 @@ def main(args: Any) -> int:
     finally:
         if bar is not None:
             bar.stop()
+    if args.bet and bets and args.bet != bets[0]:  # one spot of a family: its rows alone
+        report["wagers"] = [row for row in report["wagers"] if row["wager"] == args.bet]
     sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json else render(report))
     return 0
