@@ -84,6 +84,12 @@ class LinkedTable:
     def unsent(self) -> int:
         return self.link.backlog()
 
+    def made(self) -> int:
+        """The last message number the table's journal has made."""
+        with contextlib.closing(sqlite3.connect(self.journal)) as db:
+            row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+            return int(row[0]) if row else 0
+
     def unsent_numbers(self) -> set[int]:
         with contextlib.closing(sqlite3.connect(self.journal)) as db:
             return {n for (n,) in db.execute("SELECT n FROM outbox WHERE sent_utc IS NULL")}
@@ -103,8 +109,10 @@ class FloorProcess:
     """`tablectl floor serve` as a real process: it can be killed with SIGKILL."""
 
     def __init__(self, broker_url: str, dsn: str, name: str, folder: Path) -> None:
+        self.db_name = f"floor-{name}"  # its connections' application name in PostgreSQL
         self.args = [sys.executable, "-m", "controller.cli", "floor", "serve", "--broker",
-                     broker_url, "--db", dsn, "--port", "0", "--name", name]
+                     broker_url, "--db", f"{dsn}?application_name={self.db_name}", "--port",
+                     "0", "--name", name]
         self.log = folder / f"floor-{name}.log"
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
