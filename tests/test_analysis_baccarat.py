@@ -41,8 +41,13 @@ def brute_force(cards: list[Card]) -> dict[str, Counter[str]]:
     return tallies
 
 
-def test_exact_agrees_with_brute_force_on_a_small_shoe() -> None:
-    per_suit = {1: 1, 3: 1, 4: 1}  # 12 cards: aces, 3s and 4s; A-3-4 of one suit is a suited 8
+@pytest.mark.parametrize("per_suit", [
+    {1: 1, 3: 1, 4: 1},  # 12 cards: aces, 3s and 4s; A-3-4 of one suit is a suited 8
+    # 12 cards: 8s, 10s and kings: a suited 8 (K-10-8 of one suit) has zero-valued cards of
+    # two ranks, which the enumeration by value expands
+    {8: 1, 10: 1, 13: 1},
+])
+def test_exact_agrees_with_brute_force_on_a_small_shoe(per_suit: dict[int, int]) -> None:
     cards = [Card(rank, suit) for rank in per_suit for suit in "SHCD"]
     brute = brute_force(cards)
     exact = enumerate_coups(per_suit, BaccaratRules(), L8)

@@ -1,12 +1,15 @@
 """Mini-baccarat and Lucky 8 by full enumeration over the shoe's composition, suits included.
 
-Every sequence of card ranks the tableau can deal is enumerated with its exact probability
-(drawing without replacement). The rules are the controller's own: `player_draws`,
-`banker_draws`, `main_outcome` and `lucky8.outcome` decide each sequence, fed representative
-cards. Suits matter only where a three-card hand is worth 8 (a suited 8); there the probability
-that its three cards share a suit, given the ranks dealt, is computed exactly over every suit
-assignment of the dealt cards. It depends only on which positions share a rank (and how many of
-that rank each suit holds), so it is computed once per pattern and reused.
+Every sequence of card values the tableau can deal is enumerated with its exact probability
+(drawing without replacement): the tableau sees only points, so 10, J, Q and K are one value.
+The rules are the controller's own: `player_draws`, `banker_draws`, `main_outcome` and
+`lucky8.outcome` decide each sequence, fed representative cards. Ranks and suits matter only
+where a three-card hand is worth 8 (a suited 8): there the ranks behind its cards' values are
+expanded, and the probability that its three cards share a suit is computed exactly. The
+cards of one rank are drawn without replacement and so are exchangeable: the suits of a hand's
+cards are distributed as if they were the only cards drawn, and the ranks behind a hand's
+zero-valued cards as if they were the only zero-valued cards drawn. Each depends only on which
+of the hand's cards share a rank or value, so it is computed once per pattern and reused.
 
 The composition is given per rank as the number of cards of that rank in each suit (8 decks: 8
 of every rank and suit); a shoe whose suits differ in count is outside this method.
@@ -51,11 +54,16 @@ class WagerResult:
             self.expected -= probability
 
 
-def suited_probabilities(ranks: tuple[int, ...], per_suit: tuple[int, ...],
-                         player3: bool, banker3: bool) -> dict[tuple[bool, bool], float]:
-    """P((player's 3 cards one suit, banker's 3 cards one suit) | the ranks dealt), positions in
-    dealing order (P B P B, then the third cards), by every suit assignment."""
-    return dict(_suited(_pattern(ranks), per_suit, len(ranks), player3, banker3))
+def suited_probabilities(counted: tuple[int, ...], per_suit: Mapping[int, int], player: int,
+                         banker: int) -> dict[tuple[bool, bool], float]:
+    """P((player's 3 cards one suit, banker's 3 cards one suit) | their ranks), `counted` being
+    the ranks of the three-card hands that count (the player's `player` cards, then the
+    banker's `banker`), by every suit assignment of them. The cards of one rank are drawn
+    without replacement, so the suits of some of them are distributed as if they were the only
+    ones drawn (exchangeability): the other cards dealt need no suits, and the answer depends
+    only on which counted cards share a rank (and how many of that rank each suit holds)."""
+    return dict(_suited(_pattern(counted), tuple(per_suit[r] for r in dict.fromkeys(counted)),
+                        player, banker))
 
 
 def _pattern(ranks: tuple[int, ...]) -> tuple[int, ...]:
@@ -64,27 +72,39 @@ def _pattern(ranks: tuple[int, ...]) -> tuple[int, ...]:
 
 
 @cache
-def _suited(pattern: tuple[int, ...], per_suit: tuple[int, ...], count: int, player3: bool,
-            banker3: bool) -> tuple[tuple[tuple[bool, bool], float], ...]:
-    player_positions = (0, 2, 4) if player3 else ()
-    banker_positions = (1, 3, count - 1) if banker3 else ()
-    totals: dict[tuple[bool, bool], float] = defaultdict(float)
-    for suits in itertools.product(range(4), repeat=count):
-        probability = 1.0
-        seen: dict[tuple[int, int], int] = defaultdict(int)
-        seen_rank: dict[int, int] = defaultdict(int)
-        for block, suit in zip(pattern, suits, strict=True):
-            d = per_suit[block]
-            probability *= (d - seen[(block, suit)]) / (4 * d - seen_rank[block])
-            seen[(block, suit)] += 1
-            seen_rank[block] += 1
-            if probability == 0:
-                break
-        if probability:
-            p_suited = bool(player_positions) and len({suits[i] for i in player_positions}) == 1
-            b_suited = bool(banker_positions) and len({suits[i] for i in banker_positions}) == 1
-            totals[(p_suited, b_suited)] += probability
-    return tuple(totals.items())
+def _suited(pattern: tuple[int, ...], per_suit: tuple[int, ...], player: int, banker: int
+            ) -> tuple[tuple[tuple[bool, bool], float], ...]:
+    """The first `player` positions of `pattern` are the player's, the next `banker` the
+    banker's. Only the assignments that make a hand suited are visited: P(player suited) and
+    P(banker suited) each from their own cards (exchangeability again), P(both) from both
+    hands', and the rest by difference."""
+    mine, theirs = tuple(range(player)), tuple(range(player, player + banker))
+    p_mine = sum(_one_suit(pattern, per_suit, mine, (s,) * player)
+                 for s in range(4)) if player else 0.0
+    p_theirs = sum(_one_suit(pattern, per_suit, theirs, (s,) * banker)
+                   for s in range(4)) if banker else 0.0
+    p_both = sum(_one_suit(pattern, per_suit, mine + theirs, (s,) * player + (t,) * banker)
+                 for s in range(4) for t in range(4)) if player and banker else 0.0
+    shares = {(True, True): p_both, (True, False): p_mine - p_both,
+              (False, True): p_theirs - p_both,
+              (False, False): 1.0 - p_mine - p_theirs + p_both}
+    return tuple((key, share) for key, share in shares.items() if share > 0)
+
+
+def _one_suit(pattern: tuple[int, ...], per_suit: tuple[int, ...], positions: tuple[int, ...],
+              suits: tuple[int, ...]) -> float:
+    """P(the cards at `positions` have `suits`), their ranks' cards drawn without
+    replacement."""
+    probability = 1.0
+    seen: dict[tuple[int, int], int] = defaultdict(int)
+    seen_rank: dict[int, int] = defaultdict(int)
+    for position, suit in zip(positions, suits, strict=True):
+        block = pattern[position]
+        d = per_suit[block]
+        probability *= (d - seen[(block, suit)]) / (4 * d - seen_rank[block])
+        seen[(block, suit)] += 1
+        seen_rank[block] += 1
+    return probability
 
 
 Signature = tuple[int, int, int, int, bool, bool]  # points, cards, suited 8 of each hand
@@ -102,61 +122,104 @@ def coup_distribution(per_suit: Mapping[int, int],
                       ) -> dict[Signature, float]:
     """The probability of each signature of a finished coup: what decides every wager (each
     hand's points and number of cards, and for a three-card 8 whether it is suited). It does
-    not depend on the pay tables or the commission, so one enumeration prices them all."""
-    counts = [4 * per_suit.get(rank, 0) for rank in range(1, 14)]
-    ranks = [r for r in range(1, 14) if counts[r - 1]]
+    not depend on the pay tables or the commission, so one enumeration prices them all.
+
+    The tableau sees only point values, so the cards are enumerated by value (ten of them: 10,
+    J, Q and K are all 0); only where a three-card 8 is dealt do the ranks behind its values
+    matter, and there they are expanded (`_Ranks`)."""
+    ranks = _Ranks(per_suit)
+    counts = list(ranks.counts)
+    values = [v for v in range(10) if counts[v]]
+    total = sum(counts)
+    player_draws_on = {(p, b): _player_draws(p, b) for p in range(10) for b in range(10)}
+    banker_draws_on = {(b, t): _banker_draws(b, None if t is None else t or 10)
+                       for b in range(10) for t in (None, *range(10))}
     mass: dict[Signature, float] = defaultdict(float)
-    cards: list[int] = []
-    p3: list[int] = []  # the Player's third card, if dealt
 
-    def step(left: int, probability: float) -> None:
-        n = len(cards)
-        if n < 4:  # Player, Banker, Player, Banker
-            draw(left, probability)
-            return
-        pp = _points([cards[0], cards[2], *p3])
-        bp = _points([cards[1], cards[3], *cards[4 + len(p3):]])
-        if n == 4 and _player_draws(_points(cards[0:4:2]), _points(cards[1:4:2])):
-            p3.append(-1)  # marks the next card as the Player's
-            draw(left, probability)
-            p3.pop()
-            return
-        banker_done = n - 4 - len(p3) > 0
-        naturals = max(_points(cards[0:4:2]), _points(cards[1:4:2])) >= 8
-        if not banker_done and not naturals and _banker_draws(
-                _points(cards[1:4:2]), cards[4] if p3 else None):
-            draw(left, probability)
-            return
-        player_len, banker_len = 2 + len(p3), n - 2 - len(p3)
-        if (player_len == 3 and pp == 8) or (banker_len == 3 and bp == 8):
-            order = tuple(cards)
-            patterns = suited_probabilities(order, tuple(per_suit[r] for r in dict.fromkeys(
-                order)), player_len == 3 and pp == 8, banker_len == 3 and bp == 8)
-            for (ps, bs), share in patterns.items():
-                mass[(pp, bp, player_len, banker_len, ps, bs)] += probability * share
-        else:
-            mass[(pp, bp, player_len, banker_len, False, False)] += probability
+    def following(dealt: int) -> list[tuple[int, float]]:
+        """Each value the next card can have, and its probability, given those dealt."""
+        return [(v, counts[v] / (total - dealt)) for v in values if counts[v]]
 
-    def draw(left: int, probability: float) -> None:
-        for rank in ranks:
-            count = counts[rank - 1]
-            if not count:
-                continue
-            counts[rank - 1] -= 1
-            cards.append(rank)
-            if p3 and p3[-1] == -1:
-                p3[-1] = rank
-                step(left - 1, probability * count / left)
-                p3[-1] = -1
-            else:
-                step(left - 1, probability * count / left)
-            cards.pop()
-            counts[rank - 1] += 1
-            if progress is not None and not cards:
-                progress((ranks.index(rank) + 1) / len(ranks))
+    def over(cards: tuple[int, ...], probability: float, player: int, banker: int,
+             player_cards: int) -> None:
+        """A finished coup: `cards` are the values dealt in order."""
+        banker_cards = len(cards) - player_cards
+        counted = [*((0, 2, 4) if player_cards == 3 and player == 8 else ()),
+                   *((1, 3, len(cards) - 1) if banker_cards == 3 and banker == 8 else ())]
+        if not counted:
+            mass[(player, banker, player_cards, banker_cards, False, False)] += probability
+            return
+        mine = 3 if player_cards == 3 and player == 8 else 0
+        for (ps, bs), share in ranks.suited(tuple(cards[i] for i in counted), mine,
+                                            len(counted) - mine):
+            mass[(player, banker, player_cards, banker_cards, ps, bs)] += probability * share
 
-    step(sum(counts), 1.0)
+    for index, (a, pa) in enumerate(following(0)):
+        counts[a] -= 1
+        for b, pb in following(1):
+            counts[b] -= 1
+            for c, pc in following(2):
+                counts[c] -= 1
+                for d, pd in following(3):
+                    counts[d] -= 1
+                    p4 = pa * pb * pc * pd
+                    player, banker = (a + c) % 10, (b + d) % 10
+                    if max(player, banker) >= 8:  # a natural: no third cards
+                        over((a, b, c, d), p4, player, banker, 2)
+                    elif player_draws_on[(player, banker)]:
+                        for e, pe in following(4):
+                            counts[e] -= 1
+                            if banker_draws_on[(banker, e)]:
+                                for f, pf in following(5):
+                                    over((a, b, c, d, e, f), p4 * pe * pf, (player + e) % 10,
+                                         (banker + f) % 10, 3)
+                            else:
+                                over((a, b, c, d, e), p4 * pe, (player + e) % 10, banker, 3)
+                            counts[e] += 1
+                    elif banker_draws_on[(banker, None)]:
+                        for f, pf in following(4):
+                            over((a, b, c, d, f), p4 * pf, player, (banker + f) % 10, 2)
+                    else:
+                        over((a, b, c, d), p4, player, banker, 2)
+                    counts[d] += 1
+                counts[c] += 1
+            counts[b] += 1
+        counts[a] += 1
+        if progress is not None:
+            progress((index + 1) / len(values))
     return dict(mass)
+
+
+class _Ranks:
+    """The shoe's ranks behind each point value, for the three-card 8s."""
+
+    def __init__(self, per_suit: Mapping[int, int]) -> None:
+        self.per_suit = per_suit
+        self.of_value = {v: [r for r in range(1, 14) if _points([r]) == v and per_suit.get(r)]
+                         for v in range(10)}
+        self.counts = tuple(sum(4 * per_suit[r] for r in self.of_value[v]) for v in range(10))
+        self.suited = cache(self._suited)
+
+    def _suited(self, values: tuple[int, ...], player: int, banker: int
+                ) -> tuple[tuple[tuple[bool, bool], float], ...]:
+        """P(suited hands | the counted cards' values), over every choice of their ranks, each
+        as likely as drawing those ranks among the cards of those values (exchangeability, as
+        in `suited_probabilities`)."""
+        totals: dict[tuple[bool, bool], float] = defaultdict(float)
+        for chosen in itertools.product(*(self.of_value[v] for v in values)):
+            share = 1.0
+            of_rank: dict[int, int] = defaultdict(int)  # taken so far
+            of_value: dict[int, int] = defaultdict(int)
+            for value, rank in zip(values, chosen, strict=True):
+                share *= (4 * self.per_suit[rank] - of_rank[rank]) / (
+                    self.counts[value] - of_value[value])
+                of_rank[rank] += 1
+                of_value[value] += 1
+            if share:
+                for key, part in suited_probabilities(chosen, self.per_suit, player,
+                                                      banker).items():
+                    totals[key] += share * part
+        return tuple(totals.items())
 
 
 def evaluate(distribution: Mapping[Signature, float], rules: BaccaratRules,
