@@ -154,7 +154,7 @@ class FloorLink:
                 with self._lock:
                     news, self._news = self._news, None
                     heard, self._floor_heard = self._floor_heard, None
-                if news is not None:
+                if news is not None and self.other_journal is None:  # else it stays refused
                     self._set_health(*news)
                 if heard is not None:
                     self._floor_has(*heard)
