@@ -25,7 +25,7 @@ import structlog
 
 from controller.config_file import DisplayConfig, FloorConfig, JournalConfig, RunConfig
 from controller.control import ControlServer, socket_path
-from controller.floor_link import FloorLink, table_status
+from controller.floor_link import FloorLink, follow
 from controller.gaming_day import open_table
 from controller.journal.signing import keygen
 from controller.loop import ControllerLoop
@@ -104,9 +104,7 @@ class Daemon:
             return None
         link = FloorLink(journal, floor.broker, floor.table_id,
                          on_health=lambda health: self.hub.side("floor", health))
-        link.status(table_status(loop.service.table))
-        loop.listeners.append(lambda event, effects: link.status(
-            table_status(loop.service.table)))
+        follow(link, loop)
         link.start()
         return link
 

@@ -1,8 +1,9 @@
 """The floor link: the journal's outbox, published to the floor's MQTT broker in journal order.
 
-It runs beside the controller's thread and never touches the table. The controller hands it two
-things, neither of which can block: a nudge after each commit, and the table's status as a small
-dict. Everything it sends it reads from the journal, through a connection of its own:
+It runs beside the controller's thread and never touches the table. The controller hands it
+one thing, which cannot block: the table's status as a small dict after each event (`follow`),
+which also wakes it to read what was committed. Everything it sends it reads from the journal,
+through a connection of its own:
 - each outbox message, QoS 1, in the order of `n`, at most `WINDOW` unacknowledged at a time.
   A row is marked sent only when the broker's PUBACK for it arrives (paho resends the ones in
   flight after a reconnect). While the broker is away nothing is queued in memory: the rows wait
@@ -40,12 +41,13 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.broker import FLOOR_ROOT, Broker, make_client, table_topic
 from controller.journal import codec
+from controller.loop import ControllerLoop
 from controller.service import utc_now
 from controller.table import Table
 
 WINDOW: Final = 200  # messages published and not yet acknowledged by the broker
 STATUS_S: Final = 0.5  # the status is published at most this often
-POLL_S: Final = 1.0  # the outbox is read at least this often, nudged or not
+POLL_S: Final = 1.0  # the outbox is read at least this often, woken or not
 KEEPALIVE_S: Final = 15
 RESEND_S: Final = 30.0  # a message the floor still lacks this long after the broker took it
 Health = Callable[[dict[str, Any]], None]
@@ -62,6 +64,12 @@ def table_status(table: Table) -> dict[str, Any]:
             else None,
             "lost_devices": sorted(table.lost_devices), "alerts": table.standing_alerts(),
             "rounds_played": table.rounds_played, "seq": table.last_seq}
+
+
+def follow(link: FloorLink, loop: ControllerLoop) -> None:
+    """The link told the table's status now and after each event the loop applies."""
+    link.status(table_status(loop.service.table))
+    loop.listeners.append(lambda event, effects: link.status(table_status(loop.service.table)))
 
 
 class FloorLink:
@@ -106,9 +114,6 @@ class FloorLink:
         with self._lock:
             self._status = status
             self._status_version += 1
-        self._wake.set()
-
-    def nudge(self) -> None:
         self._wake.set()
 
     # ----- running --------------------------------------------------------------------------

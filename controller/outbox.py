@@ -35,7 +35,6 @@ from controller.journal.store import Message, settlement_list
 from controller.round_machine import Effect
 from controller.table import RoundRecord
 
-TOPICS: Final = ("round", "hold", "hold_ended", "alert", "supervisor", "device", "day", "config")
 FLOOR_ALERTS: Final = ("past_posting", "pinching")
 
 

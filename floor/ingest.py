@@ -60,11 +60,8 @@ class Delivery:
 @dataclass
 class Counters:
     messages: int = 0  # stored (or found stored already)
-    statuses: int = 0
-    batches: int = 0
     rejected: int = 0
     conflicts: int = 0
-    db_failures: int = 0
 
 
 class Ingest:
@@ -194,7 +191,6 @@ class Ingest:
                 conflicts, stored, messages = self._store_each(messages, statuses)
                 break
             except psycopg.Error as exc:
-                self.counters.db_failures += 1
                 self.log.warning("floor database failed; batch kept", error=str(exc).strip(),
                                  messages=len(messages))
                 if self._db is not None and self._db.closed:
@@ -207,8 +203,6 @@ class Ingest:
                            n=conflict.n, reason=conflict.reason)
         self.counters.conflicts += len(conflicts)
         self.counters.messages += len(messages)
-        self.counters.statuses += len(statuses)
-        self.counters.batches += 1
         for delivery in batch:  # only now may the broker forget them
             if delivery.qos and delivery.generation == self._generation:
                 self.client.ack(delivery.mid, delivery.qos)

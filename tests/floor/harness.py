@@ -21,7 +21,7 @@ from typing import Any
 import psycopg
 
 from controller.broker import parse_broker
-from controller.floor_link import FloorLink, table_status
+from controller.floor_link import FloorLink, follow
 from floor.reconcile import reconcile
 from simulators.rig import Rig
 from tests.servers import free_port
@@ -71,9 +71,7 @@ class LinkedTable:
         assert loop is not None
         link = FloorLink(self.journal, parse_broker(self.broker_url), self.table_id,
                          on_health=self.health.append, resend_s=RESEND_S)
-        link.status(table_status(loop.service.table))
-        loop.listeners.append(lambda event, effects: link.status(
-            table_status(loop.service.table)))
+        follow(link, loop)
         link.start()
         return link
 
