@@ -1,5 +1,7 @@
-"""`tablectl analyze` timings: the exact Lucky 8 (and baccarat) enumeration, and N simulated
-blackjack rounds (every side bet) on 2 cores.
+"""`tablectl analyze` timings: the exact Lucky 8 (and baccarat) enumeration; a whole blackjack
+table exact (every wager, every shipped pay table) under each strategy on 2 cores; and N
+simulated blackjack rounds (every side bet) on 2 cores, with the rounds a simulation would need
+to pin Lucky Stiff's edge to +-0.01 points.
 
     python -m benchmarks.analyze [--rounds 10000000]"""
 
@@ -23,13 +25,25 @@ def main() -> None:
     report = analyze("baccarat", {}, None, None, "exact", 0, 1, 1, registry)
     print(f"exact baccarat and Lucky 8 (8 decks, all 3 tables): "
           f"{time.perf_counter() - start:.1f} s")
+    for strategy in ("basic", "side", "combined"):
+        start = time.perf_counter()
+        report = analyze("blackjack", {}, None, None, "exact", 0, 1, 2, registry,
+                         strategy=strategy)
+        rows = {(r["wager"], r["pay_table"]): r for r in report["wagers"]}
+        print(f"exact blackjack table (6 decks, every wager, all {len(rows)} rows), "
+              f"--strategy {strategy}: {time.perf_counter() - start:.1f} s; Lucky Stiff #1 "
+              f"edge {rows['lucky_stiff', '1']['house_edge_percent']:.4f} %")
     start = time.perf_counter()
     report = analyze("blackjack", {}, None, None, "simulate", args.rounds, 1, 2, registry)
     seconds = time.perf_counter() - start
-    main_row = report["wagers"][0]
+    rows = {(r["wager"], r["pay_table"]): r for r in report["wagers"]}
+    main_row, stiff = rows["main", None], rows["lucky_stiff", "1"]
     print(f"{args.rounds:,} simulated blackjack rounds on 2 cores: {seconds:.0f} s "
           f"({args.rounds / seconds:,.0f} rounds/s); main wager house edge "
           f"{main_row['house_edge_percent']:.3f} % ± {main_row['standard_error_percent']:.3f}")
+    needed = args.rounds * (stiff["standard_error_percent"] / 0.01) ** 2
+    print(f"Lucky Stiff #1 to ±0.01 points by simulation: {needed:,.0f} rounds, "
+          f"{needed / (args.rounds / seconds) / 3600:,.1f} hours on 2 cores")
 
 
 if __name__ == "__main__":

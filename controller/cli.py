@@ -362,7 +362,14 @@ def build_parser() -> argparse.ArgumentParser:
     analyze_cmd.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE")
     analyze_cmd.add_argument("--config", type=Path, metavar="FILE",
                              help="a table configuration: its game, rules and pay tables")
-    analyze_cmd.add_argument("--method", choices=["exact", "simulate"])
+    analyze_cmd.add_argument("--method", choices=["exact", "simulate"],
+                             help="exact (the default) or a simulation through the engine")
+    analyze_cmd.add_argument("--strategy", choices=["basic", "side", "combined"],
+                             default="basic",
+                             help="how the player plays: basic strategy, for each side wager "
+                                  "alone, or for main + RATIO x side (exact only)")
+    analyze_cmd.add_argument("--ratio", type=float, default=1.0, metavar="R",
+                             help="--strategy combined: side wager per unit of main (default 1)")
     analyze_cmd.add_argument("--rounds", type=int, default=1_000_000)
     analyze_cmd.add_argument("--seed", type=int, default=1)
     analyze_cmd.add_argument("--workers", type=int, help="processes (default: every core)")

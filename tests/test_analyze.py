@@ -1,5 +1,6 @@
-"""`tablectl analyze`: exact baccarat through the command, pricing of every shipped pay table,
-simulation reproducible by seed whatever the number of cores."""
+"""`tablectl analyze`: exact baccarat and blackjack through the command, pricing of every shipped
+pay table, the steered strategies, simulation reproducible by seed whatever the number of
+cores and in agreement with the exact figures."""
 
 from __future__ import annotations
 
@@ -92,9 +93,59 @@ def analyze_command(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
-def test_analyze_refuses_exact_blackjack_where_it_simulates() -> None:
-    result = analyze_command("--game", "blackjack", "--method", "exact")
-    assert result.returncode == 2 and "simulated" in result.stderr
+def test_blackjack_is_exact_by_default_for_every_wager_and_table() -> None:
+    result = analyze_command("--game", "blackjack", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["method"] == "exact" and report["strategy"] == "basic"
+    rows = {(r["wager"], r["pay_table"]): r for r in report["wagers"]}
+    assert {("lucky_stiff", t) for t in LUCKY_STIFF} | {("main", None)} <= set(rows)
+    assert {(f"blackjack_tie.{spot}", t) for t, pays in BLACKJACK_TIE.items()
+            for spot in pays} <= set(rows)
+    for row in report["wagers"]:
+        assert row["standard_error_percent"] is None
+        assert sum(row["awards"].values()) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_exact_agrees_with_the_simulation_within_its_standard_error(
+        blackjack_report: dict[str, Any]) -> None:
+    exact = analyze("blackjack", {}, None, None, "exact", 0, 0, 2, REGISTRY)
+    rows = {(r["wager"], r["pay_table"]): r for r in exact["wagers"]}
+    for simulated in blackjack_report["wagers"]:
+        error = simulated["standard_error_percent"] or 0.0
+        row = rows[simulated["wager"], simulated["pay_table"]]
+        assert abs(row["house_edge_percent"] - simulated["house_edge_percent"]) <= 4 * error + (
+            1e-9), simulated["wager"]
+
+
+def test_a_steered_strategy_reports_its_main_edge_and_departures() -> None:
+    result = analyze_command("--game", "blackjack", "--bet", "blackjack_tie.RS", "--pay-table",
+                             "1", "--strategy", "combined", "--ratio", "0.5", "--json")
+    assert result.returncode == 0, result.stderr
+    [row] = json.loads(result.stdout)["wagers"]
+    assert row["strategy"] == "combined" and row["ratio"] == 0.5
+    assert row["combined_edge_percent"] == pytest.approx(
+        (row["main_edge_percent"] + 0.5 * row["house_edge_percent"]) / 1.5, abs=1e-5)
+    assert row["departures"] and all("(basic: " in d for d in row["departures"])
+
+
+def test_other_strategies_need_the_exact_method() -> None:
+    result = analyze_command("--game", "blackjack", "--method", "simulate", "--strategy",
+                             "side")
+    assert result.returncode == 2 and "basic strategy" in result.stderr
+
+
+def test_lucky7_own_strategy_takes_the_third_card_basic_strategy_stands_without() -> None:
+    """Without splits, basic strategy stands on 7-7 against 2-6 (hard 14): the Lucky 7
+    player's own strategy hits it for the third card, and its edge is lower. The combined
+    strategy would have to weigh that against the main wager, which is not computed: refused."""
+    rules = {"max_split_hands": 1}
+    basic, side = (analyze("blackjack", rules, ["lucky7"], "1", "exact", 0, 0, 1, REGISTRY,
+                           strategy=strategy)["wagers"][0] for strategy in ("basic", "side"))
+    assert side["house_edge_percent"] < basic["house_edge_percent"] - 0.1
+    result = analyze_command("--game", "blackjack", "--bet", "lucky7", "--strategy",
+                             "combined", "--rules", "max_split_hands=1")
+    assert result.returncode == 2 and "7-7" in result.stderr
 
 
 def test_lucky7_is_exact_on_request() -> None:

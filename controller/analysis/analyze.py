@@ -14,20 +14,28 @@ import math
 import os
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from controller.analysis import baccarat_exact, initial_exact, lucky7_exact, simulate
+from controller.analysis import (
+    baccarat_exact,
+    blackjack_exact,
+    initial_exact,
+    lucky7_exact,
+    simulate,
+)
 from controller.config_file import RunConfig
 from controller.paytables import TIE_SPOTS, PayTable, PayTables
+from controller.rules import lucky_stiff
 from controller.rules.baccarat import make_rules as baccarat_rules
 from controller.rules.blackjack import make_rules as blackjack_rules
+from controller.rules.blackjack_tie import SPOT_TOTALS
+from controller.rules.settlement import WIN
 from controller.table_config import BACCARAT_MAIN, BLACKJACK_SIDE_BETS, LUCKY8_SPOTS
 
 BLACKJACK_BETS = BLACKJACK_SIDE_BETS
-EXACT_BLACKJACK = ("lucky7",)  # the blackjack wagers computed exactly so far
 
 
 def wager_names(game: str, registry: PayTables) -> dict[str, str]:
@@ -67,9 +75,10 @@ class Row:
     house_edge: float  # percent
     standard_error: float | None  # percent, for a simulation
     awards: dict[str, float]  # probability of every award
+    extra: dict[str, Any] = field(default_factory=dict)  # a steered strategy's figures
 
     def as_json(self) -> dict[str, Any]:
-        return {"wager": self.wager, "pay_table": self.pay_table,
+        return {"wager": self.wager, "pay_table": self.pay_table, **self.extra,
                 "house_edge_percent": round(self.house_edge, 6),
                 "standard_error_percent": None if self.standard_error is None else round(
                     self.standard_error, 6),
@@ -101,22 +110,20 @@ def _tables(registry: PayTables, bet: str, wanted: str | None) -> list[PayTable]
 
 def analyze(game: str, rules: dict[str, Any], bets: list[str] | None, pay_table: str | None,
             method: str, rounds: int, seed: int, workers: int, registry: PayTables,
-            progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+            progress: Callable[[float], None] | None = None, strategy: str = "basic",
+            ratio: float = 1.0) -> dict[str, Any]:
     started = time.perf_counter()
+    if strategy != "basic" and (game != "blackjack" or method != "exact"):
+        raise ValueError(f"--strategy {strategy}: only blackjack's exact analysis plays other "
+                         "than basic strategy (baccarat has no choices; the simulation plays "
+                         "basic strategy)")
     if game == "baccarat":
         rows, summary = _baccarat(rules, bets, pay_table, method, rounds, seed, workers,
                                   registry, progress)
     else:
         if method == "exact":
-            if bets is None or any(b not in EXACT_BLACKJACK for b in bets):
-                raise ValueError(
-                    "--method exact: of blackjack's wagers only "
-                    f"{', '.join(EXACT_BLACKJACK)} is computed exactly so far; the rest depend "
-                    "on how hands are played and are simulated (--method simulate)")
-            table_rules = blackjack_rules(rules)
-            rows = [_lucky7(table_rules, table)
-                    for table in _tables(registry, "lucky7", pay_table)]
-            summary = {"method": "exact", "decks": table_rules.decks}
+            rows, summary = _blackjack_exact(rules, bets, pay_table, strategy, ratio, workers,
+                                             registry)
         else:
             rows, summary = _blackjack(rules, bets, pay_table, rounds, seed, workers,
                                        registry, progress)
@@ -205,9 +212,113 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
                   "rules": _as_options(rules), "strategy": "basic (controller/strategy.py)"}
 
 
-def _lucky7(rules: Any, table: PayTable) -> Row:
-    result = lucky7_exact.exact(baccarat_exact.shoe(rules.decks), rules, table)
-    return Row("lucky7", table.id, result.house_edge, None, dict(result.awards))
+def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
+                     strategy: str, ratio: float, workers: int, registry: PayTables
+                     ) -> tuple[list[Row], dict[str, Any]]:
+    """Every wager exactly (blackjack_exact.py): one pass prices the main wager, every pay
+    table and, for --strategy side or combined, each side wager under its own strategy."""
+    rules = blackjack_rules(options)
+    per_suit = baccarat_exact.shoe(rules.decks)
+    side = [b for b in BLACKJACK_BETS if bets is None or b in bets]
+    tables = {bet: _tables(registry, bet, pay_table) for bet in side}
+    steered: dict[tuple[str, str], blackjack_exact.Objective] = {}  # (wager, table id)
+    if strategy != "basic":
+        for bet in ("lucky_stiff", "dead_mans_hand", "blackjack_tie"):
+            for table in tables.get(bet, []):
+                pays = {k: float(v) for k, v in table.pays.items()}
+                for wager in _spots(bet, table):
+                    steered[wager, table.id] = blackjack_exact.objective(
+                        strategy, wager, pays, ratio)
+    objectives = [blackjack_exact.BASIC, *dict.fromkeys(steered.values())]
+    played = side != ["lucky7"] or (bets is not None and "main" in bets) or (
+        strategy == "combined")  # Lucky 7 alone needs the play only to weigh the main wager
+    totals = blackjack_exact.exact(per_suit, rules, objectives, workers) if played else {
+        blackjack_exact.BASIC: blackjack_exact.Totals()}
+    basic = totals[blackjack_exact.BASIC]
+    rows: list[Row] = []
+    if bets is None or "main" in bets:
+        rows.append(Row("main", None, -basic.main * 100, None, dict(basic.main_awards)))
+    for bet in side:
+        for table in tables[bet]:
+            pays = {k: float(v) for k, v in table.pays.items()}
+            if bet == "lucky7":
+                rows.append(_lucky7(rules, table, strategy, basic.sevens_stand))
+                continue
+            for wager in _spots(bet, table):
+                goal = steered.get((wager, table.id), blackjack_exact.BASIC)
+                awards = _exact_awards(wager, totals[goal], per_suit, rules, table)
+                spot = wager.partition(".")[2] or None
+                edge, _ = price(awards, pays, None, spot)
+                extra = {} if goal.basic else _steered(totals[goal], edge, strategy, ratio)
+                rows.append(Row(wager, table.id, edge, None, awards, extra))
+    summary: dict[str, Any] = {"method": "exact", "decks": rules.decks,
+                               "rules": _as_options(rules), "strategy": strategy}
+    if strategy == "combined":
+        summary["ratio"] = ratio
+    return rows, summary
+
+
+def _spots(bet: str, table: PayTable) -> list[str]:
+    if bet == "blackjack_tie":
+        return [f"{bet}.{spot}" for spot in TIE_SPOTS if spot in table.pays]
+    return [bet]
+
+
+def _exact_awards(wager: str, totals: blackjack_exact.Totals, per_suit: Mapping[int, int],
+                  rules: Any, table: PayTable) -> dict[str, float]:
+    """Each award's probability: what the deal decides from the engine (initial_exact), the
+    rest from the strategy's play."""
+    if wager.startswith("blackjack_tie."):
+        spot = wager.partition(".")[2]
+        awards = {f"tie on {t}": totals.ties[t - 17] for t in SPOT_TOTALS[spot]}
+        if spot in ("BJ", "RS"):
+            awards["tie on blackjack"] = totals.ties[5]
+        awards["lose"] = 1.0 - sum(awards.values())
+        return awards
+    decided, undecided = initial_exact.initial_deal(per_suit, rules, wager)
+    late: dict[str, float] = defaultdict(float)
+    if wager == "dead_mans_hand":
+        late.update(totals.dead_man)
+    for kind, p in totals.stiff.items() if wager == "lucky_stiff" else ():
+        outcome = lucky_stiff.follow_main(kind, table)
+        late[outcome.award if outcome.kind == WIN else outcome.kind] += p
+    if abs(sum(late.values()) - undecided) > 1e-9:
+        raise AssertionError(f"{wager}: play covers {sum(late.values())} of the "
+                             f"{undecided} the deal leaves open")
+    awards = dict(decided)
+    for award, p in late.items():
+        awards[award] = awards.get(award, 0.0) + p
+    return awards
+
+
+def _steered(totals: blackjack_exact.Totals, edge: float, strategy: str,
+             ratio: float) -> dict[str, Any]:
+    """What a row under --strategy side or combined adds: the main wager's edge under that
+    play, the combined edge, and where the play departs from basic strategy."""
+    main = -totals.main * 100
+    extra: dict[str, Any] = {"strategy": strategy, "main_edge_percent": round(main, 6)}
+    if strategy == "combined":
+        extra["ratio"] = ratio
+        extra["combined_edge_percent"] = round((main + ratio * edge) / (1 + ratio), 6)
+    counts = Counter(blackjack_exact.describe(d) for d in totals.departures)
+    extra["departures"] = [f"{text} x{n}" if n > 1 else text for text, n in sorted(
+        counts.items(), key=lambda item: (-item[1], item[0]))]
+    return extra
+
+
+def _lucky7(rules: Any, table: PayTable, strategy: str = "basic",
+            sevens_stand: bool = False) -> Row:
+    """Lucky 7 is decided by whether 7-7 takes a third card. Its own strategy always takes one
+    (a third card can only raise the award); so does the combined strategy unless the main
+    wager's best play stands on some 7-7, where the trade-off is not computed."""
+    if strategy == "combined" and sevens_stand:
+        raise ValueError("lucky7 under --strategy combined: the main wager's best play stands "
+                         "on 7-7 against some up card under these rules, and that trade-off "
+                         "is not computed")
+    always = strategy != "basic"
+    result = lucky7_exact.exact(baccarat_exact.shoe(rules.decks), rules, table, always)
+    extra = {"strategy": strategy, "rule": "always a third card on 7-7"} if always else {}
+    return Row("lucky7", table.id, result.house_edge, None, dict(result.awards), extra)
 
 
 def _as_options(rules: Any) -> dict[str, Any]:
@@ -241,9 +352,12 @@ def options_from(pairs: list[str]) -> dict[str, Any]:
 
 
 def render(report: dict[str, Any]) -> str:
+    strategy = report.get("strategy", "basic")
     lines = [f"{report['game']}: {report['method']}"
              + (f", {report['rounds']:,} rounds, seed {report['seed']}" if "rounds" in report
-                else f", {report['decks']} decks") + f" ({report['seconds']} s)"]
+                else f", {report['decks']} decks")
+             + ("" if strategy == "basic" else f", --strategy {strategy}")
+             + f" ({report['seconds']} s)"]
     for row in report["wagers"]:
         table = f" #{row['pay_table']}" if row["pay_table"] else ""
         error = row["standard_error_percent"]
@@ -251,6 +365,14 @@ def render(report: dict[str, Any]) -> str:
         awards = ", ".join(f"{k} {v * 100:.4f} %" for k, v in sorted(
             row["awards"].items(), key=lambda item: -item[1]))
         lines.append(f"  {row['wager'] + table:<22} edge {edge}   {awards}")
+        if "main_edge_percent" in row:
+            both = (f", both together {row['combined_edge_percent']:.4f} %"
+                    if "combined_edge_percent" in row else "")
+            departures = row["departures"]
+            lines.append(f"  {'':<22} main wager {row['main_edge_percent']:.4f} %{both}; "
+                         f"{len(departures)} departures from basic strategy"
+                         + (": " + "; ".join(departures[:3]) + ("; ..." if len(departures) > 3
+                                                               else "") if departures else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -263,7 +385,7 @@ def main(args: Any) -> int:
         config = config_file.load(args.config)
         options = {**config.rules, **options}
     game = config.game if config else args.game
-    method = args.method or ("exact" if game == "baccarat" else "simulate")
+    method = args.method or "exact"
     options = {k: v for k, v in options.items() if k not in (
         "limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit", "four_wager_limit",
         "limited_wager_max")}
@@ -285,7 +407,8 @@ def main(args: Any) -> int:
             bar.update(task, completed=fraction)
     try:
         report = analyze(game, options, bets, args.pay_table, method, args.rounds, args.seed,
-                         args.workers or os.cpu_count() or 1, registry, progress)
+                         args.workers or os.cpu_count() or 1, registry, progress,
+                         args.strategy, args.ratio)
     finally:
         if bar is not None:
             bar.stop()

@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from functools import cache
 
+from controller.analysis.blackjack_exact import shoe_counts
 from controller.cards import Card
 from controller.paytables import PayTable, PayTables
 from controller.rules.blackjack import BlackjackRules
@@ -26,9 +27,7 @@ BETS = ("lucky_stiff", "dead_mans_hand")
 def initial_deal(per_suit: Mapping[int, int], rules: BlackjackRules, bet: str
                  ) -> tuple[dict[str, float], float]:
     """(probability of each award decided by the deal or the peek, probability undecided)."""
-    counts: dict[int, int] = defaultdict(int)
-    for rank, d in per_suit.items():
-        counts[min(rank, 10)] += 4 * d
+    counts = dict(enumerate(shoe_counts(per_suit), start=1))  # by value, ten-values as one
     total = sum(counts.values())
     decided: dict[str, float] = defaultdict(float)
     undecided = 0.0

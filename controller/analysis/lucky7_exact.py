@@ -29,9 +29,10 @@ SUITS = "SHCD"
 
 
 def exact(per_suit: Mapping[int, int], rules: BlackjackRules,
-          table: PayTable) -> WagerResult:
+          table: PayTable, always_third: bool = False) -> WagerResult:
     """Lucky 7's award probabilities for one seat, from a shoe with `per_suit[rank]` cards of
-    each rank in each suit."""
+    each rank in each suit; `always_third`: the player takes a third card on 7-7 whatever
+    basic strategy says (the side bet's own strategy)."""
     # categories: ("7", suit) for sevens, (rank, "") for any other rank
     counts: dict[tuple[int, str], int] = {}
     for rank, d in per_suit.items():
@@ -69,7 +70,8 @@ def exact(per_suit: Mapping[int, int], rules: BlackjackRules,
                 for hole, p4 in (draws(total - 3) if peek else [((0, ""), 1.0)]):
                     if peek:
                         take(hole)
-                    third_comes = _third_card_comes(up[0], hole[0] if peek else 0, rules)
+                    third_comes = _third_card_comes(up[0], hole[0] if peek else 0, rules,
+                                                    always_third)
                     sevens = [first, second]
                     if third_comes:
                         left = total - 3 - (1 if peek else 0)
@@ -99,9 +101,9 @@ def _add(awards: dict[str, float], sevens: list[tuple[int, str]], probability: f
 
 
 @cache
-def _third_card_comes(up: int, hole: int, rules: BlackjackRules) -> bool:
+def _third_card_comes(up: int, hole: int, rules: BlackjackRules, always: bool = False) -> bool:
     """Deal 7-7 against this up card (and hole card) through the play engine and play the first
-    decision by basic strategy: does a third card come to the seat?"""
+    decision by basic strategy (or, `always`, take a card): does a third card come?"""
     play = BlackjackPlay(rules, {1: {"main": 100}}, {})
     deal = [Card(SEVEN, "S"), Card(up, "H"), Card(SEVEN, "C")]
     if rules.dealer_peeks:
@@ -114,5 +116,7 @@ def _third_card_comes(up: int, hole: int, rules: BlackjackRules) -> bool:
         due = play.expected()
     if not isinstance(due, DecisionDue):
         return isinstance(due, CardDue) and due.seat == 1
+    if always:
+        return True
     action = decide(play.seats[0].hands[0].cards, play.dealer[0], due.options, rules)
     return action in ("hit", "double", "split")

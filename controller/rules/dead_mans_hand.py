@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from controller.rules.blackjack_play import BlackjackPlay, Seat
 
 ACE, EIGHT = 1, 8
+SPLIT_AWARDS = ("pair", "one_soft_19", "two_soft_19s")  # by soft 19s over the split hands
 
 
 def is_soft_19_pair(cards: list[Card]) -> bool:
@@ -54,6 +55,10 @@ def _outcome(seat: Seat, play: BlackjackPlay, table: PayTable) -> Outcome | None
     undecided = len(last.cards) == 2 and not last.done and not last.wants_card
     if undecided and play.may_split(seat, last):
         return None  # a re-split is still open
-    soft_19s = min(2, sum(is_soft_19_pair(hand.cards) for hand in seat.hands))
-    name = {2: "two_soft_19s", 1: "one_soft_19", 0: "pair"}[soft_19s]
+    name = split_award(sum(is_soft_19_pair(hand.cards) for hand in seat.hands))
     return win(name, table.pays[name])
+
+
+def split_award(soft_19s: int) -> str:
+    """The award of a split pair with this many two-card soft 19s (capped at two)."""
+    return SPLIT_AWARDS[min(2, soft_19s)]

@@ -48,10 +48,13 @@ def _outcome(seat: Seat, play: BlackjackPlay, table: PayTable) -> Outcome | None
     if play.dealer_blackjack:
         return lose("unpaired stiff against dealer blackjack")
     main = seat.hands[0].outcome  # an unpaired stiff is never a pair, so never split
-    if main is None:
-        return None
-    if main.kind == PUSH:
+    return None if main is None else follow_main(main.kind, table)
+
+
+def follow_main(kind: str, table: PayTable) -> Outcome:
+    """An unpaired stiff that qualified, settled by its main hand's outcome kind."""
+    if kind == PUSH:
         return push("stiff, main pushed")
-    if main.kind in (LOSE, SURRENDER):
-        return lose("stiff, main lost" if main.kind == LOSE else "stiff, surrendered")
+    if kind in (LOSE, SURRENDER):
+        return lose("stiff, main lost" if kind == LOSE else "stiff, surrendered")
     return win("stiff_winner", table.pays["stiff_winner"])
