@@ -123,7 +123,7 @@ def analyze(game: str, rules: dict[str, Any], bets: list[str] | None, pay_table:
     else:
         if method == "exact":
             rows, summary = _blackjack_exact(rules, bets, pay_table, strategy, ratio, workers,
-                                             registry)
+                                             registry, progress)
         else:
             rows, summary = _blackjack(rules, bets, pay_table, rounds, seed, workers,
                                        registry, progress)
@@ -213,7 +213,8 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
 
 
 def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
-                     strategy: str, ratio: float, workers: int, registry: PayTables
+                     strategy: str, ratio: float, workers: int, registry: PayTables,
+                     progress: Callable[[float], None] | None
                      ) -> tuple[list[Row], dict[str, Any]]:
     """Every wager exactly (blackjack_exact.py): one pass prices the main wager, every pay
     table and, for --strategy side or combined, each side wager under its own strategy."""
@@ -232,7 +233,7 @@ def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table:
     objectives = [blackjack_exact.BASIC, *dict.fromkeys(steered.values())]
     played = side != ["lucky7"] or (bets is not None and "main" in bets) or (
         strategy == "combined")  # Lucky 7 alone needs the play only to weigh the main wager
-    totals = blackjack_exact.exact(per_suit, rules, objectives, workers) if played else {
+    totals = blackjack_exact.exact(per_suit, rules, objectives, workers, progress) if played else {
         blackjack_exact.BASIC: blackjack_exact.Totals()}
     basic = totals[blackjack_exact.BASIC]
     rows: list[Row] = []

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Final, NamedTuple
@@ -567,20 +567,26 @@ def _compositions(left: Sequence[int]) -> list[Counts]:
 
 
 def exact(per_suit: Mapping[int, int], rules: BlackjackRules,
-          objectives: Sequence[Objective] = (BASIC,), workers: int = 1
-          ) -> dict[Objective, Totals]:
+          objectives: Sequence[Objective] = (BASIC,), workers: int = 1,
+          progress: Callable[[float], None] | None = None) -> dict[Objective, Totals]:
     """Every strategy's figures for one seat dealt from a full shoe, on `workers` cores."""
     shoe = shoe_counts(per_suit)
     jobs = [(up, shoe, rules, tuple(objectives)) for up in range(VALUES) if shoe[up]]
-    if workers > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(up_card, jobs, chunksize=1)
-    else:
-        parts = [up_card(job) for job in jobs]
     totals = {objective: Totals() for objective in objectives}
-    for part in parts:
+
+    def add(done: int, part: dict[Objective, Totals]) -> None:
         for objective, total in part.items():
             totals[objective].add(total)
+        if progress is not None:
+            progress(done / len(jobs))
+
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for done, part in enumerate(pool.imap(up_card, jobs), start=1):  # in order: one sum
+                add(done, part)
+    else:
+        for done, job in enumerate(jobs, start=1):
+            add(done, up_card(job))
     return totals
 
 
