@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from controller.analysis import blackjack_exact
-from controller.analysis.analyze import _exact_awards
+from controller.analysis.analyze import _exact_awards, price
 from controller.analysis.baccarat_exact import shoe
 from controller.analysis.blackjack_exact import (
     BASIC,
@@ -125,21 +125,13 @@ def assert_awards(exact: Mapping[str, float], brute: Mapping[str, float], tolera
     {"max_split_hands": 1, "dealer_peeks": False},
     {"max_split_hands": 1, "dealer_peeks": False, "original_bets_only": True,
      "double_on": "10-11", "blackjack_pays": "6:5"},
-], ids=["h17", "s17-surrender", "no-peek", "no-peek-obo-10-11-6:5"])
-def test_without_splits_every_wager_agrees_with_the_brute_force(options: dict[str, Any]
-                                                                 ) -> None:
+    # One split is exact too: each split hand valued from the shoe without the pair and the
+    # up card, the other hand's cards being skipped cards of an exchangeable deal.
+    {"max_split_hands": 2},
+], ids=["h17", "s17-surrender", "no-peek", "no-peek-obo-10-11-6:5", "one-split"])
+def test_without_resplits_every_wager_agrees_with_the_brute_force(options: dict[str, Any]
+                                                                   ) -> None:
     rules = BlackjackRules(**options)
-    brute_main, brute = brute_force(SMALL, rules)
-    main, exact = exact_awards(SMALL, rules)
-    assert main == pytest.approx(brute_main, abs=1e-12)
-    for wager, found in exact.items():
-        assert_awards(found, brute.get(wager, {}), 1e-12, wager)
-
-
-def test_one_split_is_exact() -> None:
-    """Split hands valued each from the shoe without the pair and the up card are exact when
-    there is no re-split: the other hand's cards are skipped cards of an exchangeable deal."""
-    rules = BlackjackRules(max_split_hands=2)
     brute_main, brute = brute_force(SMALL, rules)
     main, exact = exact_awards(SMALL, rules)
     assert main == pytest.approx(brute_main, abs=1e-12)
@@ -182,17 +174,12 @@ def test_a_steered_strategy_is_valued_as_the_engine_plays_it(strategy: str, wage
     found = _exact_awards(wager, totals[steer], SMALL, rules, table)
     assert_awards(found, brute[wager], 1e-12, wager)
     basic = _exact_awards(wager, totals[BASIC], SMALL, rules, table)
-    side, side_basic = (price(awards, table.pays, wager) for awards in (found, basic))
+    pays = {k: float(v) for k, v in table.pays.items()}
+    spot = wager.partition(".")[2] or None
+    side, side_basic = (-price(awards, pays, None, spot)[0] / 100 for awards in (found, basic))
     main_weight = 0.0 if strategy == "side" else 1.0
     assert (main_weight * totals[steer].main + 2 * side
             >= main_weight * totals[BASIC].main + 2 * side_basic - 1e-12)
-
-
-def price(awards: Mapping[str, float], pays: Mapping[str, Any], wager: str) -> float:
-    """The expected net per unit of a side wager."""
-    spot = wager.partition(".")[2]
-    return sum(p * (-1.0 if award == "lose" else float(pays[spot]) if spot and award.startswith(
-        "tie on") else 0.0 if spot else float(pays.get(award, 0))) for award, p in awards.items())
 
 
 def test_stand_and_double_values_match_the_published_appendix() -> None:

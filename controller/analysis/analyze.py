@@ -273,7 +273,7 @@ def _exact_awards(wager: str, totals: blackjack_exact.Totals, per_suit: Mapping[
         spot = wager.partition(".")[2]
         awards = {f"tie on {t}": totals.ties[t - 17] for t in SPOT_TOTALS[spot]}
         if spot in ("BJ", "RS"):
-            awards["tie on blackjack"] = totals.ties[5]
+            awards["tie on blackjack"] = totals.ties[blackjack_exact.BOTH_NATURALS]
         awards["lose"] = 1.0 - sum(awards.values())
         return awards
     decided, undecided = initial_exact.initial_deal(per_suit, rules, wager)

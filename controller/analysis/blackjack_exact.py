@@ -49,6 +49,7 @@ from controller.strategy import decide
 
 EV, WON, PUSHED, LOST, SURRENDERED = 0, 1, 2, 3, 4
 TIE: Final = 5  # TIE + t - 17: stands on t and ties the dealer's t, 17 <= t <= 21
+BOTH_NATURALS: Final = 5  # Totals.ties: 17 .. 21, then both naturals
 SIZE: Final = 10
 ACE, SEVEN, EIGHT, TEN = 0, 6, 7, 9
 DEALER_HANDS: Final = (  # a dealer hand for each outcome of dealer_exact.OUTCOMES
@@ -64,6 +65,11 @@ def shoe_counts(per_suit: Mapping[int, int]) -> Counts:
     for rank, n in per_suit.items():
         counts[min(rank, 10) - 1] += 4 * n
     return tuple(counts)
+
+
+def _joined(hand: Counts, extra: Counts) -> Counts:
+    """The cards out besides the up card: the hand's and the other split cards."""
+    return tuple(a + b for a, b in zip(hand, extra, strict=True))
 
 
 def _plus(counts: Counts, value: int, n: int = 1) -> Counts:
@@ -187,8 +193,7 @@ class Table:
         return self._standing[key]
 
     def _stand(self, hand: Counts, extra: Counts, from_split: bool, stake: int) -> Vector:
-        removed = tuple(a + b for a, b in zip(hand, extra, strict=True))
-        dealer = self.dealer[removed]
+        dealer = self.dealer[_joined(hand, extra)]
         pays = self.payoffs(hand, from_split)
         total, _ = _total(hand)
         value = [0.0] * SIZE
@@ -214,7 +219,7 @@ class Table:
     def after_card(self, hand: Counts, extra: Counts, from_split: bool, stake: int) -> Vector:
         """A hand that takes no more cards once it has this one (a double, a split ace)."""
         if _total(hand)[0] > 21:
-            return self.bust(tuple(a + b for a, b in zip(hand, extra, strict=True)), stake)
+            return self.bust(_joined(hand, extra), stake)
         return self.stand(hand, extra, from_split, stake)
 
     def options(self, hand: Counts, from_split: bool) -> tuple[str, ...]:
@@ -232,7 +237,7 @@ class Table:
         key = (hand, extra, from_split, objective)
         if key in self.memo:
             return self.memo[key]
-        removed = tuple(a + b for a, b in zip(hand, extra, strict=True))
+        removed = _joined(hand, extra)
         values = {action: self.act(action, hand, extra, removed, from_split, objective)
                   for action in self.options(hand, from_split)}
         chosen = self.choose(hand, values, objective)
@@ -405,7 +410,7 @@ class Totals:
     main: float = 0.0
     main_awards: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     stiff: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # main kinds
-    ties: list[float] = field(default_factory=lambda: [0.0] * 6)  # 17..21, both naturals
+    ties: list[float] = field(default_factory=lambda: [0.0] * (BOTH_NATURALS + 1))
     dead_man: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     departures: list[Departure] = field(default_factory=list)
     sevens_stand: bool = False  # standing (or surrendering) is the main's best on some 7-7
@@ -452,7 +457,7 @@ def _deal(table: Table, hand: Counts, first: int, second: int, blackjack: float,
         total.main += weight * (1 - blackjack) * float(rules.blackjack_ratio)
         total.main_awards["blackjack"] += weight * (1 - blackjack)
         total.main_awards["push"] += weight * blackjack
-        total.ties[5] += weight * blackjack
+        total.ties[BOTH_NATURALS] += weight * blackjack
         return
     if table.peeks:  # the dealer's blackjack ends the round at the deal
         total.main -= weight * blackjack
