@@ -103,7 +103,8 @@ class Daemon:
         if floor is None:
             return None
         link = FloorLink(journal, floor.broker, floor.table_id,
-                         on_health=lambda health: self.hub.side("floor", health))
+                         on_health=lambda health: self.hub.side("floor", health),
+                         drain_s=floor.drain_s)
         follow(link, loop)
         link.start()
         return link

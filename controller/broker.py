@@ -81,5 +81,5 @@ def make_client(broker: Broker, client_id: str, manual_ack: bool = False) -> mqt
         client.tls_set(ca_certs=str(broker.ca) if broker.ca else None,
                        certfile=str(broker.cert) if broker.cert else None,
                        keyfile=str(broker.key) if broker.key else None)
-    client.reconnect_delay_set(1, 30)
+    client.reconnect_delay_set(1, 5)  # back within seconds of the broker: a stop's drain waits
     return client

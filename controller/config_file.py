@@ -76,6 +76,7 @@ class FloorConfig:
 
     broker: Broker
     table_id: str
+    drain_s: float = 10.0  # a clean stop waits this long, at most, for the floor to have all
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,8 @@ def _journal(path: Path, raw: dict[str, Any], fail: Any) -> JournalConfig:
                          beside(raw.get("key"), "key"))
 
 
-FLOOR_KEYS: Final = ("broker", "table_id", "username", "password_file", "ca", "cert", "key")
+FLOOR_KEYS: Final = ("broker", "table_id", "username", "password_file", "ca", "cert", "key",
+                     "drain_s")
 
 
 def _floor(path: Path, raw: Any, fail: Any) -> FloorConfig | None:
@@ -259,7 +261,11 @@ def _floor(path: Path, raw: Any, fail: Any) -> FloorConfig | None:
     if (cert or raw.get("ca")) and not broker.tls:
         raise fail("floor.broker", "certificates are for mqtts:// brokers")
     broker = replace(broker, ca=file("ca"), cert=cert, key=key)
-    return FloorConfig(broker.with_credentials(raw.get("username"), password), table_id)
+    drain = raw.get("drain_s", 10)
+    if not isinstance(drain, int | float) or isinstance(drain, bool) or not 0 <= drain <= 300:
+        raise fail("floor.drain_s", "must be a number of seconds from 0 to 300")
+    return FloorConfig(broker.with_credentials(raw.get("username"), password), table_id,
+                       float(drain))
 
 
 def _section(data: dict[str, Any], name: str, fail: Any) -> dict[str, Any]:

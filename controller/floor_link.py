@@ -12,12 +12,23 @@ through a connection of its own:
   table is offline, and a clean stop says it is closed.
 
 The floor answers on `tablectl/floor/<table>/stored` with how far it has the table's messages
-without a gap, and from which journal (each journal has an id of its own, made when it is
-first linked: a table whose journal was replaced starts its numbers again, and the link stops,
-saying so, rather than take the old journal's figures for its own). The link notes the figure
-in the journal (a sealed day's messages leave the table, and the day may be removed, only once
-the floor has them) and sends again any message past that point which it sent more than
-`resend_s` ago: one the broker acknowledged and then lost.
+without a gap (`through`), counted from which message (`from_n`) and journal (each journal has an
+id of its own, made when it is first linked: a table whose journal was replaced starts its
+numbers again, and the link stops, saying so, rather than take the old journal's figures for its
+own), and where it holds later messages past a gap (`missing`). The link takes the word only
+when it is about this journal counted from this journal's first message, and never past the last
+message it made. It notes the figure in the journal (a sealed day's messages leave the table,
+and the day may be removed, only once the floor has them) and sends again what the floor lacks:
+a message in a gap at once (if it went more than `GAP_GRACE_S` ago: not one still on its way),
+any other past `through` that went more than `resend_s` ago (one the broker acknowledged and
+then lost).
+
+A message the broker refuses for good (too large, `FOR_GOOD`), or one the link finds over the
+floor's limit before sending, is marked `refused` in the outbox with the reason, and a stand-in
+under its number goes instead (`outbox.refused_body`): the floor then has every number, the pit
+an alert, and `floor reconcile` names it. Any other refusal (the ACL) stops the link where it is
+until the broker takes the message. A clean stop drains: for up to `drain_s` it waits for the
+floor's word to cover every message, sending again what is missing at once.
 
 Marking rows sent and noting the floor's word are all it writes, in short transactions that do
 not sync (losing a mark to a power cut only sends a message again, and the floor stores it
@@ -33,6 +44,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import paho.mqtt.client as mqtt
@@ -42,6 +54,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from controller.broker import FLOOR_ROOT, Broker, make_client, table_topic
 from controller.journal import codec
 from controller.loop import ControllerLoop
+from controller.outbox import MAX_MESSAGE, refused_body
 from controller.service import utc_now
 from controller.table import Table
 
@@ -50,6 +63,12 @@ STATUS_S: Final = 0.5  # the status is published at most this often
 POLL_S: Final = 1.0  # the outbox is read at least this often, woken or not
 KEEPALIVE_S: Final = 15
 RESEND_S: Final = 30.0  # a message the floor still lacks this long after the broker took it
+GAP_GRACE_S: Final = 2.0  # a message in a gap, sent this long ago, is not on its way any more
+DRAIN_S: Final = 10.0  # a clean stop waits this long, at most, for the floor to have everything
+HEALTH_S: Final = 1.0  # the count of messages waiting is refreshed at most this often
+# PUBACK reason codes that refuse a message for what it is, not for who sent it: Topic Name
+# invalid, Packet too large (Mosquitto's message_size_limit), Payload format invalid.
+FOR_GOOD: Final = (0x90, 0x95, 0x99)
 Health = Callable[[dict[str, Any]], None]
 
 
@@ -74,9 +93,10 @@ def follow(link: FloorLink, loop: ControllerLoop) -> None:
 
 class FloorLink:
     def __init__(self, journal: Any, broker: Broker, table_id: str,
-                 on_health: Health = lambda health: None, resend_s: float = RESEND_S) -> None:
+                 on_health: Health = lambda health: None, resend_s: float = RESEND_S,
+                 drain_s: float = DRAIN_S) -> None:
         self.table_id, self.broker, self.on_health = table_id, broker, on_health
-        self.resend_s = resend_s
+        self.resend_s, self.drain_s = resend_s, drain_s
         self.db = sqlite3.connect(journal, check_same_thread=False, isolation_level=None)
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
@@ -91,18 +111,19 @@ class FloorLink:
         self.client.on_publish = self._published
         self.client.on_message = self._floor_says
         self._wake = threading.Event()
-        self._stop = threading.Event()
         self._lock = threading.Lock()
         self._connected_now = False
-        self._inflight: dict[int, int] = {}  # mid -> n, the link's thread only
-        self._acked: deque[tuple[int, bool]] = deque()  # (mid, accepted), from paho's thread
+        self._inflight: dict[int, tuple[int, bool]] = {}  # mid -> (n, a stand-in): this thread
+        self._acked: deque[tuple[int, ReasonCode]] = deque()  # (mid, reason), paho's thread
         self._cursor = 0  # the last n handed to paho in this process
         self._status: dict[str, Any] | None = None
         self._status_version = self._status_sent = 0
         self._status_at = 0.0
         self._health: dict[str, Any] = {}
         self._news: tuple[str, str] | None = None  # a connection's change, from paho's thread
-        self._floor_heard: tuple[int, str | None] | None = None  # from paho's thread
+        self._floor_heard: Word | None = None  # from paho's thread
+        self._health_at = 0.0
+        self._drain_until: float | None = None  # stopping: drain until then
         self.floor_through = int(self._meta("floor_through") or 0)
         self.other_journal: str | None = None  # the floor has this table from another journal
         self.from_n = int(self._meta("outbox_from_n") or 1)
@@ -131,10 +152,15 @@ class FloorLink:
         self._thread.start()
 
     def stop(self, timeout_s: float = 3.0) -> None:
-        """A clean stop: the status says closed (if the broker is there to hear it)."""
-        self._stop.set()
+        """A clean stop: first the drain (up to `drain_s`: the floor's word covers every
+        message, what it lacks sent again at once), then the status says closed (if the broker
+        is there to hear it)."""
+        self._drain_until = time.monotonic() + self.drain_s
         self._wake.set()
-        self._thread.join(timeout_s + 5)
+        self._thread.join(self.drain_s + timeout_s + 5)
+        if self.floor_through < self._last_n():
+            self.log.warning("floor link stops with messages the floor lacks: they go at the "
+                             "next start", waiting=self._waiting())
         if self._connected_now:
             with self._lock:
                 last = dict(self._status or {})
@@ -151,7 +177,7 @@ class FloorLink:
         self.db.close()
 
     def _run(self) -> None:
-        while not self._stop.is_set():
+        while not self._drained():
             self._wake.wait(self._status_due_in())
             self._wake.clear()
             try:
@@ -162,12 +188,21 @@ class FloorLink:
                 if news is not None and self.other_journal is None:  # else it stays refused
                     self._set_health(*news)
                 if heard is not None:
-                    self._floor_has(*heard)
+                    self._floor_has(heard)
                 if self._connected_now and self.other_journal is None:
                     self._publish_rows()
                     self._publish_status()
+                self._refresh_health()
             except sqlite3.Error as exc:  # the journal busy or failing: try again later
                 self.log.warning("floor link cannot read the journal", error=str(exc))
+
+    def _drained(self) -> bool:
+        """Stopping, and the floor has everything, or it cannot get it, or time is up."""
+        if self._drain_until is None:
+            return False
+        return (self.floor_through >= self._last_n() or self.other_journal is not None
+                or self._health.get("state") == "refused"
+                or time.monotonic() >= self._drain_until)
 
     # ----- the outbox ------------------------------------------------------------------------
 
@@ -176,55 +211,83 @@ class FloorLink:
         if room <= 0:
             return
         rows = self.db.execute(
-            "SELECT n, seq, topic, round, utc, body FROM outbox WHERE n > ? AND sent_utc IS "
-            "NULL ORDER BY n LIMIT ?", (self._cursor, room)).fetchall()
-        for n, seq, topic, number, utc, body in rows:
-            payload = json.dumps({"table": self.table_id, "journal": self.journal_id, "n": n,
-                                  "seq": seq, "topic": topic, "round": number, "utc": utc,
-                                  "body": json.loads(codec.decode(body, None))},
-                                 separators=(",", ":"))
+            "SELECT n, seq, topic, round, utc, body, refused FROM outbox WHERE n > ? AND "
+            "sent_utc IS NULL ORDER BY n LIMIT ?", (self._cursor, room)).fetchall()
+        for n, seq, topic, number, utc, blob, refused in rows:
+            text = codec.decode(blob, None)
+            payload = self._payload(n, seq, topic, number, utc, text, refused)
+            if refused is None and len(payload) > MAX_MESSAGE:
+                refused = f"{len(payload)} bytes, over the floor's limit of {MAX_MESSAGE}"
+                self._refuse(n, refused)
+                payload = self._payload(n, seq, topic, number, utc, text, refused)
             # Never under our lock: paho calls `_published` holding its own. A PUBACK that comes
             # before `_inflight` has the mid waits in `_acked` for this thread.
-            info = self.client.publish(table_topic(self.table_id, f"journal/{topic}"), payload,
-                                       qos=1)
-            self._inflight[info.mid] = n
+            sent_as = "refused" if refused is not None else topic
+            info = self.client.publish(table_topic(self.table_id, f"journal/{sent_as}"),
+                                       payload, qos=1)
+            self._inflight[info.mid] = (n, refused is not None)
             if info.rc != mqtt.MQTT_ERR_SUCCESS:  # lost the connection: paho resends it
                 self.log.info("floor link publishing while disconnected", n=n)
             self._cursor = n
-        if rows:
-            self._report_backlog()
+
+    def _payload(self, n: int, seq: int, topic: str, number: int | None, utc: str, text: str,
+                 refused: str | None) -> bytes:
+        """A message as the floor takes it; its stand-in if it was refused for good."""
+        body = json.loads(text) if refused is None else refused_body(topic, text, refused)
+        return json.dumps({"table": self.table_id, "journal": self.journal_id, "n": n,
+                           "seq": seq, "topic": "refused" if refused is not None else topic,
+                           "round": number, "utc": utc, "body": body},
+                          separators=(",", ":")).encode()
+
+    def _refuse(self, n: int, reason: str) -> None:
+        """Message `n` will never go as it is: journaled as refused, its stand-in goes."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("UPDATE outbox SET refused = ? WHERE n = ?", (reason, n))
+        self.log.error("floor message refused for good: its stand-in goes instead", n=n,
+                       reason=reason)
 
     def _published(self, client: mqtt.Client, userdata: Any, mid: int,
                    reason: ReasonCode, properties: Any) -> None:
         """paho's thread: the broker acknowledged `mid` (or refused it)."""
-        self._acked.append((mid, not reason.is_failure))  # a deque: safe across threads
+        self._acked.append((mid, reason))  # a deque: safe across threads
         self._wake.set()
 
     def _mark_acked(self) -> None:
         acked = []
         while self._acked:
             acked.append(self._acked.popleft())
-        done = [(self._inflight.pop(mid), ok) for mid, ok in acked if mid in self._inflight]
-        sent = [n for n, ok in done if ok]
-        for n, ok in done:
-            if not ok:  # refused (the ACL?): keep it, and everything after it waits
-                self.log.error("broker refused a floor message", n=n)
-                self._set_health("refused", f"the broker refused message {n}: check the ACL")
-                self._cursor = min(self._cursor, n - 1)
+        done = [(*self._inflight.pop(mid), reason) for mid, reason in acked
+                if mid in self._inflight]
+        sent = [n for n, _, reason in done if not reason.is_failure]
+        for n, stand_in, reason in done:
+            if not reason.is_failure:
+                continue
+            if reason.value in FOR_GOOD and not stand_in:
+                self._refuse(n, f"the broker refused it: {reason}")
+            else:  # the ACL? keep it, and everything after it waits
+                self.log.error("broker refused a floor message", n=n, reason=str(reason))
+                self._set_health("refused", f"the broker refused message {n} ({reason}): "
+                                 "check the ACL")
+            self._cursor = min(self._cursor, n - 1)
         if sent:
             with self.db:
                 self.db.execute("BEGIN")
                 self.db.executemany("UPDATE outbox SET sent_utc = ? WHERE n = ?",
                                     [(utc_now(), n) for n in sent])
-            self._report_backlog()
-
-    def _report_backlog(self) -> None:
-        if self._health.get("state") == "connected":
-            self._set_health("connected", "")
 
     def backlog(self) -> int:
         """Messages not yet acknowledged by the broker (the `outbox_unsent` index counts them)."""
         row = self.db.execute("SELECT count(*) FROM outbox WHERE sent_utc IS NULL").fetchone()
+        return int(row[0])
+
+    def _waiting(self) -> int:
+        """Messages the floor has not said it has: what a table owes the floor."""
+        return max(0, self._last_n() - max(self.floor_through, self.from_n - 1))
+
+    def _refused(self) -> int:
+        row = self.db.execute("SELECT count(*) FROM outbox WHERE refused IS NOT NULL"
+                              ).fetchone()
         return int(row[0])
 
     # ----- the floor's word ---------------------------------------------------------------------
@@ -236,45 +299,53 @@ class FloorLink:
     def _floor_says(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage
                     ) -> None:
         """paho's thread: how far the floor has this table's messages."""
-        try:
-            word = json.loads(message.payload)
-            through, journal = int(word["through"]), word.get("journal")
-        except (ValueError, KeyError, TypeError):
+        word = Word.parse(bytes(message.payload))
+        if word is None:
             self.log.error("floor sent a word the link cannot read", topic=message.topic)
             return
         with self._lock:
-            self._floor_heard = (through, journal if isinstance(journal, str) else None)
+            self._floor_heard = word
         self._wake.set()
 
-    def _floor_has(self, through: int, journal: str | None) -> None:
-        """Note how far the floor has stored; send again what it lacks that went long ago.
-        If what the floor has under this table's id came from another journal (this one
-        replaced it), its word is not about these messages: the link stops and says so."""
-        if journal is not None and journal != self.journal_id:
+    def _floor_has(self, word: Word) -> None:
+        """Note how far the floor has stored; send again what it lacks. If what the floor has
+        under this table's id came from another journal (this one replaced it), its word is
+        not about these messages: the link stops and says so. A word counted from another
+        first message, or past the last message made, is not taken."""
+        if word.journal is not None and word.journal != self.journal_id:
             if self.other_journal is None:
-                self.other_journal = journal
+                self.other_journal = word.journal
                 self.log.error("the floor has this table from another journal: not sending",
-                               journal=self.journal_id, floor_journal=journal)
+                               journal=self.journal_id, floor_journal=word.journal)
                 self._set_health("refused", f"the floor has table {self.table_id} from another "
                                  "journal: give this table a new floor table_id")
             return
+        if word.from_n != self.from_n:
+            self.log.error("the floor counts this table from another message: its word is "
+                           "not taken", floor_from_n=word.from_n, from_n=self.from_n)
+            return
+        through = min(word.through, self._last_n())
         if through > self.floor_through:
             self.floor_through = through
             with self.db:
                 self.db.execute("BEGIN")
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES ('floor_through', ?)",
                                 (str(through),))
-        cutoff = utc_now(time.time() - self.resend_s)
+        now = time.time()
+        draining = self._drain_until is not None
+        first, last = word.missing or (0, -1)
         with self.db:
             self.db.execute("BEGIN")
             again = self.db.execute(
                 "UPDATE outbox SET sent_utc = NULL WHERE n > ? AND sent_utc IS NOT NULL AND "
-                "sent_utc < ? RETURNING n", (through, cutoff)).fetchall()
+                "(sent_utc < ? OR (sent_utc < ? AND (? OR n BETWEEN ? AND ?))) RETURNING n",
+                (through, utc_now(now - self.resend_s), utc_now(now - GAP_GRACE_S), draining,
+                 first, last)).fetchall()
         if again:
-            first = min(n for (n,) in again)
+            first_again = min(n for (n,) in again)
             self.log.warning("the floor lacks messages the broker took: sending them again",
-                             first=first, count=len(again), floor_through=through)
-            self._cursor = min(self._cursor, first - 1)
+                             first=first_again, count=len(again), floor_through=through)
+            self._cursor = min(self._cursor, first_again - 1)
 
     # ----- status ------------------------------------------------------------------------------
 
@@ -322,7 +393,7 @@ class FloorLink:
                       reason: ReasonCode, properties: Any) -> None:
         was = self._connected_now
         self._connected_now = False
-        if was and not self._stop.is_set():
+        if was and self._drain_until is None:
             self.log.warning("floor link lost the broker", reason=str(reason))
             self._tell("away", f"{self.broker} is not answering")
 
@@ -332,13 +403,55 @@ class FloorLink:
         self._wake.set()
 
     def _set_health(self, state: str, detail: str) -> None:
-        health = {"state": state, "detail": detail, "backlog": self.backlog(),
+        health = {"state": state, "detail": detail, "backlog": self._waiting(),
+                  "unsent": self.backlog(), "refused": self._refused(),
                   "since": self._health.get("since") if self._health.get("state") == state
                   else utc_now()}
+        self._health_at = time.monotonic()
         if health != self._health:
             self._health = health
             self.on_health(health)
 
+    def _refresh_health(self) -> None:
+        """The counts of the current state, at most every `HEALTH_S` (they move as the table
+        deals while the floor is away)."""
+        if self._health and time.monotonic() - self._health_at >= HEALTH_S:
+            self._set_health(self._health["state"], self._health["detail"])
+
     @property
     def health(self) -> dict[str, Any]:
         return dict(self._health)
+
+
+@dataclass(frozen=True)
+class Word:
+    """The floor's word to a table: it has every message from `from_n` to `through` from
+    journal `journal`, and lacks `missing` (first, last) while holding later ones."""
+
+    through: int
+    from_n: int
+    journal: str | None
+    missing: tuple[int, int] | None
+
+    @classmethod
+    def parse(cls, payload: bytes) -> Word | None:
+        """The word, or None if it is not one (then nothing of it is believed)."""
+        try:
+            data = json.loads(payload)
+            through, from_n, journal = data["through"], data["from_n"], data.get("journal")
+            missing = data.get("missing")
+        except (ValueError, KeyError, TypeError, RecursionError):
+            return None
+        if not _whole(through) or not _whole(from_n) or from_n < 1 or \
+                not (journal is None or isinstance(journal, str)):
+            return None
+        if missing is not None:
+            if not (isinstance(missing, list) and len(missing) == 2
+                    and all(_whole(n) for n in missing)):
+                return None
+            missing = (int(missing[0]), int(missing[1]))
+        return cls(int(through), int(from_n), journal, missing)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63

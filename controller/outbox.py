@@ -11,13 +11,17 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
 - `supervisor`: a supervisor's correction or a refused one;
 - `device`: a device lost, found, or raising an alarm;
 - `day`: a gaming day closed, with its summary;
-- `config`: the configuration put in force.
+- `config`: the configuration put in force;
+- `refused`: in place of a message the broker (or the link itself) refused for good, too large
+  for the floor (`MAX_MESSAGE`): which message it was, its size, digest and why. The floor then
+  has every number, and the pit an alert.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from controller.alerts import Alert
 from controller.day_ledger import house_result
@@ -36,6 +40,16 @@ from controller.round_machine import Effect
 from controller.table import RoundRecord
 
 FLOOR_ALERTS: Final = ("past_posting", "pinching")
+# The largest payload the floor takes and the shipped broker passes (256 KiB): far above any
+# message a table makes (a day's close, the largest, is a few KiB).
+MAX_MESSAGE: Final = 256 * 1024
+
+
+def refused_body(topic: str, text: str, reason: str) -> dict[str, Any]:
+    """What stands in for a message refused for good: the floor gets this under its number."""
+    data = text.encode()
+    return {"topic": topic, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+            "reason": reason}
 
 
 def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | None,

@@ -1,6 +1,8 @@
 """`tablectl floor ...`: the floor service's commands.
 
 - `floor serve --broker URL --db DSN [--port P]`: a floor process (see `floor.serve`).
+- `floor retire NAME --broker URL --db DSN`: end a floor process's session at the broker for
+  good (a process that will not come back), so that its share of the messages goes to the rest.
 - `floor reconcile --db DSN --journal PATH`: one table's journal against the floor; prints what
   differs and exits 1 if anything does.
 - `floor user add NAME` / `floor user disable NAME --db DSN`: the pit's supervisors.
@@ -13,9 +15,15 @@ import argparse
 import getpass
 import sys
 from dataclasses import replace
-from datetime import time
+from datetime import time, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from floor.defaults import CLOCK_TOLERANCE_S, GROUP, MAX_MESSAGE, SESSION_S
+
+if TYPE_CHECKING:
+    from controller.broker import Broker
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -23,30 +31,63 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
+def _broker(args: argparse.Namespace) -> Broker:
+    """The broker of `--broker` with `--ca`, `--cert` and `--key`, or ValueError."""
+    from controller.broker import parse_broker
+    broker = parse_broker(args.broker)
+    if (args.ca or args.cert) and not broker.tls:
+        raise ValueError("--ca and --cert are for mqtts:// brokers")
+    if (args.cert is None) != (args.key is None):
+        raise ValueError("a client certificate needs both --cert and --key")
+    return replace(broker, ca=args.ca, cert=args.cert, key=args.key)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import psycopg
 
-    from controller.broker import parse_broker
+    from floor.ingest import Options
     from floor.periods import Periods
     from floor.schema import SchemaError
-    from floor.serve import ServeOptions, serve
+    from floor.serve import NameTaken, ServeOptions, serve
     try:
         zone = ZoneInfo(args.timezone) if args.timezone else None
-        broker = parse_broker(args.broker)
-        if (args.ca or args.cert) and not broker.tls:
-            raise ValueError("--ca and --cert are for mqtts:// brokers")
-        if (args.cert is None) != (args.key is None):
-            raise ValueError("a client certificate needs both --cert and --key")
-        broker = replace(broker, ca=args.ca, cert=args.cert, key=args.key)
+        if (args.https_cert is None) != (args.https_key is None):
+            raise ValueError("HTTPS needs both --https-cert and --https-key")
+        for what, value, low in (("--max-message", args.max_message, 1024),
+                                 ("--clock-tolerance", args.clock_tolerance, 1),
+                                 ("--session-expiry", args.session_expiry, 0)):
+            if value < low:
+                raise ValueError(f"{what} {value}: at least {low}")
         options = ServeOptions(
-            broker, args.db, args.port, args.bind, tuple(args.host),
+            _broker(args), args.db, args.port, args.bind, tuple(args.host),
             args.name or "", Periods(time.fromisoformat(args.day_start), args.shift_hours, zone),
-            args.currency)
+            args.currency, Options(args.group, args.max_message,
+                                   timedelta(seconds=args.clock_tolerance), args.session_expiry),
+            (args.https_cert, args.https_key) if args.https_cert else None, args.proxy)
         return serve(options)
-    except (ValueError, ZoneInfoNotFoundError) as exc:
+    except (ValueError, ZoneInfoNotFoundError, NameTaken) as exc:
         return _fail(str(exc))
     except (psycopg.Error, SchemaError, OSError) as exc:
         return _fail(f"floor: {str(exc).strip()}", 1)
+
+
+def cmd_retire(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from floor.retire import retire
+    from floor.serve import held_by_another
+    try:
+        broker = _broker(args)
+        if held_by_another(args.db, args.name):
+            raise ValueError(f"floor process {args.name!r} is running: stop it first")
+        retire(broker, args.name)
+    except (ValueError, TimeoutError) as exc:
+        return _fail(str(exc))
+    except (psycopg.Error, OSError) as exc:
+        return _fail(f"floor: {str(exc).strip()}", 1)
+    print(f"floor process {args.name}: its session at {broker} is ended; what it had queued "
+          "goes to the tables again (they resend what the floor lacks)")
+    return 0
 
 
 def cmd_reconcile(args: argparse.Namespace) -> int:
@@ -55,7 +96,8 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     from controller.journal import JournalError
     from floor.reconcile import reconcile
     try:
-        table, found, journal = reconcile(args.db, args.journal, args.table_id, args.archive)
+        table, found, journal = reconcile(args.db, args.journal, args.table_id, args.archive,
+                                          args.wait)
     except (JournalError, psycopg.Error) as exc:
         return _fail(str(exc).strip())
     for line in found:
@@ -112,16 +154,21 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _broker_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--broker", required=True, metavar="URL",
+                        help="mqtt://[user:password@]host[:port] or mqtts://...")
+    parser.add_argument("--ca", type=Path, metavar="FILE", help="mqtts: the broker's CA")
+    parser.add_argument("--cert", type=Path, metavar="FILE",
+                        help="mqtts: this floor process's certificate")
+    parser.add_argument("--key", type=Path, metavar="FILE", help="mqtts: its key")
+
+
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     floor = commands.add_parser("floor", help="the floor service: every table, central")
     floor_commands = floor.add_subparsers(dest="floor_command", required=True)
 
     serve = floor_commands.add_parser("serve", help="store the tables' messages, serve the pit")
-    serve.add_argument("--broker", required=True, metavar="URL",
-                       help="mqtt://[user:password@]host[:port] or mqtts://...")
-    serve.add_argument("--ca", type=Path, metavar="FILE", help="mqtts: the broker's CA")
-    serve.add_argument("--cert", type=Path, metavar="FILE", help="mqtts: this floor's certificate")
-    serve.add_argument("--key", type=Path, metavar="FILE", help="mqtts: its key")
+    _broker_arguments(serve)
     serve.add_argument("--db", required=True, metavar="DSN",
                        help="PostgreSQL, e.g. postgresql://tablectl_floor@/floor")
     serve.add_argument("--port", type=int, default=8090, help="the pit page's port (8090)")
@@ -136,7 +183,32 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument("--shift-hours", type=int, default=8, help="a shift's length (8)")
     serve.add_argument("--timezone", metavar="ZONE", help="the casino's (default: local)")
     serve.add_argument("--currency", default="USD", help="for the pit's amounts (USD)")
+    serve.add_argument("--group", default=GROUP, metavar="NAME",
+                       help="the floor processes' shared subscription group: a secret in "
+                       f"production, the same for every process (default {GROUP})")
+    serve.add_argument("--max-message", type=int, default=MAX_MESSAGE, metavar="BYTES",
+                       help=f"the largest payload stored (default {MAX_MESSAGE})")
+    serve.add_argument("--clock-tolerance", type=int, default=CLOCK_TOLERANCE_S,
+                       metavar="SECONDS", help="a table time further than this from the "
+                       f"floor's is not believed for the day's figures ({CLOCK_TOLERANCE_S})")
+    serve.add_argument("--session-expiry", type=int, default=SESSION_S, metavar="SECONDS",
+                       help="how long the broker keeps this process's messages while it is "
+                       f"away (default {SESSION_S})")
+    serve.add_argument("--https-cert", type=Path, metavar="FILE",
+                       help="serve the pit over HTTPS with this certificate (and --https-key)")
+    serve.add_argument("--https-key", type=Path, metavar="FILE")
+    serve.add_argument("--proxy", metavar="ADDRESS",
+                       help="a reverse proxy's address: its X-Forwarded-Proto and "
+                       "X-Forwarded-For are believed")
     serve.set_defaults(func=cmd_serve)
+
+    retire = floor_commands.add_parser(
+        "retire", help="end a stopped floor process's broker session for good")
+    retire.add_argument("name", help="the process's --name")
+    _broker_arguments(retire)
+    retire.add_argument("--db", required=True, metavar="DSN",
+                        help="the floor database (to refuse a process that is running)")
+    retire.set_defaults(func=cmd_retire)
 
     check = floor_commands.add_parser(
         "reconcile", help="compare one table's journal with the floor; exit 1 if they differ")
@@ -145,6 +217,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     check.add_argument("--table-id", metavar="ID", help="default: the one the journal names")
     check.add_argument("--archive", type=Path, action="append", default=[], metavar="DIR",
                        help="where closed days were copied out to (repeatable)")
+    check.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
+                       help="how long the floor is given to store what a dealing table has "
+                       "made (10)")
     check.set_defaults(func=cmd_reconcile)
 
     user = floor_commands.add_parser("user", help="the pit's supervisors")

@@ -1,18 +1,24 @@
 """From the broker into PostgreSQL: one floor process's share of every table's messages.
 
 Messages come through an MQTT 5 shared subscription, so that several floor processes split the
-tables' traffic; each process also follows every table's retained status (QoS 0: only the latest
-matters). A message is acknowledged to the broker only once its batch is committed: a floor
-process killed in the middle of a batch leaves its messages unacknowledged in its persistent
-session (the client id is stable, the session outlives a restart), and the broker delivers them
-again when it is back. Storing is idempotent, so a message delivered twice is stored once.
+tables' traffic; the group's name is the floor's own (`--group`: a secret in production, see
+docs/floor.md), so that no table can join it. Each process also follows every table's retained
+status (QoS 0: only the latest matters). A message is acknowledged to the broker only once its
+batch is committed: a floor process killed in the middle of a batch leaves its messages
+unacknowledged in its session (the client id is stable, the session outlives a restart by
+`session_s`), and the broker delivers them again when it is back. Storing is idempotent, so a
+message delivered twice is stored once.
 
-After each batch, and every `NAG_S` for tables it lacks messages of, it publishes to each table
-(retained, `tablectl/floor/<table>/stored`) how far the floor has its messages without a gap,
-and from which journal (a table's id belongs to the first journal heard from under it).
-That covers what the broker acknowledged to a table and then lost (Mosquitto forgets shared
-subscriptions across a restart; a broker killed before it saved), and messages sent before any
-floor process had subscribed: the table sends them again.
+Every payload is checked on its own (`floor.payloads`): one that fails is kept in `rejected`
+with the reason, acknowledged, and the rest go on. A batch the database refuses is stored
+message by message, so that only the culprit is kept aside. Nothing else stops the writer: if
+its thread dies all the same, `on_failure` is told and the process must end (systemd restarts
+it), rather than stay up and deaf.
+
+After each batch (at once for a table with a gap, else at most every `REPORT_S`), and every
+`NAG_S` for tables it lacks messages of, it publishes to each table (retained,
+`tablectl/floor/<table>/stored`) how far the floor has its messages without a gap, from which
+message and journal, and where a gap is. The table sends again what is missing.
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ import json
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import paho.mqtt.client as mqtt
@@ -33,18 +40,35 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.broker import FLOOR_ROOT, ROOT, Broker, make_client
-from floor.store import Conflict, Incoming, Mark, Status, behind, connect, write_batch
+from floor.defaults import GROUP, MAX_MESSAGE, SESSION_S
+from floor.health import Part
+from floor.payloads import CLOCK_TOLERANCE, Incoming, Status, topic_table
+from floor.retire import client_id
+from floor.store import (
+    Conflict,
+    Mark,
+    Refusal,
+    behind,
+    connect,
+    keep_rejected,
+    write_batch,
+)
+from floor.validate import Rejected
 
-GROUP: Final = "tablectl-floor"
-MESSAGES: Final = f"$share/{GROUP}/{ROOT}/+/journal/+"
 STATUSES: Final = f"{ROOT}/+/status"
-SESSION_S: Final = 7 * 24 * 3600  # how long the broker keeps a floor process's queue
 RECEIVE_MAX: Final = 1000  # messages in flight to this process, unacknowledged
+STATUS_BYTES: Final = 32 * 1024 * 1024  # statuses waiting to be stored; more are dropped
 BATCH_MAX: Final = 500
 BATCH_S: Final = 0.05  # a batch waits at most this long to fill
 RETRY_S: Final = (0.2, 5.0)  # back-off between attempts at a failed database
-NAG_S: Final = 5.0  # how often the tables with messages missing are told how far the floor is
-REPORT_S: Final = 2.0  # after a batch, a table is told at most this often
+NAG_S: Final = 1.0  # how often the tables the floor lacks messages of are looked for
+REPORT_S: Final = 2.0  # a table is told at most this often (a gap: `GAP_REPORT_S`)
+GAP_REPORT_S: Final = 0.25
+STALLED_S: Final = 30.0  # a writer silent this long is stuck
+
+
+def messages_topic(group: str) -> str:
+    return f"$share/{group}/{ROOT}/+/journal/+"
 
 
 @dataclass(frozen=True)
@@ -62,23 +86,41 @@ class Counters:
     messages: int = 0  # stored (or found stored already)
     rejected: int = 0
     conflicts: int = 0
+    dropped: int = 0  # statuses dropped while too many waited
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a floor process takes its share: the group, the largest payload, the clock."""
+
+    group: str = GROUP
+    max_message: int = MAX_MESSAGE
+    tolerance: timedelta = CLOCK_TOLERANCE
+    session_s: int = SESSION_S
 
 
 class Ingest:
-    def __init__(self, broker: Broker, dsn: str, name: str) -> None:
-        self.broker, self.dsn, self.name = broker, dsn, name
+    def __init__(self, broker: Broker, dsn: str, name: str, options: Options = Options(),
+                 on_failure: Callable[[BaseException], None] = lambda exc: None) -> None:
+        self.broker, self.dsn, self.name, self.options = broker, dsn, name, options
+        self.on_failure = on_failure
         self.log = structlog.get_logger().bind(floor=name)
-        self.client = make_client(broker, f"tablectl-floor-{name}", manual_ack=True)
-        self.client.on_connect = self._connected
-        self.client.on_disconnect = self._disconnected
-        self.client.on_message = self._received
-        self.client.on_subscribe = self._subscribed
+        self.client = make_client(broker, client_id(name), manual_ack=True)
+        self.client.on_connect = self._guarded(self._connected)
+        self.client.on_disconnect = self._guarded(self._disconnected)
+        self.client.on_message = self._guarded(self._received)
+        self.client.on_subscribe = self._guarded(self._subscribed)
         self.inbox: queue.Queue[Delivery] = queue.Queue()
         self.counters = Counters()
         self.connected = threading.Event()
+        self.parts = {"ingest": Part(), "database": Part(), "broker": Part()}
+        self.failure: BaseException | None = None
+        self._status_bytes = 0  # statuses in the inbox (QoS 0: the broker does not bound them)
+        self._lock = threading.Lock()
         self._generation = 0
         self._nagged = 0.0
         self._reported: dict[str, float] = {}  # table -> when it was last told
+        self._due: dict[str, Mark] = {}  # words held back by `REPORT_S`, to go when it allows
         self._stop = threading.Event()
         self._db: psycopg.Connection | None = None
         self._thread = threading.Thread(target=self._write_loop, name="floor-ingest",
@@ -86,8 +128,9 @@ class Ingest:
 
     def start(self) -> None:
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
-        properties.SessionExpiryInterval = SESSION_S
+        properties.SessionExpiryInterval = self.options.session_s
         properties.ReceiveMaximum = RECEIVE_MAX
+        self.parts["broker"].set(False, f"connecting to {self.broker}")
         self.client.connect_async(self.broker.host, self.broker.port, 15, clean_start=False,
                                   properties=properties)
         self.client.loop_start()
@@ -101,16 +144,39 @@ class Ingest:
         if self._db is not None:
             self._db.close()
 
+    def alive(self) -> bool:
+        """The writer runs, and has shown it lately (a watchdog feeds on this)."""
+        return self.failure is None and self._thread.is_alive() and \
+            time.monotonic() - self.parts["ingest"].seen < STALLED_S
+
+    def _fail(self, exc: BaseException) -> None:
+        """A worker died: say so loudly, and let the process end (never up and deaf)."""
+        self.failure = exc
+        self.parts["ingest"].set(False, f"died: {type(exc).__name__}: {exc}")
+        self.log.critical("floor worker died: the process must end", error=repr(exc))
+        self.on_failure(exc)
+
+    def _guarded(self, callback: Callable[..., None]) -> Callable[..., None]:
+        """A paho callback whose failure ends the process instead of paho's thread alone."""
+        def guarded(*args: Any) -> None:
+            try:
+                callback(*args)
+            except BaseException as exc:
+                self._fail(exc)
+                raise
+        return guarded
+
     # ----- the broker's side (paho's thread) ---------------------------------------------------
 
     def _connected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
                    properties: Any) -> None:
         if reason.is_failure:
+            self.parts["broker"].set(False, f"{self.broker} refused the floor: {reason}")
             self.log.error("the broker refused the floor", broker=str(self.broker),
                            reason=str(reason))
             return
         self._generation += 1
-        client.subscribe([(MESSAGES, 1), (STATUSES, 0)])
+        client.subscribe([(messages_topic(self.options.group), 1), (STATUSES, 0)])
         self.log.info("floor connected", broker=str(self.broker),
                       session_present=bool(flags.session_present))
 
@@ -118,19 +184,32 @@ class Ingest:
                     reasons: list[ReasonCode], properties: Any) -> None:
         refused = [str(reason) for reason in reasons if reason.is_failure]
         if refused:
+            self.parts["broker"].set(False, f"subscriptions refused: {', '.join(refused)}")
             self.log.error("the broker refused the floor's subscriptions", reasons=refused)
             return
+        self.parts["broker"].set(True, str(self.broker))
         self.connected.set()  # from now on nothing a table sends passes this process by
 
     def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any,
                       reason: ReasonCode, properties: Any) -> None:
         self.connected.clear()
+        self.parts["broker"].set(False, f"lost {self.broker}: {reason}")
         if not self._stop.is_set():
             self.log.warning("floor lost the broker", reason=str(reason))
 
     def _received(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        payload = bytes(message.payload)
+        if message.qos == 0:  # a status: nothing bounds them but us
+            with self._lock:
+                if self._status_bytes + len(payload) > STATUS_BYTES:
+                    self.counters.dropped += 1
+                    if self.counters.dropped % 1000 == 1:
+                        self.log.warning("statuses dropped: too many wait to be stored",
+                                         dropped=self.counters.dropped)
+                    return
+                self._status_bytes += len(payload)
         self.inbox.put(Delivery(message.mid, message.qos, self._generation, message.topic,
-                                bytes(message.payload), datetime.now(UTC)))
+                                payload, datetime.now(UTC)))
 
     # ----- the database's side (the writer's thread) ------------------------------------------
 
@@ -147,78 +226,140 @@ class Ingest:
                              else self.inbox.get_nowait())
             except queue.Empty:
                 break
+        with self._lock:
+            self._status_bytes -= sum(len(d.payload) for d in batch if d.qos == 0)
         return batch
 
     def _write_loop(self) -> None:
-        while not self._stop.is_set():
-            batch = self._next_batch()
-            if batch:
-                self._store(batch)
-            if self.connected.is_set():
-                self._nag()
+        try:
+            while not self._stop.is_set():
+                self.parts["ingest"].set(True, "")
+                batch = self._next_batch()
+                if batch:
+                    self._store(batch)
+                if self.connected.is_set():
+                    self._nag()
+                    self._report({})
+        except BaseException as exc:
+            self._fail(exc)
 
-    def _parse(self, batch: list[Delivery]) -> tuple[list[Incoming], list[Status]]:
+    def _parse(self, batch: list[Delivery]
+               ) -> tuple[list[Incoming], list[Status], list[Refusal]]:
+        """Each delivery checked on its own: messages, statuses, and what was refused."""
         messages: list[Incoming] = []
         statuses: list[Status] = []
+        refused: list[Refusal] = []
         for delivery in batch:
-            levels = delivery.topic.split("/")
-            table = levels[2] if len(levels) > 2 else ""
+            table = None
             try:
-                if levels[-1] == "status" and len(levels) == 4:
-                    statuses.append(Status.parse(delivery.payload, table, delivery.received))
-                elif len(levels) == 5 and levels[3] == "journal":
-                    message = Incoming.parse(delivery.payload, table)
-                    if message.topic != levels[4]:
-                        raise ValueError(f"topic {message.topic!r} sent under {levels[4]!r}")
-                    messages.append(message)
+                kind, table = topic_table(delivery.topic) or ("", None)
+                if table is None:
+                    raise Rejected("not a tablectl topic")
+                if kind == "status":
+                    statuses.append(Status.parse(delivery.payload, table, delivery.received,
+                                                 self.options.max_message))
                 else:
-                    raise ValueError("not a tablectl topic")
-            except (ValueError, TypeError) as exc:  # logged and skipped: never stored wrong
-                self.counters.rejected += 1
-                self.log.error("message rejected", topic=delivery.topic, reason=str(exc),
-                               bytes=len(delivery.payload))
-        return messages, statuses
+                    messages.append(Incoming.parse(
+                        delivery.payload, table, kind, delivery.received,
+                        self.options.max_message, self.options.tolerance))
+            except Exception as exc:  # whatever it is, it is this payload's alone
+                reason = str(exc) if isinstance(exc, Rejected) else \
+                    f"{type(exc).__name__}: {exc}"
+                refused.append(Refusal(delivery.received, _printable(delivery.topic), table,
+                                       reason[:1000], delivery.payload))
+        return messages, statuses, refused
 
     def _store(self, batch: list[Delivery]) -> None:
-        messages, statuses = self._parse(batch)
+        messages, statuses, refused = self._parse(batch)
         delay = RETRY_S[0]
         while True:
             try:
-                db = self._database()
-                conflicts, stored = write_batch(db, messages, statuses)
+                conflicts, stored, rejected, kept = self._write(self._database(), messages,
+                                                                statuses, refused)
+                self.parts["database"].set(True, "")
                 break
-            except (psycopg.DataError, psycopg.IntegrityError, psycopg.ProgrammingError):
-                conflicts, stored, messages = self._store_each(messages, statuses)
-                break
-            except psycopg.Error as exc:
+            except psycopg.OperationalError as exc:  # the database is away or unwell
+                self.parts["database"].set(False, str(exc).strip()[:200])
                 self.log.warning("floor database failed; batch kept", error=str(exc).strip(),
                                  messages=len(messages))
-                if self._db is not None and self._db.closed:
+                if self._db is not None and (self._db.closed or self._db.broken):
                     self._db = None
                 if self._stop.wait(delay):
                     return  # stopping: unacknowledged, the broker delivers them again
+                self.parts["ingest"].set(True, "")
                 delay = min(delay * 2, RETRY_S[1])
+        for refusal in rejected:
+            self.log.error("payload rejected", table=refusal.table, topic=refusal.topic,
+                           reason=refusal.reason, bytes=len(refusal.payload))
         for conflict in conflicts:
             self.log.error("message kept aside as a conflict", table=conflict.table,
                            n=conflict.n, reason=conflict.reason)
+        self.counters.rejected += len(rejected)
         self.counters.conflicts += len(conflicts)
-        self.counters.messages += len(messages)
+        self.counters.messages += kept
         for delivery in batch:  # only now may the broker forget them
             if delivery.qos and delivery.generation == self._generation:
                 self.client.ack(delivery.mid, delivery.qos)
         self._report(stored)
 
-    def _report(self, stored: dict[str, Mark], every: bool = False) -> None:
-        """Tell each table how far the floor has its messages (retained), at most every
-        `REPORT_S` (the nag: each time): the table sends again what lies beyond, if it sent it
-        long enough ago (a message the broker lost), and lets its sealed days go."""
+    def _write(self, db: psycopg.Connection, messages: list[Incoming], statuses: list[Status],
+               refused: list[Refusal]
+               ) -> tuple[list[Conflict], dict[str, Mark], list[Refusal], int]:
+        """Store a batch; one the database refuses (not one it fails to take) is stored one
+        by one, and what it refuses of them kept in `rejected`. Also: the messages kept."""
+        rejected = list(refused)
+        try:
+            conflicts, stored = write_batch(db, messages, statuses)
+            kept = len(messages)
+        except psycopg.OperationalError:
+            raise
+        except Exception:
+            conflicts, stored, kept = self._write_each(db, messages, statuses, rejected)
+        keep_rejected(db, rejected, self.name)
+        return conflicts, stored, rejected, kept
+
+    def _write_each(self, db: psycopg.Connection, messages: list[Incoming],
+                    statuses: list[Status], rejected: list[Refusal]
+                    ) -> tuple[list[Conflict], dict[str, Mark], int]:
+        conflicts: list[Conflict] = []
+        stored: dict[str, Mark] = {}
+        kept = 0
+        singles: list[tuple[list[Incoming], list[Status]]] = [([m], []) for m in messages]
+        singles += [([], [s]) for s in statuses]
+        for alone, status in singles:
+            one: Incoming | Status = (alone or status)[0]
+            try:
+                more, advanced = write_batch(db, alone, status)
+            except psycopg.OperationalError:
+                raise
+            except Exception as exc:
+                topic = (f"{ROOT}/{one.table}/journal/{one.topic}" if isinstance(one, Incoming)
+                         else f"{ROOT}/{one.table}/status")
+                payload = json.dumps(one.body if isinstance(one, Incoming) else one.detail)
+                rejected.append(Refusal(one.received, topic, one.table,
+                                        f"the database refused it: {str(exc).strip()}"[:1000],
+                                        payload.encode()))
+                continue
+            conflicts += more
+            stored.update(advanced)
+            kept += len(alone)
+        return conflicts, stored, kept
+
+    def _report(self, stored: dict[str, Mark]) -> None:
+        """Tell each table how far the floor has its messages (retained): at once where there
+        is a gap, else at most every `REPORT_S`, the latest word held back until then (a table
+        stopping waits for it). The table sends again what is missing, and lets its sealed days
+        go."""
         now = time.monotonic()
-        for table, mark in stored.items():
-            if every or now - self._reported.get(table, 0.0) >= REPORT_S:
-                self._reported[table] = now
-                self.client.publish(f"{FLOOR_ROOT}/{table}/stored", json.dumps(
-                    {"through": mark.through, "journal": mark.journal, "floor": self.name}),
-                    qos=1, retain=True)
+        due, self._due = {**self._due, **stored}, {}
+        for table, mark in due.items():
+            wait = GAP_REPORT_S if mark.next is not None else REPORT_S
+            if now - self._reported.get(table, -REPORT_S) < wait:
+                self._due[table] = mark
+                continue
+            self._reported[table] = now
+            self.client.publish(f"{FLOOR_ROOT}/{table}/stored",
+                                json.dumps(mark.word(self.name)), qos=1, retain=True)
 
     def _nag(self) -> None:
         """Every `NAG_S`: the tables the floor knows it lacks messages of hear it again."""
@@ -227,31 +368,17 @@ class Ingest:
             return
         self._nagged = now
         try:
-            self._report(behind(self._database()), every=True)
+            self._report(behind(self._database()))
         except psycopg.Error as exc:
+            self.parts["database"].set(False, str(exc).strip()[:200])
             self.log.warning("floor database failed", error=str(exc).strip())
 
-    def _store_each(self, messages: list[Incoming], statuses: list[Status]
-                    ) -> tuple[list[Conflict], dict[str, Mark], list[Incoming]]:
-        """A batch the database refused: each message alone, the ones it refuses logged and
-        skipped (the rest must not wait behind them)."""
-        db = self._database()
-        conflicts, through = write_batch(db, [], statuses)
-        stored = []
-        for message in messages:
-            try:
-                more, advanced = write_batch(db, [message], [])
-                conflicts += more
-                through.update(advanced)
-                stored.append(message)
-            except (psycopg.DataError, psycopg.IntegrityError, psycopg.ProgrammingError) as exc:
-                self.counters.rejected += 1
-                self.log.error("message rejected by the database", table=message.table,
-                               n=message.n, reason=str(exc).strip())
-        return conflicts, through, stored
-
     def _database(self) -> psycopg.Connection:
-        if self._db is None or self._db.closed:
+        if self._db is None or self._db.closed or self._db.broken:
             self._db = connect(self.dsn)
         return self._db
 
+
+def _printable(topic: str) -> str:
+    """A topic as it can be stored and logged: bounded, no NUL, no lone surrogate."""
+    return topic[:300].encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\0")

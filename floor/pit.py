@@ -3,25 +3,35 @@
 - `GET /` the pit page; `GET /static/...` its script and style.
 - `GET /api/tables`: one object per table: `table`, `game`, `status` (open, closed, offline),
   `rounds` (rounds over received from it), its round and phase, hold, lost devices, the link's
-  backlog and lag, and its figures for the gaming day and the shift.
+  backlog (messages past `through`, the last the floor has without a gap) and lag, and its
+  figures for the gaming day and the shift.
 - `GET /api/floor`: the floor's totals; `GET /api/tables/{id}/rounds?limit=N`: its last rounds;
   `GET /api/alerts`: open alerts and the latest acknowledged.
 - `GET /events`: Server-Sent Events: `tables` (the tables that changed), `floor` and `alerts`,
   within `TICK_S` of a batch stored by any floor process (PostgreSQL's LISTEN/NOTIFY), and
-  `ping` every second.
+  `ping` every second with this process's health.
 - `POST /api/login`, `POST /api/logout`, `POST /api/alerts/ack` (`{"table", "n"}`): the
   acknowledgement is stored with the logged-in supervisor's name.
+- `GET /health`: the writer, the database and the broker, each up or down since when; 503 when
+  one is down.
 
 It binds to 127.0.0.1 unless told otherwise. On loopback, reading needs no login (as the dealer
 display); on any other address every request but the login needs a session. Acknowledging
-always does. The `Host` and `Origin` checks are the dealer display's (`Gate`).
+always does. The `Host` and `Origin` checks are the dealer display's (`Gate`), for `https`
+when the page is served over TLS, by this process or by a trusted proxy (`X-Forwarded-Proto`
+and `X-Forwarded-For` are believed from that address only). No page may frame it.
+
+A viewer that does not keep up is never queued for without bound: it holds a few updates, then
+one mark that it needs everything again, and a write that stalls past `WRITE_S` drops it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -30,36 +40,75 @@ import structlog
 from aiohttp import web
 from psycopg import AsyncConnection
 from psycopg.errors import Error as DatabaseError
+from psycopg.errors import OperationalError
 
+from controller.broker import TABLE_ID
 from devices.display.server import LOOPBACK, Gate, sse
-from floor import queries
+from floor import health, queries
 from floor.accounts import SESSION_H, Logins
+from floor.health import Part
 from floor.periods import Periods
 from floor.store import CHANNEL
+from floor.validate import MAX_N, Rejected, load
 
 STATIC: Final = Path(__file__).with_name("static")
 TICK_S: Final = 0.25  # the pages are told at most this often
 PING_S: Final = 1.0
+WATCH_S: Final = 2.0  # how often the pit's own database connection is checked
+WRITE_S: Final = 10.0  # a viewer whose write stalls this long is dropped
+VIEWER_BACKLOG: Final = 16  # updates a viewer may fall behind before it is sent everything anew
+BODY_MAX: Final = 16 * 1024  # a request's JSON body
 COOKIE: Final = "tablectl_pit"
-OPEN_PATHS: Final = ("/api/login", "/login", "/static/pit.css", "/static/login.js")
+OPEN_PATHS: Final = ("/api/login", "/login", "/static/pit.css", "/static/login.js", "/health")
+FRAMING: Final = {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+                  "X-Frame-Options": "DENY"}
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class Viewer:
+    """What one page following `/events` has still to be sent: at most `VIEWER_BACKLOG`
+    updates, past which they give way to one mark that it needs everything again."""
+
+    def __init__(self) -> None:
+        self.pending: deque[bytes] = deque()
+        self.refresh = False
+        self.ended = False
+        self.wake = asyncio.Event()
+
+    def put(self, message: bytes) -> None:
+        if len(self.pending) >= VIEWER_BACKLOG:
+            self.pending.clear()
+            self.refresh = True
+        elif not self.refresh:
+            self.pending.append(message)
+        self.wake.set()
+
+    def end(self) -> None:
+        self.ended = True
+        self.wake.set()
 
 
 class Pit:
     def __init__(self, dsn: str, periods: Periods, bind: str = "127.0.0.1",
-                 hosts: tuple[str, ...] = (), currency: str = "USD") -> None:
+                 hosts: tuple[str, ...] = (), currency: str = "USD",
+                 parts: Mapping[str, Part] | None = None, proxy: str | None = None,
+                 on_failure: Callable[[BaseException], None] = lambda exc: None) -> None:
         self.dsn, self.periods, self.bind, self.currency = dsn, periods, bind, currency
+        self.proxy = proxy
         self.gate = Gate(bind, hosts)
         self.logins = Logins()
         self.log = structlog.get_logger()
-        self.queues: set[asyncio.Queue[bytes | None]] = set()
+        self.viewers: set[Viewer] = set()
         self.changed: set[str] = set()
+        self.database = Part()  # the pit's own connection
+        self.parts = dict(parts or {})
+        self.on_failure = on_failure
         self._wake = asyncio.Event()
         self._db: AsyncConnection[Any] | None = None
         self._lock = asyncio.Lock()
 
     def app(self) -> web.Application:
-        app = web.Application(middlewares=[self._guard])
+        app = web.Application(middlewares=[self._guard], client_max_size=BODY_MAX)
         app.add_routes([
             web.get("/", self._page("pit.html")), web.get("/login", self._page("login.html")),
             web.get("/api/tables", self._tables), web.get("/api/floor", self._floor),
@@ -70,46 +119,93 @@ class Pit:
             web.get("/health", self._health), web.static("/static", STATIC)])
         app.cleanup_ctx.append(self._background)
         app.on_shutdown.append(self._end_streams)
+        app.on_response_prepare.append(self._framing)
         return app
+
+    async def _framing(self, request: web.Request, response: web.StreamResponse) -> None:
+        response.headers.update(FRAMING)
 
     async def _end_streams(self, app: web.Application) -> None:
         """Before the server waits for its requests to finish: the streams never would."""
-        for queue in list(self.queues):
-            queue.put_nowait(None)
+        for viewer in list(self.viewers):
+            viewer.end()
+
+    # ----- health ------------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        """This process's parts; the database is down if the writer's or the pit's is."""
+        parts = dict(self.parts)
+        writer = parts.get("database")
+        parts["database"] = writer if writer is not None and not writer.up else self.database
+        return health.report(parts)
 
     # ----- the database and the live feed ------------------------------------------------------
 
     async def _background(self, app: web.Application) -> Any:
-        self._db = await AsyncConnection.connect(self.dsn, autocommit=True)
-        tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._tick())]
+        tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._tick()),
+                 asyncio.create_task(self._watch())]
+        for task in tasks:
+            task.add_done_callback(self._task_ended)
         yield
         for task in tasks:
+            task.remove_done_callback(self._task_ended)
             task.cancel()
-        await self._db.close()
+        if self._db is not None:
+            await self._db.close()
+
+    def _task_ended(self, task: asyncio.Task[None]) -> None:
+        """A background task never ends while serving: if it does, the process must."""
+        error = None if task.cancelled() else task.exception()
+        failure = error or RuntimeError(f"pit task {task.get_coro()!r} ended")
+        self.log.critical("pit worker died: the process must end", error=repr(failure))
+        self.on_failure(failure)
 
     async def query(self, what: Callable[[AsyncConnection[Any]], Awaitable[Any]]) -> Any:
-        """One query at a time on the pit's connection (reconnected if the database went)."""
+        """One query at a time on the pit's connection. A connection the database dropped (a
+        restart) is made anew and the query tried once more, so no request pays for it."""
         async with self._lock:
-            if self._db is None or self._db.closed:
-                self._db = await AsyncConnection.connect(self.dsn, autocommit=True)
-            return await what(self._db)
+            for attempt in (1, 2):
+                try:
+                    if self._db is None or self._db.closed or self._db.broken:
+                        self._db = await AsyncConnection.connect(self.dsn, autocommit=True,
+                                                                 connect_timeout=5)
+                    result = await what(self._db)
+                except OperationalError as exc:
+                    self.database.set(False, str(exc).strip()[:200])
+                    lost = self._db is None or self._db.closed or self._db.broken
+                    if attempt == 2 or not lost:
+                        raise
+                    continue
+                self.database.set(True, "")
+                return result
+
+    async def _watch(self) -> None:
+        """The pit's own connection, checked every `WATCH_S` (and made anew if it was lost)."""
+        while True:
+            try:
+                await self.query(lambda db: db.execute("SELECT 1"))
+            except DatabaseError as exc:
+                self.log.warning("pit cannot reach the database", error=str(exc).strip())
+            await asyncio.sleep(WATCH_S)  # a cadence, not a synchronisation
 
     async def _listen(self) -> None:
         """Every floor process's NOTIFY: which tables changed. Reconnects when the database
-        restarts, and then refreshes everything."""
+        restarts, and then refreshes everything. A payload it cannot read refreshes all."""
         while True:
             try:
-                async with await AsyncConnection.connect(self.dsn, autocommit=True) as db:
+                async with await AsyncConnection.connect(self.dsn, autocommit=True,
+                                                         connect_timeout=5) as db:
                     await db.execute(f"LISTEN {CHANNEL}")
-                    self.changed.add("*")
-                    self._wake.set()
+                    self._changed(["*"])
                     async for note in db.notifies():
-                        tables = ["*"] if note.payload == "*" else json.loads(note.payload)
-                        self.changed.update(tables)
-                        self._wake.set()
+                        self._changed(_tables_changed(note.payload))
             except (DatabaseError, OSError) as exc:
                 self.log.warning("pit lost the database", error=str(exc).strip())
                 await asyncio.sleep(1.0)  # a back-off before reconnecting, not a synchronisation
+
+    def _changed(self, tables: list[str]) -> None:
+        self.changed.update(tables)
+        self._wake.set()
 
     async def _tick(self) -> None:
         """At most one update every `TICK_S`: a change after a quiet spell goes out at once, and
@@ -122,38 +218,68 @@ class Pit:
             await asyncio.sleep(max(0.0, last + TICK_S - loop.time()))  # the pages' cadence
             last = loop.time()
             changed, self.changed = self.changed, set()
-            if not self.queues or not changed:
+            if not self.viewers or not changed:
                 continue
             try:
-                await self._broadcast(None if "*" in changed else sorted(changed))
+                message = await self._update(None if "*" in changed else sorted(changed))
             except (DatabaseError, OSError) as exc:
                 self.log.warning("pit update failed", error=str(exc).strip())
                 self.changed |= changed
+                continue
+            for viewer in self.viewers:
+                viewer.put(message)
 
-    async def _broadcast(self, only: list[str] | None) -> None:
-        day, shift = self.periods.current(datetime.now(UTC))
+    async def _update(self, only: list[str] | None) -> bytes:
+        """The tables that changed (all of them: None), the floor's totals and the alerts."""
+        day, shift = self._now()
         rows = await self.query(lambda db: queries.tables(db, day, shift, only))
-        message = (sse("tables", {"tables": rows, "all": only is None})
-                   + sse("floor", await self.query(
-                       lambda db: queries.floor_totals(db, day, shift)))
-                   + sse("alerts", {"alerts": await self.query(queries.alerts)}))
-        for queue in self.queues:
-            queue.put_nowait(message)
+        return (sse("tables", {"tables": rows, "all": only is None})
+                + sse("floor", await self.query(
+                    lambda db: queries.floor_totals(db, day, shift)))
+                + sse("alerts", {"alerts": await self.query(queries.alerts)}))
 
     # ----- requests ----------------------------------------------------------------------------
 
+    def scheme(self, request: web.Request) -> str:
+        """https if this process serves TLS, or the trusted proxy says its client used it."""
+        if request.secure:
+            return "https"
+        if self._proxied(request):
+            return "https" if request.headers.get("X-Forwarded-Proto") == "https" else "http"
+        return "http"
+
+    def client(self, request: web.Request) -> str:
+        """Who is asking: the trusted proxy's client (the last address it added), else the
+        peer."""
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        if self._proxied(request) and forwarded.strip():
+            return forwarded.split(",")[-1].strip()[:64]
+        return request.remote or ""
+
+    def _proxied(self, request: web.Request) -> bool:
+        return self.proxy is not None and request.remote == self.proxy
+
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if "\x00" in request.path or "\x00" in request.query_string or \
+                "%00" in request.raw_path:
+            return web.json_response({"error": "a NUL in the address"}, status=400)
         refusal = self.gate.host_refusal(request.headers.get("Host")) or \
-            self.gate.write_refusal(request.method, request.headers)
+            self.gate.write_refusal(request.method, request.headers, self.scheme(request))
         if refusal is not None:
             return web.json_response({"error": refusal}, status=403)
-        if self.bind not in LOOPBACK and request.path not in OPEN_PATHS and \
-                await self._who(request) is None:
-            if request.path.startswith("/api/") or request.path == "/events":
-                return web.json_response({"error": "log in first"}, status=401)
-            raise web.HTTPFound("/login")
-        return await handler(request)
+        try:
+            if self.bind not in LOOPBACK and request.path not in OPEN_PATHS and \
+                    await self._who(request) is None:
+                if request.path.startswith("/api/") or request.path == "/events":
+                    return web.json_response({"error": "log in first"}, status=401)
+                raise web.HTTPFound("/login")
+            return await handler(request)
+        except DatabaseError as exc:
+            self.log.warning("pit request failed on the database", path=request.path,
+                             error=str(exc).strip())
+            return web.json_response({"error": "the floor database is not answering"},
+                                     status=503)
 
     async def _who(self, request: web.Request) -> str | None:
         token = request.cookies.get(COOKIE)
@@ -182,6 +308,8 @@ class Pit:
         except ValueError:
             return web.json_response({"error": "limit: a whole number"}, status=400)
         table = request.match_info["table"]
+        if not TABLE_ID.fullmatch(table):
+            return web.json_response({"error": f"no table {table[:64]!r}"}, status=404)
         rows = await self.query(lambda db: queries.last_rounds(db, table, max(1, min(limit,
                                                                                     100))))
         return web.json_response(rows)
@@ -194,10 +322,14 @@ class Pit:
         if by is None:
             return web.json_response({"error": "log in to acknowledge"}, status=401)
         try:
-            payload = await request.json()
-            table, n = str(payload["table"]), int(payload["n"])
-        except (ValueError, KeyError, TypeError):
-            return web.json_response({"error": 'send {"table": ID, "n": NUMBER}'}, status=400)
+            payload = await _json_body(request)
+            table, n = payload.get("table"), payload.get("n")
+            if not isinstance(table, str) or not TABLE_ID.fullmatch(table) or \
+                    not isinstance(n, int) or isinstance(n, bool) or not 0 < n < MAX_N:
+                raise Rejected("a table id and a message number")
+        except Rejected as exc:
+            return web.json_response({"error": f'send {{"table": ID, "n": NUMBER}}: {exc}'},
+                                     status=400)
         when = await self.query(lambda db: queries.acknowledge(db, table, n, by))
         if when is None:
             return web.json_response({"error": f"no open alert {n} from table {table}"},
@@ -207,18 +339,21 @@ class Pit:
 
     async def _login(self, request: web.Request) -> web.StreamResponse:
         try:
-            payload = await request.json()
-            name, password = str(payload["name"]), str(payload["password"])
-        except (ValueError, KeyError, TypeError):
-            return web.json_response({"error": 'send {"name", "password"}'}, status=400)
+            payload = await _json_body(request)
+            name, password = payload.get("name"), payload.get("password")
+            if not isinstance(name, str) or not isinstance(password, str):
+                raise Rejected("name and password are text")
+        except Rejected as exc:
+            return web.json_response({"error": f'send {{"name", "password"}}: {exc}'},
+                                     status=400)
         token, why = await self.query(lambda db: self.logins.login(db, name, password))
         if token is None:
-            self.log.warning("pit login refused", supervisor=name, reason=why)
+            self.log.warning("pit login refused", supervisor=name[:100], reason=why)
             return web.json_response({"error": why}, status=401)
         self.log.info("pit login", supervisor=name)
         response = web.json_response({"name": name})
         response.set_cookie(COOKIE, token, max_age=SESSION_H * 3600, httponly=True,
-                            samesite="Strict", secure=request.secure)
+                            samesite="Strict", secure=self.scheme(request) == "https")
         return response
 
     async def _logout(self, request: web.Request) -> web.StreamResponse:
@@ -232,32 +367,57 @@ class Pit:
         return web.json_response({"name": await self._who(request), "currency": self.currency})
 
     async def _health(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response({"ok": True})
+        with contextlib.suppress(DatabaseError):  # the part says it
+            await self.query(lambda db: db.execute("SELECT 1"))
+        report = self.health()
+        return web.json_response(report, status=200 if report["ok"] else 503)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                                "Cache-Control": "no-cache"})
         await response.prepare(request)
-        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        day, shift = self._now()
-        rows = await self.query(lambda db: queries.tables(db, day, shift))
-        await response.write(sse("tables", {"tables": rows, "all": True})
-                             + sse("floor", await self.query(
-                                 lambda db: queries.floor_totals(db, day, shift)))
-                             + sse("alerts", {"alerts": await self.query(queries.alerts)}))
-        self.queues.add(queue)
+        viewer = Viewer()
+        self.viewers.add(viewer)
         try:
-            while True:
+            await self._send(response, await self._update(None))
+            while not viewer.ended:
                 try:
-                    message = await asyncio.wait_for(queue.get(), PING_S)
+                    await asyncio.wait_for(viewer.wake.wait(), PING_S)
                 except TimeoutError:
-                    await response.write(sse("ping", {}))
+                    await self._send(response, sse("ping", self.health()))
                     continue
-                if message is None:
-                    break
-                await response.write(message)
-        except ConnectionResetError:
-            pass
+                viewer.wake.clear()
+                if viewer.refresh:
+                    viewer.refresh = False
+                    await self._send(response, await self._update(None))
+                while viewer.pending and not viewer.ended:
+                    await self._send(response, viewer.pending.popleft())
+        except (ConnectionResetError, TimeoutError):
+            pass  # gone, or too slow to follow: it reconnects and starts afresh
         finally:
-            self.queues.discard(queue)
+            self.viewers.discard(viewer)
         return response
+
+    @staticmethod
+    async def _send(response: web.StreamResponse, data: bytes) -> None:
+        await asyncio.wait_for(response.write(data), WRITE_S)
+
+
+async def _json_body(request: web.Request) -> dict[str, Any]:
+    """A request's JSON object, checked as the floor checks a table's payload."""
+    try:
+        body = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise Rejected(f"a body over {BODY_MAX} bytes") from None
+    return load(body, BODY_MAX)
+
+
+def _tables_changed(payload: str) -> list[str]:
+    """The tables a NOTIFY names; everything ("*") if it cannot be read."""
+    try:
+        tables = json.loads(payload)
+    except ValueError:
+        return ["*"]
+    if isinstance(tables, list) and all(isinstance(t, str) for t in tables):
+        return tables
+    return ["*"]

@@ -1,38 +1,50 @@
 """What the pit reads: tables with their figures for the gaming day and the shift, the floor's
-totals, a table's last rounds, and the alerts. Async (psycopg 3), for the pit's web server."""
+totals, a table's last rounds, and the alerts. Async (psycopg 3), for the pit's web server.
+
+Sums are `numeric` (no table's figures can overflow them); the open alerts are listed in the
+order the floor received them, at most `ALERTS_PER_TABLE` of each table's, so that no table
+can push the others' off the list."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any, Final
 
 from psycopg import AsyncConnection
 
 TABLES: Final = """
 SELECT t.table_id, t.game, t.status, t.detail, t.status_utc, t.last_n, t.rounds, t.stored_n,
-       t.last_utc, t.last_stored,
+       t.last_utc, t.last_stored, t.through, t.received,
        coalesce(d.rounds, 0), coalesce(d.drop_minor, 0), coalesce(d.win_minor, 0),
        coalesce(s.rounds, 0), coalesce(s.drop_minor, 0), coalesce(s.win_minor, 0),
        (SELECT count(*) FROM alerts a WHERE a.table_id = t.table_id AND a.ack_by IS NULL)
 FROM tables t
-LEFT JOIN (SELECT table_id, sum(rounds)::bigint AS rounds,
-                  sum(drop_minor)::bigint AS drop_minor, sum(win_minor)::bigint AS win_minor
+LEFT JOIN (SELECT table_id, sum(rounds) AS rounds, sum(drop_minor) AS drop_minor,
+                  sum(win_minor) AS win_minor
            FROM tallies WHERE quarter >= %(day)s GROUP BY table_id) d USING (table_id)
-LEFT JOIN (SELECT table_id, sum(rounds)::bigint AS rounds,
-                  sum(drop_minor)::bigint AS drop_minor, sum(win_minor)::bigint AS win_minor
+LEFT JOIN (SELECT table_id, sum(rounds) AS rounds, sum(drop_minor) AS drop_minor,
+                  sum(win_minor) AS win_minor
            FROM tallies WHERE quarter >= %(shift)s GROUP BY table_id) s USING (table_id)
 WHERE %(only)s::text[] IS NULL OR t.table_id = ANY(%(only)s::text[])
 ORDER BY t.table_id
 """
 ROUNDS: Final = """
-SELECT n, round, utc, body FROM messages WHERE table_id = %s AND topic = 'round'
+SELECT n, round, utc, received, clock_off, body FROM messages
+WHERE table_id = %s AND topic = 'round'
 ORDER BY n DESC LIMIT %s
 """
+ALERTS_PER_TABLE: Final = 20
 ALERTS: Final = """
-(SELECT table_id, n, kind, round, utc, text, ack_by, ack_utc FROM alerts
- WHERE ack_by IS NULL ORDER BY utc LIMIT %(open)s)
+(SELECT a.table_id, a.n, a.kind, a.round, a.utc, a.received, left(a.text, 500), a.ack_by,
+        a.ack_utc
+ FROM tables t CROSS JOIN LATERAL (
+     SELECT * FROM alerts a WHERE a.table_id = t.table_id AND a.ack_by IS NULL
+     ORDER BY a.received, a.n LIMIT %(per_table)s) a
+ ORDER BY a.received, a.table_id, a.n LIMIT %(open)s)
 UNION ALL
-(SELECT table_id, n, kind, round, utc, text, ack_by, ack_utc FROM alerts
+(SELECT table_id, n, kind, round, utc, received, left(text, 500), ack_by, ack_utc FROM alerts
  WHERE ack_by IS NOT NULL ORDER BY ack_utc DESC LIMIT %(done)s)
 """
 ACKNOWLEDGE: Final = """
@@ -42,9 +54,11 @@ RETURNING ack_utc
 """
 
 
-def figures(rounds: int, drop: int, win: int, since: datetime, now: datetime
-            ) -> dict[str, Any]:
-    """A period's figures: rounds per hour over the time elapsed, drop, win, hold %."""
+def figures(rounds: int | Decimal, drop: int | Decimal, win: int | Decimal, since: datetime,
+            now: datetime) -> dict[str, Any]:
+    """A period's figures: rounds per hour over the time elapsed, drop, win, hold %. The sums
+    come from the database as `numeric`: whole numbers here, for JSON."""
+    rounds, drop, win = int(rounds), int(drop), int(win)
     hours = max((now - since).total_seconds(), 60.0) / 3600
     return {"rounds": rounds, "rounds_per_hour": round(rounds / hours, 1), "drop": drop,
             "win": win, "hold_pct": round(100 * win / drop, 2) if drop else None}
@@ -57,14 +71,17 @@ def _iso(moment: datetime | None) -> str | None:
 def table_row(row: tuple[Any, ...], day: datetime, shift: datetime, now: datetime
               ) -> dict[str, Any]:
     (table, game, status, detail, status_utc, last_n, rounds, stored_n, last_utc, last_stored,
-     d_rounds, d_drop, d_win, s_rounds, s_drop, s_win, open_alerts) = row
+     through, received, d_rounds, d_drop, d_win, s_rounds, s_drop, s_win, open_alerts) = row
     lag = (last_stored - last_utc).total_seconds() if last_stored and last_utc else None
+    clock = (status_utc - received).total_seconds() if status_utc and received else None
     return {"table": table, "game": game, "status": status, "rounds": rounds,
             "round": detail.get("round"), "phase": detail.get("phase"),
             "hold": detail.get("hold"), "lost_devices": detail.get("lost_devices", []),
             "standing": detail.get("alerts", []), "status_utc": _iso(status_utc),
-            "messages": stored_n, "backlog": max(0, last_n - stored_n),
+            "messages": stored_n, "through": through,
+            "backlog": max(0, max(last_n, stored_n) - through),
             "lag_s": round(lag, 3) if lag is not None else None, "last_utc": _iso(last_utc),
+            "clock_s": round(clock, 1) if clock is not None else None,
             "open_alerts": open_alerts,
             "day": figures(d_rounds, d_drop, d_win, day, now),
             "shift": figures(s_rounds, s_drop, s_win, shift, now)}
@@ -81,12 +98,12 @@ FLOOR: Final = """
 SELECT (SELECT count(*) FROM tables),
        (SELECT coalesce(json_object_agg(status, n), '{}') FROM
             (SELECT status, count(*) AS n FROM tables GROUP BY status) s),
-       coalesce(sum(rounds) FILTER (WHERE quarter >= %(day)s), 0)::bigint,
-       coalesce(sum(drop_minor) FILTER (WHERE quarter >= %(day)s), 0)::bigint,
-       coalesce(sum(win_minor) FILTER (WHERE quarter >= %(day)s), 0)::bigint,
-       coalesce(sum(rounds) FILTER (WHERE quarter >= %(shift)s), 0)::bigint,
-       coalesce(sum(drop_minor) FILTER (WHERE quarter >= %(shift)s), 0)::bigint,
-       coalesce(sum(win_minor) FILTER (WHERE quarter >= %(shift)s), 0)::bigint
+       coalesce(sum(rounds) FILTER (WHERE quarter >= %(day)s), 0),
+       coalesce(sum(drop_minor) FILTER (WHERE quarter >= %(day)s), 0),
+       coalesce(sum(win_minor) FILTER (WHERE quarter >= %(day)s), 0),
+       coalesce(sum(rounds) FILTER (WHERE quarter >= %(shift)s), 0),
+       coalesce(sum(drop_minor) FILTER (WHERE quarter >= %(shift)s), 0),
+       coalesce(sum(win_minor) FILTER (WHERE quarter >= %(shift)s), 0)
 FROM tallies WHERE quarter >= least(%(day)s, %(shift)s)
 """
 
@@ -108,16 +125,18 @@ async def floor_totals(db: AsyncConnection[Any], day: datetime, shift: datetime
 async def last_rounds(db: AsyncConnection[Any], table: str, limit: int
                       ) -> list[dict[str, Any]]:
     cursor = await db.execute(ROUNDS, (table, limit))
-    return [{"n": n, "round": number, "utc": _iso(utc), **body}
-            for n, number, utc, body in await cursor.fetchall()]
+    return [{**body, "n": n, "round": number, "utc": _iso(utc), "received": _iso(received),
+             "clock_off": clock_off}
+            for n, number, utc, received, clock_off, body in await cursor.fetchall()]
 
 
 async def alerts(db: AsyncConnection[Any], open_limit: int = 200, done_limit: int = 50
                  ) -> list[dict[str, Any]]:
-    cursor = await db.execute(ALERTS, {"open": open_limit, "done": done_limit})
+    cursor = await db.execute(ALERTS, {"open": open_limit, "done": done_limit,
+                                       "per_table": ALERTS_PER_TABLE})
     return [{"table": t, "n": n, "kind": kind, "round": number, "utc": _iso(utc),
-             "text": text, "ack_by": by, "ack_utc": _iso(when)}
-            for t, n, kind, number, utc, text, by, when in await cursor.fetchall()]
+             "received": _iso(received), "text": text, "ack_by": by, "ack_utc": _iso(when)}
+            for t, n, kind, number, utc, received, text, by, when in await cursor.fetchall()]
 
 
 async def acknowledge(db: AsyncConnection[Any], table: str, n: int, by: str
@@ -126,5 +145,5 @@ async def acknowledge(db: AsyncConnection[Any], table: str, n: int, by: str
     cursor = await db.execute(ACKNOWLEDGE, (by, table, n))
     row = await cursor.fetchone()
     if row is not None:
-        await db.execute("SELECT pg_notify('floor', %s)", (f'["{table}"]',))
+        await db.execute("SELECT pg_notify('floor', %s)", (json.dumps([table]),))
     return _iso(row[0]) if row else None

@@ -9,24 +9,37 @@ What must agree:
   journal's own rounds (every file: the live one and each sealed day that is here), is on the
   floor once with the same status and settlements, and the floor has no round the journal lacks;
 - the floor has the table from this journal (its id, made when it was first linked);
-- no message from the table was kept aside as a conflict.
+- no message from the table was kept aside as a conflict, and none was refused by the broker
+  (a stand-in took its number on the floor: `controller.outbox.refused_body`).
 Sent messages leave the table with their sealed day, so for older days the rounds carry the
 comparison. Read-only on both sides.
+
+A table that is dealing is compared as of one moment: the journal is read in one transaction,
+the floor is given up to `wait_s` to store what the table had made by then (it is on its way),
+its rounds are compared up to that moment, and only a message past what the table has made by
+the end is one it never made.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import sqlite3
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import psycopg
 
+from controller.events import canonical
 from controller.journal import History, JournalError, codec
 from controller.journal.files import settlements_text
+from controller.outbox import refused_body
+
+WAIT_S: Final = 10.0  # how long the floor is given to store what a dealing table has made
 
 
 @dataclass
@@ -40,6 +53,7 @@ class Side:
     doubled: set[int] = field(default_factory=set)  # rounds stored more than once
     unsent: int = 0
     journal: str | None = None  # the journal's own id (the floor: the one it has the table from)
+    refused: dict[int, str] = field(default_factory=dict)  # n -> its topic and why
 
 
 def ranges(numbers: Iterable[int]) -> str:
@@ -58,14 +72,19 @@ def journal_side(path: Path, archive_dirs: list[Path]) -> tuple[str | None, Side
     side = Side()
     try:
         live = history.live
+        live.query("BEGIN")  # one moment of a table that may be dealing
         table_id = live.meta("floor_table_id")
         side.journal = live.meta("floor_journal")
         from_seq = int(live.meta("outbox_from_seq") or 1)
         side.first_n = int(live.meta("outbox_from_n") or 1)
         sequence = live.query("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'")
         side.last_n = int(sequence[0][0]) if sequence else 0
-        for n, blob, sent in live.query("SELECT n, body, sent_utc FROM outbox"):
+        for n, topic, blob, sent, refused in live.query(
+                "SELECT n, topic, body, sent_utc, refused FROM outbox"):
             text = codec.decode(blob, None)
+            if refused is not None:  # its stand-in went in its place
+                side.refused[n] = f"{topic}: {refused}"
+                text = canonical(refused_body(topic, text, refused))
             side.digests[n] = hashlib.sha256(text.encode()).digest()
             side.unsent += sent is None
         files = [history.day_file(day) for day in history.sealed()
@@ -79,14 +98,23 @@ def journal_side(path: Path, archive_dirs: list[Path]) -> tuple[str | None, Side
     return table_id, side
 
 
-def floor_side(db: psycopg.Connection, table_id: str) -> tuple[Side, int]:
+def last_made(path: Path) -> int:
+    """The last message the journal has made, now."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def floor_side(db: psycopg.Connection, table_id: str, upto: int) -> tuple[Side, int]:
+    """What the floor holds of the table: every message, and the rounds up to message `upto`
+    (a round the table finished after the journal was read is not compared)."""
     side = Side()
     for n, digest in db.execute("SELECT n, digest FROM messages WHERE table_id = %s",
                                 (table_id,)):
         side.digests[n] = bytes(digest)
     side.last_n = max(side.digests, default=0)
     for number, body in db.execute("SELECT round, body FROM messages WHERE table_id = %s AND "
-                                   "topic = 'round'", (table_id,)):
+                                   "topic = 'round' AND n <= %s", (table_id, upto)):
         if number in side.rounds:
             side.doubled.add(number)
         side.rounds[number] = (body["status"], body["settlements"])
@@ -97,7 +125,14 @@ def floor_side(db: psycopg.Connection, table_id: str) -> tuple[Side, int]:
     return side, int(conflicts[0]) if conflicts else 0
 
 
-def differences(journal: Side, floor: Side, conflicts: int) -> list[str]:
+def in_flight(journal: Side, floor: Side) -> bool:
+    """Messages the table had made that the floor does not have yet (which time may bring)."""
+    return not set(range(journal.first_n, journal.last_n + 1)) <= floor.digests.keys()
+
+
+def differences(journal: Side, floor: Side, conflicts: int, made_by_now: int) -> list[str]:
+    """What differs; `made_by_now`: the last message the table had made once the floor was
+    read."""
     found: list[str] = []
     if journal.journal and floor.journal and journal.journal != floor.journal:
         found.append(f"the floor has this table from journal {floor.journal}, not from this "
@@ -108,7 +143,7 @@ def differences(journal: Side, floor: Side, conflicts: int) -> list[str]:
         found.append(f"messages missing on the floor: {ranges(missing)} ({len(missing)}"
                      + (f"; {journal.unsent} not yet sent by the table" if journal.unsent
                         else "") + ")")
-    extra = {n for n in floor.digests if n > journal.last_n}
+    extra = {n for n in floor.digests if n > max(made_by_now, journal.last_n)}
     if extra:
         found.append(f"messages on the floor the journal never made: {ranges(extra)}")
     changed = [n for n, digest in journal.digests.items()
@@ -129,6 +164,9 @@ def differences(journal: Side, floor: Side, conflicts: int) -> list[str]:
             found.append(f"round {number}: {mine[0]} in the journal, {theirs[0]} on the floor")
         elif json.dumps(mine[1]) != json.dumps(theirs[1]):
             found.append(f"round {number}: the settlements differ")
+    for n, why in sorted(journal.refused.items()):
+        found.append(f"message {n} ({why}) was refused for good: only its stand-in is on the "
+                     "floor")
     if conflicts:
         found.append(f"{conflicts} messages kept aside as conflicts (same number, other "
                      "content): see the conflicts table")
@@ -136,13 +174,19 @@ def differences(journal: Side, floor: Side, conflicts: int) -> list[str]:
 
 
 def reconcile(dsn: str, journal: Path, table_id: str | None = None,
-              archive_dirs: list[Path] | None = None) -> tuple[str, list[str], Side]:
+              archive_dirs: list[Path] | None = None, wait_s: float = WAIT_S
+              ) -> tuple[str, list[str], Side]:
     """(the table, what differs, the journal's side) or JournalError / psycopg.Error."""
     named, mine = journal_side(journal, archive_dirs or [])
     table = table_id or named
     if not table:
         raise JournalError(f"journal {journal}: never linked to a floor (no table id in it); "
                            "pass --table-id")
+    deadline = time.monotonic() + wait_s
     with psycopg.connect(dsn) as db:
-        theirs, conflicts = floor_side(db, table)
-    return table, differences(mine, theirs, conflicts), mine
+        while True:
+            theirs, conflicts = floor_side(db, table, mine.last_n)
+            if not in_flight(mine, theirs) or time.monotonic() >= deadline:
+                break
+            time.sleep(0.2)  # polling the floor, bounded by `wait_s`
+    return table, differences(mine, theirs, conflicts, last_made(journal)), mine

@@ -1,7 +1,16 @@
-"""`tablectl floor serve`: one floor process. It migrates the schema, takes its share of every
-table's messages into PostgreSQL (`floor.ingest`) and serves the pit page (`floor.pit`). Run as
-many as the load needs, each with its own `--name`: they split the tables' messages between them
-and each pit page shows every table. SIGTERM or Ctrl-C stops it between two batches.
+"""`tablectl floor serve`: one floor process. It migrates the schema, takes its name, serves the
+pit page (`floor.pit`) and then takes its share of every table's messages into PostgreSQL
+(`floor.ingest`). Run as many as the load needs, each with its own `--name`: they split the
+tables' messages between them and each pit page shows every table. SIGTERM or Ctrl-C stops it
+between two batches.
+
+A name is one process's: the broker keeps that process's session under it, and a second process
+under the same name would knock the first off the broker. The name is held as a PostgreSQL
+advisory lock for the life of the process, taken before the broker is touched; so is the port.
+
+Under systemd (`Type=notify`) it says READY once it serves, and feeds the watchdog only while its
+writer and the pit's tasks are alive and it holds its name. A worker that dies ends the process
+(exit 1) for systemd to restart, rather than leave it up and deaf.
 """
 
 from __future__ import annotations
@@ -9,17 +18,30 @@ from __future__ import annotations
 import asyncio
 import signal
 import socket
+import ssl
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
 
+import psycopg
 import structlog
 from aiohttp import web
 
 from controller.broker import Broker
-from floor.ingest import Ingest
+from controller.notify import Notifier
+from floor.ingest import Ingest, Options
 from floor.periods import Periods
 from floor.pit import Pit
 from floor.schema import migrate
 from floor.store import connect
+
+NAME_LOCK: Final = 0x666C  # "fl": the advisory lock class of floor process names
+CHECK_S: Final = 2.0  # how often the name and the workers are checked
+
+
+class NameTaken(RuntimeError):
+    pass
 
 
 @dataclass(frozen=True)
@@ -32,41 +54,128 @@ class ServeOptions:
     name: str = ""  # the broker keeps this process's queue under it: keep it stable
     periods: Periods = field(default_factory=Periods)
     currency: str = "USD"
+    ingest: Options = field(default_factory=Options)
+    https: tuple[Path, Path] | None = None  # the pit's certificate and key
+    proxy: str | None = None  # a reverse proxy's address, whose X-Forwarded-* are believed
 
     @property
     def process_name(self) -> str:
         return self.name or f"{socket.gethostname()}-{self.port}"
 
 
+class NameLock:
+    """A floor process's name, held in PostgreSQL for as long as the process runs."""
+
+    def __init__(self, dsn: str, name: str) -> None:
+        self.dsn, self.name = dsn, name
+        self.db = self._take()
+
+    def _take(self) -> psycopg.Connection:
+        db = connect(self.dsn)
+        row = db.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))",
+                         (NAME_LOCK, self.name)).fetchone()
+        if not row or not row[0]:
+            db.close()
+            raise NameTaken(f"a floor process named {self.name!r} is already running (it "
+                            "holds the name in the floor database): give this one another "
+                            "--name")
+        return db
+
+    def check(self) -> None:
+        """Still held: if the database dropped the connection (a restart), taken again, or
+        NameTaken if another process took it meanwhile."""
+        try:
+            self.db.execute("SELECT 1")
+            return
+        except psycopg.OperationalError:
+            self.db.close()
+        self.db = self._take()
+
+    def release(self) -> None:
+        self.db.close()
+
+
+def held_by_another(dsn: str, name: str) -> bool:
+    """Whether a running floor process holds `name` (for `floor retire`)."""
+    try:
+        NameLock(dsn, name).release()
+    except NameTaken:
+        return True
+    return False
+
+
 def serve(options: ServeOptions) -> int:
+    """Serve until stopped: 0 when stopped, 1 when a worker died."""
     log = structlog.get_logger()
     with connect(options.dsn) as db:
         applied = migrate(db)
     if applied:
         log.info("floor schema migrated", applied=applied)
-    ingest = Ingest(options.broker, options.dsn, options.process_name)
-    ingest.start()
+    return asyncio.run(_serve(options))
+
+
+async def _serve(options: ServeOptions) -> int:
+    log = structlog.get_logger().bind(floor=options.process_name)
+    name = NameLock(options.dsn, options.process_name)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    failures: list[BaseException] = []
+
+    def fail(exc: BaseException) -> None:  # from any thread
+        def end() -> None:
+            failures.append(exc)
+            stop.set()
+        loop.call_soon_threadsafe(end)
+
+    ingest = Ingest(options.broker, options.dsn, options.process_name, options.ingest, fail)
+    pit = Pit(options.dsn, options.periods, options.bind, options.hosts, options.currency,
+              ingest.parts, options.proxy, fail)
+    runner = web.AppRunner(pit.app(), handle_signals=False)
+    notifier = Notifier.from_environment()
     try:
-        asyncio.run(_web(options))
+        await runner.setup()
+        context = None
+        if options.https is not None:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(*options.https)
+        await web.TCPSite(runner, options.bind, options.port, ssl_context=context).start()
+        ingest.start()  # the port and the name are ours: only now the broker
+        port = runner.addresses[0][1] if runner.addresses else options.port
+        host = f"[{options.bind}]" if ":" in options.bind else options.bind
+        print(f"tablectl: floor {options.process_name} reading {options.broker}; pit page at "
+              f"{'https' if context else 'http'}://{host}:{port}/", flush=True)
+        notifier.ready(f"floor {options.process_name} serving on port {port}")
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        watch = asyncio.create_task(_watch(name, ingest, notifier, fail))
+        await stop.wait()
+        watch.cancel()
     finally:
-        ingest.stop()
+        notifier.stopping()
+        await runner.cleanup()
+        await asyncio.to_thread(ingest.stop)
+        name.release()
+    if failures:
+        log.critical("floor process ends on a failure", error=repr(failures[0]))
+        return 1
     return 0
 
 
-async def _web(options: ServeOptions) -> None:
-    pit = Pit(options.dsn, options.periods, options.bind, options.hosts, options.currency)
-    runner = web.AppRunner(pit.app(), handle_signals=False)
-    await runner.setup()
-    await web.TCPSite(runner, options.bind, options.port).start()
-    port = runner.addresses[0][1] if runner.addresses else options.port
-    host = f"[{options.bind}]" if ":" in options.bind else options.bind
-    print(f"tablectl: floor {options.process_name} reading {options.broker}; pit page at "
-          f"http://{host}:{port}/", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    try:
-        await stop.wait()
-    finally:
-        await runner.cleanup()
+async def _watch(name: NameLock, ingest: Ingest, notifier: Notifier,
+                 fail: Callable[[BaseException], None]) -> None:
+    """Every `CHECK_S`: the name still held and the writer alive, or the process ends; the
+    watchdog fed only then."""
+    while True:
+        try:
+            await asyncio.to_thread(name.check)
+        except NameTaken as exc:
+            fail(exc)
+            return
+        except psycopg.Error:
+            pass  # the database is away: the name waits for it, the health says so
+        if ingest.alive():
+            notifier.watchdog()
+        elif ingest.failure is None:
+            fail(RuntimeError("the floor's writer stalled"))
+            return
+        await asyncio.sleep(CHECK_S)  # a cadence, not a synchronisation

@@ -2,11 +2,13 @@
 
 Writing is idempotent: a message is stored once, keyed by its table and number; delivered again
 (the broker's redelivery, a table that resends after a restart) it changes nothing, and delivered
-with other content it is kept aside in `conflicts` for review. Messages are numbered without gaps,
-so the floor knows how far each table is stored (`through`) and tells the table, which sends
-again what the floor lacks. A batch of messages is one
-transaction, and `pg_notify('floor', ...)` in it tells every floor process which tables changed,
-so that each one's pit page follows all tables, whichever process stored them.
+with other content it is kept aside in `conflicts` for review. Messages are numbered without gaps
+from the first its journal sends the floor (`from_n`), so the floor knows how far each table is
+stored (`through`) and tells the table, which sends again what the floor lacks. `through` only
+ever counts messages stored here: what a table says of itself (its status) moves nothing but
+its status. A batch of messages is one transaction, and `pg_notify('floor', ...)` in it tells
+every floor process which tables changed, so that each one's pit page follows all tables,
+whichever process stored them. What the floor refused is kept in `rejected`, capped.
 """
 
 from __future__ import annotations
@@ -14,105 +16,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, NamedTuple
 
 import psycopg
 
-from controller.events import canonical
-from controller.outbox import FLOOR_ALERTS
+from floor.payloads import Incoming, Status, alert_text
 
 CHANNEL: Final = "floor"
-
-
-@dataclass(frozen=True)
-class Incoming:
-    """One table message as it came off the broker."""
-
-    table: str
-    n: int
-    seq: int
-    topic: str
-    round: int | None
-    utc: str
-    body: dict[str, Any]
-    text: str  # the body as sent, for its digest
-    journal: str | None = None  # the id of the journal it came from (its floor link's)
-
-    @classmethod
-    def parse(cls, payload: bytes, table: str) -> Incoming:
-        """A message, or ValueError naming what is wrong with it."""
-        data = json.loads(payload)
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-        if data.get("table") != table:
-            raise ValueError(f"names table {data.get('table')!r} under {table!r}'s topic")
-        try:
-            body = data["body"]
-            if not isinstance(body, dict):
-                raise ValueError("body is not an object")
-            number, n, seq, utc = data["round"], data["n"], data["seq"], str(data["utc"])
-            if not all(isinstance(v, int) and v > 0 for v in (n, seq)):
-                raise ValueError("n and seq are whole numbers from 1")
-            datetime.fromisoformat(utc.replace("Z", "+00:00"))
-            if data["topic"] == "round" and not all(
-                    isinstance(body.get(k), int) for k in ("drop", "win")):
-                raise ValueError("a round's drop and win are whole minor units")
-            journal = data.get("journal")
-            if journal is not None and not isinstance(journal, str):
-                raise ValueError("journal is the journal's id, a string")
-            return cls(table, n, seq, str(data["topic"]),
-                       None if number is None else int(number), utc, body,
-                       canonical(body), journal)
-        except KeyError as exc:
-            raise ValueError(f"no {exc.args[0]!r}") from None
-
-    @property
-    def digest(self) -> bytes:
-        return hashlib.sha256(self.text.encode()).digest()
-
-
-@dataclass(frozen=True)
-class Status:
-    """A table's retained status, with when this floor process received it."""
-
-    table: str
-    data: dict[str, Any]
-    received: datetime
-
-    @classmethod
-    def parse(cls, payload: bytes, table: str, received: datetime) -> Status:
-        """A status, or ValueError naming what is wrong with it."""
-        data = json.loads(payload)
-        if not isinstance(data, dict) or data.get("table") != table:
-            raise ValueError("a status names its own table")
-        if data.get("status") not in ("open", "closed", "offline"):
-            raise ValueError(f"status {data.get('status')!r} is not open, closed or offline")
-        if not isinstance(data.get("journal", ""), str):
-            raise ValueError("journal is the journal's id, a string")
-        return cls(table, data, received)
-
-
-def alert_text(message: Incoming) -> str | None:
-    """The line a supervisor acknowledges, or None if the message needs no acknowledging."""
-    body = message.body
-    where = f"round {message.round}: " if message.round else ""
-    if message.topic == "hold":
-        return f"{where}on hold: {body.get('reason', '')}"
-    if message.topic == "alert" and body.get("code") in FLOOR_ALERTS:
-        return f"{where}{str(body.get('code')).replace('_', '-')}: {body.get('text', '')}"
-    if message.topic == "supervisor":
-        if body.get("event") == "supervisor_refused":
-            return (f"{where}{body.get('action', '')} refused for {body.get('supervisor', '')}:"
-                    f" {body.get('reason', '')}")
-        details = ", ".join(f"{k} {v}" for k, v in sorted(body.items())
-                            if k not in ("event", "by") and v not in ("", None))
-        return (f"{where}{str(body.get('event', '')).replace('_', ' ')} by {body.get('by', '')}"
-                + (f" ({details})" if details else ""))
-    if message.topic == "device" and body.get("state") in ("lost", "alarm"):
-        return f"{where}{body.get('device', '')} {body.get('state')}: {body.get('detail', '')}"
-    return None
+REJECTED_KEEP: Final = 10_000  # rows of `rejected` kept, the newest
+REJECTED_BYTES: Final = 16 * 1024  # of each refused payload, kept beside its size and SHA-256
 
 
 # One statement: the new messages, the rounds and alerts they bring, and the tables' counters,
@@ -122,18 +35,22 @@ def alert_text(message: Incoming) -> str | None:
 INSERT_BATCH: Final = """
 WITH incoming AS (
     SELECT * FROM unnest(%b::text[], %b::bigint[], %b::bigint[], %b::text[], %b::integer[],
-                         %b::timestamptz[], %b::jsonb[], %b::bytea[], %b::text[])
-        AS i(table_id, n, seq, topic, round, utc, body, digest, alert)
+                         %b::timestamptz[], %b::jsonb[], %b::bytea[], %b::text[],
+                         %b::timestamptz[], %b::timestamptz[])
+        AS i(table_id, n, seq, topic, round, utc, body, digest, alert, received, dated)
 ), new AS (
-    INSERT INTO messages (table_id, n, seq, topic, round, utc, body, digest)
-    SELECT table_id, n, seq, topic, round, utc, body, digest FROM incoming
+    INSERT INTO messages (table_id, n, seq, topic, round, utc, body, digest, received,
+                          clock_off)
+    SELECT table_id, n, seq, topic, round, utc, body, digest, received, dated <> utc
+    FROM incoming
     ON CONFLICT DO NOTHING
     RETURNING table_id, n, topic, round, utc, body, stored
 ), new_rounds AS (
-    INSERT INTO rounds (table_id, n, round, status, closed_utc, drop_minor, win_minor)
-    SELECT table_id, n, round, body->>'status', utc, (body->>'drop')::bigint,
-           (body->>'win')::bigint
-    FROM new WHERE topic = 'round'
+    INSERT INTO rounds (table_id, n, round, status, closed_utc, drop_minor, win_minor,
+                        clock_off)
+    SELECT n.table_id, n.n, n.round, n.body->>'status', i.dated, (n.body->>'drop')::bigint,
+           (n.body->>'win')::bigint, i.dated <> i.utc
+    FROM new n JOIN incoming i USING (table_id, n) WHERE n.topic = 'round'
     ON CONFLICT DO NOTHING
     RETURNING table_id, status, closed_utc, drop_minor, win_minor
 ), new_tallies AS (
@@ -145,8 +62,8 @@ WITH incoming AS (
         drop_minor = t.drop_minor + EXCLUDED.drop_minor,
         win_minor = t.win_minor + EXCLUDED.win_minor
 ), new_alerts AS (
-    INSERT INTO alerts (table_id, n, kind, round, utc, text)
-    SELECT n.table_id, n.n, n.topic, n.round, n.utc, i.alert
+    INSERT INTO alerts (table_id, n, kind, round, utc, text, received)
+    SELECT n.table_id, n.n, n.topic, n.round, n.utc, i.alert, i.received
     FROM new n JOIN incoming i USING (table_id, n) WHERE i.alert IS NOT NULL
     ON CONFLICT DO NOTHING
 ), counts AS (
@@ -178,36 +95,57 @@ NOTE_JOURNALS: Final = """
 INSERT INTO tables AS t (table_id, journal) SELECT * FROM unnest(%b::text[], %b::text[])
 ON CONFLICT (table_id) DO UPDATE SET journal = coalesce(t.journal, EXCLUDED.journal)
 """
-# A table's latest status; one from a journal other than the table's changes nothing.
+# A table's latest status; one from a journal other than the table's changes nothing. Its first
+# message for the floor (`from_n`) is the first heard, as its journal is; `through` is not
+# the status's to move.
 UPSERT_STATUS: Final = """
-INSERT INTO tables AS t (table_id, game, status, detail, status_utc, last_n, received, through,
-                        journal)
+INSERT INTO tables AS t (table_id, game, status, detail, status_utc, last_n, received, journal,
+                        from_n)
 SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::jsonb[], %b::timestamptz[],
-                     %b::bigint[], %b::timestamptz[], %b::bigint[], %b::text[])
+                     %b::bigint[], %b::timestamptz[], %b::text[], %b::bigint[])
 ON CONFLICT (table_id) DO UPDATE SET
-    through = greatest(t.through, EXCLUDED.through),
     game = CASE WHEN EXCLUDED.game = '' THEN t.game ELSE EXCLUDED.game END,
     status = EXCLUDED.status, detail = t.detail || EXCLUDED.detail,
     status_utc = EXCLUDED.status_utc,
     last_n = greatest(t.last_n, EXCLUDED.last_n), received = EXCLUDED.received,
-    journal = coalesce(t.journal, EXCLUDED.journal)
+    journal = coalesce(t.journal, EXCLUDED.journal),
+    from_n = coalesce(t.from_n, EXCLUDED.from_n)
 WHERE (t.received IS NULL OR EXCLUDED.received >= t.received)
-  AND (t.journal IS NULL OR EXCLUDED.journal IS NULL OR t.journal = EXCLUDED.journal)
+  AND (t.journal IS NULL OR t.journal = EXCLUDED.journal)
 """
 
 
-# How far each table's messages are stored without a gap: from `through`, along the run of
-# numbers that follows it (probes of the primary key, as long as the advance).
+# How far each table's messages are stored without a gap: from its first message for the floor
+# (or `through`, once past it), along the run of numbers that follows (probes of the primary
+# key, as long as the advance).
 ADVANCE: Final = """
-UPDATE tables t SET through = greatest(t.through, (
-    SELECT min(m.n) FROM messages m
-    WHERE m.table_id = t.table_id AND m.n > t.through
-      AND NOT EXISTS (SELECT 1 FROM messages g WHERE g.table_id = m.table_id AND g.n = m.n + 1)))
-WHERE t.table_id = ANY(%b)
-  AND EXISTS (SELECT 1 FROM messages f WHERE f.table_id = t.table_id AND f.n = t.through + 1)
+UPDATE tables t SET through = CASE
+    WHEN EXISTS (SELECT 1 FROM messages f WHERE f.table_id = t.table_id AND f.n = s.start + 1)
+    THEN (SELECT min(m.n) FROM messages m
+          WHERE m.table_id = t.table_id AND m.n > s.start
+            AND NOT EXISTS (SELECT 1 FROM messages g WHERE g.table_id = m.table_id
+                                                      AND g.n = m.n + 1))
+    ELSE s.start END
+FROM (SELECT table_id, greatest(through, coalesce(from_n, 1) - 1) AS start FROM tables
+      WHERE table_id = ANY(%b)) s
+WHERE t.table_id = s.table_id
+"""
+# What the floor tells each table: how far it has the table's messages, from which message and
+# journal, and the first message it holds past a gap (None: no gap).
+MARKS: Final = """
+SELECT table_id, through, journal, coalesce(from_n, 1),
+       (SELECT min(m.n) FROM messages m WHERE m.table_id = t.table_id AND m.n > t.through)
+FROM tables t WHERE table_id = ANY(%b)
 """
 BEHIND: Final = """
-SELECT table_id, through FROM tables WHERE through < greatest(last_n, stored_n)
+SELECT table_id FROM tables WHERE through < greatest(last_n, stored_n)
+"""
+KEEP_REJECTED: Final = """
+INSERT INTO rejected (received, floor, topic, table_id, reason, bytes, sha256, payload)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+"""
+TRIM_REJECTED: Final = """
+DELETE FROM rejected WHERE id <= (SELECT max(id) FROM rejected) - %s
 """
 
 
@@ -229,11 +167,30 @@ def take_turn(db: psycopg.Connection) -> None:
 
 
 class Mark(NamedTuple):
-    """What the floor tells a table: how far its messages are stored without a gap, and from
-    which journal."""
+    """What the floor tells a table: every message from `from_n` to `through` is stored, from
+    journal `journal`; `next`, if any, is the first it holds past a gap."""
 
     through: int
     journal: str | None
+    from_n: int
+    next: int | None
+
+    def word(self, floor: str) -> dict[str, Any]:
+        word: dict[str, Any] = {"through": self.through, "from_n": self.from_n,
+                                "journal": self.journal, "floor": floor}
+        if self.next is not None:
+            word["missing"] = [self.through + 1, self.next - 1]
+        return word
+
+
+class Refusal(NamedTuple):
+    """A payload the floor did not store, and why."""
+
+    received: datetime
+    topic: str
+    table: str | None
+    reason: str
+    payload: bytes
 
 
 class Conflict(NamedTuple):
@@ -245,9 +202,8 @@ class Conflict(NamedTuple):
 def throughs(db: psycopg.Connection, tables: Sequence[str]) -> dict[str, Mark]:
     """Advance and return how far each of `tables` is stored without a gap."""
     db.execute(ADVANCE, (list(tables),))
-    return {str(t): Mark(int(n), j) for t, n, j in db.execute(
-        "SELECT table_id, through, journal FROM tables WHERE table_id = ANY(%b)",
-        (list(tables),))}
+    return {str(t): Mark(int(n), j, int(f), None if g is None else int(g))
+            for t, n, j, f, g in db.execute(MARKS, (list(tables),))}
 
 
 def behind(db: psycopg.Connection) -> dict[str, Mark]:
@@ -258,6 +214,19 @@ def behind(db: psycopg.Connection) -> dict[str, Mark]:
             return {}
         take_turn(db)
         return throughs(db, tables)
+
+
+def keep_rejected(db: psycopg.Connection, refusals: Sequence[Refusal], floor: str) -> None:
+    """Keep what was refused, with why: the newest `REJECTED_KEEP`, each payload's first
+    `REJECTED_BYTES` with its whole size and SHA-256."""
+    if not refusals:
+        return
+    with db.transaction():
+        db.cursor().executemany(KEEP_REJECTED, [
+            (r.received, floor, r.topic, r.table, r.reason, len(r.payload),
+             hashlib.sha256(r.payload).digest(), r.payload[:REJECTED_BYTES])
+            for r in refusals])
+        db.execute(TRIM_REJECTED, (REJECTED_KEEP,))
 
 
 def from_other_journals(db: psycopg.Connection, messages: Sequence[Incoming]
@@ -309,16 +278,14 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
             if unique:
                 db.execute(INSERT_BATCH, columns(
                     [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest,
-                      alert_text(m)) for m in unique.values()], 9))
+                      alert_text(m), m.received, m.dated) for m in unique.values()], 11))
                 conflicts += keep_conflicts(db, mine)
             stored = throughs(db, sorted({m.table for m in messages}))
         latest = {s.table: s for s in statuses}  # a batch keeps each table's last status
         if latest:
             db.execute(UPSERT_STATUS, columns([
-                (s.table, str(s.data.get("game", "")), str(s.data.get("status", "unknown")),
-                 json.dumps(s.data), s.data.get("utc"), int(s.data.get("n", 0)), s.received,
-                 int(s.data.get("from_n", 1)) - 1, s.data.get("journal"))
-                for s in latest.values()], 9))
+                (s.table, str(s.detail.get("game", "")), s.status, json.dumps(s.detail), s.utc,
+                 s.n or 0, s.received, s.journal, s.from_n) for s in latest.values()], 9))
         touched = json.dumps(sorted({m.table for m in messages} | {s.table for s in statuses}))
         db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, touched if len(touched) < 7900
                                                   else "*"))  # NOTIFY's payload limit
@@ -326,4 +293,4 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
 
 
 def connect(dsn: str) -> psycopg.Connection:
-    return psycopg.connect(dsn, autocommit=True)
+    return psycopg.connect(dsn, autocommit=True, connect_timeout=5)

@@ -14,7 +14,8 @@ beside `journal.sqlite3`). Every file has the same record tables:
 The live file adds `days` (each closed day: its records, rounds, head, its sealed file, where it
 was copied) and `outbox`: the messages for the floor, numbered `n` from 1 without gaps (the
 floor's key with the table), each with its event's `seq`, its topic, round, time and body (by
-`codec`), and `sent_utc` once the broker has it; sent messages leave with their sealed day. A
+`codec`), `sent_utc` once the broker has it, and `refused`: why, if the broker (or the link)
+refused it for good, its stand-in sent instead; sent messages leave with their sealed day. A
 journal older than the outbox notes in `meta` the record it began at, `outbox_from_seq`.
 """
 
@@ -46,8 +47,9 @@ CREATE TABLE checkpoints (seq INTEGER PRIMARY KEY, rounds INTEGER NOT NULL);
 OUTBOX_TABLE: Final = """
 CREATE TABLE outbox (
     n INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, topic TEXT NOT NULL,
-    round INTEGER, utc TEXT NOT NULL, body BLOB NOT NULL, sent_utc TEXT);
+    round INTEGER, utc TEXT NOT NULL, body BLOB NOT NULL, sent_utc TEXT, refused TEXT);
 CREATE INDEX outbox_unsent ON outbox (n) WHERE sent_utc IS NULL;
+CREATE INDEX outbox_refused ON outbox (n) WHERE refused IS NOT NULL;
 """
 LIVE_TABLES: Final = """
 CREATE TABLE days (

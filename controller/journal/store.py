@@ -179,6 +179,11 @@ class Journal:
         link ever read: it gives way to the outbox of messages (the floor starts from here)."""
         columns = [row[1] for row in self.db.execute("PRAGMA table_info(outbox)")]
         if "n" in columns:
+            if "refused" not in columns:  # before messages could be refused for good
+                with self.transaction("note refusals in the outbox") as db:
+                    db.execute("ALTER TABLE outbox ADD COLUMN refused TEXT")
+                    db.execute("CREATE INDEX outbox_refused ON outbox (n) WHERE refused IS NOT "
+                               "NULL")
             return
         with self.transaction("upgrade the outbox") as db:
             db.execute("DROP TABLE outbox")

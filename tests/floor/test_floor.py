@@ -29,12 +29,12 @@ from tests.floor.harness import FloorProcess, LinkedTable, one, reconciled, stor
 from tests.servers import Mosquitto
 
 
-def message(table: str, n: int, topic: str = "device", journal: str | None = None,
+def message(table: str, n: int, topic: str = "device", journal: str = "j1",
             **body: Any) -> bytes:
-    return json.dumps({"table": table, "n": n, "seq": 10 * n, "topic": topic, "round": None,
-                       "utc": "2026-11-22T10:00:00.000Z",
-                       "body": body or {"device": "shoe", "state": "lost", "detail": "x"},
-                       **({"journal": journal} if journal else {})}).encode()
+    return json.dumps({"table": table, "journal": journal, "n": n, "seq": 10 * n,
+                       "topic": topic, "round": None, "utc": "2026-11-22T10:00:00.000Z",
+                       "body": body or {"device": "shoe", "state": "lost", "detail": "x"}}
+                      ).encode()
 
 
 class Sender:
@@ -232,20 +232,23 @@ def test_two_writers_of_the_same_tables_never_deadlock(floor_dsn: str, turns: bo
     from datetime import UTC, datetime
 
     from floor import store
+    from floor.payloads import Status
     if not turns:
         monkeypatch.setattr(store, "take_turn", lambda db: None)
     names = ["x", "g1", "g2", "y"]
+
+    def status(table: str, state: str) -> Status:
+        now = datetime.now(UTC)
+        return Status(table, "j1", state, now, 0, 1, {}, now)
+
     with psycopg.connect(floor_dsn, autocommit=True) as db:
-        store.write_batch(db, [], [store.Status(name, {"table": name, "status": "open"},
-                                                datetime.now(UTC)) for name in names])
+        store.write_batch(db, [], [status(name, "open") for name in names])
     failures: list[BaseException] = []
 
     def writer(order: list[str]) -> None:
         try:
             with psycopg.connect(floor_dsn, autocommit=True) as db:
-                store.write_batch(db, [], [store.Status(
-                    name, {"table": name, "status": "closed"}, datetime.now(UTC))
-                    for name in order])
+                store.write_batch(db, [], [status(name, "closed") for name in order])
         except psycopg.Error as exc:
             failures.append(exc)
 
