@@ -33,7 +33,7 @@ from psycopg.errors import Error as DatabaseError
 
 from devices.display.server import LOOPBACK, Gate, sse
 from floor import queries
-from floor.accounts import SESSION_H, Logins
+from floor.accounts import MAX_NAME, SESSION_H, Logins
 from floor.periods import Periods
 from floor.store import CHANNEL
 
@@ -211,10 +211,14 @@ class Pit:
             name, password = str(payload["name"]), str(payload["password"])
         except (ValueError, KeyError, TypeError):
             return web.json_response({"error": 'send {"name", "password"}'}, status=400)
-        token, why = await self.query(lambda db: self.logins.login(db, name, password))
+        attempt = await self.query(
+            lambda db: self.logins.login(db, name, password, request.remote))
+        token = attempt.token
         if token is None:
-            self.log.warning("pit login refused", supervisor=name, reason=why)
-            return web.json_response({"error": why}, status=401)
+            self.log.warning("pit login refused", supervisor=name[:MAX_NAME],
+                             client=request.remote, reason=attempt.why)
+            return web.json_response({"error": attempt.why}, status=attempt.status, headers={
+                "Retry-After": str(attempt.retry_s)} if attempt.retry_s else None)
         self.log.info("pit login", supervisor=name)
         response = web.json_response({"name": name})
         response.set_cookie(COOKIE, token, max_age=SESSION_H * 3600, httponly=True,
