@@ -45,7 +45,7 @@ from psycopg.errors import OperationalError
 from controller.broker import TABLE_ID
 from devices.display.server import LOOPBACK, Gate, sse
 from floor import health, queries
-from floor.accounts import SESSION_H, Logins
+from floor.accounts import MAX_NAME, SESSION_H, Logins
 from floor.health import Part
 from floor.periods import Periods
 from floor.store import CHANNEL
@@ -88,6 +88,14 @@ class Viewer:
         self.wake.set()
 
 
+class Lane:
+    """A connection of the pit's, and its turn."""
+
+    def __init__(self) -> None:
+        self.db: AsyncConnection[Any] | None = None
+        self.lock = asyncio.Lock()
+
+
 class Pit:
     def __init__(self, dsn: str, periods: Periods, bind: str = "127.0.0.1",
                  hosts: tuple[str, ...] = (), currency: str = "USD",
@@ -104,8 +112,7 @@ class Pit:
         self.parts = dict(parts or {})
         self.on_failure = on_failure
         self._wake = asyncio.Event()
-        self._db: AsyncConnection[Any] | None = None
-        self._lock = asyncio.Lock()
+        self._lanes = {"page": Lane(), "login": Lane()}
 
     def app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard], client_max_size=BODY_MAX)
@@ -150,8 +157,9 @@ class Pit:
         for task in tasks:
             task.remove_done_callback(self._task_ended)
             task.cancel()
-        if self._db is not None:
-            await self._db.close()
+        for lane in self._lanes.values():
+            if lane.db is not None:
+                await lane.db.close()
 
     def _task_ended(self, task: asyncio.Task[None]) -> None:
         """A background task never ends while serving: if it does, the process must."""
@@ -160,19 +168,23 @@ class Pit:
         self.log.critical("pit worker died: the process must end", error=repr(failure))
         self.on_failure(failure)
 
-    async def query(self, what: Callable[[AsyncConnection[Any]], Awaitable[Any]]) -> Any:
-        """One query at a time on the pit's connection. A connection the database dropped (a
-        restart) is made anew and the query tried once more, so no request pays for it."""
-        async with self._lock:
+    async def query(self, what: Callable[[AsyncConnection[Any]], Awaitable[Any]],
+                    lane: str = "page") -> Any:
+        """One query at a time on a lane's connection: the page's, or the logins' (a login
+        takes a password hash's time, which the page must not wait for). A connection the
+        database dropped (a restart) is made anew and the query tried once more, so no request
+        pays for it."""
+        way = self._lanes[lane]
+        async with way.lock:
             for attempt in (1, 2):
                 try:
-                    if self._db is None or self._db.closed or self._db.broken:
-                        self._db = await AsyncConnection.connect(self.dsn, autocommit=True,
-                                                                 connect_timeout=5)
-                    result = await what(self._db)
+                    if way.db is None or way.db.closed or way.db.broken:
+                        way.db = await AsyncConnection.connect(self.dsn, autocommit=True,
+                                                               connect_timeout=5)
+                    result = await what(way.db)
                 except OperationalError as exc:
                     self.database.set(False, str(exc).strip()[:200])
-                    lost = self._db is None or self._db.closed or self._db.broken
+                    lost = way.db is None or way.db.closed or way.db.broken
                     if attempt == 2 or not lost:
                         raise
                     continue
@@ -346,10 +358,15 @@ class Pit:
         except Rejected as exc:
             return web.json_response({"error": f'send {{"name", "password"}}: {exc}'},
                                      status=400)
-        token, why = await self.query(lambda db: self.logins.login(db, name, password))
+        client = self.client(request)
+        attempt = await self.query(lambda db: self.logins.login(db, name, password, client),
+                                   lane="login")
+        token = attempt.token
         if token is None:
-            self.log.warning("pit login refused", supervisor=name[:100], reason=why)
-            return web.json_response({"error": why}, status=401)
+            self.log.warning("pit login refused", supervisor=name[:MAX_NAME], client=client,
+                             reason=attempt.why)
+            return web.json_response({"error": attempt.why}, status=attempt.status, headers={
+                "Retry-After": str(attempt.retry_s)} if attempt.retry_s else None)
         self.log.info("pit login", supervisor=name)
         response = web.json_response({"name": name})
         response.set_cookie(COOKIE, token, max_age=SESSION_H * 3600, httponly=True,

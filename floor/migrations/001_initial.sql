@@ -85,7 +85,7 @@ CREATE TABLE conflicts (
 -- The pit's own login: supervisors of the floor, not the tables' PINs.
 CREATE TABLE supervisors (
     name      text PRIMARY KEY,
-    password  text NOT NULL,                     -- PBKDF2, as `tablectl floor user add` makes
+    password  text NOT NULL,                     -- PBKDF2-SHA256, as `tablectl floor user add` makes
     created   timestamptz NOT NULL DEFAULT now(),
     disabled  boolean NOT NULL DEFAULT false
 );
