@@ -2,8 +2,9 @@
 
 Checks: the configuration, the shoe's device (present, readable and writable, the dialout
 group), the pads (libusb, present, permissions, the plugdev group), the udev rule, the journal
-(writable, and its chain verified), the clock (synchronised), the display (reachable). Exits 1 if
-any check fails; warnings alone exit 0.
+(writable, and its chain verified), the floor link (messages the floor lacks, messages refused
+for good), the clock (synchronised), the display (reachable). Exits 1 if any check fails;
+warnings alone exit 0.
 """
 
 from __future__ import annotations
@@ -161,6 +162,38 @@ def check_days(path: Path, days: config_file.JournalConfig) -> list[Finding]:
     return findings
 
 
+def check_floor(path: Path) -> list[Finding]:
+    """What the floor still lacks of this table, and what it will never have as it was: the
+    messages the broker (or the link) refused for good."""
+    if not path.exists():
+        return []
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        table = db.execute("SELECT value FROM meta WHERE key = 'floor_table_id'").fetchone()
+        if table is None:
+            return []
+        through = db.execute("SELECT value FROM meta WHERE key = 'floor_through'").fetchone()
+        last = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+        refused = db.execute("SELECT n, topic, refused FROM outbox WHERE refused IS NOT NULL "
+                             "ORDER BY n").fetchall()
+    except sqlite3.Error:
+        return []  # not a journal of this version: check_journal says so
+    finally:
+        db.close()
+    waiting = (int(last[0]) if last else 0) - (int(through[0]) if through else 0)
+    findings = [Finding("ok" if waiting <= 0 else "warn", "floor link",
+                        f"table {table[0]}: the floor has said it has every message" if
+                        waiting <= 0 else f"table {table[0]}: {waiting} messages the floor has "
+                        "not said it has", "check the broker and the floor service; they go "
+                        "out as soon as it answers")]
+    for n, topic, why in refused:
+        findings.append(Finding("warn", "floor link", f"message {n} ({topic}) was refused for "
+                                f"good: {why}; only a stand-in reached the floor",
+                                "the journal keeps it whole: tablectl recall; tell the floor's "
+                                "operator"))
+    return findings
+
+
 def check_clock(run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run
                 ) -> list[Finding]:
     try:
@@ -198,8 +231,8 @@ def run_checks(config_path: Path | None, journal: Path | None) -> list[Finding]:
     from controller.cli import default_journal
     path = journal or (config.journal if config and config.journal else default_journal())
     days = config.journal_config if config else config_file.JournalConfig()
-    findings += check_journal(path) + check_days(path, days) + check_clock() + \
-        check_display(config)
+    findings += check_journal(path) + check_days(path, days) + check_floor(path) + \
+        check_clock() + check_display(config)
     return findings
 
 

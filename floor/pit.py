@@ -242,13 +242,15 @@ class Pit:
                 viewer.put(message)
 
     async def _update(self, only: list[str] | None) -> bytes:
-        """The tables that changed (all of them: None), the floor's totals and the alerts."""
+        """The tables that changed (all of them: None), the floor's totals, the alerts and this
+        process's health."""
         day, shift = self._now()
         rows = await self.query(lambda db: queries.tables(db, day, shift, only))
         return (sse("tables", {"tables": rows, "all": only is None})
                 + sse("floor", await self.query(
                     lambda db: queries.floor_totals(db, day, shift)))
-                + sse("alerts", {"alerts": await self.query(queries.alerts)}))
+                + sse("alerts", {"alerts": await self.query(queries.alerts)})
+                + sse("ping", self.health()))
 
     # ----- requests ----------------------------------------------------------------------------
 

@@ -1,12 +1,14 @@
 // The pit page: every table live from the floor's stream (/events), the floor's totals, the
 // alerts a supervisor acknowledges, and a table's last rounds. Text from the tables is always
-// set as text, never as markup.
+// set as text, never as markup, and each row is drawn on its own: a row that cannot be drawn
+// says so in its place, and never empties the list.
 "use strict";
 const STALE_MS = 3000;
 const tables = new Map();
 let currency = "USD";
 let me = null;
 let lastMessage = 0;
+let health = null; // this floor process's parts, with every ping
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -28,19 +30,32 @@ function linkText(t) {
   return t.backlog ? `${t.backlog} behind${lag ? " · " + lag : ""}` : (lag || "–");
 }
 
+// Draws one item, or a line saying it cannot (the others are drawn all the same).
+function each(items, draw, broken) {
+  return items.map((item) => {
+    try { return draw(item); } catch (error) { return broken(item, error); }
+  });
+}
+const list = (value) => Array.isArray(value) ? value : [];
+const name = (t) => String(t && t.table);
+
+function tableRow(t) {
+  const trouble = [t.hold ? `ON HOLD: ${t.hold}` : "", ...list(t.lost_devices).map((d) => `${d} lost`)].filter(Boolean).join(" · ");
+  const row = el("tr", { "data-table": t.table },
+    el("td", {}, t.table), el("td", {}, t.game), el("td", { class: `status-${t.status}` }, t.status),
+    num(t.round ?? ""), el("td", {}, t.phase ?? ""), el("td", { class: "hold" }, trouble),
+    el("td", {}, linkText(t)), num(t.rounds), num(money(t.day.drop)), num(money(t.day.win)),
+    num(pct(t.day.hold_pct)), num(t.shift.rounds_per_hour), num(money(t.shift.win)),
+    num(t.open_alerts || ""));
+  row.addEventListener("click", () => showRounds(t.table));
+  return row;
+}
+
 function renderTables() {
-  const body = $("tables-body");
-  body.replaceChildren(...[...tables.values()].sort((a, b) => a.table.localeCompare(b.table)).map((t) => {
-    const trouble = [t.hold ? `ON HOLD: ${t.hold}` : "", ...(t.lost_devices || []).map((d) => `${d} lost`)].filter(Boolean).join(" · ");
-    const row = el("tr", { "data-table": t.table },
-      el("td", {}, t.table), el("td", {}, t.game), el("td", { class: `status-${t.status}` }, t.status),
-      num(t.round ?? ""), el("td", {}, t.phase ?? ""), el("td", { class: "hold" }, trouble),
-      el("td", {}, linkText(t)), num(t.rounds), num(money(t.day.drop)), num(money(t.day.win)),
-      num(pct(t.day.hold_pct)), num(t.shift.rounds_per_hour), num(money(t.shift.win)),
-      num(t.open_alerts || ""));
-    row.addEventListener("click", () => showRounds(t.table));
-    return row;
-  }));
+  const sorted = [...tables.values()].sort((a, b) => name(a).localeCompare(name(b)));
+  $("tables-body").replaceChildren(...each(sorted, tableRow, (t, error) =>
+    el("tr", { "data-table": name(t), class: "broken" },
+      el("td", {}, name(t)), el("td", { colspan: "13" }, `cannot show this table: ${error.message}`))));
 }
 
 function renderTotals(floor) {
@@ -55,19 +70,20 @@ function renderTotals(floor) {
 }
 
 function renderAlerts(alerts) {
-  const open = alerts.filter((a) => !a.ack_by);
+  const open = list(alerts).filter((a) => !a.ack_by);
+  const unreadable = (a, error) => el("li", { class: "broken" }, `an alert that cannot be shown: ${error.message}`);
   $("open-count").textContent = open.length ? `(${open.length})` : "(none)";
-  $("alerts").replaceChildren(...open.map((a) => {
+  $("alerts").replaceChildren(...each(open, (a) => {
     const button = el("button", { type: "button" }, "Acknowledge");
     button.disabled = !me;
     button.title = me ? `acknowledge as ${me}` : "log in to acknowledge";
     button.addEventListener("click", () => acknowledge(a, button));
-    return el("li", { "data-alert": `${a.table}/${a.n}` }, el("span", { class: "when" }, time(a.utc)),
+    return el("li", { "data-alert": `${a.table}/${a.n}` }, el("span", { class: "when" }, time(a.received)),
       el("strong", {}, a.table), el("span", { class: "text" }, `${a.kind}: ${a.text}`), button);
-  }));
-  $("acknowledged").replaceChildren(...alerts.filter((a) => a.ack_by).map((a) =>
+  }, unreadable));
+  $("acknowledged").replaceChildren(...each(list(alerts).filter((a) => a.ack_by), (a) =>
     el("li", {}, el("span", { class: "when" }, time(a.ack_utc)), el("strong", {}, a.table),
-      el("span", { class: "text" }, `${a.kind}: ${a.text}`), el("span", {}, `acknowledged by ${a.ack_by}`))));
+      el("span", { class: "text" }, `${a.kind}: ${a.text}`), el("span", {}, `acknowledged by ${a.ack_by}`)), unreadable));
 }
 
 async function acknowledge(alert, button) {
@@ -84,21 +100,30 @@ async function showRounds(table) {
   const response = await fetch(`api/tables/${encodeURIComponent(table)}/rounds?limit=10`);
   const rounds = response.ok ? await response.json() : [];
   $("rounds-table").textContent = table;
-  $("rounds").replaceChildren(...rounds.map((r) => el("div", { class: "round" },
+  $("rounds").replaceChildren(...each(list(rounds), (r) => el("div", { class: "round" },
     el("strong", {}, `Round ${r.round} ${r.status}`), ` · ${time(r.started)} to ${time(r.utc)} · drop ${money(r.drop)} · house ${money(r.win)}`,
+    r.clock_off ? el("span", { class: "clock" }, ` · the table's clock was off: counted at ${time(r.received)}`) : "",
     el("div", { class: "cards" }, r.cards.map(([card, to]) => `${card ?? "misread"} to ${to}`).join(", ")),
     el("table", {}, el("tbody", {}, ...r.settlements.map(([seat, wager, hand, stake, net, outcome, award]) =>
       el("tr", {}, el("td", {}, `seat ${seat}`), el("td", {}, wager + (hand ? ` hand ${hand}` : "")),
-        num(money(stake)), el("td", {}, outcome), el("td", {}, award), num(money(net)))))))));
+        num(money(stake)), el("td", {}, outcome), el("td", {}, award), num(money(net))))))),
+    (r, error) => el("div", { class: "round broken" }, `a round that cannot be shown: ${error.message}`)));
   if (!rounds.length) $("rounds").textContent = "no rounds received from this table";
   $("rounds-panel").classList.remove("hidden");
 }
 
+// "live" only while the stream is fresh and the floor service's writer, database and broker are
+// all up; otherwise what is down, and since when.
 function updateLive() {
-  const stale = Date.now() - lastMessage > STALE_MS;
+  const silent = Date.now() - lastMessage > STALE_MS;
+  const down = health && !health.ok ? ["ingest", "database", "broker"].filter((part) => health[part] && !health[part].up) : [];
+  const stale = silent || !health || down.length > 0;
   document.body.classList.toggle("stale", stale);
   $("live").classList.toggle("stale", stale);
-  $("live").textContent = stale ? "NOT LIVE: no news from the floor service" : "live";
+  $("live").textContent = silent ? "NOT LIVE: no news from the floor service"
+    : !health ? "connecting…"
+    : down.length ? `NOT LIVE: ${down.map((part) => `${part} down since ${time(health[part].since)}${health[part].detail ? ` (${health[part].detail})` : ""}`).join("; ")}`
+    : "live";
 }
 
 function connect() {
@@ -108,12 +133,12 @@ function connect() {
     seen();
     const data = JSON.parse(ev.data);
     if (data.all) tables.clear();
-    for (const t of data.tables) tables.set(t.table, t);
+    for (const t of list(data.tables)) tables.set(name(t), t);
     renderTables();
   });
   source.addEventListener("floor", (ev) => { seen(); renderTotals(JSON.parse(ev.data)); });
   source.addEventListener("alerts", (ev) => { seen(); renderAlerts(JSON.parse(ev.data).alerts); });
-  source.addEventListener("ping", seen);
+  source.addEventListener("ping", (ev) => { health = JSON.parse(ev.data); seen(); });
   source.onerror = updateLive;
 }
 

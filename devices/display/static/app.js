@@ -164,13 +164,17 @@ function connect() {
 }
 
 // The floor link's health: a small mark in the top bar, never a banner. The floor being away
-// is no reason to stop a table: the messages wait in the journal.
+// is no reason to stop a table: the messages wait in the journal. Away, it counts what the floor
+// has not said it has; connected, what the broker has not taken yet; and any message refused
+// for good (too large: only a stand-in reached the floor).
 function showFloor(health) {
   const mark = $("floor-link");
-  const waiting = health.backlog ? ` · ${health.backlog} waiting` : "";
+  const count = health.state === "connected" ? health.unsent : health.backlog;
+  const waiting = count ? ` · ${count} waiting` : "";
+  const refused = health.refused ? ` · ${health.refused} refused` : "";
   mark.className = `floor-${health.state}`;
-  mark.textContent = health.state === "connected" ? `floor ✓${waiting}` : `floor ${health.state}${waiting}`;
-  mark.title = health.detail || "the floor link";
+  mark.textContent = `${health.state === "connected" ? "floor ✓" : `floor ${health.state}`}${waiting}${refused}`;
+  mark.title = health.detail || (health.refused ? "messages refused for good: see tablectl doctor" : "the floor link");
 }
 
 document.addEventListener("click", (ev) => {
