@@ -49,13 +49,15 @@ def test_udev_rules_name_the_shoe_and_the_pads() -> None:
 
 def test_floor_unit_verifies_and_runs_floor_serve(tmp_path: Path) -> None:
     """The floor's unit (issue 12): `systemd-analyze verify` passes on an instance, and it runs
-    `tablectl floor serve` under the instance's name with the broker, database and TLS files."""
+    `tablectl floor serve` under the instance's name with the broker, database, the floor's
+    secret group, and the instance's own certificate (its common name is its client id)."""
     analyze = shutil.which("systemd-analyze")
     assert analyze, "systemd-analyze is needed (.ci/run installs systemd)"
     template = (ROOT / "systemd" / "tablectl-floor@.service").read_text()
     tablectl = Path(sys.executable).with_name("tablectl")
     env = tmp_path / "floor.env"
-    env.write_text("BROKER=mqtts://floor:8883\nDATABASE=postgresql:///floor\nPORT=8090\n")
+    env.write_text("BROKER=mqtts://floor:8883\nDATABASE=postgresql:///floor\nPORT=8090\n"
+                   "GROUP=0123456789abcdef\n")
     unit = tmp_path / "tablectl-floor@a.service"
     unit.write_text(template.replace("/opt/tablectl/venv/bin/tablectl", str(tablectl))
                     .replace("/etc/tablectl/floor.env", str(env)))
@@ -66,5 +68,7 @@ def test_floor_unit_verifies_and_runs_floor_serve(tmp_path: Path) -> None:
     start = " ".join(re.search(r"^ExecStart=(.*?)(?<!\\)$", template, re.M | re.S)
                      .group(1).replace("\\\n", " ").split())  # type: ignore[union-attr]
     assert start.startswith("/opt/tablectl/venv/bin/tablectl floor serve --name %i ")
-    for option in ("--broker ${BROKER}", "--db ${DATABASE}", "--cert", "--key", "--ca"):
+    for option in ("--broker ${BROKER}", "--db ${DATABASE}", "--group ${GROUP}", "--ca",
+                   "--cert /etc/tablectl/certs/tablectl-floor-%i.crt",
+                   "--key /etc/tablectl/certs/tablectl-floor-%i.key"):
         assert option in start
