@@ -23,12 +23,15 @@ a message in a gap at once (if it went more than `GAP_GRACE_S` ago: not one stil
 any other past `through` that went more than `resend_s` ago (one the broker acknowledged and
 then lost).
 
-A message the broker refuses for good (too large, `FOR_GOOD`), or one the link finds over the
-floor's limit before sending, is marked `refused` in the outbox with the reason, and a stand-in
-under its number goes instead (`outbox.refused_body`): the floor then has every number, the pit
-an alert, and `floor reconcile` names it. Any other refusal (the ACL) stops the link where it is
-until the broker takes the message. A clean stop drains: for up to `drain_s` it waits for the
-floor's word to cover every message, sending again what is missing at once.
+A message over the floor's limit (`MAX_MESSAGE`, the shipped broker's too) never goes: the link
+marks it `refused` in the outbox with the reason, and a stand-in under its number goes instead
+(`outbox.refused_body`): the floor then has every number, the pit an alert, and `floor
+reconcile` and `tablectl doctor` name it. (The broker must not be left to refuse it: paho 2.2
+takes Mosquitto's refusal of a large message for a broken packet, reconnects and sends it again,
+for ever.) A message the broker refuses (the ACL) stops the link where it is, and it is offered
+again every `REFUSED_RETRY_S`, until the broker takes it. A clean stop drains: for up to
+`drain_s` it waits for the floor's word to cover every message, sending again what is missing
+at once.
 
 Marking rows sent and noting the floor's word are all it writes, in short transactions that do
 not sync (losing a mark to a power cut only sends a message again, and the floor stores it
@@ -66,9 +69,7 @@ RESEND_S: Final = 30.0  # a message the floor still lacks this long after the br
 GAP_GRACE_S: Final = 2.0  # a message in a gap, sent this long ago, is not on its way any more
 DRAIN_S: Final = 10.0  # a clean stop waits this long, at most, for the floor to have everything
 HEALTH_S: Final = 1.0  # the count of messages waiting is refreshed at most this often
-# PUBACK reason codes that refuse a message for what it is, not for who sent it: Topic Name
-# invalid, Packet too large (Mosquitto's message_size_limit), Payload format invalid.
-FOR_GOOD: Final = (0x90, 0x95, 0x99)
+REFUSED_RETRY_S: Final = 5.0  # a message the broker refused is offered again this often
 Health = Callable[[dict[str, Any]], None]
 
 
@@ -113,7 +114,7 @@ class FloorLink:
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._connected_now = False
-        self._inflight: dict[int, tuple[int, bool]] = {}  # mid -> (n, a stand-in): this thread
+        self._inflight: dict[int, int] = {}  # mid -> n, the link's thread only
         self._acked: deque[tuple[int, ReasonCode]] = deque()  # (mid, reason), paho's thread
         self._cursor = 0  # the last n handed to paho in this process
         self._status: dict[str, Any] | None = None
@@ -123,6 +124,7 @@ class FloorLink:
         self._news: tuple[str, str] | None = None  # a connection's change, from paho's thread
         self._floor_heard: Word | None = None  # from paho's thread
         self._health_at = 0.0
+        self._retry_at = 0.0  # after the broker refused a message, nothing goes before this
         self._drain_until: float | None = None  # stopping: drain until then
         self.floor_through = int(self._meta("floor_through") or 0)
         self.other_journal: str | None = None  # the floor has this table from another journal
@@ -208,7 +210,7 @@ class FloorLink:
 
     def _publish_rows(self) -> None:
         room = WINDOW - len(self._inflight)
-        if room <= 0:
+        if room <= 0 or time.monotonic() < self._retry_at:
             return
         rows = self.db.execute(
             "SELECT n, seq, topic, round, utc, body, refused FROM outbox WHERE n > ? AND "
@@ -225,7 +227,7 @@ class FloorLink:
             sent_as = "refused" if refused is not None else topic
             info = self.client.publish(table_topic(self.table_id, f"journal/{sent_as}"),
                                        payload, qos=1)
-            self._inflight[info.mid] = (n, refused is not None)
+            self._inflight[info.mid] = n
             if info.rc != mqtt.MQTT_ERR_SUCCESS:  # lost the connection: paho resends it
                 self.log.info("floor link publishing while disconnected", n=n)
             self._cursor = n
@@ -257,24 +259,23 @@ class FloorLink:
         acked = []
         while self._acked:
             acked.append(self._acked.popleft())
-        done = [(*self._inflight.pop(mid), reason) for mid, reason in acked
+        done = [(self._inflight.pop(mid), reason) for mid, reason in acked
                 if mid in self._inflight]
-        sent = [n for n, _, reason in done if not reason.is_failure]
-        for n, stand_in, reason in done:
-            if not reason.is_failure:
-                continue
-            if reason.value in FOR_GOOD and not stand_in:
-                self._refuse(n, f"the broker refused it: {reason}")
-            else:  # the ACL? keep it, and everything after it waits
+        sent = [n for n, reason in done if not reason.is_failure]
+        for n, reason in done:
+            if reason.is_failure:  # the ACL? keep it, and everything after it waits
                 self.log.error("broker refused a floor message", n=n, reason=str(reason))
                 self._set_health("refused", f"the broker refused message {n} ({reason}): "
                                  "check the ACL")
-            self._cursor = min(self._cursor, n - 1)
+                self._cursor = min(self._cursor, n - 1)
+                self._retry_at = time.monotonic() + REFUSED_RETRY_S
         if sent:
             with self.db:
                 self.db.execute("BEGIN")
                 self.db.executemany("UPDATE outbox SET sent_utc = ? WHERE n = ?",
                                     [(utc_now(), n) for n in sent])
+            if self._health.get("state") == "refused" and self.other_journal is None:
+                self._set_health("connected", "")  # the broker takes them again
 
     def backlog(self) -> int:
         """Messages not yet acknowledged by the broker (the `outbox_unsent` index counts them)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 from dataclasses import replace
 from datetime import time, timedelta
@@ -20,7 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from floor.defaults import CLOCK_TOLERANCE_S, GROUP, MAX_MESSAGE, SESSION_S
+from floor.defaults import (
+    CLOCK_TOLERANCE_S,
+    GROUP,
+    GROUP_NAME,
+    GROUP_VARIABLE,
+    MAX_MESSAGE,
+    SESSION_S,
+)
 
 if TYPE_CHECKING:
     from controller.broker import Broker
@@ -53,6 +61,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         zone = ZoneInfo(args.timezone) if args.timezone else None
         if (args.https_cert is None) != (args.https_key is None):
             raise ValueError("HTTPS needs both --https-cert and --https-key")
+        group = args.group or os.environ.get(GROUP_VARIABLE) or GROUP
+        if not GROUP_NAME.fullmatch(group):
+            raise ValueError(f"the floor's group {group!r}: letters, digits, - and _, up to 64")
         for what, value, low in (("--max-message", args.max_message, 1024),
                                  ("--clock-tolerance", args.clock_tolerance, 1),
                                  ("--session-expiry", args.session_expiry, 0)):
@@ -61,7 +72,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         options = ServeOptions(
             _broker(args), args.db, args.port, args.bind, tuple(args.host),
             args.name or "", Periods(time.fromisoformat(args.day_start), args.shift_hours, zone),
-            args.currency, Options(args.group, args.max_message,
+            args.currency, Options(group, args.max_message,
                                    timedelta(seconds=args.clock_tolerance), args.session_expiry),
             (args.https_cert, args.https_key) if args.https_cert else None, args.proxy)
         return serve(options)
@@ -183,9 +194,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve.add_argument("--shift-hours", type=int, default=8, help="a shift's length (8)")
     serve.add_argument("--timezone", metavar="ZONE", help="the casino's (default: local)")
     serve.add_argument("--currency", default="USD", help="for the pit's amounts (USD)")
-    serve.add_argument("--group", default=GROUP, metavar="NAME",
+    serve.add_argument("--group", metavar="NAME",
                        help="the floor processes' shared subscription group: a secret in "
-                       f"production, the same for every process (default {GROUP})")
+                       "production, the same for every process; better from the environment, "
+                       f"{GROUP_VARIABLE} (default {GROUP})")
     serve.add_argument("--max-message", type=int, default=MAX_MESSAGE, metavar="BYTES",
                        help=f"the largest payload stored (default {MAX_MESSAGE})")
     serve.add_argument("--clock-tolerance", type=int, default=CLOCK_TOLERANCE_S,

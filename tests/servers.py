@@ -54,7 +54,7 @@ class Mosquitto:
         run_as = f"user {pwd.getpwuid(os.getuid()).pw_name}\nlog_dest file {folder}/log\n"
         self.conf.write_text(run_as + (config.replace("{port}", str(self.port)) if config else (
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-            f"persistence_location {folder}/\nmax_queued_messages 0\n"
+            f"persistence_location {folder}/\nmax_queued_messages 10000000\n"
             f"max_inflight_messages 1000\n{extra}")))
         self.process: subprocess.Popen[bytes] | None = None
 

@@ -57,7 +57,7 @@ def test_floor_unit_verifies_and_runs_floor_serve(tmp_path: Path) -> None:
     tablectl = Path(sys.executable).with_name("tablectl")
     env = tmp_path / "floor.env"
     env.write_text("BROKER=mqtts://floor:8883\nDATABASE=postgresql:///floor\nPORT=8090\n"
-                   "GROUP=0123456789abcdef\n")
+                   "TABLECTL_FLOOR_GROUP=0123456789abcdef\n")
     unit = tmp_path / "tablectl-floor@a.service"
     unit.write_text(template.replace("/opt/tablectl/venv/bin/tablectl", str(tablectl))
                     .replace("/etc/tablectl/floor.env", str(env)))
@@ -68,7 +68,9 @@ def test_floor_unit_verifies_and_runs_floor_serve(tmp_path: Path) -> None:
     start = " ".join(re.search(r"^ExecStart=(.*?)(?<!\\)$", template, re.M | re.S)
                      .group(1).replace("\\\n", " ").split())  # type: ignore[union-attr]
     assert start.startswith("/opt/tablectl/venv/bin/tablectl floor serve --name %i ")
-    for option in ("--broker ${BROKER}", "--db ${DATABASE}", "--group ${GROUP}", "--ca",
+    assert "--group" not in start  # the secret stays off the command line: the environment
+    assert re.search(r"^Type=notify$", template, re.M) and "WatchdogSec=" in template
+    for option in ("--broker ${BROKER}", "--db ${DATABASE}", "--ca",
                    "--cert /etc/tablectl/certs/tablectl-floor-%i.crt",
                    "--key /etc/tablectl/certs/tablectl-floor-%i.key"):
         assert option in start
