@@ -186,5 +186,5 @@ def _alert_line(message: Incoming) -> str | None:
         return f"{where}{body.get('device', '')} {body.get('state')}: {body.get('detail', '')}"
     if message.topic == "refused":
         return (f"{where}message {message.n} ({body.get('topic', '')}, {body.get('bytes', '')} "
-                f"bytes) refused by the broker: {body.get('reason', '')}")
+                f"bytes) refused for good, only its stand-in is here: {body.get('reason', '')}")
     return None

@@ -233,13 +233,15 @@ class Pit:
             if not self.viewers or not changed:
                 continue
             try:
-                message = await self._update(None if "*" in changed else sorted(changed))
+                self.broadcast(await self._update(None if "*" in changed else sorted(changed)))
             except (DatabaseError, OSError) as exc:
                 self.log.warning("pit update failed", error=str(exc).strip())
                 self.changed |= changed
-                continue
-            for viewer in self.viewers:
-                viewer.put(message)
+
+    def broadcast(self, message: bytes) -> None:
+        """An update for every page, encoded once."""
+        for viewer in self.viewers:
+            viewer.put(message)
 
     async def _update(self, only: list[str] | None) -> bytes:
         """The tables that changed (all of them: None), the floor's totals, the alerts and this

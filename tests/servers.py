@@ -46,14 +46,17 @@ class Mosquitto:
     """A broker with persistence (a restart keeps the floor's queued messages), anonymous
     clients allowed on loopback: the security set-up is tested on its own."""
 
-    def __init__(self, folder: Path, extra: str = "", config: str | None = None) -> None:
-        """`config`: a whole configuration instead, its listener on `{port}`."""
+    def __init__(self, folder: Path, extra: str = "", config: str | None = None,
+                 persist: bool = True) -> None:
+        """`config`: a whole configuration instead, its listener on `{port}`; `persist`: keep
+        what it holds across a restart (a SIGKILL loses what it had not saved)."""
         self.folder = folder
         self.port = free_port()
         self.conf = folder / "mosquitto.conf"
         run_as = f"user {pwd.getpwuid(os.getuid()).pw_name}\nlog_dest file {folder}/log\n"
         self.conf.write_text(run_as + (config.replace("{port}", str(self.port)) if config else (
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"persistence {'true' if persist else 'false'}\n"
             f"persistence_location {folder}/\nmax_queued_messages 10000000\n"
             f"max_inflight_messages 1000\n{extra}")))
         self.process: subprocess.Popen[bytes] | None = None

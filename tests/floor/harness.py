@@ -18,7 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import paho.mqtt.client as mqtt
 import psycopg
+from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.broker import parse_broker
 from controller.floor_link import FloorLink, follow
@@ -104,14 +106,32 @@ class LinkedTable:
         self.rig.close()
 
 
+class Sender:
+    """A bare MQTT client standing in for a table (or for a rogue, or garbage on the wire)."""
+
+    def __init__(self, port: int) -> None:
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+
+    def send(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(10)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
 class FloorProcess:
     """`tablectl floor serve` as a real process: it can be killed with SIGKILL."""
 
-    def __init__(self, broker_url: str, dsn: str, name: str, folder: Path) -> None:
+    def __init__(self, broker_url: str, dsn: str, name: str, folder: Path,
+                 *more: str, env: dict[str, str] | None = None) -> None:
         self.db_name = f"floor-{name}"  # its connections' application name in PostgreSQL
         self.args = [sys.executable, "-m", "controller.cli", "floor", "serve", "--broker",
                      broker_url, "--db", f"{dsn}?application_name={self.db_name}", "--port",
-                     "0", "--name", name]
+                     "0", "--name", name, *more]
+        self.env = env or {}
         self.log = folder / f"floor-{name}.log"
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
@@ -119,7 +139,7 @@ class FloorProcess:
     def start(self) -> FloorProcess:
         log = self.log.open("a")
         self.process = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=log, text=True,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                        env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env})
         assert self.process.stdout is not None
         line = self.process.stdout.readline()  # blocks until it is serving (or has died)
         if "pit page at" not in line:

@@ -16,16 +16,22 @@ from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
-import paho.mqtt.client as mqtt
 import psycopg
 import pytest
-from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.events import DeviceLost
 from floor.accounts import add_supervisor
 from floor.ingest import Ingest
 from floor.schema import SchemaError, migrate, migrations
-from tests.floor.harness import FloorProcess, LinkedTable, one, reconciled, stored, wait_until
+from tests.floor.harness import (
+    FloorProcess,
+    LinkedTable,
+    Sender,
+    one,
+    reconciled,
+    stored,
+    wait_until,
+)
 from tests.servers import Mosquitto
 
 
@@ -37,27 +43,9 @@ def message(table: str, n: int, topic: str = "device", journal: str = "j1",
                       ).encode()
 
 
-class Sender:
-    """A bare MQTT client standing in for a table (or for garbage on the wire)."""
-
-    def __init__(self, broker: Mosquitto) -> None:
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-        self.client.connect("127.0.0.1", broker.port)
-        self.client.loop_start()
-
-    def send(self, topic: str, payload: bytes) -> None:
-        self.client.publish(topic, payload, qos=1).wait_for_publish(10)
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
-
-
-
-
 @pytest.fixture
 def sender(broker: Mosquitto) -> Iterator[Sender]:
-    client = Sender(broker)
+    client = Sender(broker.port)
     yield client
     client.close()
 
