@@ -4,7 +4,8 @@
   screen); `GET /static/...` their scripts and style.
 - `GET /events` Server-Sent Events: a full `snapshot` on every (re)connect, a new one after
   every committed event, and a `ping` every second so the page can tell a live stream from a
-  dead one.
+  dead one. A page that reads slowly gets only the newest message of each event (`Mailbox`);
+  one that stops reading for `WRITE_TIMEOUT_S` is dropped.
 - `POST /api/action` a dealer or supervisor action (devices/console.py), posted to the
   controller's queue: 202 when queued, 400 naming the field when malformed.
 - `GET /api/snapshot`, `GET /health`.
@@ -32,9 +33,11 @@ from aiohttp import web
 from controller.events import Event
 from controller.loop import Supervised
 from devices.console import ConsoleError, parse_action
+from devices.display.mailbox import Mailbox
 
 STATIC: Final = Path(__file__).with_name("static")
 PING_S: Final = 1.0
+WRITE_TIMEOUT_S: Final = 10.0  # a page whose stream takes longer than this to write is dropped
 LOOPBACK: Final = ("127.0.0.1", "::1", "localhost")
 WILDCARD: Final = ("0.0.0.0", "::", "")
 SAFE_METHODS: Final = ("GET", "HEAD")
@@ -101,7 +104,7 @@ class Hub:
         self.version = 0
         self.sides: dict[str, dict[str, Any]] = {}  # what else the pages show (the floor link)
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.queues: set[asyncio.Queue[bytes | None]] = set()  # None: the stream ends
+        self.mailboxes: set[Mailbox] = set()  # one per connected page (on the loop's thread)
         self.lock = threading.Lock()
 
     def publish(self, view: dict[str, Any]) -> None:
@@ -114,8 +117,8 @@ class Hub:
 
     def _broadcast(self, version: int, view: dict[str, Any]) -> None:
         """Encode once, however many pages follow (the dealer display, the scoreboard)."""
-        if self.queues:
-            self._fan_out(sse("snapshot", {"version": version, "view": view}))
+        if self.mailboxes:
+            self._fan_out("snapshot", sse("snapshot", {"version": version, "view": view}))
 
     def side(self, name: str, data: dict[str, Any]) -> None:
         """News beside the table's view, from another thread (the floor link's health): its own
@@ -123,11 +126,11 @@ class Hub:
         with self.lock:
             self.sides[name] = data
         if self.loop is not None:
-            self.loop.call_soon_threadsafe(self._fan_out, sse(name, data))
+            self.loop.call_soon_threadsafe(self._fan_out, name, sse(name, data))
 
-    def _fan_out(self, message: bytes) -> None:
-        for queue in self.queues:
-            queue.put_nowait(message)
+    def _fan_out(self, name: str, message: bytes) -> None:
+        for mailbox in self.mailboxes:
+            mailbox.put(name, message)
 
     def snapshot(self) -> bytes:
         with self.lock:
@@ -199,8 +202,8 @@ class DisplayServer:
         try:
             await self._stop.wait()
         finally:
-            for queue in list(self.hub.queues):
-                queue.put_nowait(None)  # tell every stream to end
+            for mailbox in list(self.hub.mailboxes):
+                mailbox.close()  # tell every stream to end
             await runner.cleanup()
 
     # ----- requests --------------------------------------------------------------------------
@@ -247,21 +250,23 @@ class DisplayServer:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                                "Cache-Control": "no-cache"})
         await response.prepare(request)
-        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self.hub.queues.add(queue)
+        mailbox = Mailbox()
+        self.hub.mailboxes.add(mailbox)
         try:
-            await response.write(self.hub.snapshot())
-            while True:
-                try:
-                    message = await asyncio.wait_for(queue.get(), PING_S)
-                except TimeoutError:
-                    await response.write(sse("ping", {"version": self.hub.version}))
-                    continue
-                if message is None:
-                    break
-                await response.write(message)
+            await _write(response, self.hub.snapshot())
+            while (messages := await mailbox.take(PING_S)) is not None:
+                await _write(response, b"".join(messages) if messages else
+                             sse("ping", {"version": self.hub.version}))
+        except TimeoutError:  # a page that stopped reading: end its stream, and the connection
+            if request.transport is not None:
+                request.transport.abort()
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
-            self.hub.queues.discard(queue)
+            self.hub.mailboxes.discard(mailbox)
         return response
+
+
+async def _write(response: web.StreamResponse, data: bytes) -> None:
+    """One write to a stream, within `WRITE_TIMEOUT_S` (TimeoutError otherwise)."""
+    await asyncio.wait_for(response.write(data), WRITE_TIMEOUT_S)
