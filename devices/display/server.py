@@ -14,7 +14,8 @@ It binds to 127.0.0.1 by default. On any other address every request needs the t
 (`?token=` or the `X-Tablectl-Token` header; the page keeps it). Whatever the address, it answers
 only requests whose `Host` is a bound address or a configured name (DNS rebinding), and takes a
 write only from its own page: same origin, as `application/json` (any other page open in the
-kiosk's browser could otherwise press the dealer's buttons).
+kiosk's browser could otherwise press the dealer's buttons). Every response forbids framing
+(`SECURITY_HEADERS`: clickjacking the dealer's buttons) and loading from anywhere else.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import hmac
 import ipaddress
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -41,6 +42,20 @@ WRITE_TIMEOUT_S: Final = 10.0  # a page whose stream takes longer than this to w
 LOOPBACK: Final = ("127.0.0.1", "::1", "localhost")
 WILDCARD: Final = ("0.0.0.0", "::", "")
 SAFE_METHODS: Final = ("GET", "HEAD")
+# Only this server's own scripts, styles and streams; no framing by any page. Inline style
+# attributes are allowed: the roads place their beads with them (static/roads.js).
+CONTENT_SECURITY_POLICY: Final = ("default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                                  "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+SECURITY_HEADERS: Final[Mapping[str, str]] = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Frame-Options": "DENY",  # frame-ancestors for browsers that predate it
+}
+
+
+async def frame_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
+    """An `on_response_prepare` hook: `SECURITY_HEADERS` on every response, whatever answered it
+    (a handler, a middleware's refusal, the static files, an error)."""
+    response.headers.update(SECURITY_HEADERS)
 
 
 def host_name(header: str) -> str:
@@ -185,6 +200,7 @@ class DisplayServer:
         self.hub.loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         app = web.Application(middlewares=[self._guard])
+        app.on_response_prepare.append(frame_headers)
         app.add_routes([web.get("/", self._index), web.get("/scoreboard", self._scoreboard),
                         web.get("/events", self._events),
                         web.post("/api/action", self._action),

@@ -87,6 +87,7 @@ def test_the_token_is_checked() -> None:
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(server.url + "health", timeout=5)
         assert refused.value.code == 401
+        assert refused.value.headers["X-Frame-Options"] == "DENY"
         with urllib.request.urlopen(server.url + "health?token=s3cret", timeout=5) as ok:
             assert ok.status == 200
     finally:
@@ -196,6 +197,13 @@ def test_a_bad_cashier_names_the_field(args: tuple[Any, ...], message: str) -> N
 def request(server: DisplayServer, method: str, path: str, body: bytes | None = None,
             **headers: str) -> tuple[int, str]:
     """A real HTTP request, with the headers exactly as given (Host included)."""
+    status, _, text = exchange(server, method, path, body, **headers)
+    return status, text
+
+
+def exchange(server: DisplayServer, method: str, path: str, body: bytes | None = None,
+             **headers: str) -> tuple[int, http.client.HTTPMessage, str]:
+    """`request`, with the response's headers."""
     connection = http.client.HTTPConnection("127.0.0.1", int(server.url.rsplit(":", 1)[1][:-1]),
                                             timeout=5)
     try:
@@ -206,7 +214,7 @@ def request(server: DisplayServer, method: str, path: str, body: bytes | None = 
             connection.putheader("Content-Length", str(len(body)))
         connection.endheaders(body)
         response = connection.getresponse()
-        return response.status, response.read().decode()
+        return response.status, response.headers, response.read().decode()
     finally:
         connection.close()
 
@@ -278,3 +286,28 @@ def test_a_wildcard_bind_answers_to_addresses_not_to_unknown_names() -> None:
         assert request(server, "GET", "/health?token=t0k", Host="pit.example")[0] == 403
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("path", "host", "status"), [
+    ("/", "", 200), ("/scoreboard", "", 200), ("/health", "", 200), ("/api/snapshot", "", 200),
+    ("/static/app.js", "", 200), ("/static/style.css", "", 200), ("/static/nothing.js", "", 404),
+    ("/api/snapshot", "evil.example", 403),  # refused by the guard, before any handler
+])
+def test_every_response_forbids_framing(locked_server: tuple[DisplayServer, list[Any]],
+                                        path: str, host: str, status: int) -> None:
+    server, _ = locked_server
+    got, headers, _ = exchange(server, "GET", path, Host=host or server.url.split("/")[2])
+    assert got == status
+    assert headers["X-Frame-Options"] == "DENY"
+    policy = [part.strip() for part in headers["Content-Security-Policy"].split(";")]
+    assert "frame-ancestors 'none'" in policy and "default-src 'self'" in policy
+
+
+def test_a_refused_write_forbids_framing(locked_server: tuple[DisplayServer, list[Any]]) -> None:
+    server, _ = locked_server
+    host = server.url.split("/")[2]
+    status, headers, _ = exchange(server, "POST", "/api/action", ACTION, Host=host,
+                                  Origin="http://evil.example", Content_Type="application/json")
+    assert status == 403
+    assert headers["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
