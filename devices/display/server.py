@@ -95,12 +95,13 @@ class Gate:
                 "other names go in display.hosts)")
 
     @staticmethod
-    def write_refusal(method: str, headers: Any) -> str | None:
-        """Why a write may not come from this request: another origin, or not JSON."""
+    def write_refusal(method: str, headers: Any, scheme: str = "http") -> str | None:
+        """Why a write may not come from this request: another origin, or not JSON. `scheme` is
+        the request's ("https" behind TLS): the origin must be exactly `scheme://Host`."""
         if method in SAFE_METHODS:
             return None
         origin, site = headers.get("Origin"), headers.get("Sec-Fetch-Site")
-        if origin is not None and origin != f"http://{headers.get('Host', '')}":
+        if origin is not None and origin != f"{scheme}://{headers.get('Host', '')}":
             return f"a write from another origin ({origin}) is refused"
         if origin is None and site not in (None, "same-origin", "none"):
             return f"a write from another site (Sec-Fetch-Site: {site}) is refused"

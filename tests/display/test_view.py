@@ -15,7 +15,7 @@ from controller.events import BetsLocked, CardDrawn, DealerAction, DeviceLost, W
 from controller.service import TableService
 from controller.table import config_change
 from devices.display.cashier import Cashier, CashierError
-from devices.display.server import DisplayServer, Hub
+from devices.display.server import DisplayServer, Gate, Hub
 from devices.display.view import view, wager_name
 from tests.conftest import REGISTRY
 
@@ -311,3 +311,26 @@ def test_a_refused_write_forbids_framing(locked_server: tuple[DisplayServer, lis
     assert status == 403
     assert headers["X-Frame-Options"] == "DENY"
     assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+
+
+JSON_FROM = {"Host": "bj07.pit.example", "Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize(("scheme", "origin", "refused"), [
+    ("http", "http://bj07.pit.example", False),
+    ("http", "https://bj07.pit.example", True),
+    ("https", "https://bj07.pit.example", False),
+    ("https", "http://bj07.pit.example", True),  # a page over plain http under a TLS request
+    ("https", "https://evil.example", True),
+    ("https", "https://bj07.pit.example:443", True),  # exactly scheme://Host
+])
+def test_an_origin_must_match_the_scheme_and_host(scheme: str, origin: str,
+                                                  refused: bool) -> None:
+    refusal = Gate.write_refusal("POST", {**JSON_FROM, "Origin": origin}, scheme=scheme)
+    assert (refusal == f"a write from another origin ({origin}) is refused") is refused
+    assert refused or refusal is None
+
+
+def test_the_scheme_is_http_unless_told() -> None:
+    assert Gate.write_refusal("POST", {**JSON_FROM, "Origin": "http://bj07.pit.example"}) is None
+    assert Gate.write_refusal("POST", {**JSON_FROM, "Origin": "https://bj07.pit.example"})
