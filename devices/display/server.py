@@ -31,6 +31,7 @@ from typing import Any, Final
 
 from aiohttp import web
 
+from controller.config_file import TOKEN_MIN_CHARS
 from controller.events import Event
 from controller.loop import Supervised
 from devices.console import ConsoleError, parse_action
@@ -166,6 +167,8 @@ class DisplayServer:
         if host not in LOOPBACK and not token:
             raise ValueError(f"display.bind {host}: a display on a non-loopback address "
                              "needs display.token")
+        if token is not None and len(token) < TOKEN_MIN_CHARS:
+            raise ValueError(f"display.token: must be at least {TOKEN_MIN_CHARS} characters")
         self.hub, self.post, self.host, self.port, self.token = hub, post, host, port, token
         self.gate = Gate(host, hosts)
         self.ready = threading.Event()

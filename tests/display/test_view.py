@@ -78,17 +78,26 @@ def test_a_display_off_loopback_needs_a_token() -> None:
         DisplayServer(Hub(), lambda action: None, host="0.0.0.0", port=0)
 
 
+TOKEN = "s3cret-s3cret-16"
+
+
+@pytest.mark.parametrize("token", ["", "s3cret", "fifteen-chars15"])
+def test_a_short_token_is_refused(token: str) -> None:
+    with pytest.raises(ValueError, match=r"display\.token: must be at least 16 characters"):
+        DisplayServer(Hub(), lambda action: None, host="127.0.0.1", port=0, token=token)
+
+
 def test_the_token_is_checked() -> None:
     import urllib.error
     import urllib.request
-    server = DisplayServer(Hub(), lambda action: None, host="127.0.0.1", port=0, token="s3cret")
+    server = DisplayServer(Hub(), lambda action: None, host="127.0.0.1", port=0, token=TOKEN)
     server.start()
     try:
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(server.url + "health", timeout=5)
         assert refused.value.code == 401
         assert refused.value.headers["X-Frame-Options"] == "DENY"
-        with urllib.request.urlopen(server.url + "health?token=s3cret", timeout=5) as ok:
+        with urllib.request.urlopen(server.url + f"health?token={TOKEN}", timeout=5) as ok:
             assert ok.status == 200
     finally:
         server.stop()
@@ -279,11 +288,11 @@ def test_loopback_names_and_configured_names_are_accepted(
 
 
 def test_a_wildcard_bind_answers_to_addresses_not_to_unknown_names() -> None:
-    server = DisplayServer(Hub(), lambda action: None, host="0.0.0.0", port=0, token="t0k")
+    server = DisplayServer(Hub(), lambda action: None, host="0.0.0.0", port=0, token=TOKEN)
     server.start()
     try:
-        assert request(server, "GET", "/health?token=t0k", Host="10.1.2.3:8080")[0] == 200
-        assert request(server, "GET", "/health?token=t0k", Host="pit.example")[0] == 403
+        assert request(server, "GET", f"/health?token={TOKEN}", Host="10.1.2.3:8080")[0] == 200
+        assert request(server, "GET", f"/health?token={TOKEN}", Host="pit.example")[0] == 403
     finally:
         server.stop()
 
