@@ -155,16 +155,19 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
 
 
 DISPLAY_KEYS: Final = ("bind", "port", "token", "hosts", "currency", "locale", "chips")
+TOKEN_MIN_CHARS: Final = 16  # a display token shorter than this is refused
 
 
 def _display(raw: dict[str, Any], unit: int, fail: Any) -> DisplayConfig:
     for key in raw:
         if key not in DISPLAY_KEYS:
             raise fail(f"display.{key}", f"unknown key (known: {', '.join(DISPLAY_KEYS)})")
-    bind, port, token = raw.get("bind", "127.0.0.1"), raw.get("port", 8080), \
-        raw.get("token") or None
+    bind, port, token = raw.get("bind", "127.0.0.1"), raw.get("port", 8080), raw.get("token")
     if not isinstance(port, int) or not 0 <= port <= 65535:
         raise fail("display.port", "must be a port number")
+    if token is not None and (not isinstance(token, str) or len(token) < TOKEN_MIN_CHARS):
+        raise fail("display.token", f"must be text of at least {TOKEN_MIN_CHARS} characters "
+                   "(e.g. the output of `openssl rand -hex 16`)")
     if bind not in ("127.0.0.1", "::1", "localhost") and not token:
         raise fail("display.token", f"a display bound to {bind} needs a token")
     hosts = raw.get("hosts", [])

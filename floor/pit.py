@@ -43,7 +43,7 @@ from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
 from controller.broker import TABLE_ID
-from devices.display.server import LOOPBACK, Gate, sse
+from devices.display.server import LOOPBACK, Gate, frame_headers, sse
 from floor import health, queries
 from floor.accounts import MAX_NAME, SESSION_H, Logins
 from floor.health import Part
@@ -60,8 +60,6 @@ VIEWER_BACKLOG: Final = 16  # updates a viewer may fall behind before it is sent
 BODY_MAX: Final = 16 * 1024  # a request's JSON body
 COOKIE: Final = "tablectl_pit"
 OPEN_PATHS: Final = ("/api/login", "/login", "/static/pit.css", "/static/login.js", "/health")
-FRAMING: Final = {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
-                  "X-Frame-Options": "DENY"}
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -126,11 +124,8 @@ class Pit:
             web.get("/health", self._health), web.static("/static", STATIC)])
         app.cleanup_ctx.append(self._background)
         app.on_shutdown.append(self._end_streams)
-        app.on_response_prepare.append(self._framing)
+        app.on_response_prepare.append(frame_headers)
         return app
-
-    async def _framing(self, request: web.Request, response: web.StreamResponse) -> None:
-        response.headers.update(FRAMING)
 
     async def _end_streams(self, app: web.Application) -> None:
         """Before the server waits for its requests to finish: the streams never would."""

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from controller import config_file
 from controller.journal.verify import verify_chain
 from simulators.virtual_shoe import VirtualShoe
 
@@ -154,6 +155,16 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
      "devices.shoe.protocol"),
     ('[table]\ngame = "blackjack"\n[devices.pads]\nusb = "12"\n', "devices.pads.usb"),
     ('[table]\ngame = "blackjack"\n[display]\nbind = "0.0.0.0"\n', "display.token"),
+    ('[table]\ngame = "blackjack"\n[display]\nbind = "0.0.0.0"\ntoken = "s3cret"\n',
+     "display.token: must be text of at least 16 characters"),
+    ('[table]\ngame = "blackjack"\n[display]\ntoken = "fifteen-chars15"\n',
+     "display.token: must be text of at least 16 characters"),  # on loopback too
+    ('[table]\ngame = "blackjack"\n[display]\nbind = "0.0.0.0"\ntoken = ""\n',
+     "display.token: must be text of at least 16 characters"),
+    ('[table]\ngame = "blackjack"\n[display]\nbind = "0.0.0.0"\n'
+     'token = 12345678901234567890\n', "display.token: must be text of at least 16 characters"),
+    ('[table]\ngame = "blackjack"\n[display]\nbind = "0.0.0.0"\n'
+     'token = ["s3cret-s3cret-16"]\n', "display.token: must be text of at least 16 characters"),
     ('[table]\ngame = "blackjack"\n[display]\ncurrency = "XYZ"\n',
      "display.currency: 'XYZ' is not an ISO 4217 code"),
     ('[table]\ngame = "blackjack"\n[display]\nlocale = "xx_QQ"\n', "display.locale: 'xx_QQ'"),
@@ -189,6 +200,13 @@ def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
                                 capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
         assert result.returncode == 2
         assert f"{path}: " in result.stderr and key in result.stderr
+
+
+def test_a_token_of_16_characters_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text('[table]\ngame = "blackjack"\n[display]\nbind = "0.0.0.0"\n'
+                    'token = "s3cret-s3cret-16"\n')
+    assert config_file.load(path).display.token == "s3cret-s3cret-16"
 
 
 def test_shipped_examples_are_valid() -> None:

@@ -4,7 +4,8 @@
   screen); `GET /static/...` their scripts and style.
 - `GET /events` Server-Sent Events: a full `snapshot` on every (re)connect, a new one after
   every committed event, and a `ping` every second so the page can tell a live stream from a
-  dead one.
+  dead one. A page that reads slowly gets only the newest message of each event (`Mailbox`);
+  one that stops reading for `WRITE_TIMEOUT_S` is dropped.
 - `POST /api/action` a dealer or supervisor action (devices/console.py), posted to the
   controller's queue: 202 when queued, 400 naming the field when malformed.
 - `GET /api/snapshot`, `GET /health`.
@@ -13,7 +14,8 @@ It binds to 127.0.0.1 by default. On any other address every request needs the t
 (`?token=` or the `X-Tablectl-Token` header; the page keeps it). Whatever the address, it answers
 only requests whose `Host` is a bound address or a configured name (DNS rebinding), and takes a
 write only from its own page: same origin, as `application/json` (any other page open in the
-kiosk's browser could otherwise press the dealer's buttons).
+kiosk's browser could otherwise press the dealer's buttons). Every response forbids framing
+(`SECURITY_HEADERS`: clickjacking the dealer's buttons) and loading from anywhere else.
 """
 
 from __future__ import annotations
@@ -23,21 +25,38 @@ import hmac
 import ipaddress
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from aiohttp import web
 
+from controller.config_file import TOKEN_MIN_CHARS
 from controller.events import Event
 from controller.loop import Supervised
 from devices.console import ConsoleError, parse_action
+from devices.display.mailbox import Mailbox
 
 STATIC: Final = Path(__file__).with_name("static")
 PING_S: Final = 1.0
+WRITE_TIMEOUT_S: Final = 10.0  # a page whose stream takes longer than this to write is dropped
 LOOPBACK: Final = ("127.0.0.1", "::1", "localhost")
 WILDCARD: Final = ("0.0.0.0", "::", "")
 SAFE_METHODS: Final = ("GET", "HEAD")
+# Only this server's own scripts, styles and streams; no framing by any page. Inline style
+# attributes are allowed: the roads place their beads with them (static/roads.js).
+CONTENT_SECURITY_POLICY: Final = ("default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                                  "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+SECURITY_HEADERS: Final[Mapping[str, str]] = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Frame-Options": "DENY",  # frame-ancestors for browsers that predate it
+}
+
+
+async def frame_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
+    """An `on_response_prepare` hook: `SECURITY_HEADERS` on every response, whatever answered it
+    (a handler, a middleware's refusal, the static files, an error)."""
+    response.headers.update(SECURITY_HEADERS)
 
 
 def host_name(header: str) -> str:
@@ -78,7 +97,8 @@ class Gate:
 
     @staticmethod
     def write_refusal(method: str, headers: Any, scheme: str = "http") -> str | None:
-        """Why a write may not come from this request: another origin, or not JSON."""
+        """Why a write may not come from this request: another origin, or not JSON. `scheme` is
+        the request's ("https" behind TLS): the origin must be exactly `scheme://Host`."""
         if method in SAFE_METHODS:
             return None
         origin, site = headers.get("Origin"), headers.get("Sec-Fetch-Site")
@@ -101,7 +121,7 @@ class Hub:
         self.version = 0
         self.sides: dict[str, dict[str, Any]] = {}  # what else the pages show (the floor link)
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.queues: set[asyncio.Queue[bytes | None]] = set()  # None: the stream ends
+        self.mailboxes: set[Mailbox] = set()  # one per connected page (on the loop's thread)
         self.lock = threading.Lock()
 
     def publish(self, view: dict[str, Any]) -> None:
@@ -114,8 +134,8 @@ class Hub:
 
     def _broadcast(self, version: int, view: dict[str, Any]) -> None:
         """Encode once, however many pages follow (the dealer display, the scoreboard)."""
-        if self.queues:
-            self._fan_out(sse("snapshot", {"version": version, "view": view}))
+        if self.mailboxes:
+            self._fan_out("snapshot", sse("snapshot", {"version": version, "view": view}))
 
     def side(self, name: str, data: dict[str, Any]) -> None:
         """News beside the table's view, from another thread (the floor link's health): its own
@@ -123,11 +143,11 @@ class Hub:
         with self.lock:
             self.sides[name] = data
         if self.loop is not None:
-            self.loop.call_soon_threadsafe(self._fan_out, sse(name, data))
+            self.loop.call_soon_threadsafe(self._fan_out, name, sse(name, data))
 
-    def _fan_out(self, message: bytes) -> None:
-        for queue in self.queues:
-            queue.put_nowait(message)
+    def _fan_out(self, name: str, message: bytes) -> None:
+        for mailbox in self.mailboxes:
+            mailbox.put(name, message)
 
     def snapshot(self) -> bytes:
         with self.lock:
@@ -147,6 +167,8 @@ class DisplayServer:
         if host not in LOOPBACK and not token:
             raise ValueError(f"display.bind {host}: a display on a non-loopback address "
                              "needs display.token")
+        if token is not None and len(token) < TOKEN_MIN_CHARS:
+            raise ValueError(f"display.token: must be at least {TOKEN_MIN_CHARS} characters")
         self.hub, self.post, self.host, self.port, self.token = hub, post, host, port, token
         self.gate = Gate(host, hosts)
         self.ready = threading.Event()
@@ -182,6 +204,7 @@ class DisplayServer:
         self.hub.loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         app = web.Application(middlewares=[self._guard])
+        app.on_response_prepare.append(frame_headers)
         app.add_routes([web.get("/", self._index), web.get("/scoreboard", self._scoreboard),
                         web.get("/events", self._events),
                         web.post("/api/action", self._action),
@@ -199,8 +222,8 @@ class DisplayServer:
         try:
             await self._stop.wait()
         finally:
-            for queue in list(self.hub.queues):
-                queue.put_nowait(None)  # tell every stream to end
+            for mailbox in list(self.hub.mailboxes):
+                mailbox.close()  # tell every stream to end
             await runner.cleanup()
 
     # ----- requests --------------------------------------------------------------------------
@@ -247,21 +270,23 @@ class DisplayServer:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                                "Cache-Control": "no-cache"})
         await response.prepare(request)
-        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self.hub.queues.add(queue)
+        mailbox = Mailbox()
+        self.hub.mailboxes.add(mailbox)
         try:
-            await response.write(self.hub.snapshot())
-            while True:
-                try:
-                    message = await asyncio.wait_for(queue.get(), PING_S)
-                except TimeoutError:
-                    await response.write(sse("ping", {"version": self.hub.version}))
-                    continue
-                if message is None:
-                    break
-                await response.write(message)
+            await _write(response, self.hub.snapshot())
+            while (messages := await mailbox.take(PING_S)) is not None:
+                await _write(response, b"".join(messages) if messages else
+                             sse("ping", {"version": self.hub.version}))
+        except TimeoutError:  # a page that stopped reading: end its stream, and the connection
+            if request.transport is not None:
+                request.transport.abort()
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
-            self.hub.queues.discard(queue)
+            self.hub.mailboxes.discard(mailbox)
         return response
+
+
+async def _write(response: web.StreamResponse, data: bytes) -> None:
+    """One write to a stream, within `WRITE_TIMEOUT_S` (TimeoutError otherwise)."""
+    await asyncio.wait_for(response.write(data), WRITE_TIMEOUT_S)

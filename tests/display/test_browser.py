@@ -168,6 +168,9 @@ def test_baccarat_display(page: Page) -> None:
             if number < len(coups) - 1:
                 table.send(PayoutConfirmed(seq=0))
         expect(page.locator("#scoreboard .road.bead b")).to_have_count(4)
+        assert page.eval_on_selector_all(  # placed by inline styles, which the policy allows
+            "#scoreboard .road.bead b", "(beads) => beads.map((b) => b.style.gridRow)") == \
+            ["1", "2", "3", "4"]
         expect(page.locator("#scoreboard .counts")).to_contain_text("Tie 2")
         expect(page.locator("#bac-result")).to_contain_text("BANKER WINS · commission $1.00")
         expect(page.locator("#bac-player .total")).to_have_text("8")

@@ -15,7 +15,7 @@ from controller.events import BetsLocked, CardDrawn, DealerAction, DeviceLost, W
 from controller.service import TableService
 from controller.table import config_change
 from devices.display.cashier import Cashier, CashierError
-from devices.display.server import DisplayServer, Hub
+from devices.display.server import DisplayServer, Gate, Hub
 from devices.display.view import view, wager_name
 from tests.conftest import REGISTRY
 
@@ -78,16 +78,26 @@ def test_a_display_off_loopback_needs_a_token() -> None:
         DisplayServer(Hub(), lambda action: None, host="0.0.0.0", port=0)
 
 
+TOKEN = "s3cret-s3cret-16"
+
+
+@pytest.mark.parametrize("token", ["", "s3cret", "fifteen-chars15"])
+def test_a_short_token_is_refused(token: str) -> None:
+    with pytest.raises(ValueError, match=r"display\.token: must be at least 16 characters"):
+        DisplayServer(Hub(), lambda action: None, host="127.0.0.1", port=0, token=token)
+
+
 def test_the_token_is_checked() -> None:
     import urllib.error
     import urllib.request
-    server = DisplayServer(Hub(), lambda action: None, host="127.0.0.1", port=0, token="s3cret")
+    server = DisplayServer(Hub(), lambda action: None, host="127.0.0.1", port=0, token=TOKEN)
     server.start()
     try:
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(server.url + "health", timeout=5)
         assert refused.value.code == 401
-        with urllib.request.urlopen(server.url + "health?token=s3cret", timeout=5) as ok:
+        assert refused.value.headers["X-Frame-Options"] == "DENY"
+        with urllib.request.urlopen(server.url + f"health?token={TOKEN}", timeout=5) as ok:
             assert ok.status == 200
     finally:
         server.stop()
@@ -196,6 +206,13 @@ def test_a_bad_cashier_names_the_field(args: tuple[Any, ...], message: str) -> N
 def request(server: DisplayServer, method: str, path: str, body: bytes | None = None,
             **headers: str) -> tuple[int, str]:
     """A real HTTP request, with the headers exactly as given (Host included)."""
+    status, _, text = exchange(server, method, path, body, **headers)
+    return status, text
+
+
+def exchange(server: DisplayServer, method: str, path: str, body: bytes | None = None,
+             **headers: str) -> tuple[int, http.client.HTTPMessage, str]:
+    """`request`, with the response's headers."""
     connection = http.client.HTTPConnection("127.0.0.1", int(server.url.rsplit(":", 1)[1][:-1]),
                                             timeout=5)
     try:
@@ -206,7 +223,7 @@ def request(server: DisplayServer, method: str, path: str, body: bytes | None = 
             connection.putheader("Content-Length", str(len(body)))
         connection.endheaders(body)
         response = connection.getresponse()
-        return response.status, response.read().decode()
+        return response.status, response.headers, response.read().decode()
     finally:
         connection.close()
 
@@ -271,10 +288,58 @@ def test_loopback_names_and_configured_names_are_accepted(
 
 
 def test_a_wildcard_bind_answers_to_addresses_not_to_unknown_names() -> None:
-    server = DisplayServer(Hub(), lambda action: None, host="0.0.0.0", port=0, token="t0k")
+    server = DisplayServer(Hub(), lambda action: None, host="0.0.0.0", port=0, token=TOKEN)
     server.start()
     try:
-        assert request(server, "GET", "/health?token=t0k", Host="10.1.2.3:8080")[0] == 200
-        assert request(server, "GET", "/health?token=t0k", Host="pit.example")[0] == 403
+        assert request(server, "GET", f"/health?token={TOKEN}", Host="10.1.2.3:8080")[0] == 200
+        assert request(server, "GET", f"/health?token={TOKEN}", Host="pit.example")[0] == 403
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("path", "host", "status"), [
+    ("/", "", 200), ("/scoreboard", "", 200), ("/health", "", 200), ("/api/snapshot", "", 200),
+    ("/static/app.js", "", 200), ("/static/style.css", "", 200), ("/static/nothing.js", "", 404),
+    ("/api/snapshot", "evil.example", 403),  # refused by the guard, before any handler
+])
+def test_every_response_forbids_framing(locked_server: tuple[DisplayServer, list[Any]],
+                                        path: str, host: str, status: int) -> None:
+    server, _ = locked_server
+    got, headers, _ = exchange(server, "GET", path, Host=host or server.url.split("/")[2])
+    assert got == status
+    assert headers["X-Frame-Options"] == "DENY"
+    policy = [part.strip() for part in headers["Content-Security-Policy"].split(";")]
+    assert "frame-ancestors 'none'" in policy and "default-src 'self'" in policy
+
+
+def test_a_refused_write_forbids_framing(locked_server: tuple[DisplayServer, list[Any]]) -> None:
+    server, _ = locked_server
+    host = server.url.split("/")[2]
+    status, headers, _ = exchange(server, "POST", "/api/action", ACTION, Host=host,
+                                  Origin="http://evil.example", Content_Type="application/json")
+    assert status == 403
+    assert headers["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+
+
+JSON_FROM = {"Host": "bj07.pit.example", "Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize(("scheme", "origin", "refused"), [
+    ("http", "http://bj07.pit.example", False),
+    ("http", "https://bj07.pit.example", True),
+    ("https", "https://bj07.pit.example", False),
+    ("https", "http://bj07.pit.example", True),  # a page over plain http under a TLS request
+    ("https", "https://evil.example", True),
+    ("https", "https://bj07.pit.example:443", True),  # exactly scheme://Host
+])
+def test_an_origin_must_match_the_scheme_and_host(scheme: str, origin: str,
+                                                  refused: bool) -> None:
+    refusal = Gate.write_refusal("POST", {**JSON_FROM, "Origin": origin}, scheme=scheme)
+    assert (refusal == f"a write from another origin ({origin}) is refused") is refused
+    assert refused or refusal is None
+
+
+def test_the_scheme_is_http_unless_told() -> None:
+    assert Gate.write_refusal("POST", {**JSON_FROM, "Origin": "http://bj07.pit.example"}) is None
+    assert Gate.write_refusal("POST", {**JSON_FROM, "Origin": "https://bj07.pit.example"})
