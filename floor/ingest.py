@@ -232,6 +232,11 @@ class Ingest:
 
     def _write_loop(self) -> None:
         try:
+            try:
+                self._database()
+                self.parts["database"].set(True, "")
+            except psycopg.Error as exc:  # the batches will wait for it
+                self.parts["database"].set(False, str(exc).strip()[:200])
             while not self._stop.is_set():
                 self.parts["ingest"].set(True, "")
                 batch = self._next_batch()
@@ -369,6 +374,7 @@ class Ingest:
         self._nagged = now
         try:
             self._report(behind(self._database()))
+            self.parts["database"].set(True, "")
         except psycopg.Error as exc:
             self.parts["database"].set(False, str(exc).strip()[:200])
             self.log.warning("floor database failed", error=str(exc).strip())

@@ -60,10 +60,10 @@ class LinkedTable:
     """A table on simulated hardware whose floor link follows it across controller restarts."""
 
     def __init__(self, folder: Path, broker_url: str, table_id: str, game: str = "blackjack",
-                 seed: int = 1) -> None:
+                 seed: int = 1, resend_s: float = RESEND_S) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.journal = folder / "journal.sqlite3"
-        self.broker_url, self.table_id = broker_url, table_id
+        self.broker_url, self.table_id, self.resend_s = broker_url, table_id, resend_s
         self.rig = Rig(folder, game, seed=seed, side_bets=True, journal=self.journal,
                        refill=True)
         self.health: list[dict[str, Any]] = []
@@ -73,7 +73,7 @@ class LinkedTable:
         loop = self.rig.loop
         assert loop is not None
         link = FloorLink(self.journal, parse_broker(self.broker_url), self.table_id,
-                         on_health=self.health.append, resend_s=RESEND_S)
+                         on_health=self.health.append, resend_s=self.resend_s)
         follow(link, loop)
         link.start()
         return link

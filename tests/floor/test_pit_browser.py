@@ -1,7 +1,8 @@
 """The pit page in a real browser (Playwright driving Debian's chromium), against the real
 `tablectl floor serve`: tables appear live as they deal, a lost device shows on its row and as an
-alert, a logged-in supervisor acknowledges it by name, and a table's last rounds open on a click.
-It leaves a screenshot in docs/screenshots/pit.png."""
+alert, a logged-in supervisor acknowledges it by name, and a table's last rounds open on a click;
+a row it cannot read does not empty the list, and the header says "live" only while the floor's
+writer, database and broker are up. It leaves a screenshot in docs/screenshots/pit.png."""
 
 from __future__ import annotations
 
@@ -55,6 +56,23 @@ def test_the_pit_follows_the_tables_live(tmp_path: Path, broker: Mosquitto, floo
         expect(page.locator("#rounds")).to_contain_text("Round 2 confirmed")
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "pit.png"))
+
+        # A row the page cannot read as it expects (a string where a list goes) is drawn on its
+        # own: the other tables stay listed ("map is not a function" blanked the list).
+        with psycopg.connect(floor_dsn, autocommit=True) as db:
+            db.execute("""UPDATE tables SET detail = detail || '{"lost_devices": "pads"}'
+                          WHERE table_id = 'bac-01'""")
+            db.execute("""SELECT pg_notify('floor', '["bac-01"]')""")
+        page.reload()  # a page opening now: the whole list at once
+        expect(page.locator("#tables-body tr")).to_have_count(2, timeout=WAIT_MS)
+        expect(row).to_contain_text("blackjack")
+
+        # "live" only while the floor's parts are all up: the broker gone, the header says so.
+        broker.stop()
+        expect(page.locator("#live")).to_contain_text("NOT LIVE: broker down", timeout=WAIT_MS)
+        expect(page.locator("body")).to_have_class("stale")
+        broker.start()
+        expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
     finally:
         page.close()
         for table in tables:
