@@ -195,13 +195,14 @@ def replay_worker(names: list[str], sources: list[int], recorded: list[list[Reco
         step = rounds[done[index]]
         done[index] += 1
         for head, tail, topic in step.messages:
-            infos.append(client.publish(table_topic(name, f"journal/{topic}"),
-                                        f'{{"table":"{name}","utc":"{utc_now()}",{head}{tail}',
-                                        qos=1))
+            infos.append(client.publish(
+                table_topic(name, f"journal/{topic}"),
+                f'{{"table":"{name}","journal":"replay-{name}","utc":"{utc_now()}",{head}{tail}',
+                qos=1))
         last_n = json.loads("{" + step.messages[-1][0] + "}")["n"]
         client.publish(table_topic(name, "status"), json.dumps(
-            {"table": name, "utc": utc_now(), "status": "open", "n": last_n, "from_n": 1,
-             **step.status}), qos=1, retain=True)
+            {"table": name, "journal": f"replay-{name}", "utc": utc_now(), "status": "open",
+             "n": last_n, "from_n": 1, **step.status}), qos=1, retain=True)
 
     cpu0 = time.process_time()
     _, late = paced(len(names), speed, seconds, start_at, names[0], play)
