@@ -152,9 +152,9 @@ class Daemon:
                 pass
             finally:
                 control.stop()
-                server.stop()
                 if link is not None:
-                    link.stop()
+                    link.stop()  # drains, the display still showing how
+                server.stop()
                 rig.close()
         self.log.info("stopped", rounds=played)
         return 0
@@ -206,9 +206,9 @@ class Daemon:
             control.stop()
             for driver in drivers:
                 driver.stop()
-            server.stop()
             if link is not None:
-                link.stop()
+                link.stop()  # drains, the display still showing how
+            server.stop()
             journal.close()
             if recorder is not None:
                 recorder.close()

@@ -265,8 +265,9 @@ def _floor(path: Path, raw: Any, fail: Any) -> FloorConfig | None:
         raise fail("floor.broker", "certificates are for mqtts:// brokers")
     broker = replace(broker, ca=file("ca"), cert=cert, key=key)
     drain = raw.get("drain_s", 10)
-    if not isinstance(drain, int | float) or isinstance(drain, bool) or not 0 <= drain <= 300:
-        raise fail("floor.drain_s", "must be a number of seconds from 0 to 300")
+    if not isinstance(drain, int | float) or isinstance(drain, bool) or not 0 <= drain <= 30:
+        raise fail("floor.drain_s", "must be a number of seconds from 0 to 30 (the service "
+                   "has 60 s to stop)")
     return FloorConfig(broker.with_credentials(raw.get("username"), password), table_id,
                        float(drain))
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller import config_file
+from controller.floor_link import owed
 from controller.journal import JournalError
 from controller.journal.verify import verify_chain
 
@@ -172,7 +173,8 @@ def check_floor(path: Path) -> list[Finding]:
         table = db.execute("SELECT value FROM meta WHERE key = 'floor_table_id'").fetchone()
         if table is None:
             return []
-        through = db.execute("SELECT value FROM meta WHERE key = 'floor_through'").fetchone()
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('floor_through', "
+                               "'outbox_from_n')").fetchall())
         last = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
         refused = db.execute("SELECT n, topic, refused FROM outbox WHERE refused IS NOT NULL "
                              "ORDER BY n").fetchall()
@@ -180,7 +182,8 @@ def check_floor(path: Path) -> list[Finding]:
         return []  # not a journal of this version: check_journal says so
     finally:
         db.close()
-    waiting = (int(last[0]) if last else 0) - (int(through[0]) if through else 0)
+    waiting = owed(int(last[0]) if last else 0, int(meta.get("floor_through", 0)),
+                   int(meta.get("outbox_from_n", 1)))
     findings = [Finding("ok" if waiting <= 0 else "warn", "floor link",
                         f"table {table[0]}: the floor has said it has every message" if
                         waiting <= 0 else f"table {table[0]}: {waiting} messages the floor has "

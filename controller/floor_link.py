@@ -23,6 +23,10 @@ a message in a gap at once (if it went more than `GAP_GRACE_S` ago: not one stil
 any other past `through` that went more than `resend_s` ago (one the broker acknowledged and
 then lost).
 
+Its health (for the dealer display's mark) is `connected`, `away` (no broker), `behind` (the
+broker is there, but the floor has said nothing for `SILENT_S` of messages it lacks) or
+`refused`, with the count of messages the floor has not said it has.
+
 A message over the floor's limit (`MAX_MESSAGE`, the shipped broker's too) never goes: the link
 marks it `refused` in the outbox with the reason, and a stand-in under its number goes instead
 (`outbox.refused_body`): the floor then has every number, the pit an alert, and `floor
@@ -70,6 +74,7 @@ GAP_GRACE_S: Final = 2.0  # a message in a gap, sent this long ago, is not on it
 DRAIN_S: Final = 10.0  # a clean stop waits this long, at most, for the floor to have everything
 HEALTH_S: Final = 1.0  # the count of messages waiting is refreshed at most this often
 REFUSED_RETRY_S: Final = 5.0  # a message the broker refused is offered again this often
+SILENT_S: Final = 30.0  # the floor silent this long about messages it lacks: "behind"
 Health = Callable[[dict[str, Any]], None]
 
 
@@ -125,6 +130,8 @@ class FloorLink:
         self._floor_heard: Word | None = None  # from paho's thread
         self._health_at = 0.0
         self._retry_at = 0.0  # after the broker refused a message, nothing goes before this
+        self._gap_sent: dict[int, float] = {}  # n -> when it went again for a gap (monotonic)
+        self._word_at = time.monotonic()  # when the floor's word last covered more
         self._drain_until: float | None = None  # stopping: drain until then
         self.floor_through = int(self._meta("floor_through") or 0)
         self.other_journal: str | None = None  # the floor has this table from another journal
@@ -197,6 +204,9 @@ class FloorLink:
                 self._refresh_health()
             except sqlite3.Error as exc:  # the journal busy or failing: try again later
                 self.log.warning("floor link cannot read the journal", error=str(exc))
+            except Exception:  # a fault of the link's own: said, and the link goes on
+                self.log.exception("floor link fault")
+                self._wake.wait(POLL_S)
 
     def _drained(self) -> bool:
         """Stopping, and the floor has everything, or it cannot get it, or time is up."""
@@ -237,7 +247,8 @@ class FloorLink:
         """A message as the floor takes it; its stand-in if it was refused for good."""
         body = json.loads(text) if refused is None else refused_body(topic, text, refused)
         return json.dumps({"table": self.table_id, "journal": self.journal_id, "n": n,
-                           "seq": seq, "topic": "refused" if refused is not None else topic,
+                           "from_n": self.from_n, "seq": seq,
+                           "topic": "refused" if refused is not None else topic,
                            "round": number, "utc": utc, "body": body},
                           separators=(",", ":")).encode()
 
@@ -283,8 +294,7 @@ class FloorLink:
         return int(row[0])
 
     def _waiting(self) -> int:
-        """Messages the floor has not said it has: what a table owes the floor."""
-        return max(0, self._last_n() - max(self.floor_through, self.from_n - 1))
+        return owed(self._last_n(), self.floor_through, self.from_n)
 
     def _refused(self) -> int:
         row = self.db.execute("SELECT count(*) FROM outbox WHERE refused IS NOT NULL"
@@ -325,6 +335,7 @@ class FloorLink:
             self.log.error("the floor counts this table from another message: its word is "
                            "not taken", floor_from_n=word.from_n, from_n=self.from_n)
             return
+        self._word_at = time.monotonic()
         through = min(word.through, self._last_n())
         if through > self.floor_through:
             self.floor_through = through
@@ -333,17 +344,22 @@ class FloorLink:
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES ('floor_through', ?)",
                                 (str(through),))
         now = time.time()
-        draining = self._drain_until is not None
         first, last = word.missing or (0, -1)
+        gap = [n for n in range(first, min(last, first + WINDOW - 1) + 1)
+               if time.monotonic() - self._gap_sent.get(n, -self.resend_s) >= self.resend_s]
+        draining = self._drain_until is not None
         with self.db:
             self.db.execute("BEGIN")
-            again = self.db.execute(
+            again = [n for (n,) in self.db.execute(
                 "UPDATE outbox SET sent_utc = NULL WHERE n > ? AND sent_utc IS NOT NULL AND "
-                "(sent_utc < ? OR (sent_utc < ? AND (? OR n BETWEEN ? AND ?))) RETURNING n",
-                (through, utc_now(now - self.resend_s), utc_now(now - GAP_GRACE_S), draining,
-                 first, last)).fetchall()
+                "(sent_utc < ? OR (sent_utc < ? AND (? OR n IN (SELECT value FROM json_each(?)))"
+                ")) RETURNING n", (through, utc_now(now - self.resend_s),
+                                 utc_now(now - GAP_GRACE_S), draining, json.dumps(gap)))]
+        self._gap_sent = {n: at for n, at in self._gap_sent.items() if n > through}
+        for n in set(again) & set(gap):
+            self._gap_sent[n] = time.monotonic()  # once a resend time at most, if it is refused
         if again:
-            first_again = min(n for (n,) in again)
+            first_again = min(again)
             self.log.warning("the floor lacks messages the broker took: sending them again",
                              first=first_again, count=len(again), floor_through=through)
             self._cursor = min(self._cursor, first_again - 1)
@@ -415,13 +431,29 @@ class FloorLink:
 
     def _refresh_health(self) -> None:
         """The counts of the current state, at most every `HEALTH_S` (they move as the table
-        deals while the floor is away)."""
-        if self._health and time.monotonic() - self._health_at >= HEALTH_S:
-            self._set_health(self._health["state"], self._health["detail"])
+        deals while the floor is away); and "behind" while the broker is there but the floor
+        has said nothing for `SILENT_S` of messages it lacks (a floor stopped behind a broker
+        that is up)."""
+        now = time.monotonic()
+        if not self._health or now - self._health_at < HEALTH_S:
+            return
+        state, detail = self._health["state"], self._health["detail"]
+        if state in ("connected", "behind"):
+            silent = now - self._word_at
+            state, detail = ("behind", f"the floor has said nothing of {self._waiting()} "
+                             f"messages for {silent:.0f} s") if self._waiting() and \
+                silent > SILENT_S else ("connected", "")
+        self._set_health(state, detail)
 
     @property
     def health(self) -> dict[str, Any]:
         return dict(self._health)
+
+
+def owed(last_n: int, floor_through: int, from_n: int) -> int:
+    """Messages the floor has not said it has: what a table owes the floor (its messages from
+    `from_n` to `last_n`, less those to `floor_through`)."""
+    return max(0, last_n - max(floor_through, from_n - 1))
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
 - `device`: a device lost, found, or raising an alarm;
 - `day`: a gaming day closed, with its summary;
 - `config`: the configuration put in force;
-- `refused`: in place of a message the broker (or the link itself) refused for good, too large
-  for the floor (`MAX_MESSAGE`): which message it was, its size, digest and why. The floor then
-  has every number, and the pit an alert.
+- `refused`: sent by the link in place of a message too large for the floor (`MAX_MESSAGE`):
+  which message it was, its size, digest and why. The floor then has every number, and the pit
+  an alert.
 """
 
 from __future__ import annotations

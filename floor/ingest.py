@@ -24,9 +24,9 @@ message and journal, and where a gap is. The table sends again what is missing.
 from __future__ import annotations
 
 import json
-import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -58,6 +58,7 @@ from floor.validate import Rejected
 STATUSES: Final = f"{ROOT}/+/status"
 RECEIVE_MAX: Final = 1000  # messages in flight to this process, unacknowledged
 STATUS_BYTES: Final = 32 * 1024 * 1024  # statuses waiting to be stored; more are dropped
+PACKET_ROOM: Final = 64 * 1024  # a packet's topic and properties, besides its payload
 BATCH_MAX: Final = 500
 BATCH_S: Final = 0.05  # a batch waits at most this long to fill
 RETRY_S: Final = (0.2, 5.0)  # back-off between attempts at a failed database
@@ -65,6 +66,12 @@ NAG_S: Final = 1.0  # how often the tables the floor lacks messages of are looke
 REPORT_S: Final = 2.0  # a table is told at most this often (a gap: `GAP_REPORT_S`)
 GAP_REPORT_S: Final = 0.25
 STALLED_S: Final = 30.0  # a writer silent this long is stuck
+TABLES_KEPT: Final = 10_000  # tables this process remembers things of (clocks, words sent)
+
+
+# What the database refuses for a payload's content; anything else it raises is about the
+# database itself (away, unwell, a privilege missing) and must not cost a payload.
+REFUSALS: Final = (psycopg.DataError, psycopg.IntegrityError)
 
 
 def messages_topic(group: str) -> str:
@@ -79,6 +86,7 @@ class Delivery:
     topic: str
     payload: bytes
     received: datetime
+    retained: bool  # a retained message the broker handed over on subscribing
 
 
 @dataclass
@@ -110,13 +118,14 @@ class Ingest:
         self.client.on_disconnect = self._guarded(self._disconnected)
         self.client.on_message = self._guarded(self._received)
         self.client.on_subscribe = self._guarded(self._subscribed)
-        self.inbox: queue.Queue[Delivery] = queue.Queue()
+        self.inbox: deque[Delivery] = deque()  # under `_ready`
+        self._ready = threading.Condition()
         self.counters = Counters()
         self.connected = threading.Event()
         self.parts = {"ingest": Part(), "database": Part(), "broker": Part()}
         self.failure: BaseException | None = None
         self._status_bytes = 0  # statuses in the inbox (QoS 0: the broker does not bound them)
-        self._lock = threading.Lock()
+        self._clocks: dict[str, timedelta] = {}  # table -> its clock less the floor's, live
         self._generation = 0
         self._nagged = 0.0
         self._reported: dict[str, float] = {}  # table -> when it was last told
@@ -130,6 +139,10 @@ class Ingest:
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = self.options.session_s
         properties.ReceiveMaximum = RECEIVE_MAX
+        # Nothing larger reaches this process (the broker drops it for us): with at most
+        # `RECEIVE_MAX` in flight, the messages held here are bounded, whatever the broker's
+        # own limit (the README's demo broker has none).
+        properties.MaximumPacketSize = self.options.max_message + PACKET_ROOM
         self.parts["broker"].set(False, f"connecting to {self.broker}")
         self.client.connect_async(self.broker.host, self.broker.port, 15, clean_start=False,
                                   properties=properties)
@@ -175,7 +188,9 @@ class Ingest:
             self.log.error("the broker refused the floor", broker=str(self.broker),
                            reason=str(reason))
             return
-        self._generation += 1
+        with self._ready:  # what came on a connection that is gone is not acknowledged there:
+            self._generation += 1  # the broker hands it over again (or the table sends it)
+            self.inbox = deque(d for d in self.inbox if d.qos == 0)
         client.subscribe([(messages_topic(self.options.group), 1), (STATUSES, 0)])
         self.log.info("floor connected", broker=str(self.broker),
                       session_present=bool(flags.session_present))
@@ -199,8 +214,8 @@ class Ingest:
 
     def _received(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         payload = bytes(message.payload)
-        if message.qos == 0:  # a status: nothing bounds them but us
-            with self._lock:
+        with self._ready:
+            if message.qos == 0:  # a status: nothing bounds them but us
                 if self._status_bytes + len(payload) > STATUS_BYTES:
                     self.counters.dropped += 1
                     if self.counters.dropped % 1000 == 1:
@@ -208,25 +223,23 @@ class Ingest:
                                          dropped=self.counters.dropped)
                     return
                 self._status_bytes += len(payload)
-        self.inbox.put(Delivery(message.mid, message.qos, self._generation, message.topic,
-                                payload, datetime.now(UTC)))
+            self.inbox.append(Delivery(message.mid, message.qos, self._generation, message.topic,
+                                       payload, datetime.now(UTC), bool(message.retain)))
+            self._ready.notify()
 
     # ----- the database's side (the writer's thread) ------------------------------------------
 
     def _next_batch(self) -> list[Delivery]:
-        try:
-            batch = [self.inbox.get(timeout=0.5)]
-        except queue.Empty:
-            return []
-        deadline = time.monotonic() + BATCH_S
-        while len(batch) < BATCH_MAX:
-            left = deadline - time.monotonic()
-            try:
-                batch.append(self.inbox.get(timeout=left) if left > 0
-                             else self.inbox.get_nowait())
-            except queue.Empty:
-                break
-        with self._lock:
+        """Up to `BATCH_MAX` deliveries: what waits, or what comes within `BATCH_S` of the
+        first (at most half a second's wait for that one)."""
+        with self._ready:
+            if not self._ready.wait_for(lambda: self.inbox, 0.5):
+                return []
+            deadline = time.monotonic() + BATCH_S
+            while len(self.inbox) < BATCH_MAX and self._ready.wait(
+                    max(0.0, deadline - time.monotonic())):
+                pass
+            batch = [self.inbox.popleft() for _ in range(min(BATCH_MAX, len(self.inbox)))]
             self._status_bytes -= sum(len(d.payload) for d in batch if d.qos == 0)
         return batch
 
@@ -261,12 +274,16 @@ class Ingest:
                 if table is None:
                     raise Rejected("not a tablectl topic")
                 if kind == "status":
-                    statuses.append(Status.parse(delivery.payload, table, delivery.received,
-                                                 self.options.max_message))
+                    status = Status.parse(delivery.payload, table, delivery.received,
+                                          self.options.max_message, not delivery.retained)
+                    statuses.append(status)
+                    if status.live:
+                        remember(self._clocks, table, status.clock)
                 else:
                     messages.append(Incoming.parse(
                         delivery.payload, table, kind, delivery.received,
-                        self.options.max_message, self.options.tolerance))
+                        self.options.max_message, self.options.tolerance,
+                        self._clocks.get(table)))
             except Exception as exc:  # whatever it is, it is this payload's alone
                 reason = str(exc) if isinstance(exc, Rejected) else \
                     f"{type(exc).__name__}: {exc}"
@@ -310,15 +327,15 @@ class Ingest:
     def _write(self, db: psycopg.Connection, messages: list[Incoming], statuses: list[Status],
                refused: list[Refusal]
                ) -> tuple[list[Conflict], dict[str, Mark], list[Refusal], int]:
-        """Store a batch; one the database refuses (not one it fails to take) is stored one
-        by one, and what it refuses of them kept in `rejected`. Also: the messages kept."""
+        """Store a batch; one the database refuses for its content is stored one by one, and
+        what it refuses of them kept in `rejected`. Also: the messages kept. Any other error
+        goes up: a database away is waited for, anything else ends the writer (and the process)
+        with nothing acknowledged."""
         rejected = list(refused)
         try:
             conflicts, stored = write_batch(db, messages, statuses)
             kept = len(messages)
-        except psycopg.OperationalError:
-            raise
-        except Exception:
+        except REFUSALS:
             conflicts, stored, kept = self._write_each(db, messages, statuses, rejected)
         keep_rejected(db, rejected, self.name)
         return conflicts, stored, rejected, kept
@@ -335,15 +352,12 @@ class Ingest:
             one: Incoming | Status = (alone or status)[0]
             try:
                 more, advanced = write_batch(db, alone, status)
-            except psycopg.OperationalError:
-                raise
-            except Exception as exc:
+            except REFUSALS as exc:
                 topic = (f"{ROOT}/{one.table}/journal/{one.topic}" if isinstance(one, Incoming)
                          else f"{ROOT}/{one.table}/status")
-                payload = json.dumps(one.body if isinstance(one, Incoming) else one.detail)
                 rejected.append(Refusal(one.received, topic, one.table,
                                         f"the database refused it: {str(exc).strip()}"[:1000],
-                                        payload.encode()))
+                                        one.payload))
                 continue
             conflicts += more
             stored.update(advanced)
@@ -362,7 +376,7 @@ class Ingest:
             if now - self._reported.get(table, -REPORT_S) < wait:
                 self._due[table] = mark
                 continue
-            self._reported[table] = now
+            remember(self._reported, table, now)
             self.client.publish(f"{FLOOR_ROOT}/{table}/stored",
                                 json.dumps(mark.word(self.name)), qos=1, retain=True)
 
@@ -383,6 +397,14 @@ class Ingest:
         if self._db is None or self._db.closed or self._db.broken:
             self._db = connect(self.dsn)
         return self._db
+
+
+def remember(memory: dict[str, Any], table: str, value: Any) -> None:
+    """Note something of a table, in a memory of at most `TABLES_KEPT` tables (a rogue client
+    naming a new table in every message must not grow it without bound)."""
+    if table not in memory and len(memory) >= TABLES_KEPT:
+        del memory[next(iter(memory))]  # the table noted first
+    memory[table] = value
 
 
 def _printable(topic: str) -> str:

@@ -1,10 +1,12 @@
 """A table's messages and statuses as the floor takes them off the broker: validated field by
 field (`floor.validate`), or `Rejected` with the field and the reason.
 
-A message is counted in the gaming day and shift of its table's `utc` (when the table committed
-it), unless that time is more than a tolerance away from when the floor received it: a table's
-clock cannot date rounds into another day, or into the future. Such a message is counted at
-its receipt, and flagged (`clock_off`).
+A message counts in the gaming day and shift of its table's `utc` (when the table committed it)
+when that time is within a tolerance of when the floor received it. Otherwise it counts at its
+receipt, flagged (`clock_off`), so that no table dates rounds into the future or into another
+day: unless it is backlog (older, never newer) from a table whose clock the floor knows is right
+now (its live status's time is within the tolerance of the floor's), such as the rounds of a
+table that was cut off for an hour.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from floor.validate import (
     STATUSES,
     TOPICS,
     Rejected,
+    ident,
     load,
     moment,
     shown,
@@ -53,31 +56,36 @@ class Incoming:
     body: dict[str, Any]
     text: str  # the body as sent, for its digest
     journal: str  # the id of the journal it came from (its floor link's)
+    from_n: int  # the first message that journal sends the floor
     received: datetime  # when this floor process received it
-    dated: datetime  # the moment it counts at: `utc`, unless the table's clock is off
+    dated: datetime  # the moment it counts at: `utc`, unless that is not believed
+    payload: bytes  # as it came
 
     @classmethod
     def parse(cls, payload: bytes, table: str, topic: str, received: datetime,
-              limit: int, tolerance: timedelta = CLOCK_TOLERANCE) -> Incoming:
-        """A message sent under `tablectl/tables/<table>/journal/<topic>`, or Rejected."""
+              limit: int, tolerance: timedelta = CLOCK_TOLERANCE,
+              clock: timedelta | None = None) -> Incoming:
+        """A message sent under `tablectl/tables/<table>/journal/<topic>`, or Rejected.
+        `clock`: how far the table's clock was from the floor's at its last live status."""
         data = load(payload, limit)
         if data.get("table") != table:
             raise Rejected(f"table: {shown(data.get('table'))} sent under table {table}'s topic")
-        journal = text(data, "journal", MAX_NAME)
+        journal = ident(data, "journal")
         n, seq = whole(data, "n", 1, MAX_N), whole(data, "seq", 1, MAX_N)
+        from_n = whole(data, "from_n", 1, n + 1)
         kind = text(data, "topic", MAX_NAME, choices=TOPICS)
         if kind != topic:
             raise Rejected(f"topic: {kind!r} sent under {topic!r}")
-        number = None if data.get("round") is None else whole(data, "round", 1, MAX_ROUND)
+        number = None if data.get("round") is None and kind != "round" else \
+            whole(data, "round", 1, MAX_ROUND)
         utc = moment(data, "utc")
         body = data.get("body")
         if not isinstance(body, dict):
             raise Rejected("body: not an object")
         if kind == "round":
             _round_body(body)
-        dated = utc if abs(utc - received) <= tolerance else received
-        return cls(table, n, seq, kind, number, utc, body, canonical(body), journal, received,
-                   dated)
+        return cls(table, n, seq, kind, number, utc, body, canonical(body), journal, from_n,
+                   received, _dated(utc, received, tolerance, clock), payload)
 
     @property
     def digest(self) -> bytes:
@@ -86,6 +94,17 @@ class Incoming:
     @property
     def clock_off(self) -> bool:
         return self.dated != self.utc
+
+
+def _dated(utc: datetime, received: datetime, tolerance: timedelta,
+           clock: timedelta | None) -> datetime:
+    """When a message counts: its table's time if it is near the floor's, or older (backlog)
+    from a table whose clock is right now; else when the floor received it."""
+    if utc - received > tolerance:  # the future
+        return received
+    if received - utc <= tolerance:
+        return utc
+    return utc if clock is not None and abs(clock) <= tolerance else received
 
 
 def _round_body(body: dict[str, Any]) -> None:
@@ -112,21 +131,22 @@ class Status:
     status: str
     utc: datetime
     n: int | None  # the last message the table had made (none in its last will)
-    from_n: int | None  # the first message its journal sends the floor
     detail: dict[str, Any]  # what the pit shows: round, phase, hold, devices, alerts
     received: datetime
+    live: bool  # sent now, not a retained one the broker kept
+    payload: bytes  # as it came
 
     @classmethod
-    def parse(cls, payload: bytes, table: str, received: datetime, limit: int) -> Status:
+    def parse(cls, payload: bytes, table: str, received: datetime, limit: int,
+              live: bool = True) -> Status:
         """A status sent under `tablectl/tables/<table>/status`, or Rejected."""
         data = load(payload, limit)
         if data.get("table") != table:
             raise Rejected(f"table: {shown(data.get('table'))} sent under table {table}'s topic")
-        journal = text(data, "journal", MAX_NAME)
+        journal = ident(data, "journal")
         status = text(data, "status", MAX_NAME, choices=STATUSES)
         utc = moment(data, "utc")
         n = whole(data, "n", 0, MAX_N) if "n" in data else None
-        from_n = whole(data, "from_n", 1, MAX_N) if "from_n" in data else None
         detail: dict[str, Any] = {}
         for key, longest in (("game", MAX_NAME), ("phase", MAX_NAME)):
             if key in data:
@@ -134,12 +154,17 @@ class Status:
         for key in ("round", "rounds_played", "seq"):
             if key in data:
                 detail[key] = whole(data, key, 0, MAX_N)
-        if data.get("hold") is not None:
-            detail["hold"] = text(data, "hold", MAX_TEXT)
+        if "hold" in data:  # null ends a hold: it is kept, so that it replaces the last one
+            detail["hold"] = None if data["hold"] is None else text(data, "hold", MAX_TEXT)
         for key, longest in (("lost_devices", MAX_NAME), ("alerts", MAX_TEXT)):
             if key in data:
                 detail[key] = _texts(data, key, longest)
-        return cls(table, journal, status, utc, n, from_n, detail, received)
+        return cls(table, journal, status, utc, n, detail, received, live, payload)
+
+    @property
+    def clock(self) -> timedelta:
+        """How far the table's clock was from the floor's when it sent this."""
+        return self.utc - self.received
 
 
 def _texts(data: dict[str, Any], key: str, longest: int) -> list[str]:

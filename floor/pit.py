@@ -383,9 +383,15 @@ class Pit:
         return web.json_response({"name": await self._who(request), "currency": self.currency})
 
     async def _health(self, request: web.Request) -> web.StreamResponse:
+        """Open to monitoring without a login; the details (addresses, the database's words)
+        only on loopback or to a supervisor."""
         with contextlib.suppress(DatabaseError):  # the part says it
             await self.query(lambda db: db.execute("SELECT 1"))
         report = self.health()
+        if self.bind not in LOOPBACK and await self._who(request) is None:
+            for part in report.values():
+                if isinstance(part, dict):
+                    part.pop("detail")
         return web.json_response(report, status=200 if report["ok"] else 503)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
@@ -408,8 +414,11 @@ class Pit:
                     await self._send(response, await self._update(None))
                 while viewer.pending and not viewer.ended:
                     await self._send(response, viewer.pending.popleft())
-        except (ConnectionResetError, TimeoutError):
-            pass  # gone, or too slow to follow: it reconnects and starts afresh
+        except ConnectionResetError:
+            pass  # gone
+        except TimeoutError:  # too slow to follow: cut off (it reconnects and starts afresh),
+            if request.transport is not None:  # not left to drain what it will never read
+                request.transport.abort()
         finally:
             self.viewers.discard(viewer)
         return response

@@ -14,6 +14,8 @@ import threading
 from typing import Any, Final
 
 import paho.mqtt.client as mqtt
+from cryptography import x509
+from cryptography.x509.oid import NameOID
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
@@ -29,7 +31,15 @@ def client_id(name: str) -> str:
 
 
 def retire(broker: Broker, name: str) -> None:
-    """End the session, or TimeoutError / ValueError saying why not."""
+    """End the session, or TimeoutError / ValueError saying why not. With a certificate, it
+    must be the process's own: the broker takes the client id from its common name, and another
+    process's would end that one's session instead."""
+    if broker.cert is not None:
+        names = x509.load_pem_x509_certificate(broker.cert.read_bytes()).subject \
+            .get_attributes_for_oid(NameOID.COMMON_NAME)
+        if not names or names[0].value != client_id(name):
+            raise ValueError(f"{broker.cert} is not floor process {name}'s certificate (its "
+                             f"common name must be {client_id(name)})")
     answered = threading.Event()
     outcome: list[ReasonCode] = []
 

@@ -30,6 +30,7 @@ from aiohttp import web
 
 from controller.broker import Broker
 from controller.notify import Notifier
+from floor.defaults import GROUP
 from floor.ingest import Ingest, Options
 from floor.periods import Periods
 from floor.pit import Pit
@@ -127,11 +128,15 @@ async def _serve(options: ServeOptions) -> int:
             stop.set()
         loop.call_soon_threadsafe(end)
 
+    if options.broker.tls and options.ingest.group == GROUP:
+        log.warning("the floor's group is the well-known default on a production broker: any "
+                    "table may join it; set TABLECTL_FLOOR_GROUP (docs/floor.md)")
     ingest = Ingest(options.broker, options.dsn, options.process_name, options.ingest, fail)
     pit = Pit(options.dsn, options.periods, options.bind, options.hosts, options.currency,
               ingest.parts, options.proxy, fail)
     runner = web.AppRunner(pit.app(), handle_signals=False)
     notifier = Notifier.from_environment()
+    started = False
     try:
         await runner.setup()
         context = None
@@ -140,6 +145,7 @@ async def _serve(options: ServeOptions) -> int:
             context.load_cert_chain(*options.https)
         await web.TCPSite(runner, options.bind, options.port, ssl_context=context).start()
         ingest.start()  # the port and the name are ours: only now the broker
+        started = True
         port = runner.addresses[0][1] if runner.addresses else options.port
         host = f"[{options.bind}]" if ":" in options.bind else options.bind
         print(f"tablectl: floor {options.process_name} reading {options.broker}; pit page at "
@@ -153,7 +159,8 @@ async def _serve(options: ServeOptions) -> int:
     finally:
         notifier.stopping()
         await runner.cleanup()
-        await asyncio.to_thread(ingest.stop)
+        if started:
+            await asyncio.to_thread(ingest.stop)
         name.release()
     if failures:
         log.critical("floor process ends on a failure", error=repr(failures[0]))

@@ -3,12 +3,13 @@
 Writing is idempotent: a message is stored once, keyed by its table and number; delivered again
 (the broker's redelivery, a table that resends after a restart) it changes nothing, and delivered
 with other content it is kept aside in `conflicts` for review. Messages are numbered without gaps
-from the first its journal sends the floor (`from_n`), so the floor knows how far each table is
-stored (`through`) and tells the table, which sends again what the floor lacks. `through` only
-ever counts messages stored here: what a table says of itself (its status) moves nothing but
-its status. A batch of messages is one transaction, and `pg_notify('floor', ...)` in it tells
-every floor process which tables changed, so that each one's pit page follows all tables,
-whichever process stored them. What the floor refused is kept in `rejected`, capped.
+from the first message their journal sends the floor (each message names it: a journal that had
+no floor link let its earlier messages go), so the floor knows how far each table is stored
+(`through`) and tells the table, which sends again what the floor lacks. `through` only ever
+counts messages stored here: what a table says of itself in its status moves nothing but its
+status. A batch of messages is one transaction, and `pg_notify('floor', ...)` in it tells every
+floor process which tables changed, so that each one's pit page follows all tables, whichever
+process stored them. What the floor refused is kept in `rejected`, once per payload, capped.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ INSERT_BATCH: Final = """
 WITH incoming AS (
     SELECT * FROM unnest(%b::text[], %b::bigint[], %b::bigint[], %b::text[], %b::integer[],
                          %b::timestamptz[], %b::jsonb[], %b::bytea[], %b::text[],
-                         %b::timestamptz[], %b::timestamptz[])
-        AS i(table_id, n, seq, topic, round, utc, body, digest, alert, received, dated)
+                         %b::timestamptz[], %b::timestamptz[], %b::bigint[])
+        AS i(table_id, n, seq, topic, round, utc, body, digest, alert, received, dated, from_n)
 ), new AS (
     INSERT INTO messages (table_id, n, seq, topic, round, utc, body, digest, received,
                           clock_off)
@@ -67,16 +68,17 @@ WITH incoming AS (
     FROM new n JOIN incoming i USING (table_id, n) WHERE i.alert IS NOT NULL
     ON CONFLICT DO NOTHING
 ), counts AS (
-    SELECT table_id, max(n) AS n, max(utc) AS utc, max(stored) AS stored,
-           count(*) FILTER (WHERE topic = 'round') AS rounds
-    FROM new GROUP BY table_id
+    SELECT n.table_id, max(n.n) AS n, max(i.dated) AS utc, max(n.stored) AS stored,
+           count(*) FILTER (WHERE n.topic = 'round') AS rounds, max(i.from_n) AS from_n
+    FROM new n JOIN incoming i USING (table_id, n) GROUP BY n.table_id
 )
-INSERT INTO tables AS t (table_id, rounds, stored_n, last_utc, last_stored)
-SELECT table_id, rounds, n, utc, stored FROM counts
+INSERT INTO tables AS t (table_id, rounds, stored_n, last_utc, last_stored, from_n)
+SELECT table_id, rounds, n, utc, stored, from_n FROM counts
 ON CONFLICT (table_id) DO UPDATE SET rounds = t.rounds + EXCLUDED.rounds,
     stored_n = greatest(t.stored_n, EXCLUDED.stored_n),
     last_utc = greatest(t.last_utc, EXCLUDED.last_utc),
-    last_stored = greatest(t.last_stored, EXCLUDED.last_stored)
+    last_stored = greatest(t.last_stored, EXCLUDED.last_stored),
+    from_n = greatest(t.from_n, EXCLUDED.from_n)
 """
 # The messages whose number was stored with other content (rare): found by digest alone, and
 # only those are sent again with their bodies, to be kept aside.
@@ -95,29 +97,26 @@ NOTE_JOURNALS: Final = """
 INSERT INTO tables AS t (table_id, journal) SELECT * FROM unnest(%b::text[], %b::text[])
 ON CONFLICT (table_id) DO UPDATE SET journal = coalesce(t.journal, EXCLUDED.journal)
 """
-# A table's latest status; one from a journal other than the table's changes nothing. Its first
-# message for the floor (`from_n`) is the first heard, as its journal is; `through` is not
-# the status's to move.
+# A table's latest status; one from a journal other than the table's changes nothing. It moves
+# neither `through` nor the first message the floor counts from: those come from messages.
 UPSERT_STATUS: Final = """
-INSERT INTO tables AS t (table_id, game, status, detail, status_utc, last_n, received, journal,
-                        from_n)
+INSERT INTO tables AS t (table_id, game, status, detail, status_utc, last_n, received, journal)
 SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::jsonb[], %b::timestamptz[],
-                     %b::bigint[], %b::timestamptz[], %b::text[], %b::bigint[])
+                     %b::bigint[], %b::timestamptz[], %b::text[])
 ON CONFLICT (table_id) DO UPDATE SET
     game = CASE WHEN EXCLUDED.game = '' THEN t.game ELSE EXCLUDED.game END,
     status = EXCLUDED.status, detail = t.detail || EXCLUDED.detail,
     status_utc = EXCLUDED.status_utc,
     last_n = greatest(t.last_n, EXCLUDED.last_n), received = EXCLUDED.received,
-    journal = coalesce(t.journal, EXCLUDED.journal),
-    from_n = coalesce(t.from_n, EXCLUDED.from_n)
+    journal = coalesce(t.journal, EXCLUDED.journal)
 WHERE (t.received IS NULL OR EXCLUDED.received >= t.received)
   AND (t.journal IS NULL OR t.journal = EXCLUDED.journal)
 """
 
 
-# How far each table's messages are stored without a gap: from its first message for the floor
-# (or `through`, once past it), along the run of numbers that follows (probes of the primary
-# key, as long as the advance).
+# How far each table's messages are stored without a gap: from its journal's first message for
+# the floor (which its stored messages name), or `through` once past it, along the run of
+# numbers that follows (probes of the primary key, as long as the advance).
 ADVANCE: Final = """
 UPDATE tables t SET through = CASE
     WHEN EXISTS (SELECT 1 FROM messages f WHERE f.table_id = t.table_id AND f.n = s.start + 1)
@@ -141,8 +140,12 @@ BEHIND: Final = """
 SELECT table_id FROM tables WHERE through < greatest(last_n, stored_n)
 """
 KEEP_REJECTED: Final = """
-INSERT INTO rejected (received, floor, topic, table_id, reason, bytes, sha256, payload)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+INSERT INTO rejected (first, received, floor, topic, table_id, reason, bytes, sha256, payload)
+VALUES (%(at)s, %(at)s, %(floor)s, %(topic)s, %(table)s, %(reason)s, %(bytes)s, %(sha256)s,
+        %(payload)s)
+ON CONFLICT (sha256) DO UPDATE SET received = EXCLUDED.received, times = rejected.times + 1,
+    floor = EXCLUDED.floor, topic = EXCLUDED.topic, table_id = EXCLUDED.table_id,
+    reason = EXCLUDED.reason
 """
 TRIM_REJECTED: Final = """
 DELETE FROM rejected WHERE id <= (SELECT max(id) FROM rejected) - %s
@@ -217,14 +220,16 @@ def behind(db: psycopg.Connection) -> dict[str, Mark]:
 
 
 def keep_rejected(db: psycopg.Connection, refusals: Sequence[Refusal], floor: str) -> None:
-    """Keep what was refused, with why: the newest `REJECTED_KEEP`, each payload's first
-    `REJECTED_BYTES` with its whole size and SHA-256."""
+    """Keep what was refused, with why, once per payload (counting the times it came): the
+    newest `REJECTED_KEEP`, each payload's first `REJECTED_BYTES` with its whole size and
+    SHA-256."""
     if not refusals:
         return
     with db.transaction():
         db.cursor().executemany(KEEP_REJECTED, [
-            (r.received, floor, r.topic, r.table, r.reason, len(r.payload),
-             hashlib.sha256(r.payload).digest(), r.payload[:REJECTED_BYTES])
+            {"at": r.received, "floor": floor, "topic": r.topic, "table": r.table,
+             "reason": r.reason, "bytes": len(r.payload),
+             "sha256": hashlib.sha256(r.payload).digest(), "payload": r.payload[:REJECTED_BYTES]}
             for r in refusals])
         db.execute(TRIM_REJECTED, (REJECTED_KEEP,))
 
@@ -278,14 +283,15 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
             if unique:
                 db.execute(INSERT_BATCH, columns(
                     [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest,
-                      alert_text(m), m.received, m.dated) for m in unique.values()], 11))
+                      alert_text(m), m.received, m.dated, m.from_n)
+                     for m in unique.values()], 12))
                 conflicts += keep_conflicts(db, mine)
             stored = throughs(db, sorted({m.table for m in messages}))
         latest = {s.table: s for s in statuses}  # a batch keeps each table's last status
         if latest:
             db.execute(UPSERT_STATUS, columns([
                 (s.table, str(s.detail.get("game", "")), s.status, json.dumps(s.detail), s.utc,
-                 s.n or 0, s.received, s.journal, s.from_n) for s in latest.values()], 9))
+                 s.n or 0, s.received, s.journal) for s in latest.values()], 8))
         touched = json.dumps(sorted({m.table for m in messages} | {s.table for s in statuses}))
         db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, touched if len(touched) < 7900
                                                   else "*"))  # NOTIFY's payload limit
@@ -293,4 +299,9 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
 
 
 def connect(dsn: str) -> psycopg.Connection:
-    return psycopg.connect(dsn, autocommit=True, connect_timeout=5)
+    """A writer's connection. Its waits are bounded (a lock 30 s, an open transaction left idle
+    60 s, a silent peer found by TCP keepalives within a minute): a floor process cut off while
+    it holds the writers' turn must not hold up the others for PostgreSQL's default of hours."""
+    return psycopg.connect(dsn, autocommit=True, connect_timeout=5, keepalives=1,
+                           keepalives_idle=30, keepalives_interval=10, keepalives_count=3,
+                           options="-c lock_timeout=30s -c idle_in_transaction_session_timeout=60s")

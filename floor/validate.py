@@ -30,8 +30,13 @@ TOPICS: Final = ("round", "hold", "hold_ended", "alert", "supervisor", "device",
                  "refused")
 STATUSES: Final = ("open", "closed", "offline")
 ROUND_STATUSES: Final = ("confirmed", "voided")
-# The tokens that change the nesting depth, and strings (skipped whole, brackets and all).
-_DEPTH_TOKENS: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+# The tokens that change the nesting depth, and strings (skipped whole, brackets and all); a
+# quote that starts no whole string is one that never ends. Each character is looked at once:
+# the string's body cannot backtrack (possessive), and the scan stops at an unended string.
+_DEPTH_TOKENS: Final = re.compile(r'"(?:[^"\\]|\\.)*+"|["\[\]{}]', re.DOTALL)
+ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a journal's id (the link's: 32 hex digits)
+YEARS: Final = (2000, 2999)  # a time outside them is no table's: PostgreSQL could store it,
+# but Python could not read it back
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
@@ -50,6 +55,8 @@ def load(payload: bytes, limit: int = MAX_MESSAGE) -> dict[str, Any]:
     depth = 0
     for token in _DEPTH_TOKENS.finditer(text):
         mark = token.group()
+        if mark == '"':
+            raise Rejected(f"a text that never ends, from character {token.start()}")
         if mark in "[{":
             depth += 1
             if depth > MAX_DEPTH:
@@ -134,7 +141,18 @@ def moment(data: dict[str, Any], key: str) -> datetime:
         raise Rejected(f"{key}: {shown(value)} is not a time") from None
     if parsed.tzinfo is None:
         raise Rejected(f"{key}: {shown(value)} has no offset from UTC")
+    if not YEARS[0] <= parsed.year <= YEARS[1]:
+        raise Rejected(f"{key}: {shown(value)} is not between the years {YEARS[0]} and "
+                       f"{YEARS[1]}")
     return parsed
+
+
+def ident(data: dict[str, Any], key: str) -> str:
+    """`data[key]`, an id: letters, digits, - and _, 1 to 64 of them."""
+    value = text(data, key, 64)
+    if not ID.fullmatch(value):
+        raise Rejected(f"{key}: {shown(value)} is not an id (letters, digits, - and _)")
+    return value
 
 
 def table_name(name: str, where: str) -> str:

@@ -14,8 +14,9 @@ beside `journal.sqlite3`). Every file has the same record tables:
 The live file adds `days` (each closed day: its records, rounds, head, its sealed file, where it
 was copied) and `outbox`: the messages for the floor, numbered `n` from 1 without gaps (the
 floor's key with the table), each with its event's `seq`, its topic, round, time and body (by
-`codec`), `sent_utc` once the broker has it, and `refused`: why, if the broker (or the link)
-refused it for good, its stand-in sent instead; sent messages leave with their sealed day. A
+`codec`), `sent_utc` once the broker has it, and `refused`: why, if the link refused it for
+good (over the floor's limit), its stand-in sent instead; sent messages leave with their sealed
+day. A
 journal older than the outbox notes in `meta` the record it began at, `outbox_from_seq`.
 """
 

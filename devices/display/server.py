@@ -21,6 +21,7 @@ kiosk's browser could otherwise press the dealer's buttons). Every response forb
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import ipaddress
 import json
@@ -129,8 +130,7 @@ class Hub:
             self.version += 1
             self.view = view
             version = self.version
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(self._broadcast, version, view)
+        self._call(self._broadcast, version, view)
 
     def _broadcast(self, version: int, view: dict[str, Any]) -> None:
         """Encode once, however many pages follow (the dealer display, the scoreboard)."""
@@ -142,8 +142,15 @@ class Hub:
         event, so that it never stands in for the table's state."""
         with self.lock:
             self.sides[name] = data
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(self._fan_out, name, sse(name, data))
+        self._call(self._fan_out, name, sse(name, data))
+
+    def _call(self, callback: Callable[..., None], *args: Any) -> None:
+        """`callback` on the server's loop, from any thread; nothing once the server is gone
+        (a floor link draining after the display stopped must not fail on it)."""
+        loop = self.loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(callback, *args)
 
     def _fan_out(self, name: str, message: bytes) -> None:
         for mailbox in self.mailboxes:
@@ -225,6 +232,7 @@ class DisplayServer:
             for mailbox in list(self.hub.mailboxes):
                 mailbox.close()  # tell every stream to end
             await runner.cleanup()
+            self.hub.loop = None
 
     # ----- requests --------------------------------------------------------------------------
 

@@ -1,22 +1,25 @@
 -- What a hostile or broken table cannot do to the floor (issue 20).
 
--- Every payload the floor refused, with why: the newest rows are kept (`floor.store`).
+-- Every payload the floor refused, with why, once per payload (the times it came are counted):
+-- the newest 10,000 are kept (`floor.store`).
 CREATE TABLE rejected (
     id        bigserial PRIMARY KEY,
-    received  timestamptz NOT NULL,              -- when a floor process received it
-    floor     text NOT NULL,                     -- which floor process refused it
+    first     timestamptz NOT NULL,              -- when a floor process first received it
+    received  timestamptz NOT NULL,              -- and last
+    times     integer NOT NULL DEFAULT 1,
+    floor     text NOT NULL,                     -- which floor process refused it last
     topic     text NOT NULL,
     table_id  text,                              -- the table its topic names, if a valid id
     reason    text NOT NULL,
     bytes     integer NOT NULL,                  -- the payload's whole size
-    sha256    bytea NOT NULL,                    -- of the whole payload
+    sha256    bytea NOT NULL UNIQUE,             -- of the whole payload
     payload   bytea NOT NULL                     -- its first 16 KiB
 );
 CREATE INDEX rejected_table ON rejected (table_id, id);
 
 -- The first message a table's journal sends the floor (a journal that had no floor link let
--- its earlier messages go): the first heard under the table's journal, kept. `through` counts
--- from here, over messages stored here only.
+-- its earlier messages go), as the messages stored from it name it. `through` counts from
+-- here, over messages stored here only.
 ALTER TABLE tables ADD COLUMN from_n bigint;
 
 -- When the floor received each message; `clock_off`: the table's time was more than the

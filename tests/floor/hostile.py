@@ -21,8 +21,8 @@ def good_message(table: str = TABLE, n: int = 1, topic: str = "device") -> dict[
         body = {"status": "confirmed", "drop": 1000, "win": -500, "cards": [["TS", "dealer"]],
                 "settlements": [[1, "main", 1, 1000, 500, "win", "win"]],
                 "started": "2026-11-22T10:00:00.000Z"}
-    return {"table": table, "journal": "j-rogue", "n": n, "seq": 10 * n, "topic": topic,
-            "round": 1, "utc": "2026-11-22T10:00:00.000Z", "body": body}
+    return {"table": table, "journal": "j-rogue", "n": n, "from_n": 1, "seq": 10 * n,
+            "topic": topic, "round": 1, "utc": "2026-11-22T10:00:00.000Z", "body": body}
 
 
 def good_status(table: str = TABLE) -> dict[str, Any]:
@@ -41,8 +41,17 @@ WRONG: Any = st.one_of(
 # Raw JSON texts that stand for a value: what json.dumps never writes.
 RAW: Any = st.sampled_from(["NaN", "Infinity", "-Infinity", "1e999", "-1e999",
                             '"\\u0000"', '"\\ud800"', '"\\udfff tail"'])
-MESSAGE_FIELDS = ("table", "journal", "n", "seq", "topic", "utc", "body")
-STATUS_FIELDS = ("table", "journal", "utc", "status", "n", "from_n", "game", "lost_devices",
+# Values for one field that look right to a careless check: times PostgreSQL would store and
+# Python could not read back, ids that are empty or not ids, a round with no number.
+SLY: Any = {
+    "utc": st.sampled_from(["0001-01-01T00:00:00+00:01", "9999-12-31T23:59:59-00:01",
+                            "1900-01-01T00:00:00Z", "2026-11-22T10:00:00"]),
+    "journal": st.sampled_from(["", " ", "a/b", "j" * 65, "é"]),
+    "round": st.just(None),
+    "from_n": st.sampled_from([0, 2, 10**6]),  # 0, or past the message's own number (1)
+}
+MESSAGE_FIELDS = ("table", "journal", "n", "from_n", "seq", "topic", "utc", "body")
+STATUS_FIELDS = ("table", "journal", "utc", "status", "n", "game", "lost_devices",
                  "alerts", "hold", "round")
 ROUND_FIELDS = ("status", "drop", "win", "cards", "settlements")
 
@@ -61,9 +70,8 @@ def hostile(draw: Any, kind: str) -> bytes:
     data = good_status() if kind == "status" else good_message(
         topic="round" if kind == "round" else "device")
     fields = STATUS_FIELDS if kind == "status" else MESSAGE_FIELDS
-    how = draw(st.sampled_from(["wrong", "raw", "missing", "deep", "huge", "garbage",
-                                "round_body"] if kind == "round" else
-                               ["wrong", "raw", "missing", "deep", "huge", "garbage"]))
+    hows = ["wrong", "raw", "missing", "deep", "huge", "garbage", "unended", "sly"]
+    how = draw(st.sampled_from([*hows, "round_body"] if kind == "round" else hows))
     if how == "wrong":
         field = draw(st.sampled_from(fields))
         data[field] = draw(WRONG.filter(lambda value: not fits(kind, field, value)))
@@ -71,13 +79,20 @@ def hostile(draw: Any, kind: str) -> bytes:
         return _dump(data, {draw(st.sampled_from(fields)): draw(RAW)})
     elif how == "missing":
         required = [f for f in fields if f not in ("lost_devices", "alerts", "hold", "round",
-                                                   "game", "n", "from_n")]
+                                                   "game") and (kind != "status" or f != "n")]
         del data[draw(st.sampled_from(required))]
     elif how == "deep":
         depth = draw(st.sampled_from([MAX_DEPTH + 1, 1000, 100_000]))
         return _dump(data, {"extra": "[" * depth + "]" * depth})
     elif how == "huge":
         data["extra"] = "x" * (256 * 1024)
+    elif how == "unended":  # a text that never ends, full of escaped quotes (a slow scan's food)
+        quotes: int = draw(st.integers(min_value=1, max_value=100_000))
+        return json.dumps(data)[:-1].encode() + b', "x": "' + b'\\"' * quotes
+    elif how == "sly":
+        field = draw(st.sampled_from([f for f in SLY if f in fields and (
+            f != "round" or kind == "round")]))
+        data[field] = draw(SLY[field])
     elif how == "garbage":
         garbage: bytes = draw(st.binary(min_size=1, max_size=200).filter(_not_an_object))
         return garbage

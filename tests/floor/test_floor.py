@@ -37,7 +37,7 @@ from tests.servers import Mosquitto
 
 def message(table: str, n: int, topic: str = "device", journal: str = "j1",
             **body: Any) -> bytes:
-    return json.dumps({"table": table, "journal": journal, "n": n, "seq": 10 * n,
+    return json.dumps({"table": table, "journal": journal, "n": n, "from_n": 1, "seq": 10 * n,
                        "topic": topic, "round": None, "utc": "2026-11-22T10:00:00.000Z",
                        "body": body or {"device": "shoe", "state": "lost", "detail": "x"}}
                       ).encode()
@@ -227,7 +227,7 @@ def test_two_writers_of_the_same_tables_never_deadlock(floor_dsn: str, turns: bo
 
     def status(table: str, state: str) -> Status:
         now = datetime.now(UTC)
-        return Status(table, "j1", state, now, 0, 1, {}, now)
+        return Status(table, "j1", state, now, 0, {}, now, True, b"")
 
     with psycopg.connect(floor_dsn, autocommit=True) as db:
         store.write_batch(db, [], [status(name, "open") for name in names])

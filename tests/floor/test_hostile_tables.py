@@ -37,8 +37,10 @@ def topic(kind: str, table: str) -> str:
 
 
 def rejected(dsn: str) -> Counter[bytes]:
+    """How many times each payload was refused, by its SHA-256."""
     with psycopg.connect(dsn) as db:
-        return Counter(bytes(row[0]) for row in db.execute("SELECT sha256 FROM rejected"))
+        return Counter({bytes(digest): times for digest, times in db.execute(
+            "SELECT sha256, times FROM rejected")})
 
 
 def all_kept(dsn: str, sent: list[bytes]) -> bool:
@@ -130,15 +132,16 @@ def test_the_pit_cannot_be_blanked_or_broken(tmp_path: Path, broker: Mosquitto,
                                              floor_dsn: str, postgres: Postgres,
                                              floor: FloorProcess) -> None:
     """A NUL in a path is 400, a table id no table has is 404; a NOTIFY nobody can read
-    refreshes every page instead of stopping the feed; one table's 30 back-dated alerts do not
-    push another's off the list; the first request after PostgreSQL restarts succeeds."""
+    refreshes every page instead of stopping the feed; one table's 250 back-dated alerts do not
+    push another's off the list of 200; sums too large for bigint are summed; the first request
+    after PostgreSQL restarts succeeds."""
     table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
     rogue = Sender(broker.port)
     try:
         for path, code in (("api/tables/a%00b/rounds", 400), ("api/tables?x=%00", 400),
                            ('api/tables/a"b/rounds', 404)):
             assert get(floor.url + path)[0] == code, path
-        for n in range(1, 31):
+        for n in range(1, 251):
             flood = good_message("flood", n=n, topic="hold")
             flood["body"] = {"reason": "x" * 2000, "review": []}
             flood["utc"] = "2026-01-01T00:00:00Z"  # back-dated: first in a list by table time
@@ -160,6 +163,12 @@ def test_the_pit_cannot_be_blanked_or_broken(tmp_path: Path, broker: Mosquitto,
             with psycopg.connect(floor_dsn, autocommit=True) as db:
                 db.execute("SELECT pg_notify('floor', 'not \" json')")
             _next_event(stream, b"event: tables", b'"all": true')  # read, and all refreshed
+
+        with psycopg.connect(floor_dsn, autocommit=True) as db:  # figures past bigint's range
+            db.execute("INSERT INTO tallies VALUES ('rich', date_bin('15 minutes', now(), "
+                       "'2000-01-01'), 2, 18000000000000000000, 0)")
+        status, totals = get(floor.url + "api/floor")
+        assert status == 200 and totals["day"]["drop"] >= 18 * 10**18
 
         postgres.restart()
         assert get(floor.url + "api/tables")[0] == 200  # the pit's connection made anew

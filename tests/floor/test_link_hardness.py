@@ -6,6 +6,7 @@ a table that deals. Real Mosquitto, real PostgreSQL, tables on simulated hardwar
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import sqlite3
@@ -21,7 +22,14 @@ import pytest
 from controller import doctor, floor_link
 from controller.broker import parse_broker
 from floor.ingest import Ingest
-from tests.floor.harness import LinkedTable, Sender, one, reconciled, wait_until
+from tests.floor.harness import (
+    FloorProcess,
+    LinkedTable,
+    Sender,
+    one,
+    reconciled,
+    wait_until,
+)
 from tests.servers import Mosquitto
 
 NEVER_S = 300.0  # a table's resend after this long: longer than any test, so only the
@@ -203,3 +211,37 @@ def test_reconcile_of_a_table_that_deals(tmp_path: Path, broker: Mosquitto, floo
     finally:
         stop.set()
         dealer.join(60)
+
+
+def rounds_in(journal: Path) -> int:
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{journal}?mode=ro", uri=True)) as db:
+            return int(db.execute("SELECT count(*) FROM rounds WHERE last_seq IS NOT NULL")
+                       .fetchone()[0])
+    except sqlite3.Error:
+        return 0  # not made yet
+
+
+def test_a_demo_table_stopping_after_a_broker_crash_leaves_nothing_behind(
+        tmp_path: Path, crashable: Mosquitto, floor_dsn: str) -> None:
+    """`tablectl run --floor URL --table-id ID --rounds N`, the broker SIGKILLed and restarted
+    while it deals: when the table has stopped, cleanly, every round of it is on the floor (the
+    wiring of the daemon's stop, drain included, not the test harness's)."""
+    floor = FloorProcess(crashable.url, floor_dsn, "a", tmp_path).start()
+    journal = tmp_path / "demo" / "journal.sqlite3"
+    table = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--floor", crashable.url, "--table-id",
+         "bj-run", "--rounds", "8", "--journal", str(journal), "--port", "0", "--pace", "0.05"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: rounds_in(journal) >= 2, "the table dealing")
+        crashable.stop(signal.SIGKILL)
+        crashable.start()
+        assert table.wait(120) == 0
+        assert reconciled(floor_dsn, journal) == []
+        assert one(floor_dsn, "SELECT rounds FROM tables WHERE table_id = 'bj-run'") == 8
+    finally:
+        if table.poll() is None:
+            table.kill()
+            table.wait(30)
+        floor.stop()

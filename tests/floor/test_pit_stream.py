@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import time
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -28,6 +29,22 @@ async def until(condition: Any, what: str, timeout: float = 30.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError(f"waited {timeout} s for {what}")
         await asyncio.sleep(0.02)
+
+
+def cut_off(viewer: socket.socket) -> bool:
+    """Whether the server ended the connection: what it had sent, read, then nothing (or a
+    reset), within 30 s, rather than the pings of a stream that goes on."""
+    viewer.settimeout(5)
+    deadline = time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline:
+            if not viewer.recv(65536):
+                return True
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+    return False
 
 
 def test_a_stalled_viewer_is_bounded_then_dropped(floor_dsn: str,
@@ -64,6 +81,7 @@ def test_a_stalled_viewer_is_bounded_then_dropped(floor_dsn: str,
                 await asyncio.sleep(0.001)
             assert len(pit.viewers) == 1, "the stalled viewer dropped"
             assert most <= VIEWER_BACKLOG
+            assert await asyncio.to_thread(cut_off, stalled), "its connection is cut"
             count = len(received)
             pit.broadcast(sse("floor", {"latest": True}))
             await until(lambda: any(b'"latest": true' in line for line in received[count:]),

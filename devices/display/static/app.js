@@ -164,9 +164,9 @@ function connect() {
 }
 
 // The floor link's health: a small mark in the top bar, never a banner. The floor being away
-// is no reason to stop a table: the messages wait in the journal. Away, it counts what the floor
-// has not said it has; connected, what the broker has not taken yet; and any message refused
-// for good (too large: only a stand-in reached the floor).
+// is no reason to stop a table: the messages wait in the journal. Away or behind (the broker
+// there, the floor silent), it counts what the floor has not said it has; connected, what the
+// broker has not taken yet; and any message refused for good (only a stand-in reached it).
 function showFloor(health) {
   const mark = $("floor-link");
   const count = health.state === "connected" ? health.unsent : health.backlog;
