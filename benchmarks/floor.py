@@ -164,7 +164,8 @@ def cut_into_rounds(path: Path, statuses: list[dict[str, Any]]) -> list[Recorded
     db.close()
     groups: list[list[tuple[str, str, str]]] = [[]]
     for n, seq, topic, number, body in rows:
-        head = json.dumps({"n": n, "seq": seq, "topic": topic, "round": number})[1:-1]
+        head = json.dumps({"n": n, "from_n": 1, "seq": seq, "topic": topic,
+                           "round": number})[1:-1]
         tail = f',"body":{codec.decode(body, None)}}}'
         groups[-1].append((head, tail, topic))
         if topic == "round":

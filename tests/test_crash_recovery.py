@@ -6,6 +6,7 @@ lost and nothing settled twice, and the hash chain must verify."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import selectors
 import shutil
@@ -43,12 +44,33 @@ SESSION: list[dict[str, Any]] = [
 ]
 
 
-def read_line(proc: subprocess.Popen[str], selector: selectors.BaseSelector) -> str:
-    if not selector.select(LINE_TIMEOUT_S):
-        proc.kill()
-        raise AssertionError("the child did not reach its next pause in time")
-    assert proc.stderr is not None
-    return proc.stderr.readline()
+class Lines:
+    """The child's stderr, a line at a time, read from the pipe itself: a buffered reader would
+    keep a second line that came in the same read (a log line and a pause together) where
+    waiting on the pipe cannot see it, and wait for ever."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stderr is not None
+        self.proc, self.fd, self.buffer = proc, proc.stderr.fileno(), b""
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.fd, selectors.EVENT_READ)
+
+    def next(self) -> str:
+        """The next line ('' at the end), or AssertionError after `LINE_TIMEOUT_S` of nothing."""
+        while b"\n" not in self.buffer:
+            if not self.selector.select(LINE_TIMEOUT_S):
+                self.proc.kill()
+                raise AssertionError("the child did not reach its next pause in time")
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                line, self.buffer = self.buffer, b""
+                return line.decode()
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode() + "\n"
+
+    def close(self) -> None:
+        self.selector.close()
 
 
 def run_once(session: Path, journal: Path, kill_at: str | None) -> str | None:
@@ -64,11 +86,10 @@ def run_child(args: list[str], kill_at: str | None) -> str | None:
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdin is not None and proc.stderr is not None
-    selector = selectors.DefaultSelector()
-    selector.register(proc.stderr, selectors.EVENT_READ)
+    lines = Lines(proc)
     counts = {"before": 0, "after": 0, "pause": 0}
     try:
-        while line := read_line(proc, selector):
+        while line := lines.next():
             if not line.startswith(("before ", "after ")):
                 continue
             point = line.split()[0]
@@ -82,7 +103,7 @@ def run_child(args: list[str], kill_at: str | None) -> str | None:
             proc.stdin.flush()
         stdout, stderr = proc.communicate(timeout=LINE_TIMEOUT_S)
     finally:
-        selector.close()
+        lines.close()
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()

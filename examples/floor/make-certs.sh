@@ -7,8 +7,8 @@
 # Without --floor, and no floor certificate in DIR yet: one floor process named a.
 # Run it again to add tables or floor processes: what DIR has is kept (delete a .crt to reissue).
 # It also writes, in DIR:
-#   floor-group  the floor's secret shared-subscription group (GROUP= in /etc/tablectl/floor.env
-#                on the floor hosts, never on a table), made once;
+#   floor-group  the floor's secret shared-subscription group (TABLECTL_FLOOR_GROUP= in
+#                /etc/tablectl/floor.env on the floor hosts, never on a table), made once;
 #   floor.acl    the ACL's user block for every floor certificate in DIR, to append to
 #                tablectl.acl.
 # Keep ca.key offline: whoever holds it can issue a certificate under any name, a floor's too.
@@ -68,4 +68,4 @@ for crt in tablectl-floor-*.crt; do
 done > floor.acl
 chmod 0644 ca.crt ./*.crt floor.acl
 echo "made in $dir:${made:- nothing new}; floor.acl (append it to tablectl.acl); floor-group" \
-     "(the floor's GROUP, secret)"
+     "(the floor's TABLECTL_FLOOR_GROUP, secret)"
