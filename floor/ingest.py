@@ -387,7 +387,8 @@ class Ingest:
             return
         self._nagged = now
         try:
-            self._report(behind(self._database()))
+            self._report(behind(self._database(), lambda table: now - self._reported.get(
+                table, -REPORT_S) < REPORT_S))
             self.parts["database"].set(True, "")
         except psycopg.Error as exc:
             self.parts["database"].set(False, str(exc).strip()[:200])

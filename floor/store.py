@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Final, NamedTuple
 
@@ -209,10 +209,12 @@ def throughs(db: psycopg.Connection, tables: Sequence[str]) -> dict[str, Mark]:
             for t, n, j, f, g in db.execute(MARKS, (list(tables),))}
 
 
-def behind(db: psycopg.Connection) -> dict[str, Mark]:
-    """The tables whose messages have a gap or are not all here yet: how far each is stored."""
+def behind(db: psycopg.Connection, told: Callable[[str], bool]) -> dict[str, Mark]:
+    """The tables whose messages have a gap or are not all here yet, but for those `told`
+    lately (a table dealing is behind for a moment after each message): how far each is
+    stored. Only those take the writers' turn."""
     with db.transaction():
-        tables = [str(row[0]) for row in db.execute(BEHIND)]
+        tables = [str(row[0]) for row in db.execute(BEHIND) if not told(str(row[0]))]
         if not tables:
             return {}
         take_turn(db)

@@ -1,8 +1,9 @@
 """What the floor accepts from the broker: every payload is hostile until it passes here.
 
-A payload is checked before it is parsed (its size, its UTF-8, how deeply it nests), parsed
-without NaN or Infinity, and walked once for text PostgreSQL cannot store (NUL, lone
-surrogates). Then each field the floor reads is checked for its type and range: numbers are
+A payload is checked before it is parsed (its size, its UTF-8, how deeply it nests: each
+character looked at once, in C), parsed without NaN or Infinity, and, if its text escapes a NUL
+or a surrogate, walked for the field that holds text PostgreSQL cannot store (NUL, a lone
+surrogate). Then each field the floor reads is checked for its type and range: numbers are
 whole numbers within bounds (message numbers below 2**53, money within `MAX_ROUND_MINOR` a
 round), times are times, names are short. Anything else raises `Rejected` naming the field and
 what is wrong with it; the caller keeps the payload aside and goes on.
@@ -14,6 +15,7 @@ import json
 import math
 import re
 from datetime import datetime
+from itertools import accumulate
 from typing import Any, Final
 
 from controller.broker import TABLE_ID
@@ -30,10 +32,14 @@ TOPICS: Final = ("round", "hold", "hold_ended", "alert", "supervisor", "device",
                  "refused")
 STATUSES: Final = ("open", "closed", "offline")
 ROUND_STATUSES: Final = ("confirmed", "voided")
-# The tokens that change the nesting depth, and strings (skipped whole, brackets and all); a
-# quote that starts no whole string is one that never ends. Each character is looked at once:
-# the string's body cannot backtrack (possessive), and the scan stops at an unended string.
-_DEPTH_TOKENS: Final = re.compile(r'"(?:[^"\\]|\\.)*+"|["\[\]{}]', re.DOTALL)
+# Strings, each taken whole, closed or not (so a text that never ends is one match, never
+# started again inside it): what is left is the payload's structure.
+_STRINGS: Final = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?', re.DOTALL)
+_NOT_BRACKETS: Final = re.compile(r"[^\[\]{}]+")
+_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+# How a NUL or a surrogate can be written in JSON text (a raw one is not JSON, or not UTF-8):
+# only a payload with one of these is walked for the field that holds it.
+_SUSPECT: Final = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a journal's id (the link's: 32 hex digits)
 YEARS: Final = (2000, 2999)  # a time outside them is no table's: PostgreSQL could store it,
 # but Python could not read it back
@@ -52,25 +58,19 @@ def load(payload: bytes, limit: int = MAX_MESSAGE) -> dict[str, Any]:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Rejected(f"not UTF-8 at byte {exc.start}") from None
-    depth = 0
-    for token in _DEPTH_TOKENS.finditer(text):
-        mark = token.group()
-        if mark == '"':
-            raise Rejected(f"a text that never ends, from character {token.start()}")
-        if mark in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise Rejected(f"nested deeper than {MAX_DEPTH} levels at character "
-                               f"{token.start()}")
-        elif mark in "]}":
-            depth -= 1
+    # Outside the strings: where no quote is escaped, every other piece between quotes.
+    outside = "".join(text.split('"')[::2]) if '\\"' not in text else _STRINGS.sub("", text)
+    brackets = _NOT_BRACKETS.sub("", outside)
+    if brackets and max(accumulate(map(_STEP.__getitem__, brackets))) > MAX_DEPTH:
+        raise Rejected(f"nested deeper than {MAX_DEPTH} levels")
     try:
         data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except ValueError as exc:  # JSONDecodeError, too many digits, a constant or an infinity
         raise Rejected(f"not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise Rejected(f"not a JSON object but {type(data).__name__}")
-    _storable(data, "")
+    if _SUSPECT.search(text):
+        _storable(data, "")
     return data
 
 
