@@ -22,6 +22,7 @@ import structlog
 
 from controller.control import DayCloseRequest
 from controller.events import (
+    BetsLocked,
     CardDrawn,
     CardMisread,
     CutCardReached,
@@ -47,6 +48,7 @@ from devices.events import (
     ShoeCard,
     ShoeWarning,
     SpotReport,
+    SpotsComplete,
     Status,
 )
 
@@ -80,6 +82,11 @@ class ControllerLoop:
         self.listeners: list[Listener] = []
         self.lights: dict[tuple[int, int], int] = {}
         self._light_seq = 0
+        # The spots with chips reported since the pads were asked for a snapshot; None when no
+        # snapshot is under way. At its end, a wager the journal holds and the pads do not is
+        # taken off: the chips on the layout now are the wagers, not those of before a restart.
+        self._snapshot: set[tuple[int, str]] | None = None
+        self.pads_synced = False  # the pads' snapshot is in (the rig waits for it)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         config = service.table.config
@@ -129,6 +136,8 @@ class ControllerLoop:
         elif isinstance(item, Supervised):
             self._commit(None, lambda: self.service.supervise(item.event, item.supervisor,
                                                               item.pin))
+        elif isinstance(item, BetsLocked) and (why := self.service.table.lock_refused()):
+            self.log.warning("lock refused", reason=why)  # the page said so before asking
         elif isinstance(item, Event):
             self._commit(item, lambda: self.service.submit(item))
         else:
@@ -155,11 +164,17 @@ class ControllerLoop:
                 self.lights.clear()  # the pad may have lost them: they are all sent again
             self._submit(DeviceFound(seq=0, device=item.device) if isinstance(item, Connected)
                          else DeviceLost(seq=0, device=item.device, reason=item.reason))
+            if item.device == "pads":
+                self.pads_synced = False
+                self._snapshot = set() if pads_back else None
             if pads_back and self.pads is not None:
                 self.pads.write(pads.snapshot_request(0))  # the chips already on the spots
             return
         if isinstance(item, SpotReport):
             self._submit(self._wager(item))
+            return
+        if isinstance(item, SpotsComplete):
+            self._snapshot_done()
             return
         seq = getattr(item, "seq", None)
         source = f"shoe#{seq} {_signature(item)}" if seq is not None else ""
@@ -191,6 +206,21 @@ class ControllerLoop:
                                source=source)
         return None
 
+    def _snapshot_done(self) -> None:
+        """Journal each wager the pads no longer hold as taken off (amount 0), as a live report
+        of an emptied spot would be: before the lock it leaves the round, after it, it is
+        pinching and holds the round."""
+        seen, self._snapshot = self._snapshot, None
+        self.pads_synced = True
+        machine = self.service.table.round
+        if seen is None or machine is None:
+            return
+        gone = [(seat, spot) for seat, spots in machine.wagers.items() for spot in spots
+                if (seat, spot) not in seen]
+        for seat, spot in gone:
+            self.log.info("wager gone from the pads", seat=seat, spot=spot)
+            self._submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=0))
+
     def _wager(self, report: SpotReport) -> Event | None:
         config = self.service.table.config
         spot = pads.spot_name(config.game, report.position) if config else None
@@ -198,6 +228,8 @@ class ControllerLoop:
             self.log.warning("report for an unknown spot", seat=report.seat,
                              position=report.position)
             return None
+        if self._snapshot is not None and (report.amount or report.fault):
+            self._snapshot.add((report.seat, spot))
         if report.fault:
             return DeviceAlarm(seq=0, device="pads", code="sensor_fault",
                                text=f"seat {report.seat} {spot} sensor fault")

@@ -198,6 +198,29 @@ class Table:
                 + (["change the shoe"] if self.shoe.change_required else [])
                 + ([f"do not deal: {self.deal_refused}"] if self.deal_refused else []))
 
+    def deal_blocked(self) -> str | None:
+        """Why no card may be dealt now: the journal's disk at its reserve, or a device lost
+        (a round dealt without its shoe or its pads could not be followed)."""
+        if self.deal_refused:
+            return self.deal_refused
+        if self.lost_devices:
+            return f"lost contact with the {', '.join(sorted(self.lost_devices))}"
+        return None
+
+    def lock_refused(self) -> str | None:
+        """Why the dealer may not lock the bets now (None: the lock may go ahead). Checked
+        where the dealer's request comes in, never in the fold, so that old journals refold
+        as they were written."""
+        machine = self.round
+        if machine is not None and machine.state != "betting":
+            return None  # past the lock: the round's own rules answer
+        if blocked := self.deal_blocked():
+            return blocked
+        if self.config is not None and self.config.game == "blackjack" and not any(
+                machine.wagers.values() if machine else ()):
+            return "no wagers on the layout"  # a coup of baccarat is dealt for the roads
+        return None
+
     # ----- checkpoints -----------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:

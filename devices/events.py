@@ -59,6 +59,12 @@ class SpotReport:
 
 
 @dataclass(frozen=True, slots=True)
+class SpotsComplete:
+    """The end of the pads' snapshot: every spot with chips has been reported since it was
+    asked for, so any other spot is empty."""
+
+
+@dataclass(frozen=True, slots=True)
 class Garbage:
     bytes: int
     offset: int = 0  # where in the stream the skipped bytes began
@@ -76,8 +82,8 @@ class Disconnected:
     reason: str
 
 
-DeviceEvent = (ShoeCard | Misread | Alarm | ShoeWarning | Status | SpotReport | Garbage | Connected
-               | Disconnected)
+DeviceEvent = (ShoeCard | Misread | Alarm | ShoeWarning | Status | SpotReport | SpotsComplete
+               | Garbage | Connected | Disconnected)
 
 
 def as_json(event: DeviceEvent) -> dict[str, Any]:
@@ -100,6 +106,8 @@ def as_json(event: DeviceEvent) -> dict[str, Any]:
     elif isinstance(event, SpotReport):
         data = {"type": "spot", "seat": event.seat, "position": event.position,
                 "amount": event.amount, "fault": event.fault}
+    elif isinstance(event, SpotsComplete):
+        data = {"type": "snapshot_end"}
     elif isinstance(event, Garbage):
         data = {"type": "garbage", "bytes": event.bytes, "offset": event.offset}
     elif isinstance(event, Connected):

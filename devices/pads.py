@@ -2,7 +2,8 @@
 
 Pad to controller (IN endpoint 0x81), a report of spot changes:
     0x01 | SEQ | N (0-8) | N x (SEAT, POSITION, STATE, AMOUNT u32 little-endian cents) | CRC16
-STATE: 0 empty, 1 chips present (AMOUNT read from the RFID chips), 2 sensor fault.
+STATE: 0 empty, 1 chips present (AMOUNT read from the RFID chips), 2 sensor fault. A report of
+no spot (N = 0) ends the answer to a snapshot request: every other spot is empty.
 Controller to pad (OUT endpoint 0x01):
     0x02 | SEQ | N (0-19) | N x (SEAT, POSITION, LIGHT) | CRC16     spot lights
     0x03 | SEQ | CRC16                                            send every non-empty spot
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import Final
 
 from devices.cardid import crc16
-from devices.events import DeviceEvent, Garbage, SpotReport
+from devices.events import DeviceEvent, Garbage, SpotReport, SpotsComplete
 
 REPORT_SIZE: Final = 64
 SPOTS_REPORT, LIGHTS, SNAPSHOT = 0x01, 0x02, 0x03
@@ -63,6 +64,8 @@ def decode_report(packet: bytes) -> list[DeviceEvent]:
     end = 3 + 7 * packet[2]
     if len(packet) < end + 2 or crc16(packet[:end]) != int.from_bytes(packet[end:end + 2], "big"):
         return [Garbage(len(packet))]
+    if packet[2] == 0:
+        return [SpotsComplete()]
     spots: list[DeviceEvent] = []
     for at in range(3, end, 7):
         seat, position, state = packet[at], packet[at + 1], packet[at + 2]

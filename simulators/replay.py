@@ -62,6 +62,9 @@ class PadsFeed(VirtualPads):
     def inject(self, report: bytes) -> None:
         self._reports.put(report)
 
+    def answer_snapshot(self) -> None:
+        """Nothing of its own: the pads' answer is in the recording, in its place."""
+
 
 class Replayer:
     def __init__(self, path: Path, journal: Path | None = None, speed: float = 0.0) -> None:

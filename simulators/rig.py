@@ -50,7 +50,12 @@ from simulators.virtual_shoe import VirtualShoe
 # A test's days close when it says so, keep every day, and need no free disk.
 TEST_DAYS = JournalConfig(day_close=None, keep_days=None, reserve_mb=0)
 WAIT_S = 15.0  # a bound on every wait, never a synchronisation sleep
+PAYOUT_PACES = 8  # the payout stays on screen 8 paces (4.8 s at the demo's 0.6 s)
 PIN = "1357"  # the rig's own supervisor "sup": a simulator, not a table's secret
+
+
+class AnotherGame(ValueError):
+    """The journal is another game's table: one journal holds one table's game."""
 
 
 class Rig:
@@ -88,7 +93,11 @@ class Rig:
             {"game": game, "rules": {}, "pay_tables": self.pay_tables})
         self.serial: SerialDevice | None = None
         self.usb: UsbDevice | None = None
-        self.start_controller()
+        try:
+            self.start_controller()
+        except AnotherGame:
+            self.shoe.stop()
+            raise
 
     # ----- the controller's life -------------------------------------------------------------
 
@@ -96,10 +105,17 @@ class Rig:
         service, closer = open_table(self.journal_path, self.journal_config,
                                      PinGuard(self.supervisors), self.keep_rounds)
         wanted = config_change(self.game, {}, self.pay_tables, PayTables.load())
-        config = service.table.config_event
-        if config is None or config.content() != wanted.content():
+        config = service.table.config
+        if config is not None and config.game != self.game:
+            assert service.journal is not None
+            service.journal.close()
+            raise AnotherGame(f"the journal {self.journal_path} is a {config.game} table's: "
+                              f"give the {self.game} table its own with --journal PATH")
+        if service.table.config_event is None or \
+                service.table.config_event.content() != wanted.content():
             if service.table.round is not None and service.table.round.in_progress:
-                service.submit(RoundVoided(seq=0, by="demo", reason="the table changed game"))
+                service.submit(RoundVoided(seq=0, by="demo", reason="the demo's pay tables "
+                                           "changed"))
             service.submit(wanted)
         decode = beetek.decode if self.protocol == "beetek" else cardid.decode
         silence = cardid.SILENCE_LOST_S if self.protocol == "cardid" else None
@@ -115,7 +131,8 @@ class Rig:
         self.serial.start()
         self.usb.start()
         self.wait(lambda: self.serial is not None and self.serial.connected.is_set()
-                  and self.usb is not None and self.usb.connected.is_set())
+                  and self.usb is not None and self.usb.connected.is_set()
+                  and self.loop is not None and self.loop.pads_synced, "the devices")
 
     def _count(self, event: Event | None, effects: list[Effect]) -> None:
         if isinstance(event, CardDrawn | CardMisread):
@@ -176,10 +193,10 @@ class Rig:
             if self.idle is not None:
                 self.idle()
 
-    def pause(self) -> None:
+    def pause(self, paces: float = 1) -> None:
         """The demo dealer's pace: time for a person to watch, the loop kept running."""
         if self.pace_s > 0:
-            until = time.monotonic() + self.pace_s
+            until = time.monotonic() + self.pace_s * paces
             self.wait(lambda: time.monotonic() >= until, "the pace")
 
     def settle_queue(self) -> None:
@@ -246,7 +263,7 @@ class Rig:
             self.console(AlertsCleared(seq=0, by="dealer"))
         self.play_out()
         self.console(PayoutShown(seq=0))
-        self.pause()
+        self.pause(PAYOUT_PACES)  # a person reads the payout: it stays up for a while
         self.console(PayoutConfirmed(seq=0, by="dealer"))
         self.collect()
 

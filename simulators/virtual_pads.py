@@ -47,6 +47,12 @@ class VirtualPads(usb.backend.IBackend):  # type: ignore[misc]
         """Chips put on (or taken off, amount 0) a spot."""
         self._report([SpotReport(seat, position, amount)])
 
+    def preset(self, seat: int, position: int, amount: int) -> None:
+        """Chips already on a spot when the pads come up: no report, the host asks for them
+        (a table restarted while the players' chips stayed on the layout)."""
+        with self._lock:
+            self.spots[(seat, position)] = SpotReport(seat, position, amount)
+
     @property
     def pending(self) -> int:
         """Reports not yet read by the host."""
@@ -174,9 +180,15 @@ class VirtualPads(usb.backend.IBackend):  # type: ignore[misc]
                 for seat, position, light in lights:
                     self.lights[(seat, position)] = light
             else:
-                standing = [s for s in self.spots.values() if s.amount or s.fault]
-                self._report(standing)
+                self.answer_snapshot()
         return len(data)
+
+    def answer_snapshot(self) -> None:
+        """Every spot with chips, then the end of the snapshot (a report of no spot)."""
+        self._report([s for s in self.spots.values() if s.amount or s.fault])
+        with self._lock:
+            self._seq = (self._seq + 1) & 0xFF
+            self._reports.put(pads.encode_spots(self._seq, []))
 
     def clear_halt(self, dev_handle: Any, ep: int) -> None:
         pass

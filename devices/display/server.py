@@ -7,7 +7,9 @@
   dead one. A page that reads slowly gets only the newest message of each event (`Mailbox`);
   one that stops reading for `WRITE_TIMEOUT_S` is dropped.
 - `POST /api/action` a dealer or supervisor action (devices/console.py), posted to the
-  controller's queue: 202 when queued, 400 naming the field when malformed.
+  controller's queue: 202 when queued, 400 naming the field when malformed, 409 with the reason
+  for "no more bets" when the table may not deal (a device lost, the disk at its reserve, no
+  wager on a blackjack layout).
 - `GET /api/snapshot`, `GET /health`.
 
 It binds to 127.0.0.1 by default. On any other address every request needs the token
@@ -33,7 +35,7 @@ from typing import Any, Final
 from aiohttp import web
 
 from controller.config_file import TOKEN_MIN_CHARS
-from controller.events import Event
+from controller.events import BetsLocked, Event
 from controller.loop import Supervised
 from devices.console import ConsoleError, parse_action
 from devices.display.mailbox import Mailbox
@@ -271,6 +273,9 @@ class DisplayServer:
             action = parse_action(payload)
         except (ConsoleError, json.JSONDecodeError) as exc:
             return web.json_response({"error": str(exc)}, status=400)
+        if isinstance(action, BetsLocked) and (why := self.hub.view.get("lock_refused")):
+            # the loop refuses it too (the table may have changed since this view)
+            return web.json_response({"error": f"no more bets refused: {why}"}, status=409)
         self.post(action)
         return web.json_response({"accepted": True}, status=202)
 

@@ -15,7 +15,7 @@ from typing import Any, Final
 from controller.alerts import Alert
 from controller.cards import Card, parse_card
 from controller.money import from_minor
-from controller.round_machine import RoundMachine
+from controller.round_machine import BURN, MISREAD, SET_ASIDE, VOIDED, DealtCard, RoundMachine
 from controller.rules import baccarat
 from controller.rules.baccarat_play import BaccaratPlay
 from controller.rules.blackjack import hand_value
@@ -31,6 +31,14 @@ SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
 GAME_WAGERS: Final = {"main": "Main", "insurance": "Insurance", "player": "Player",
                       "banker": "Banker", "tie": "Tie"}  # the games' own wagers: no pay table
 SIDES: Final = {"lucky8_player": "Player", "lucky8_banker": "Banker"}
+# The round's phase and a payout's status as the dealer says them (the keys stay in the view).
+PHASE_WORDS: Final = {
+    "starting": "starting", "waiting": "waiting", "betting": "betting",
+    "locked": "bets locked", "dealing": "dealing", "insurance": "insurance",
+    "player_turns": "players' turns", "dealer_turn": "dealer's turn", "settled": "settled",
+    "hold": "on hold", "closed": "round over", "voided": "voided"}
+STATUS_WORDS: Final = {"computed": "to pay", "shown": "paying", "confirmed": "paid",
+                       "voided": "voided"}
 RECALL_ROUNDS: Final = 10
 DEFAULT_CASHIER: Final = Cashier()
 
@@ -58,8 +66,8 @@ def wager_name(wager: str, config: TableConfig | None) -> str:
 
 def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
                 award: str = "") -> str:
-    """'Lucky Stiff · Stiff Pair 10 to 1: pay $50.00', 'Main: collect $10.00'."""
-    title = name + (f" hand {s.hand}" if s.hand and s.hand > 1 else "")
+    """'Lucky Stiff · Stiff Pair 10 to 1: pay $50.00', 'Main · hand 2: collect $10.00'."""
+    title = name
     if s.outcome in ("refused", "returned"):
         return f"{title}: return {cashier.text(s.stake)}"
     if s.net > 0:
@@ -73,6 +81,18 @@ def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
     if s.net < 0:
         return f"{title}: collect {cashier.text(-s.net)}"
     return f"{title}: push"
+
+
+def card_line(dealt: DealtCard) -> str:
+    """'10♦ to the banker', '8♠ burned': a recalled card as a dealer reads it."""
+    assert dealt.card is not None
+    shown = card_view(dealt.card)
+    face = f"{shown['rank']}{shown['suit']}"
+    if dealt.to == BURN:
+        return f"{face} burned"
+    if dealt.to in (VOIDED, SET_ASIDE, MISREAD):
+        return f"{face} {dealt.to}"
+    return f"{face} to {dealt.to}"
 
 
 def expected_view(machine: RoundMachine | None) -> dict[str, Any] | None:
@@ -118,12 +138,15 @@ class _View:
             do_not_pay = machine.hold_reason
         elif table.lost_devices:
             do_not_pay = f"lost contact with the {', '.join(sorted(table.lost_devices))}"
+        phase = machine.state if machine else ("closed" if record else "waiting")
         data: dict[str, Any] = {
             "table": name, "game": config.game if config else None,
             "round": record.number if record else None,
-            "phase": machine.state if machine else ("closed" if record else "waiting"),
+            "phase": phase,
+            "phase_text": PHASE_WORDS.get(phase, phase),
             "do_not_pay": do_not_pay,
-            "do_not_deal": table.deal_refused,  # no new round: the disk is at its reserve
+            "do_not_deal": table.deal_blocked(),  # the disk at its reserve, or a device lost
+            "lock_refused": table.lock_refused(),  # why "No more bets" is not offered now
             "alerts": [{"code": a.code, "message": a.message, "blocking": _active(a, shown)}
                        for a in (shown.alerts[-8:] if shown else [])],
             "lost_devices": sorted(table.lost_devices),
@@ -150,7 +173,8 @@ class _View:
         settlements = record.machine.settlements
         pay = sum(s.net for s in settlements if s.net > 0)
         collect = -sum(s.net for s in settlements if s.net < 0)
-        return {"status": record.status, "pay": from_minor(pay), "collect": from_minor(collect),
+        return {"status": record.status, "status_text": STATUS_WORDS.get(record.status, ""),
+                "pay": from_minor(pay), "collect": from_minor(collect),
                 "pay_text": self.cashier.text(pay), "collect_text": self.cashier.text(collect),
                 "steps": procedure.steps(settlements, self.cashier, self.name)}
 
@@ -166,32 +190,37 @@ class _View:
         nets: Counter[int] = Counter()
         moved: dict[str, Counter[int]] = {"pay": Counter(), "collect": Counter()}
         results: dict[int, list[dict[str, Any]]] = {}
+        split = procedure.split_seats(machine.settlements) | {
+            seat.number for seat in getattr(play, "seats", ()) if len(seat.hands) > 1}
         for s in machine.settlements:
             nets[s.seat] += s.net
             action = procedure.action(s)
             if action != "push":  # what the dealer hands over (a return too) or takes
                 moved["collect" if action == "collect" else "pay"][s.seat] += \
                     procedure.amount(s)
-            wager = self.name(s.wager)
+            wager = procedure.hand_name(self.name(s.wager), s.hand, s.seat in split)
             results.setdefault(s.seat, []).append({
-                "wager": s.wager, "name": wager, "action": action,
+                "wager": s.wager, "hand": s.hand, "name": wager, "action": action,
                 "text": result_text(s, wager, self.cashier, self.award(s)),
                 "net": from_minor(s.net), **{f"amount_{k}": v for k, v in
                                               self.money(procedure.amount(s)).items()}})
         seats = []
         for number in range(1, count + 1):
             hands: list[dict[str, Any]] = []
+            open_stakes: dict[str, int] = {}  # wagers the play holds beyond the layout's
             if isinstance(play, BlackjackPlay):
                 for seat in play.seats:
                     if seat.number != number:
                         continue
+                    if seat.insurance_open:
+                        open_stakes["insurance"] = seat.insurance
                     for index, hand in enumerate(seat.hands):
                         value = hand_value(hand.cards)
                         hands.append({
                             "cards": [card_view(c) for c in hand.cards], "total": value.total,
                             "soft": value.soft, "bust": value.bust, "blackjack": hand.natural,
-                            "stake": from_minor(hand.stake), "doubled": hand.doubled,
-                            "active": active == (number, index + 1),
+                            "stake": from_minor(hand.stake), "stake_minor": hand.stake,
+                            "doubled": hand.doubled, "active": active == (number, index + 1),
                             "result": hand.outcome.kind if hand.outcome else None})
             wagers = machine.wagers.get(number, {})
             settled = machine.settled or machine.finished
@@ -202,12 +231,44 @@ class _View:
                 "wager_list": [{"spot": spot, "name": self.name(spot),
                                 **self.money(amount)} for spot, amount in wagers.items()],
                 "hands": hands, "results": results.get(number, []),
+                "lines": self.lines(wagers, open_stakes, hands, results.get(number, []),
+                                    number in split),
                 "net": from_minor(net) if settled else None,
                 "net_text": self.cashier.text(abs(net)) if settled else None,
                 # what the dealer hands over and takes at this seat, the net its check figure
                 "pay_text": self.cashier.text(pay) if pay else None,
                 "collect_text": self.cashier.text(collect) if collect else None})
         return seats
+
+    def lines(self, wagers: dict[str, int], open_stakes: dict[str, int],
+              hands: list[dict[str, Any]], results: list[dict[str, Any]],
+              split: bool) -> list[dict[str, Any]]:
+        """Every wager the seat holds, in the layout's order: its result once it is settled,
+        its stake while it is open. A side bet settled after the deal never hides the main
+        wager the dealer still needs for a double or a split."""
+        settled: dict[str, list[dict[str, Any]]] = {}
+        for each in results:
+            settled.setdefault(each["wager"], []).append(each)
+        lines: list[dict[str, Any]] = []
+        for spot, amount in {**wagers, **open_stakes}.items():
+            done = settled.pop(spot, [])
+            if spot == "main" and hands:  # one line per hand, each at its own stake
+                for number, hand in enumerate(hands, 1):
+                    result = next((r for r in done if r["hand"] == number), None)
+                    name = procedure.hand_name(self.name(spot), number, split)
+                    lines.append({"state": "settled", **result} if result else
+                                 self.open_line(spot, name, hand["stake_minor"]))
+                lines += [{"state": "settled", **r} for r in done
+                          if r["hand"] is None or r["hand"] > len(hands)]
+            elif done:
+                lines += [{"state": "settled", **r} for r in done]
+            else:
+                lines.append(self.open_line(spot, self.name(spot), amount))
+        lines += [{"state": "settled", **r} for rest in settled.values() for r in rest]
+        return lines
+
+    def open_line(self, spot: str, name: str, amount: int) -> dict[str, Any]:
+        return {"state": "open", "wager": spot, "name": name, **self.money(amount)}
 
     def baccarat(self, play: BaccaratPlay | None,
                  machine: RoundMachine | None) -> dict[str, Any]:
@@ -240,11 +301,13 @@ class _View:
 
     def recall(self, record: RoundRecord) -> dict[str, Any]:
         machine = record.machine
-        cards = [f"{c.card} {c.to}" for c in machine.cards if c.card is not None]
+        cards = [card_line(c) for c in machine.cards if c.card is not None]
         nets: Counter[int] = Counter()
         for s in machine.settlements:
             nets[s.seat] += s.net
-        return {"round": record.number, "status": record.status, "cards": cards,
+        return {"round": record.number, "status": record.status,
+                "status_text": PHASE_WORDS.get(record.status) or STATUS_WORDS.get(
+                    record.status, record.status), "cards": cards,
                 "nets": {str(seat): from_minor(net) for seat, net in sorted(nets.items())},
                 "nets_text": {str(seat): ("+" if net > 0 else "-" if net < 0 else "")
                               + self.cashier.text(abs(net))

@@ -89,10 +89,13 @@ def test_blackjack_round_live(page: Page) -> None:
         for text in ("8S", "9D", "8D"):
             table.send(CardDrawn(seq=0, card=text))
             expect(card(page, text)).to_be_visible()  # live, card by card
-        expect(page.locator('[data-seat="1"] .results')).to_have_count(0)  # not before the end
+        settled = page.locator('[data-seat="1"] .wagers li[title]')
+        expect(settled).to_have_count(0)  # nothing settled yet
         table.send(CardDrawn(seq=0, card="7C"))  # the hole card
-        expect(page.locator('[data-seat="1"] .results li[title]')).to_have_attribute(
+        expect(page.locator('[data-seat="1"] .wagers li[title]')).to_have_attribute(
             "title", "Lucky Stiff · Stiff Pair 10 to 1: pay $50.00")
+        # settled after the deal, the side bet leaves the main wager on screen, still open
+        expect(page.locator('[data-seat="1"] .wagers li.open')).to_have_text("Main $10.00")
         expect(page.locator("#dealer .card.back")).to_have_count(1)
         expect(card(page, "7C")).to_have_count(0)
         expect(page.locator("#dealer-total")).to_have_text("showing 9")
@@ -174,7 +177,7 @@ def test_baccarat_display(page: Page) -> None:
         expect(page.locator("#scoreboard .counts")).to_contain_text("Tie 2")
         expect(page.locator("#bac-result")).to_contain_text("BANKER WINS · commission $1.00")
         expect(page.locator("#bac-player .total")).to_have_text("8")
-        results = page.locator('[data-seat="1"] .results li')
+        results = page.locator('[data-seat="1"] .wagers li')
         expect(results.nth(0)).to_have_attribute("title", "Banker 1 to 1 less 5%: pay $19.00")
         expect(results.nth(1)).to_have_attribute(
             "title", "Lucky 8 · Player · Unlucky 8 8 to 1: pay $40.00")

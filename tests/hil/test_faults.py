@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from controller.cards import parse_card
-from controller.events import BetsLocked, CardAssigned, CardDrawn, Resumed
+from controller.events import BetsLocked, CardAssigned, CardDrawn, Resumed, WagerPlaced
+from controller.journal.fold import read_events
 from devices import pads
+from simulators.virtual_pads import VirtualPads
 from tests.hil.harness import Table
 
 CARDS = [parse_card(c) for c in ["TS", "9D", "5C", "8D", "7H", "2S", "3C", "4D", "6H", "KS"]]
@@ -215,5 +217,52 @@ def test_beetek_cards_go_straight_to_the_hand_due(tmp_path: Path) -> None:
             ("8D", "the dealer")]
         drawn = [e for e in table.service.table.rounds()[-1].events if isinstance(e, CardDrawn)]
         assert all(e.source == "" for e in drawn)  # no sequence numbers: nothing to acknowledge
+    finally:
+        table.close()
+
+
+def restarted_with(table: Table, layout: dict[tuple[int, str], int]) -> None:
+    """The controller restarts (a new process) over pads that hold `layout` now."""
+    table.stop_controller()
+    table.pads = VirtualPads()
+    for (seat, spot), amount in layout.items():
+        table.pads.preset(seat, pads.position_of("blackjack", spot), amount)
+    table.start_controller()
+    table.settle_queue()
+
+
+def test_a_restart_during_betting_takes_the_wagers_the_pads_hold_now(tmp_path: Path) -> None:
+    """Issue 21, 12: the pads' snapshot at start-up is the layout; each difference from the
+    journal is journaled (a wager gone at amount 0, a changed one at its new amount), and the
+    journaled wagers are never stacked under new ones."""
+    table = Table(tmp_path, "blackjack", "cardid", cards=list(CARDS))
+    try:
+        table.place(1, "main", 1000)
+        table.place(1, "lucky_stiff", 500)
+        table.place(2, "main", 2500)
+        restarted_with(table, {(1, "main"): 1000, (2, "main"): 5000, (3, "main"): 1500})
+        round_ = table.round
+        assert round_ is not None and round_.state == "betting"
+        assert round_.wagers == {1: {"main": 1000}, 2: {"main": 5000}, 3: {"main": 1500}}
+        placed = [(e.seat, e.spot, e.amount) for e in read_events(table.journal_path)
+                  if isinstance(e, WagerPlaced)]
+        assert placed[3:] == [(2, "main", 5000), (3, "main", 1500), (1, "lucky_stiff", 0)]
+        assert not round_.alerts
+        table.place(4, "main", 500)  # betting goes on over the layout as it is
+        table.console(BetsLocked(seq=0))
+        round_ = table.round
+        assert round_ is not None and round_.accepted == round_.wagers and not round_.blocking
+    finally:
+        table.close()
+
+
+def test_a_restart_after_the_lock_with_a_wager_gone_holds_the_round(tmp_path: Path) -> None:
+    """The same difference after the bets were locked is pinching: the round holds for a
+    supervisor instead of guessing which layout was played."""
+    table = Table(tmp_path, "blackjack", "cardid", cards=list(CARDS))
+    try:
+        start_round(table)
+        restarted_with(table, {})
+        assert "changed from 1000 to 0 after bets were locked" in held(table)
     finally:
         table.close()

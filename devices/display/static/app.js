@@ -25,24 +25,53 @@ function chipsText(chips) {
 }
 const ACTION_WORDS = { pay: "PAY", collect: "COLLECT", return: "RETURN", push: "PUSH" };
 
+// A seat's box names every wager the table holds for it, each with its result once settled and
+// its stake while open: a side bet that settles after the deal never hides the main wager.
+function lineHtml(line, current, seat) {
+  if (line.state === "open") return `<li class="open"><span>${line.name}</span> <b class="amount">${line.text}</b></li>`;
+  const here = current && current.seat === seat && current.wager === line.wager ? " current" : "";
+  const sign = line.action === "push" ? "push" : (line.action === "collect" ? "−" : "+") + line.amount_text;
+  return `<li class="${line.action}${here}" title="${line.text}"><span>${line.name}</span> <b class="amount">${sign}</b></li>`;
+}
+
 function renderSeats(v) {
   const current = currentStep(v);
   $("seats").style.setProperty("--seats", v.seats.length);
   $("seats").classList.toggle("many", v.seats.length > 7);
   $("seats").innerHTML = v.seats.map((s) => {
-    const wagers = s.wager_list.map((w) => `<li><span>${w.name}</span> <b>${w.text}</b></li>`).join("");
     const hands = s.hands.map((h, i) => `<div class="hand${h.active ? " active" : ""}" data-hand="${i + 1}">
         <div class="cards">${h.cards.map(cardHtml).join("")}</div>
         <div class="total">${totalText(h)}${h.doubled ? " (doubled)" : ""}${h.result ? " · " + h.result : ""}</div></div>`).join("");
-    const results = s.results.map((r) => `<li class="${r.action}${current && current.seat === s.seat && current.wager === r.wager ? " current" : ""}" title="${r.text}">` +
-      `<span>${r.name}</span> <b>${r.action === "push" ? "push" : (r.action === "collect" ? "−" : "+") + r.amount_text}</b></li>`).join("");
-    const due = (s.collect_text ? `<div class="due collect"><small>COLLECT</small>${s.collect_text}</div>` : "")
-      + (s.pay_text ? `<div class="due pay"><small>PAY</small>${s.pay_text}</div>` : "");
-    const net = s.net == null ? "" : `<div class="net">net ${s.net > 0 ? "+" : s.net < 0 ? "−" : ""}${s.net_text}</div>`;
-    const body = s.results.length ? `<ul class="results">${results}</ul>` : `<ul class="wagers">${wagers}</ul>`;
-    return `<div class="seat${current && current.seat === s.seat ? " current" : ""}${s.wager_list.length ? "" : " empty"}" data-seat="${s.seat}">
-      <h3>Seat ${s.seat}</h3>${hands}${body}<div class="dues">${due}${net}</div></div>`;
+    const lines = (s.lines || []).map((l) => lineHtml(l, current, s.seat)).join("");
+    const due = (s.collect_text ? `<div class="due collect"><small>COLLECT</small><b class="amount">${s.collect_text}</b></div>` : "")
+      + (s.pay_text ? `<div class="due pay"><small>PAY</small><b class="amount">${s.pay_text}</b></div>` : "");
+    const net = s.net == null ? "" : `<div class="net">net ${s.net > 0 ? "+" : s.net < 0 ? "−" : ""}<span class="amount">${s.net_text}</span></div>`;
+    return `<div class="seat${current && current.seat === s.seat ? " current" : ""}${s.wager_list.length || lines ? "" : " empty"}" data-seat="${s.seat}">
+      <h3>Seat ${s.seat}</h3>${hands}<ul class="wagers">${lines}</ul><div class="dues">${due}${net}</div></div>`;
   }).join("");
+}
+
+// A seat with more than its box holds (a split, every side bet, insurance) is drawn tighter:
+// smaller cards and wager lines and no net line first, then smaller dues; never clipped.
+function fitSeats() {
+  const over = (e) => e.scrollHeight > e.clientHeight + 1;
+  for (const seat of document.querySelectorAll(".seat")) {
+    seat.classList.remove("tight", "tighter");
+    if (over(seat)) seat.classList.add("tight");
+    if (over(seat)) seat.classList.add("tighter");
+  }
+}
+
+// No amount breaks across lines: one that does not fit its box is drawn smaller instead.
+function fitAmounts() {
+  for (const el of document.querySelectorAll(".amount")) {
+    el.style.fontSize = "";
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    while (el.scrollWidth > el.clientWidth + 0.5 && size > 8) {
+      size -= 1;
+      el.style.fontSize = `${size}px`;
+    }
+  }
 }
 
 function renderDealer(v) {
@@ -77,38 +106,43 @@ function currentStep(v) {
   return steps.length && v.payout.status !== "confirmed" ? steps[Math.min(walk.index, steps.length - 1)] : null;
 }
 
+const STATUS_WORDS = { computed: "to pay", shown: "paying", confirmed: "paid", voided: "voided" };
+
 function renderActions(v) {
   const e = v.expected;
   const buttons = [];
   let prompt = "";
   if (v.phase === "betting" || v.phase === "waiting" || v.phase === "closed") {
-    prompt = "Place your bets";
-    buttons.push(["lock_bets", "No more bets (L)", {}]);
+    prompt = v.lock_refused ? `Do not deal: ${v.lock_refused}` : "Place your bets";
+    buttons.push(["lock_bets", "No more bets (L)", {}, !!v.lock_refused]);
   } else if (e && e.kind === "decision") {
     prompt = `Seat ${e.seat} hand ${e.hand}`;
     for (const o of e.options) buttons.push([o, o[0].toUpperCase() + o.slice(1), { seat: e.seat, hand: e.hand }]);
   } else if (e && e.kind === "insurance") {
     prompt = `Seat ${e.seat}: insurance?`;
-    for (const o of e.options) buttons.push([o, o.replace(/_/g, " "), { seat: e.seat }]);
+    // "no even money" is the answer to an offer of even money only (a blackjack)
+    const offered = e.options.filter((o) => o !== "no_even_money" || e.options.includes("even_money"));
+    for (const o of offered) buttons.push([o, o[0].toUpperCase() + o.slice(1).replace(/_/g, " "), { seat: e.seat }]);
   } else if (e && e.kind === "card") {
     prompt = `Deal to ${e.to}`;
   }
   if (v.phase === "locked" && v.alerts.some((a) => a.blocking)) buttons.push(["clear_alerts", "Clear alerts", {}]);
   $("prompt").textContent = prompt;
-  $("buttons").innerHTML = buttons.map(([a, label, f]) =>
-    `<button type="button" data-action="${a}" data-fields='${JSON.stringify(f)}'>${label}</button>`).join("");
+  $("buttons").innerHTML = buttons.map(([a, label, f, off]) =>
+    `<button type="button" data-action="${a}" data-fields='${JSON.stringify(f)}'${off ? " disabled" : ""}>${label}</button>`).join("");
   const p = v.payout;
   const step = currentStep(v);
   let html = "";
   if (p) {
     const n = Math.min(walk.index, p.steps.length - 1);
-    const totals = `pay ${p.pay_text} · collect ${p.collect_text}`;
+    const totals = `pay <span class="amount">${p.pay_text}</span> · collect <span class="amount">${p.collect_text}</span>`;
+    const status = p.status_text || STATUS_WORDS[p.status] || "";
     html = (step ? `<div class="step ${step.action}"><small>${n + 1}/${p.steps.length} · ${step.moment} · ${totals}</small>
-        <strong>Seat ${step.seat} · ${step.name}: ${ACTION_WORDS[step.action]} ${step.amount_text}</strong>
+        <strong>Seat ${step.seat} · ${step.name}: ${ACTION_WORDS[step.action]} <span class="amount">${step.amount_text}</span></strong>
         ${step.chips.length ? `<span class="chips">${chipsText(step.chips)}</span>` : ""}</div>
         <button type="button" data-walk="-1" aria-label="Back"${n === 0 ? " disabled" : ""}>◀</button>
         <button type="button" data-walk="1" aria-label="Next"${n >= p.steps.length - 1 ? " disabled" : ""}>▶</button>`
-      : `<div class="totals">${totals} · ${p.status}</div>`) +
+      : `<div class="totals">${p.steps.length ? `${totals} · ${status}` : "nothing to pay or collect"}</div>`) +
       (p.status !== "confirmed" && !v.do_not_pay ? '<button type="button" class="primary" data-action="confirm_payout" data-fields="{}">Confirm payout (C)</button>' : "");
   }
   $("payout").innerHTML = html;
@@ -119,22 +153,25 @@ function render(v) {
   view = v;
   $("table-name").textContent = v.table || "tablectl";
   $("round").textContent = v.round ? `Round ${v.round}` : "waiting";
-  $("phase").textContent = (v.phase || "").replace(/_/g, " ");
+  $("phase").textContent = v.phase_text || "";
   $("shoe").textContent = v.shoe ? `shoe ${v.shoe.number}${v.shoe.cut_card ? " · cut card" : ""}` : "";
   $("alerts").innerHTML = (v.alerts || []).filter((a) => a.code !== "hold").map((a) =>
     `<li class="${a.blocking ? "blocking" : ""}">${a.message}</li>`).join("");
   renderDealer(v); renderBaccarat(v); renderSeats(v); renderActions(v);
-  $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>Round ${r.round} ${r.status}${r.hold ? " · on hold" : ""}: `
+  $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>Round ${r.round} ${r.status_text || ""}${r.hold ? " · on hold" : ""}: `
     + Object.entries(r.nets_text).map(([s, n]) => `seat ${s} ${n}`).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
   if (v.payout && v.payout.status === "computed" && !v.do_not_pay && shownRound !== v.round) {
     shownRound = v.round;
     send({ action: "payout_shown" });
   }
+  fitSeats();
+  fitAmounts();
   updateBanner();
 }
 
+// Stale (the controller's stream gone quiet): nothing on the page may act on what it shows.
 function updateBanner() {
-  const stale = Date.now() - lastMessage > STALE_MS;
+  const stale = isStale();
   const reason = stale ? "no live data from the controller" : (view && view.do_not_pay);
   document.body.classList.toggle("stale", stale);
   $("banner").classList.toggle("hidden", !reason);
@@ -142,9 +179,21 @@ function updateBanner() {
   const dealReason = !stale && view && view.do_not_deal;
   $("deal-banner").classList.toggle("hidden", !dealReason);
   $("deal-reason").textContent = dealReason || "";
+  for (const b of document.querySelectorAll("button[data-action], button[data-walk], button[data-sup]")) {
+    if (stale) b.disabled = true;
+    else if (b.dataset.sup) b.disabled = false;
+  }
+  const was = wasStale;
+  wasStale = stale;
+  if (stale && !was && view) showFloor(null);
+  if (!stale && was && view) render(view);  // the controls come back as the view allows
 }
+let wasStale = false;
+
+function isStale() { return Date.now() - lastMessage > STALE_MS; }
 
 async function send(action) {
+  if (isStale()) return false;  // a dead controller: no action from what the page last knew
   const response = await fetch(withToken("api/action"), { method: "POST",
     headers: { "Content-Type": "application/json" }, body: JSON.stringify(action) });
   if (!response.ok) {
@@ -156,19 +205,32 @@ async function send(action) {
 
 function connect() {
   const source = new EventSource(withToken("events"));
-  const seen = (ev) => { lastMessage = Date.now(); const d = JSON.parse(ev.data); if (d.view) render(d.view); else updateBanner(); };
+  const seen = (ev) => {
+    lastMessage = Date.now();
+    const d = JSON.parse(ev.data);
+    if (d.view) { render(d.view); document.body.dataset.version = d.version; } else updateBanner();
+  };
   source.addEventListener("snapshot", seen);
   source.addEventListener("ping", seen);
   source.addEventListener("floor", (ev) => showFloor(JSON.parse(ev.data)));
   source.onerror = () => updateBanner();
 }
 
+let floorHealth = null;
 // The floor link's health: a small mark in the top bar, never a banner. The floor being away
 // is no reason to stop a table: the messages wait in the journal. Away or behind (the broker
 // there, the floor silent), it counts what the floor has not said it has; connected, what the
 // broker has not taken yet; and any message refused for good (only a stand-in reached it).
 function showFloor(health) {
   const mark = $("floor-link");
+  if (health) floorHealth = health;
+  else if (!floorHealth) return;
+  if (!health) {  // the controller is silent: what the link said last may no longer be true
+    mark.className = "floor-unknown";
+    mark.textContent = "floor ?";
+    mark.title = "no live data from the controller";
+    return;
+  }
   const count = health.state === "connected" ? health.unsent : health.backlog;
   const waiting = count ? ` · ${count} waiting` : "";
   const refused = health.refused ? ` · ${health.refused} refused` : "";
@@ -196,7 +258,7 @@ $("recall-button").onclick = () => $("recall").showModal();
 
 const KEYS = { h: "hit", s: "stand", d: "double", p: "split", r: "surrender", i: "insurance", n: "no_insurance", e: "even_money" };
 document.addEventListener("keydown", (ev) => {
-  if (!view || ev.target.tagName === "INPUT" || document.querySelector("dialog[open]")) return;
+  if (!view || isStale() || ev.target.tagName === "INPUT" || document.querySelector("dialog[open]")) return;
   const key = ev.key.toLowerCase();
   const e = view.expected;
   if (key === "l") send({ action: "lock_bets" });
