@@ -67,9 +67,8 @@ def wager_name(wager: str, config: TableConfig | None) -> str:
 def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
                 award: str = "") -> str:
     """'Lucky Stiff · Stiff Pair 10 to 1: pay $50.00', 'Main · hand 2: collect $10.00'."""
-    title = name
     if s.outcome in ("refused", "returned"):
-        return f"{title}: return {cashier.text(s.stake)}"
+        return f"{name}: return {cashier.text(s.stake)}"
     if s.net > 0:
         if s.odds < 1:  # a Banker win less the commission
             odds = f"1 to 1 less {float((1 - s.odds) * 100):g}%"
@@ -77,10 +76,10 @@ def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
             odds = f"{s.odds.numerator} to 1"
         else:
             odds = f"{s.odds.numerator}:{s.odds.denominator}"
-        return f"{title}{f' · {award}' if award else ''} {odds}: pay {cashier.text(s.net)}"
+        return f"{name}{f' · {award}' if award else ''} {odds}: pay {cashier.text(s.net)}"
     if s.net < 0:
-        return f"{title}: collect {cashier.text(-s.net)}"
-    return f"{title}: push"
+        return f"{name}: collect {cashier.text(-s.net)}"
+    return f"{name}: push"
 
 
 def card_line(dealt: DealtCard) -> str:

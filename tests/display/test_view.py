@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import http.client
 import json
+import random
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from controller.autopilot import Autopilot
 from controller.events import BetsLocked, CardDrawn, DealerAction, DeviceLost, WagerPlaced
 from controller.service import TableService
 from controller.table import config_change
@@ -153,6 +157,41 @@ def test_no_internal_key_reaches_the_dealer() -> None:
     for text in texts:
         assert "_" not in text and "blackjack_tie" not in text, text
     assert all(r["text"].endswith((".00", "push")) for r in results)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), game=st.sampled_from(["blackjack", "baccarat"]))
+def test_every_wager_of_a_seat_is_on_its_lines_after_every_event(seed: int, game: str) -> None:
+    """Issue 21, 1: after each event of autopilot rounds with every side bet, each seat's lines
+    name every wager the round holds for it and every settlement once; a wager is open until
+    it is settled (a settled side bet never hides the main wager)."""
+    service = TableService(keep_rounds=5)
+    service.submit(config_change(game, {}, {"lucky_stiff": "1", "lucky7": "1",
+                                            "dead_mans_hand": "1", "blackjack_tie": "1"}
+                                 if game == "blackjack" else
+                                 {"lucky8": "1"}, REGISTRY))
+
+    def submit(event: Any) -> Any:
+        effects = service.submit(event)
+        machine = service.table.round
+        if machine is not None:
+            for seat in view(service.table)["seats"]:
+                lines = seat["lines"]
+                held = set(machine.wagers.get(seat["seat"], {}))
+                assert held <= {line["wager"] for line in lines}, (held, lines)
+                settled = [(s.wager, s.hand) for s in machine.settlements
+                           if s.seat == seat["seat"]]
+                shown = [(line["wager"], line["hand"]) for line in lines
+                         if line["state"] == "settled"]
+                assert sorted(shown, key=str) == sorted(settled, key=str)
+                for line in lines:
+                    if line["state"] == "open":
+                        assert (line["wager"], None) not in settled
+        return effects
+
+    autopilot = Autopilot(submit, service.table, random.Random(seed))
+    for _ in range(3):
+        autopilot.play_round()
 
 
 def test_the_payout_runs_in_procedure_order_with_chips() -> None:
