@@ -1,10 +1,15 @@
-"""The baccarat scoreboard's roads, from the shoe's results, as every Asian pit draws them.
+"""The baccarat scoreboard's roads, from the shoe's coups, as every Asian pit draws them.
 
 - Bead plate: every coup in order, six to a column, top to bottom then left to right.
 - Big road: Player and Banker wins only; a win like the one before goes down the same column, a
-  change starts a new column. A column has six rows: a longer streak (a "dragon") turns right
-  along its last free row. A tie is marked on the win before it (ties before the first win are
-  marked on the first win).
+  change starts a new column. A column has six rows: a streak that meets the floor or a cell
+  already taken (an earlier dragon's tail) turns right, and once turned it goes on right along
+  that row; it never drops back down, so two streaks never read as one.
+  A tie is marked on the cell of the win before it. Ties before the first win are marked at
+  once, on an empty cell (0, 0) that the first win then fills: the shoe's opening ties show
+  from the first coup, and the road reads as before once a coup is won.
+- Pairs (the first two cards of a hand of one rank) are marked on the coup's bead and on the big
+  road cell the coup is drawn on (a tie's pairs on the cell its tie is marked on).
 - Big eye boy, small road, cockroach pig (offsets k = 1, 2, 3): a red or blue mark for each big
   road entry, read from the big road's columns as streaks (a dragon's column is its whole length,
   however it was drawn):
@@ -19,40 +24,41 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 ROWS: Final = 6
 DERIVED: Final = {"big_eye_boy": 1, "small_road": 2, "cockroach_pig": 3}
 
 
-def bead_plate(results: Sequence[str]) -> list[dict[str, Any]]:
-    """'P', 'B', 'T' in coup order, placed six to a column."""
-    return [{"col": i // ROWS, "row": i % ROWS, "result": r} for i, r in enumerate(results)]
+class Coup(NamedTuple):
+    """One coup as the roads need it: 'P', 'B' or 'T', and each hand's pair."""
+
+    result: str
+    player_pair: bool = False
+    banker_pair: bool = False
 
 
-def streaks(results: Sequence[str]) -> tuple[list[list[str]], list[int]]:
-    """The big road's logical columns (ties left out), and the ties marked on each entry."""
+def bead_plate(coups: Sequence[Coup]) -> list[dict[str, Any]]:
+    """Every coup in order, placed six to a column."""
+    return [{"col": i // ROWS, "row": i % ROWS, **coup._asdict()} for i, coup in enumerate(coups)]
+
+
+def streaks(values: Sequence[str]) -> list[list[str]]:
+    """The logical columns: runs of equal values, ties ('T') left out."""
     columns: list[list[str]] = []
-    ties: list[int] = []
-    leading = 0
-    for result in results:
-        if result == "T":
-            if ties:
-                ties[-1] += 1
-            else:
-                leading += 1
+    for value in values:
+        if value == "T":
             continue
-        if columns and columns[-1][-1] == result:
-            columns[-1].append(result)
+        if columns and columns[-1][-1] == value:
+            columns[-1].append(value)
         else:
-            columns.append([result])
-        ties.append(leading if len(ties) == 0 else 0)
-    return columns, ties
+            columns.append([value])
+    return columns
 
 
 def draw(columns: Sequence[Sequence[str]]) -> list[tuple[int, int, str]]:
     """Lay logical columns on a grid of six rows; a streak that meets the floor or a cell
-    already taken turns right (the dragon's tail). Returns (col, row, value) per entry."""
+    already taken turns right for good (the dragon's tail). Returns (col, row, value) per entry."""
     taken: set[tuple[int, int]] = set()
     cells: list[tuple[int, int, str]] = []
     start = -1
@@ -60,16 +66,40 @@ def draw(columns: Sequence[Sequence[str]]) -> list[tuple[int, int, str]]:
         start += 1
         while (start, 0) in taken:
             start += 1
-        col, row = start, 0
+        col, row, turned = start, 0, False
         for index, value in enumerate(column):
             if index:
-                if row + 1 < ROWS and (col, row + 1) not in taken:
-                    row += 1
-                else:
+                turned = turned or row + 1 == ROWS or (col, row + 1) in taken
+                if turned:
                     col += 1
+                else:
+                    row += 1
             taken.add((col, row))
             cells.append((col, row, value))
     return cells
+
+
+def big_road(coups: Sequence[Coup]) -> list[dict[str, Any]]:
+    """The big road's cells: each win, with the ties marked on it and the pairs of its coups."""
+    entries: list[dict[str, Any]] = []
+    for coup in coups:
+        if coup.result == "T":
+            if not entries:  # a tie before the first win: an empty cell, marked at once
+                entries.append({"result": None, "ties": 0, "player_pair": False,
+                                "banker_pair": False})
+            entries[-1]["ties"] += 1
+        elif entries and entries[-1]["result"] is None:
+            entries[-1]["result"] = coup.result  # the first win fills the ties' cell
+        else:
+            entries.append({"result": coup.result, "ties": 0, "player_pair": False,
+                            "banker_pair": False})
+        entries[-1]["player_pair"] |= coup.player_pair
+        entries[-1]["banker_pair"] |= coup.banker_pair
+    places = [(col, row) for col, row, _ in draw(streaks([coup.result for coup in coups]))]
+    if entries and not places:  # ties only, so far
+        places = [(0, 0)]
+    return [{"col": col, "row": row, **entry}
+            for (col, row), entry in zip(places, entries, strict=True)]
 
 
 def derived(columns: Sequence[Sequence[str]], k: int) -> list[str]:
@@ -89,26 +119,15 @@ def derived(columns: Sequence[Sequence[str]], k: int) -> list[str]:
     return marks
 
 
-def _as_columns(marks: Sequence[str]) -> list[list[str]]:
-    columns: list[list[str]] = []
-    for mark in marks:
-        if columns and columns[-1][-1] == mark:
-            columns[-1].append(mark)
-        else:
-            columns.append([mark])
-    return columns
-
-
-def scoreboard(results: Sequence[str], naturals: int, lucky8: int) -> dict[str, Any]:
+def scoreboard(coups: Sequence[Coup], naturals: int, lucky8: int) -> dict[str, Any]:
     """Every road and the shoe's counts, ready for the page."""
-    columns, ties = streaks(results)
-    big = [{"col": col, "row": row, "result": value, "ties": tied}
-           for (col, row, value), tied in zip(draw(columns), ties, strict=True)]
-    roads: dict[str, Any] = {"bead_plate": bead_plate(results), "big_road": big}
+    results = [coup.result for coup in coups]
+    columns = streaks(results)
+    roads: dict[str, Any] = {"bead_plate": bead_plate(coups), "big_road": big_road(coups)}
     for name, k in DERIVED.items():
         roads[name] = [{"col": col, "row": row, "mark": value}
-                       for col, row, value in draw(_as_columns(derived(columns, k)))]
+                       for col, row, value in draw(streaks(derived(columns, k)))]
     roads["counts"] = {"player": results.count("P"), "banker": results.count("B"),
                        "tie": results.count("T"), "naturals": naturals, "lucky8": lucky8,
-                       "coups": len(results)}
+                       "coups": len(coups)}
     return roads

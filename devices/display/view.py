@@ -340,12 +340,18 @@ def _scoreboard(coups: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     """The shoe's roads and counts from its coups ('player cards', 'banker cards')."""
     hands = [([parse_card(c) for c in player.split()], [parse_card(c) for c in banker.split()])
              for player, banker in coups]
-    results = [_winner(player, banker)[0].upper() for player, banker in hands]
+    shoe = [roads.Coup(_winner(player, banker)[0].upper(), _pair(player), _pair(banker))
+            for player, banker in hands]
     naturals = sum(1 for player, banker in hands
                    if baccarat.is_natural(player[:2]) or baccarat.is_natural(banker[:2]))
     eights = sum(1 for player, banker in hands
                  if baccarat.points(player) == 8 or baccarat.points(banker) == 8)
-    return roads.scoreboard(results, naturals, eights)
+    return roads.scoreboard(shoe, naturals, eights)
+
+
+def _pair(hand: list[Card]) -> bool:
+    """The hand's first two cards are of one rank (a Player or Banker pair)."""
+    return hand[0].rank == hand[1].rank
 
 
 def _winner(player: list[Card], banker: list[Card]) -> str:

@@ -1,36 +1,53 @@
 // The baccarat roads as grids of six rows: shared by the dealer display and /scoreboard.
 // The controller computes every road (devices/display/roads.py); this only lays them out,
-// keeping the newest columns that fit the box.
+// keeping the newest columns that fit the box: cells keep their size on a small screen.
 "use strict";
 const ROAD_COLOURS = { P: "player", B: "banker", T: "tie", R: "red", U: "blue" };
+const ROADS = [["bead", "Bead plate"], ["big", "Big road"], ["big_eye_boy", "Big eye boy"],
+  ["small_road", "Small road"], ["cockroach_pig", "Cockroach pig"]];
+
+// Each road's last cells, laid out again whenever its box changes size: a window resized, or
+// the roads shown again after stepping aside for the payout.
+const roadCells = new WeakMap();
+const resized = new ResizeObserver((entries) => entries.forEach((e) => layOut(e.target)));
 
 function drawRoad(box, cells, key) {
-  const size = parseFloat(getComputedStyle(box).getPropertyValue("--cell")) || 16;
-  const fit = Math.max(1, Math.floor(box.clientWidth / (size + 1)));
+  if (!roadCells.has(box)) resized.observe(box);
+  roadCells.set(box, { cells, key });
+  layOut(box);
+}
+
+function layOut(box) {
+  const { cells, key } = roadCells.get(box);
+  if (!box.clientWidth) return;  // hidden: laid out when shown
+  const size = parseFloat(getComputedStyle(box).gridTemplateRows);  // a row's height, in px
+  const fit = Math.max(1, Math.floor((box.clientWidth - 1) / (size + 1)));  // 1px gaps and padding
   const last = cells.reduce((m, c) => Math.max(m, c.col), -1);
   const first = Math.max(0, last - fit + 1);
   box.innerHTML = cells.filter((c) => c.col >= first).map((c) => {
     const value = c[key];
     const ties = c.ties ? `<i class="ties">${c.ties > 1 ? c.ties : ""}</i>` : "";
+    const pairs = (c.banker_pair ? '<i class="pair banker-pair"></i>' : "") +
+      (c.player_pair ? '<i class="pair player-pair"></i>' : "");
     const label = key === "result" && box.classList.contains("bead") ? value : "";
-    return `<b class="${ROAD_COLOURS[value]}" style="grid-column:${c.col - first + 1};grid-row:${c.row + 1}">${label}${ties}</b>`;
+    // a big road cell of ties before the first win has no colour until that win
+    return `<b class="${ROAD_COLOURS[value] || "open"}" style="grid-column:${c.col - first + 1};grid-row:${c.row + 1}">${label}${ties}${pairs}</b>`;
   }).join("");
 }
 
-const SCOREBOARD = '<div class="counts"></div><div class="road bead"></div><div class="road big"></div>' +
-  '<div class="derived"><div class="road big_eye_boy"></div><div class="road small_road"></div>' +
-  '<div class="road cockroach_pig"></div></div>';
+const SCOREBOARD = '<div class="counts"></div>' + ROADS.map(([name, label]) =>
+  `<figure class="road-box ${name}"><figcaption>${label}</figcaption><div class="road ${name}"></div></figure>`).join("");
 
 function drawRoads(root, roads) {
   if (!roads) return;
   if (!root.firstChild) root.innerHTML = SCOREBOARD;
+  const c = roads.counts;  // first: their width sets the roads'
+  root.querySelector(".counts").innerHTML =
+    `<span class="player">Player ${c.player}</span><span class="banker">Banker ${c.banker}</span>` +
+    `<span class="tie">Tie ${c.tie}</span><span>Naturals ${c.naturals}</span><span>Lucky 8 ${c.lucky8}</span>`;
   drawRoad(root.querySelector(".road.bead"), roads.bead_plate, "result");
   drawRoad(root.querySelector(".road.big"), roads.big_road, "result");
   for (const name of ["big_eye_boy", "small_road", "cockroach_pig"]) {
     drawRoad(root.querySelector(`.road.${name}`), roads[name], "mark");
   }
-  const c = roads.counts;
-  root.querySelector(".counts").innerHTML =
-    `<span class="player">Player ${c.player}</span><span class="banker">Banker ${c.banker}</span>` +
-    `<span class="tie">Tie ${c.tie}</span><span>Naturals ${c.naturals}</span><span>Lucky 8 ${c.lucky8}</span>`;
 }
