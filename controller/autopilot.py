@@ -89,7 +89,7 @@ class Autopilot:
                 tie = spot.startswith("blackjack_tie.")
                 # A player who keeps to the layout: four wagering options at most (the sides
                 # are all within the limited one's $5), and Blackjack Tie's bonuses no more
-                # than the main wager (RULINGS.md), so rounds seldom stop for a supervisor.
+                # than the main wager (docs/RULINGS.md), so rounds seldom stop for a supervisor.
                 if placed == 4 or (tie and bonuses + amount > stake):
                     continue
                 placed, bonuses = placed + 1, bonuses + amount * tie

@@ -1,6 +1,6 @@
 """The table: each irregularity puts the round on hold with a plain message, and each has its
 way out; corrections need a supervisor PIN; shoe procedures; recovery after a restart
-(RULINGS, Irregularities and Baccarat shoe procedure)."""
+(docs/RULINGS.md, Irregularities and Baccarat shoe procedure)."""
 
 from __future__ import annotations
 

@@ -172,7 +172,7 @@ def _baccarat(options: dict[str, Any], bets: list[str] | None, pay_table: str | 
 def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
                rounds: int, seed: int, workers: int, registry: PayTables,
                progress: Callable[[float], None] | None) -> tuple[list[Row], dict[str, Any]]:
-    rules = blackjack_rules(options)  # the table's rules as given (defaults: RULINGS)
+    rules = blackjack_rules(options)  # the table's rules as given (defaults: docs/RULINGS.md)
     side = [b for b in BLACKJACK_BETS if bets is None or b in bets]
     tally = simulate.run(simulate.blackjack_chunk, _as_options(rules), side, rounds, seed,
                          workers, _counter(progress, rounds))

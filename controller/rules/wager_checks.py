@@ -1,14 +1,16 @@
 """Wager checks at bet lock. They produce alerts, never exceptions (a live table keeps running).
 
-- a wager on a spot the table does not offer is refused (RULINGS, Blackjack Tie: "refused");
-- blackjack: a side wager without a main wager is refused: the seat gets no cards (RULINGS,
-  Blackjack: deal order; rules/lucky-7: "you cannot play a Lucky 7 bet only");
+- a wager on a spot the table does not offer is refused (docs/RULINGS.md, Blackjack Tie:
+  "refused");
+- blackjack: a side wager without a main wager is refused: the seat gets no cards
+  (docs/RULINGS.md, Blackjack: deal order; docs/rules/lucky-7-blackjack.txt: "you cannot play a
+  Lucky 7 bet only");
 - below the minimum or above the maximum of a spot (table option `limits`);
-- Blackjack Tie bonuses above the main wager (RULINGS, Blackjack Tie);
-- a Lucky 7 wager that is not the unit (RULINGS, Lucky 7);
-- where the layout limits a player to four wagering options (RULINGS, Lucky 8; rules/blackjack-
-  tie: "limited to wagering on only four separate games"): more than four, or four with none
-  limited to the limited-wager maximum ($5).
+- Blackjack Tie bonuses above the main wager (docs/RULINGS.md, Blackjack Tie);
+- a Lucky 7 wager that is not the unit (docs/RULINGS.md, Lucky 7);
+- where the layout limits a player to four wagering options (docs/RULINGS.md, Lucky 8;
+  docs/rules/blackjack-tie.txt: "limited to wagering on only four separate games"): more than
+  four, or four with none limited to the limited-wager maximum ($5).
 Blocking alerts must be cleared by the dealer before the deal; refused wagers go back.
 """
 
