@@ -45,6 +45,13 @@ class Autopilot:
             self.rng.shuffle(self.shoe)
             self.submit(NewShoe(seq=0, by="autopilot", burn=False))
         self._wagers(config.offered_spots(), config.game)
+        return self.deal_round()
+
+    def deal_round(self) -> RoundRecord:
+        """Lock the wagers on the layout, deal from `shoe` (its last card first), decide by
+        basic strategy, and confirm the payout."""
+        config = self.table.config
+        assert config is not None
         self.submit(BetsLocked(seq=0))
         machine = self.table.round
         assert machine is not None

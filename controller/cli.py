@@ -127,13 +127,13 @@ def cmd_journal_export(args: argparse.Namespace) -> int:
     from controller.journal.export import day_rows, write
     try:
         path = journal_path(args)
-        rows = list(day_rows(path, args.day, args.archive))
+        rows = list(day_rows(path, args.day, args.archive, words=args.format == "csv"))
     except ConfigError as exc:
         return _fail(str(exc))
     except JournalError as exc:
         return _fail(str(exc), EXIT_BROKEN)
     if args.out:
-        with args.out.open("w", newline="") as out:
+        with args.out.open("w", newline="", encoding="utf-8") as out:
             count = write(iter(rows), args.format, out)
         print(f"{args.out}: {count} rows of day {args.day}", file=sys.stderr)
     else:
