@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -343,6 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="publish to the floor's broker, mqtt://host[:port] or mqtts://...")
     run.add_argument("--table-id", metavar="ID",
                      help="the table's id on the floor (default: the config's, else demo-GAME)")
+    run.add_argument("-v", "--verbose", action="store_true",
+                     help="also log every settlement (a JSON line each, at debug level)")
     run.set_defaults(func=cmd_run)
 
     config_cmd = commands.add_parser("config", help="table configuration tools")
@@ -490,7 +493,7 @@ def _journal_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logs.configure()
+    logs.configure(logging.DEBUG if getattr(args, "verbose", False) else logging.INFO)
     try:
         code: int = args.func(args)
         sys.stdout.flush()
