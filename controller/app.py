@@ -30,6 +30,7 @@ from controller.gaming_day import open_table
 from controller.journal.signing import keygen
 from controller.loop import ControllerLoop
 from controller.notify import Notifier
+from controller.ports import listening
 from controller.service import KEEP_ROUNDS
 from controller.supervisors import PinGuard
 from controller.table import config_change
@@ -91,10 +92,11 @@ class Daemon:
         self.hub.publish(view(loop.service.table, name, cashier))
         loop.listeners.append(lambda event, effects: self.hub.publish(
             view(loop.service.table, name, cashier)))
-        server = DisplayServer(self.hub, loop.post, config.bind,
-                               config.port if port is None else port, config.token,
+        port = config.port if port is None else port
+        server = DisplayServer(self.hub, loop.post, config.bind, port, config.token,
                                config.hosts)
-        server.start()
+        with listening(port):
+            server.start()
         return server
 
     def _floor_link(self, loop: ControllerLoop, journal: Path) -> FloorLink | None:

@@ -45,6 +45,13 @@ class Autopilot:
             self.rng.shuffle(self.shoe)
             self.submit(NewShoe(seq=0, by="autopilot", burn=False))
         self._wagers(config.offered_spots(), config.game)
+        return self.deal_round()
+
+    def deal_round(self) -> RoundRecord:
+        """Lock the wagers on the layout, deal from `shoe` (its last card first), decide by
+        basic strategy, and confirm the payout."""
+        config = self.table.config
+        assert config is not None
         self.submit(BetsLocked(seq=0))
         machine = self.table.round
         assert machine is not None
@@ -89,7 +96,7 @@ class Autopilot:
                 tie = spot.startswith("blackjack_tie.")
                 # A player who keeps to the layout: four wagering options at most (the sides
                 # are all within the limited one's $5), and Blackjack Tie's bonuses no more
-                # than the main wager (RULINGS.md), so rounds seldom stop for a supervisor.
+                # than the main wager (docs/RULINGS.md), so rounds seldom stop for a supervisor.
                 if placed == 4 or (tie and bonuses + amount > stake):
                     continue
                 placed, bonuses = placed + 1, bonuses + amount * tie

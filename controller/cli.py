@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -127,13 +128,13 @@ def cmd_journal_export(args: argparse.Namespace) -> int:
     from controller.journal.export import day_rows, write
     try:
         path = journal_path(args)
-        rows = list(day_rows(path, args.day, args.archive))
+        rows = list(day_rows(path, args.day, args.archive, words=args.format == "csv"))
     except ConfigError as exc:
         return _fail(str(exc))
     except JournalError as exc:
         return _fail(str(exc), EXIT_BROKEN)
     if args.out:
-        with args.out.open("w", newline="") as out:
+        with args.out.open("w", newline="", encoding="utf-8") as out:
             count = write(iter(rows), args.format, out)
         print(f"{args.out}: {count} rows of day {args.day}", file=sys.stderr)
     else:
@@ -343,6 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="publish to the floor's broker, mqtt://host[:port] or mqtts://...")
     run.add_argument("--table-id", metavar="ID",
                      help="the table's id on the floor (default: the config's, else demo-GAME)")
+    run.add_argument("-v", "--verbose", action="store_true",
+                     help="also log every settlement (a JSON line each, at debug level)")
     run.set_defaults(func=cmd_run)
 
     config_cmd = commands.add_parser("config", help="table configuration tools")
@@ -490,7 +493,7 @@ def _journal_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logs.configure()
+    logs.configure(logging.DEBUG if getattr(args, "verbose", False) else logging.INFO)
     try:
         code: int = args.func(args)
         sys.stdout.flush()

@@ -3,9 +3,10 @@ summary is the state at the close, carried by checkpoints, and never a scan of t
 
 Per wager family (main, insurance, each side bet, player, banker, tie, lucky8), from the house's
 side, of confirmed rounds only:
-- `drop`: what was wagered in action (refused and returned wagers are not);
+- `drop`: the handle, what was wagered in action (refused and returned wagers are not); the key
+  stays, as every signed summary has it;
 - `won`: what the house collected from losing wagers; `paid`: what it paid to winning ones;
-- `result` = won - paid; hold % = result / drop.
+- `result` = won - paid, the win; win % of handle = result / drop.
 Holds (with how each ended), corrections (with who made them), refused supervisor actions and
 device faults are listed, the first `LISTED` of each, and counted.
 """

@@ -154,8 +154,9 @@ class ControllerStarted(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewShoe(Event):
-    """A new shoe in play. `burn`: a baccarat shoe is burned by its first card (RULINGS); False
-    when the cards reported are only the dealt ones (a scripted round)."""
+    """A new shoe in play. `burn`: a baccarat shoe is burned by its first card
+    (docs/RULINGS.md); False when the cards reported are only the dealt ones (a scripted
+    round)."""
 
     by: str = "dealer"
     burn: bool = True

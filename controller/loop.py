@@ -37,6 +37,7 @@ from controller.gaming_day import DayCloser
 from controller.round_machine import Effect
 from controller.rules.settlement import Settlement
 from controller.service import TableService
+from controller.table import describe_effect, split_so_far
 from devices import cardid, pads
 from devices.events import (
     Alarm,
@@ -255,13 +256,18 @@ class ControllerLoop:
         self._light_spots()
 
     def _log(self, effects: list[Effect]) -> None:
-        """Settlements and holds into the log, with the table, round and seat bound."""
+        """Settlements (below the default level: a busy table makes a dozen a round), holds and
+        alerts into the log, with the table and round bound. The keys stay keys, for programs;
+        `text` says it in words, as recall does."""
         record = self.service.table.touched
         log = self.log.bind(round=record.number if record else None)
         for effect in effects:
             if isinstance(effect, Settlement):
-                log.info("settled", seat=effect.seat, wager=effect.wager, hand=effect.hand,
-                         outcome=effect.outcome, award=effect.award, net=effect.net)
+                assert record is not None  # a settlement is of the round its event touched
+                tables, split = record.machine.config.pay_tables, split_so_far(record.machine)
+                log.debug("settled", seat=effect.seat, wager=effect.wager, hand=effect.hand,
+                          outcome=effect.outcome, award=effect.award, net=effect.net,
+                          text=describe_effect(effect, tables, split))
             elif effect.code == "hold":
                 log.warning("round on hold", reason=effect.message)
             elif effect.blocking or effect.refused:

@@ -1,7 +1,8 @@
 """Money arithmetic in integer minor units (cents), never floats.
 
-RULINGS (Everywhere): a fractional result (3:2 on an odd amount, 5 % commission) is rounded down
-to the table's rounding unit, and what was rounded off is recorded with the settlement.
+docs/RULINGS.md (Everywhere): a fractional result (3:2 on an odd amount, 5 % commission) is
+rounded down to the table's rounding unit, and what was rounded off is recorded with the
+settlement.
 """
 
 from __future__ import annotations

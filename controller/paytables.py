@@ -1,6 +1,6 @@
 """Pay tables: TOML data files, validated on load.
 
-Every pay table published in shared `rules/` ships in `controller/paytables/<bet>/<id>.toml`.
+Every pay table published in `docs/rules/` ships in `controller/paytables/<bet>/<id>.toml`.
 An operator adds a table by dropping a file into a directory of their own and naming it in the
 table configuration; a file that does not validate is refused with the file and field named.
 """
@@ -22,8 +22,8 @@ PACKAGED_DIR: Final = Path(__file__).with_name("paytables")
 PUSH: Final = Fraction(0)  # a pay of 0 to 1 returns the wager: a push
 
 # The award keys each side bet's table must (or, for Blackjack Tie, may) name. A table names
-# every key of its bet; Blackjack Tie names the spots it offers (RULINGS: tables 4-6 offer LS, RS
-# and BJ only).
+# every key of its bet; Blackjack Tie names the spots it offers (docs/RULINGS.md: tables 4-6
+# offer LS, RS and BJ only).
 REQUIRED_PAYS: Final[Mapping[str, tuple[str, ...]]] = {
     "lucky_stiff": ("stiff_pair", "stiff_pair_dealer_match", "blackjack", "stiff_winner"),
     "lucky7": ("one_seven", "two_sevens", "two_sevens_suited", "three_sevens",

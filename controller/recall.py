@@ -12,6 +12,7 @@ from typing import Any
 from controller.journal import History, JournalError
 from controller.journal.fold import fold, fold_days, fold_recent
 from controller.money import from_minor
+from controller.names import phase_words
 from controller.table import RoundRecord, Table
 
 
@@ -85,10 +86,11 @@ def recall_day(path: Path, day: str, archive_dirs: Sequence[Path] = ()) -> list[
 
 
 def render(views: list[dict[str, Any]]) -> str:
+    """The rounds for a person: their log lines are words already (`describe`)."""
     lines: list[str] = []
     for view in views:
         hold = f" ON HOLD: {view['on_hold']}" if view["on_hold"] else ""
-        lines.append(f"Round {view['round']} ({view['game']}) {view['status']}{hold}")
+        lines.append(f"Round {view['round']} ({view['game']}) {phase_words(view['status'])}{hold}")
         lines += [f"  {entry['utc']}  #{entry['seq']:<6} {entry['text']}"
                   for entry in view["log"]]
         lines.append("")

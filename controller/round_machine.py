@@ -5,8 +5,8 @@ turns -> dealer turn] -> settled -> closed, plus hold and voided) and calls the 
 wager checks at bet lock and the game's play engine, which knows which hand the next card belongs
 to. Anything the rules say should not happen (a card no hand may take, a wager changed after the
 lock, a card dealt over an uncleared alert) puts the round on hold with a plain message; only an
-explicit event takes it off (RULINGS: Irregularities). No clock, no I/O: the same events give
-the same round.
+explicit event takes it off (docs/RULINGS.md: Irregularities). No clock, no I/O: the same
+events give the same round.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fractions import Fraction
@@ -46,9 +47,22 @@ from controller.events import (
     is_correction,
 )
 from controller.money import from_minor
+from controller.names import (
+    NO_TABLES,
+    award_words,
+    card_words,
+    decision_words,
+    event_words,
+    outcome_words,
+    readable,
+    settled_wager,
+    wager_words,
+    where_words,
+)
 from controller.paytables import PayTable, PayTables
 from controller.round_machine import BURN, VOIDED, DealtCard, Effect, RoundMachine
 from controller.rules.baccarat_play import BaccaratPlay
+from controller.rules.blackjack_play import BlackjackPlay
 from controller.table_config import TableConfig, build_table
 
 OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
@@ -272,15 +286,20 @@ class Table:
         self._note_day(event, before)
         record = self.touched
         if record is not None:
-            text = describe(event)
+            tables = record.machine.config.pay_tables
+            text = describe(event, tables)
             if isinstance(event, CardDrawn) and (went := self._went(record, event.seq)):
-                text += f" to {went}" if went not in (BURN, VOIDED) else f" ({went})"
+                text += f" {where_words(went)}"
             record.log.append((event.seq, event.utc, text))
-            record.log += [(event.seq, event.utc, describe_effect(e)) for e in effects]
+            if effects:
+                split = split_so_far(record.machine)
+                record.log += [(event.seq, event.utc, describe_effect(e, tables, split))
+                               for e in effects]
             if record.machine.finished and record is self.current:
                 self._archive()
         else:
-            self.table_log.append((event.seq, event.utc, describe(event)))
+            tables = self.config.pay_tables if self.config else NO_TABLES
+            self.table_log.append((event.seq, event.utc, describe(event, tables)))
         return effects
 
     def _note_day(self, event: Event, before: RoundRecord | None) -> None:
@@ -519,17 +538,32 @@ class Table:
         record.table_actions[event.seq] = ("hold", reason)
         return [*self._feed(record, event)]
 
-def describe(event: Event) -> str:
-    """One line for game recall."""
+def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
+    """One line for game recall, in words (`controller.names`); `tables`: the pay tables in
+    force, which name the wagers."""
     if isinstance(event, WagerPlaced):
-        return f"wager: seat {event.seat} {event.spot} {_money(event.amount)}"
+        return f"wager: seat {event.seat} {wager_words(event.spot, tables)} " \
+            f"{_money(event.amount)}"
     if isinstance(event, CardDrawn):
-        return f"card {event.card}" + (" (burn)" if event.mode == "burn" else "")
+        return f"card {card_words(event.card)}" + (" (burn)" if event.mode == "burn" else "")
     if isinstance(event, DealerAction):
-        return f"decision: seat {event.seat} hand {event.hand} {event.action}"
+        return f"decision: seat {event.seat} hand {event.hand} {decision_words(event.action)}"
+    if isinstance(event, CardAssigned):
+        card = f" {card_words(event.card)}" if event.card else ""
+        return f"set-aside card{card} assigned to {event.to} by {event.by}"
+    if isinstance(event, SupervisorRefused):
+        lockout = f"; locked out for {event.lockout_s} s" if event.lockout_s else ""
+        return (f"{decision_words(event.action)} refused for supervisor {event.supervisor}: "
+                f"{event.reason}{lockout}")
+    if isinstance(event, DeviceAlarm):
+        return f"{event.device} alarm: {event.text}" + (" (on hold)" if event.hold else "")
     if isinstance(event, ConfigChanged):
-        tables = ", ".join(f"{k} ({v['sha256'][:12]})" for k, v in event.tables.items())
-        return f"configuration: {event.game}, rules {event.rules}, pay tables {tables or 'none'}"
+        config = config_from_event(event)
+        offered = ", ".join(f"{wager_words(key, config.pay_tables)} #{table.id} "
+                            f"({table.sha256[:12]})" for key, table in
+                            config.pay_tables.items()) or "none"
+        options = ", ".join(f"{readable(k)} {_value(v)}" for k, v in event.rules.items())
+        return f"configuration: {event.game}; pay tables {offered}; rules {options or 'default'}"
     if isinstance(event, Checkpoint):
         return f"checkpoint ({event.reason})"
     if isinstance(event, DayClosed):
@@ -539,17 +573,30 @@ def describe(event: Event) -> str:
                                                     " (no key)")
     fields = {k: v for k, v in event.to_dict().items()
               if k not in ("kind", "seq", "utc", "mono_ns", "source")}
-    text = event.kind.replace("_", " ")
-    return f"{text}: " + ", ".join(f"{k} {v}" for k, v in fields.items()) if fields else text
+    text = event_words(event.kind)
+    return f"{text}: " + ", ".join(f"{readable(k)} {_value(v)}" for k, v in fields.items()) \
+        if fields else text
+
+
+def _value(value: Any) -> str:
+    return ("yes" if value else "no") if isinstance(value, bool) else str(value)
 
 
 def _money(amount: int) -> str:
     return f"{from_minor(amount):,}"
 
 
-def describe_effect(effect: Effect) -> str:
+def describe_effect(effect: Effect, tables: Mapping[str, PayTable], split: set[int]) -> str:
+    """An alert or a settlement, in words; `split`: the seats whose hands are named."""
     if isinstance(effect, Alert):
-        return f"alert {effect.code}: {effect.message}"
-    hand = f" hand {effect.hand}" if effect.hand else ""
-    return (f"settled: seat {effect.seat} {effect.wager}{hand} {effect.outcome} "
-            f"({effect.award}) net {_money(effect.net)}")
+        return f"alert: {effect.message}"
+    wager = settled_wager(effect.seat, effect.wager, effect.hand, split, tables)
+    return (f"settled: seat {effect.seat} {wager}: {outcome_words(effect.outcome)} "
+            f"({award_words(effect.wager, effect.award, tables)}), net {_money(effect.net)}")
+
+
+def split_so_far(machine: RoundMachine) -> set[int]:
+    """The seats that have split: the play knows it before each of their hands settles."""
+    play = machine.play
+    return {seat.number for seat in play.seats if seat.splits} \
+        if isinstance(play, BlackjackPlay) else set()

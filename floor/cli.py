@@ -53,6 +53,7 @@ def _broker(args: argparse.Namespace) -> Broker:
 def cmd_serve(args: argparse.Namespace) -> int:
     import psycopg
 
+    from controller.ports import PortInUse
     from floor.ingest import Options
     from floor.periods import Periods
     from floor.schema import SchemaError
@@ -76,7 +77,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                    timedelta(seconds=args.clock_tolerance), args.session_expiry),
             (args.https_cert, args.https_key) if args.https_cert else None, args.proxy)
         return serve(options)
-    except (ValueError, ZoneInfoNotFoundError, NameTaken) as exc:
+    except (ValueError, ZoneInfoNotFoundError, NameTaken, PortInUse) as exc:
         return _fail(str(exc))
     except (psycopg.Error, SchemaError, OSError) as exc:
         return _fail(f"floor: {str(exc).strip()}", 1)

@@ -2,11 +2,17 @@
 
 - `GET /` the pit page; `GET /static/...` its script and style.
 - `GET /api/tables`: one object per table: `table`, `game`, `status` (open, closed, offline),
-  `rounds` (rounds over received from it), its round and phase, hold, lost devices, the link's
-  backlog (messages past `through`, the last the floor has without a gap) and lag, and its
-  figures for the gaming day and the shift.
-- `GET /api/floor`: the floor's totals; `GET /api/tables/{id}/rounds?limit=N`: its last rounds;
+  `rounds` (rounds over received from it), its round and phase (`phase`, the key, and
+  `phase_text`, in words), hold, lost devices, the link's backlog (messages past `through`, the
+  last the floor has without a gap) and lag, and its figures for the gaming day and the shift.
+- `GET /api/floor`: the floor's totals; `GET /api/tables/{id}/rounds?limit=N`: its last rounds,
+  as the table sent them plus `status_text`, `cards_text` and `settlements_text` in words;
   `GET /api/alerts`: open alerts and the latest acknowledged.
+
+Amounts are in minor units (cents). In the figures, `drop` is the handle (the total wagered, as
+the bet sensors count it), `win` the house's win, and `hold_pct` the win as a percentage of the
+handle: the keys stay as the API has always named them; the page says handle and win % of
+handle.
 - `GET /events`: Server-Sent Events: `tables` (the tables that changed), `floor` and `alerts`,
   within `TICK_S` of a batch stored by any floor process (PostgreSQL's LISTEN/NOTIFY), and
   `ping` every second with this process's health.

@@ -14,6 +14,16 @@ from typing import Any, Final
 
 from psycopg import AsyncConnection
 
+from controller.names import (
+    award_words,
+    dealt_words,
+    outcome_words,
+    phase_words,
+    settled_wager,
+    shipped,
+    split_seats,
+)
+
 TABLES: Final = """
 SELECT t.table_id, t.game, t.status, t.detail, t.status_utc, t.last_n, t.rounds, t.stored_n,
        t.last_utc, t.last_stored, t.through, t.received,
@@ -56,8 +66,12 @@ RETURNING ack_utc
 
 def figures(rounds: int | Decimal, drop: int | Decimal, win: int | Decimal, since: datetime,
             now: datetime) -> dict[str, Any]:
-    """A period's figures: rounds per hour over the time elapsed, drop, win, hold %. The sums
-    come from the database as `numeric`: whole numbers here, for JSON."""
+    """A period's figures: rounds per hour over the time elapsed, the handle, the win and the
+    win as a percentage of the handle. The handle (the total wagered, as the bet sensors count
+    it) is keyed `drop` and the percentage `hold_pct`, as the API has always said: the page
+    names them as an accountant does (a drop is the cash in the drop box, and hold % is the win
+    over the drop). The sums come from the database as `numeric`: whole numbers here, for
+    JSON."""
     rounds, drop, win = int(rounds), int(drop), int(win)
     hours = max((now - since).total_seconds(), 60.0) / 3600
     return {"rounds": rounds, "rounds_per_hour": round(rounds / hours, 1), "drop": drop,
@@ -76,6 +90,7 @@ def table_row(row: tuple[Any, ...], day: datetime, shift: datetime, now: datetim
     clock = (status_utc - received).total_seconds() if status_utc and received else None
     return {"table": table, "game": game, "status": status, "rounds": rounds,
             "round": detail.get("round"), "phase": detail.get("phase"),
+            "phase_text": phase_words(detail["phase"]) if detail.get("phase") else None,
             "hold": detail.get("hold"), "lost_devices": detail.get("lost_devices", []),
             "standing": detail.get("alerts", []), "status_utc": _iso(status_utc),
             "messages": stored_n, "through": through,
@@ -125,9 +140,29 @@ async def floor_totals(db: AsyncConnection[Any], day: datetime, shift: datetime
 async def last_rounds(db: AsyncConnection[Any], table: str, limit: int
                       ) -> list[dict[str, Any]]:
     cursor = await db.execute(ROUNDS, (table, limit))
-    return [{**body, "n": n, "round": number, "utc": _iso(utc), "received": _iso(received),
-             "clock_off": clock_off}
+    return [{**body, **round_words(body), "n": n, "round": number, "utc": _iso(utc),
+             "received": _iso(received), "clock_off": clock_off}
             for n, number, utc, received, clock_off, body in await cursor.fetchall()]
+
+
+def round_words(body: dict[str, Any]) -> dict[str, Any]:
+    """What the pit says of a round beside its keys: `status_text`, `cards_text` and, for each
+    settlement, `settlements_text` [wager, outcome, award], named by the shipped pay tables (the
+    floor holds no table's own). Nothing for a body not in a table's shape: the page then says
+    it cannot show that round, as it does for anything else it cannot read."""
+    cards, settlements = body.get("cards"), body.get("settlements")
+    if not isinstance(cards, list) or not isinstance(settlements, list) or not all(
+            isinstance(row, list) and len(row) >= 7 and isinstance(row[0], int)
+            and isinstance(row[1], str) and (row[2] is None or isinstance(row[2], int))
+            and isinstance(row[5], str) and isinstance(row[6], str) for row in settlements):
+        return {}
+    tables = shipped()
+    split = split_seats((row[0], row[1], row[2]) for row in settlements)
+    return {"status_text": phase_words(str(body.get("status"))),
+            "cards_text": [dealt_words(card, to) for card, to in cards],
+            "settlements_text": [[settled_wager(row[0], row[1], row[2], split, tables),
+                                  outcome_words(row[5]), award_words(row[1], row[6], tables)]
+                                 for row in settlements]}
 
 
 async def alerts(db: AsyncConnection[Any], open_limit: int = 200, done_limit: int = 50

@@ -30,6 +30,7 @@ from aiohttp import web
 
 from controller.broker import Broker
 from controller.notify import Notifier
+from controller.ports import listening
 from floor.defaults import GROUP
 from floor.ingest import Ingest, Options
 from floor.periods import Periods
@@ -143,7 +144,8 @@ async def _serve(options: ServeOptions) -> int:
         if options.https is not None:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(*options.https)
-        await web.TCPSite(runner, options.bind, options.port, ssl_context=context).start()
+        with listening(options.port):
+            await web.TCPSite(runner, options.bind, options.port, ssl_context=context).start()
         ingest.start()  # the port and the name are ours: only now the broker
         started = True
         port = runner.addresses[0][1] if runner.addresses else options.port

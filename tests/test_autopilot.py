@@ -36,7 +36,7 @@ def test_autopilot_plays_confirmed_rounds(tmp_path: Path, game: str,
 
     pilot.submit = submit
     records = [pilot.play_round() for _ in range(40)]
-    assert cleared == []  # RULINGS.md: four options at most, tie bonuses within the main wager
+    assert cleared == []  # docs/RULINGS.md: four options at most, tie bonuses within the main wager
     assert [r.status for r in records] == ["confirmed"] * 40
     assert all(r.machine.hold_reason is None for r in records)
     assert sum(len(r.machine.settlements) for r in records) > 40

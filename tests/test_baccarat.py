@@ -1,5 +1,5 @@
 """Mini-baccarat: the third-card tableau exhaustively against the published drawing chart, and
-the card order (RULINGS, Baccarat shoe procedure)."""
+the card order (docs/RULINGS.md, Baccarat shoe procedure)."""
 
 from __future__ import annotations
 

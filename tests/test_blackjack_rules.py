@@ -1,4 +1,4 @@
-"""Blackjack rules: hand values, the dealer's rule, table options and decisions (RULINGS,
+"""Blackjack rules: hand values, the dealer's rule, table options and decisions (docs/RULINGS.md,
 Blackjack)."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_hand_values(hand: tuple[str, ...], total: int, soft: bool) -> None:
 
 
 def test_two_card_21_after_split_is_not_blackjack() -> None:
-    """RULINGS Blackjack: a two-card 21 after a split is 21, not blackjack."""
+    """docs/RULINGS.md, Blackjack: a two-card 21 after a split is 21, not blackjack."""
     assert is_natural(cards("AS", "KD"), from_split=False)
     assert not is_natural(cards("AS", "KD"), from_split=True)
     assert not is_natural(cards("7S", "7D", "7C"), from_split=False)
@@ -116,7 +116,7 @@ def deal(play: BlackjackPlay, *texts: str) -> None:
 
 
 def test_deal_order_and_seats_without_main() -> None:
-    """RULINGS Blackjack deal order: seats with a main wager in seat order, up card, second
+    """docs/RULINGS.md, Blackjack deal order: seats with a main wager in seat order, up card, second
     cards, hole card."""
     play = new_play({5: {"main": 100}, 2: {"main": 100}, 3: {"lucky7": 100}})
     due = []
@@ -244,6 +244,6 @@ def test_unknown_pay_table_ids_are_refused(registry: PayTables) -> None:
     (10, 1, False), (10, 2, True), (9, 7, True), (10, 6, True), (10, 7, False), (5, 6, False),
 ])
 def test_stiff_is_a_hard_12_to_16(first: int, second: int, stiff: bool) -> None:
-    """RULINGS Lucky Stiff: a stiff is a two-card HARD 12-16 (no ace)."""
+    """docs/RULINGS.md, Lucky Stiff: a stiff is a two-card HARD 12-16 (no ace)."""
     assert is_stiff(first, second, has_ace=False) is stiff
     assert not is_stiff(1, 5, has_ace=True)  # A-5 is a soft 16

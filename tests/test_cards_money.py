@@ -1,4 +1,5 @@
-"""Cards (text notation and the shoes' numeric IDs) and money arithmetic (RULINGS, Everywhere)."""
+"""Cards (text notation and the shoes' numeric IDs) and money arithmetic (docs/RULINGS.md,
+Everywhere)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Pay tables: the shipped files equal the published tables; bad files are refused by file and
-field; an operator can add a table without touching code (RULINGS, Everywhere)."""
+field; an operator can add a table without touching code (docs/RULINGS.md, Everywhere)."""
 
 from __future__ import annotations
 

@@ -46,8 +46,9 @@ def test_last_ten_rounds_after_a_restart(tmp_path: Path) -> None:
     assert {(s["wager"], s["net"]) for s in first["settlements"]} == {
         ("main", -10), ("lucky_stiff", -5), ("blackjack_tie.LS", -5), ("blackjack_tie.18", -5)}
     texts = [entry["text"] for entry in first["log"]]
-    assert "decision: seat 1 hand 1 no_insurance" in texts
-    assert "card 5H to seat 1 hand 1" in texts
+    assert "decision: seat 1 hand 1 no insurance" in texts
+    assert "card 5♥ to seat 1 hand 1" in texts
+    assert "settled: seat 1 Blackjack Tie · Left Side: lost (no tie (18 v 20)), net -5" in texts
     assert "payout confirmed: by script" in texts
     assert rounds[1]["game"] == "baccarat"
     assert [c["to"] for c in rounds[1]["cards"]][:2] == ["the player", "the banker"]
@@ -57,8 +58,8 @@ def test_recall_text_and_count(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
     settle_session([ROUND, ROUND, ROUND], REGISTRY, path)
     text = recall(path, "-n", "2").stdout
-    assert text.count("Round ") == 2 and "Round 3 (blackjack) confirmed" in text
-    assert "card 7S to seat 1 hand 1" in text
+    assert text.count("Round ") == 2 and "Round 3 (blackjack) payout confirmed" in text
+    assert "card 7♠ to seat 1 hand 1" in text
 
 
 def test_recall_shows_the_round_in_progress_and_on_hold(tmp_path: Path) -> None:
@@ -72,7 +73,8 @@ def test_recall_shows_the_round_in_progress_and_on_hold(tmp_path: Path) -> None:
     table.submit(WagerPlaced(seq=0, seat=2, spot="main", amount=5000))  # past-posting
     on_hold = json.loads(recall(path, "--json", "-n", "1").stdout)["rounds"][0]
     assert on_hold["status"] == "hold" and "after bets were locked" in on_hold["on_hold"]
-    assert any("past_posting" in entry["text"] for entry in on_hold["log"])
+    assert any(entry["text"].startswith("alert: seat 2: main changed from 2500 to 5000")
+               for entry in on_hold["log"])
 
 
 def test_recall_of_a_missing_journal_fails_clearly(tmp_path: Path) -> None:

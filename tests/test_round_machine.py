@@ -1,5 +1,5 @@
 """The round machine: phases, holds on irregularities with a plain message, and the way out
-(RULINGS, Irregularities)."""
+(docs/RULINGS.md, Irregularities)."""
 
 from __future__ import annotations
 

@@ -260,3 +260,33 @@ def test_doctor_says_what_is_wrong_and_how_to_fix_it(tmp_path: Path) -> None:
     assert "display:" in out and "does not answer" in out
     assert "fix:" in out
     assert "FAIL  pads" in out  # no such USB device (or no libusb) on a test machine
+
+
+def run_demo(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", "run", "--pace", "0",
+                           "--rounds", "1", *args], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+                          timeout=WAIT_S * 2)
+
+
+def test_settlements_are_logged_with_v_only(tmp_path: Path) -> None:
+    """Three tables in one terminal stay readable (issue 21): a line when the demo starts and
+    stops; `-v` adds one per settlement, its `text` in words."""
+    quiet = run_demo(tmp_path, "--port", "0")
+    assert quiet.returncode == 0, quiet.stderr
+    assert [json.loads(line)["event"] for line in quiet.stderr.splitlines()] == ["stopped"]
+    loud = run_demo(tmp_path, "--port", "0", "-v")
+    assert loud.returncode == 0, loud.stderr
+    settled = [json.loads(line) for line in loud.stderr.splitlines() if '"settled"' in line]
+    assert settled and all(entry["level"] == "debug" and entry["text"].startswith(
+        f"settled: seat {entry['seat']} ") for entry in settled)
+
+
+def test_a_port_in_use_is_said_in_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_demo(tmp_path, "--port", str(port))
+    assert result.returncode == 2
+    assert result.stderr == f"tablectl: error: port {port} is in use; choose another with --port\n"

@@ -1,5 +1,5 @@
 """Every line of every shipped side-bet pay table, paid at the published odds (tests/published.py
-typed from shared rules/). Each case is a round that produces exactly that award."""
+typed from docs/rules/). Each case is a round that produces exactly that award."""
 
 from __future__ import annotations
 

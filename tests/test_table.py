@@ -1,6 +1,6 @@
 """The table: each irregularity puts the round on hold with a plain message, and each has its
 way out; corrections need a supervisor PIN; shoe procedures; recovery after a restart
-(RULINGS, Irregularities and Baccarat shoe procedure)."""
+(docs/RULINGS.md, Irregularities and Baccarat shoe procedure)."""
 
 from __future__ import annotations
 
@@ -450,6 +450,8 @@ def test_pin_hash_format_is_checked(bad: str) -> None:
 
 
 def test_logs_bind_the_table_round_and_seat() -> None:
+    """Settlements below the default level (`run -v` shows them), the keys kept for programs
+    and the words for people in `text`."""
     from structlog.testing import capture_logs
 
     from controller.loop import ControllerLoop
@@ -461,8 +463,9 @@ def test_logs_bind_the_table_round_and_seat() -> None:
                       CardDrawn(seq=0, card="2C")):  # after the dealer stood: a hold
             loop.handle(event)
     settled = [entry for entry in logs if entry["event"] == "settled"]
-    assert settled == [{"event": "settled", "log_level": "info", "table": "BJ-07", "round": 1,
+    assert settled == [{"event": "settled", "log_level": "debug", "table": "BJ-07", "round": 1,
                         "seat": 3, "wager": "main", "hand": 1, "outcome": "win",
-                        "award": "blackjack", "net": 1500}]
+                        "award": "blackjack", "net": 1500,
+                        "text": "settled: seat 3 Main: won (blackjack), net 15"}]
     holds = [entry for entry in logs if entry["event"] == "round on hold"]
     assert holds and holds[0]["round"] == 1 and holds[0]["table"] == "BJ-07"

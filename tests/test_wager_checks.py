@@ -1,4 +1,4 @@
-"""Wager checks at bet lock give alerts, never exceptions (RULINGS; shared rules/)."""
+"""Wager checks at bet lock give alerts, never exceptions (docs/RULINGS.md; docs/rules/)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_table_limits_per_spot(amount: int, code: str) -> None:
 
 
 def test_tie_bonuses_above_main() -> None:
-    """RULINGS Blackjack Tie: total bonus wagers may not exceed the main wager."""
+    """docs/RULINGS.md, Blackjack Tie: total bonus wagers may not exceed the main wager."""
     _, alerts = check({1: {"main": 1000, "blackjack_tie.LS": 500, "blackjack_tie.RS": 600}},
                       pay_tables={"blackjack_tie": "1"})
     assert only(alerts) == ("tie_bonuses_above_main", True, False)
@@ -63,7 +63,7 @@ def test_tie_bonuses_above_main() -> None:
 
 
 def test_lucky7_is_a_fixed_unit() -> None:
-    """RULINGS Lucky 7: a fixed unit wager (default 1 unit)."""
+    """docs/RULINGS.md, Lucky 7: a fixed unit wager (default 1 unit)."""
     _, alerts = check({1: {"main": 1000, "lucky7": 200}}, pay_tables={"lucky7": "1"})
     assert only(alerts) == ("lucky7_not_unit", True, False)
     _, five = check({1: {"main": 1000, "lucky7": 500}}, rules={"lucky7_unit": 5},
@@ -72,7 +72,8 @@ def test_lucky7_is_a_fixed_unit() -> None:
 
 
 def test_four_wagering_options_one_limited_to_five() -> None:
-    """RULINGS Lucky 8: at most four wagering options per player, one of them limited to $5."""
+    """docs/RULINGS.md, Lucky 8: at most four wagering options per player, one of them limited
+    to $5."""
     _, five = check({1: {"player": 1000, "banker": 1000, "tie": 1000, "lucky8_player": 500,
                          "lucky8_banker": 500}}, game="baccarat")
     assert only(five)[0] == "more_than_four_wagers"

@@ -27,6 +27,7 @@ from controller.analysis import (
     simulate,
 )
 from controller.config_file import RunConfig
+from controller.names import award_words, by_bet, wager_words
 from controller.paytables import TIE_SPOTS, PayTable, PayTables
 from controller.rules import lucky_stiff
 from controller.rules.baccarat import make_rules as baccarat_rules
@@ -172,7 +173,7 @@ def _baccarat(options: dict[str, Any], bets: list[str] | None, pay_table: str | 
 def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
                rounds: int, seed: int, workers: int, registry: PayTables,
                progress: Callable[[float], None] | None) -> tuple[list[Row], dict[str, Any]]:
-    rules = blackjack_rules(options)  # the table's rules as given (defaults: RULINGS)
+    rules = blackjack_rules(options)  # the table's rules as given (defaults: docs/RULINGS.md)
     side = [b for b in BLACKJACK_BETS if bets is None or b in bets]
     tally = simulate.run(simulate.blackjack_chunk, _as_options(rules), side, rounds, seed,
                          workers, _counter(progress, rounds))
@@ -352,25 +353,29 @@ def options_from(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def render(report: dict[str, Any]) -> str:
+def render(report: dict[str, Any], tables: Mapping[str, PayTable]) -> str:
+    """The report for a person: wagers and awards in words, as `tables` name them (the JSON
+    report keeps the keys)."""
     strategy = report.get("strategy", "basic")
     lines = [f"{report['game']}: {report['method']}"
              + (f", {report['rounds']:,} rounds, seed {report['seed']}" if "rounds" in report
                 else f", {report['decks']} decks")
              + ("" if strategy == "basic" else f", --strategy {strategy}")
              + f" ({report['seconds']} s)"]
-    for row in report["wagers"]:
-        table = f" #{row['pay_table']}" if row["pay_table"] else ""
+    names = [wager_words(row["wager"], tables) + (f" #{row['pay_table']}" if row["pay_table"]
+                                                  else "") for row in report["wagers"]]
+    width = max((len(name) for name in names), default=0) + 1
+    for name, row in zip(names, report["wagers"], strict=True):
         error = row["standard_error_percent"]
         edge = f"{row['house_edge_percent']:8.4f} %" + (f" ± {error:.4f}" if error else "")
-        awards = ", ".join(f"{k} {v * 100:.4f} %" for k, v in sorted(
-            row["awards"].items(), key=lambda item: -item[1]))
-        lines.append(f"  {row['wager'] + table:<22} edge {edge}   {awards}")
+        awards = ", ".join(f"{award_words(row['wager'], k, tables)} {v * 100:.4f} %"
+                           for k, v in sorted(row["awards"].items(), key=lambda item: -item[1]))
+        lines.append(f"  {name:<{width}} edge {edge}   {awards}")
         if "main_edge_percent" in row:
             both = (f", both together {row['combined_edge_percent']:.4f} %"
                     if "combined_edge_percent" in row else "")
             departures = row["departures"]
-            lines.append(f"  {'':<22} main wager {row['main_edge_percent']:.4f} %{both}; "
+            lines.append(f"  {'':<{width}} main wager {row['main_edge_percent']:.4f} %{both}; "
                          f"{len(departures)} departures from basic strategy"
                          + (": " + "; ".join(departures[:3]) + ("; ..." if len(departures) > 3
                                                                else "") if departures else ""))
@@ -415,5 +420,6 @@ def main(args: Any) -> int:
             bar.stop()
     if args.bet and bets and args.bet != bets[0]:  # one spot of a family: its rows alone
         report["wagers"] = [row for row in report["wagers"] if row["wager"] == args.bet]
-    sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json else render(report))
+    sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json
+                     else render(report, by_bet(registry)))
     return 0

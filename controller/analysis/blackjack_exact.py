@@ -88,7 +88,7 @@ def _total(hand: Counts) -> tuple[int, bool]:
 
 
 def _net(outcome: Outcome) -> float:
-    """Net per unit staked (RULINGS, Everywhere)."""
+    """Net per unit staked (docs/RULINGS.md, Everywhere)."""
     return float(outcome.odds) if outcome.kind == WIN else -1.0 if outcome.kind == LOSE else 0.0
 
 

@@ -1,8 +1,8 @@
 """Mini-baccarat: table options, points, the third-card tableau, main-wager outcomes.
 
-RULINGS.md (Lucky 8 / Baccarat shoe procedure): Player 1:1; Banker 1:1 less the commission on the
-win (5 % by default, a table option); Tie 8:1; Player and Banker push on a tie. Card order: Player
-1, Banker 1, Player 2, Banker 2, then third cards by the standard tableau.
+docs/RULINGS.md (Lucky 8 / Baccarat shoe procedure): Player 1:1; Banker 1:1 less the commission
+on the win (5 % by default, a table option); Tie 8:1; Player and Banker push on a tie. Card
+order: Player 1, Banker 1, Player 2, Banker 2, then third cards by the standard tableau.
 """
 
 from __future__ import annotations

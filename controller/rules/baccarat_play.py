@@ -1,8 +1,8 @@
 """The play of one mini-baccarat coup: which hand the next card belongs to, then settlement.
 
 Pure: no I/O, no clock, no `transitions`. Order: Player 1, Banker 1, Player 2, Banker 2, then third
-cards by the tableau (RULINGS.md). Every wager is settled once the coup is complete: the main
-wagers first, then Lucky 8 (shared rules/lucky-8-baccarat.txt, dealing procedures).
+cards by the tableau (docs/RULINGS.md). Every wager is settled once the coup is complete: the main
+wagers first, then Lucky 8 (docs/rules/lucky-8-baccarat.txt, dealing procedures).
 """
 
 from __future__ import annotations

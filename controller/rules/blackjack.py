@@ -1,7 +1,7 @@
 """Blackjack: table options, hand values, the dealer's drawing rule, legal decisions, main payouts.
 
 Pure functions and small immutable types; the play flow is in `blackjack_play`, the side bets in
-their own modules. Defaults are those of RULINGS.md (Blackjack).
+their own modules. Defaults are those of docs/RULINGS.md (Blackjack).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class RulesError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class BlackjackRules:
-    """Blackjack table options (RULINGS.md, Blackjack), defaults as ruled."""
+    """Blackjack table options (docs/RULINGS.md, Blackjack), defaults as ruled."""
 
     decks: int = 6
     dealer_hits_soft_17: bool = True
@@ -77,7 +77,7 @@ class BlackjackRules:
         return parse_ratio(self.insurance_pays)
 
 
-# RULINGS (Blackjack): the Lucky 7 table's defaults are its own published list: the dealer
+# docs/RULINGS.md (Blackjack): the Lucky 7 table's defaults are its own published list: the dealer
 # stands on soft 17 and there are no re-splits (one split makes two hands).
 LUCKY7_TABLE_DEFAULTS: Final[dict[str, Any]] = {"dealer_hits_soft_17": False, "max_split_hands": 2}
 
@@ -117,8 +117,8 @@ def hand_value(cards: Sequence[Card]) -> HandValue:
 
 
 def is_natural(cards: Sequence[Card], from_split: bool) -> bool:
-    """Blackjack: two cards making 21 on an unsplit hand (RULINGS: a two-card 21 after a split is
-    21, not blackjack)."""
+    """Blackjack: two cards making 21 on an unsplit hand (docs/RULINGS.md: a two-card 21 after a
+    split is 21, not blackjack)."""
     return not from_split and len(cards) == 2 and hand_value(cards).total == 21
 
 

@@ -2,7 +2,7 @@
 which wagers are settled at each moment.
 
 Pure: no I/O, no clock, no `transitions`. The round machine (`controller.round_machine`) drives
-it from events; the analysis tools drive it directly. Deal order and timing follow RULINGS.md
+it from events; the analysis tools drive it directly. Deal order and timing follow docs/RULINGS.md
 (Blackjack): one card to each seat with a main wager in seat order, the dealer's up card, a second
 card to each seat, the hole card (none on a no-hole-card table); then each seat's hands in order,
 then the dealer.

@@ -1,4 +1,4 @@
-"""Blackjack Tie (shared rules/blackjack-tie.txt; RULINGS.md, Blackjack Tie).
+"""Blackjack Tie (docs/rules/blackjack-tie.txt; docs/RULINGS.md, Blackjack Tie).
 
 Bonus spots, each its own wager: LS (tie on 17, 18 or 19), RS (tie on 20, 21 or blackjack),
 straight-up 17-21 and BJ (two-card naturals both sides). The tie is judged on the player's first

@@ -1,4 +1,4 @@
-"""Dead Man's Hand, pay table 1 (shared rules/dead-mans-hand-blackjack.txt; RULINGS.md).
+"""Dead Man's Hand, pay table 1 (docs/rules/dead-mans-hand-blackjack.txt; docs/RULINGS.md).
 
 After the initial deal, before insurance: A-8 pays ace_eight, one ace or one eight pays
 one_ace_or_eight, anything else loses. A pair of aces or eights pays pair_dealer_blackjack when the

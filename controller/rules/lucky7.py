@@ -1,4 +1,4 @@
-"""Lucky 7 (shared rules/lucky-7-blackjack.txt; RULINGS.md, Lucky 7).
+"""Lucky 7 (docs/rules/lucky-7-blackjack.txt; docs/RULINGS.md, Lucky 7).
 
 Counts the first one, two or three cards dealt to the player's hand (never the dealer's); four or
 more 7s pay as three. After a split the third card is the first card dealt to the first split

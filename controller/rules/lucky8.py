@@ -1,4 +1,4 @@
-"""Lucky 8 on Player and on Banker (shared rules/lucky-8-baccarat.txt; RULINGS.md, Lucky 8).
+"""Lucky 8 on Player and on Banker (docs/rules/lucky-8-baccarat.txt; docs/RULINGS.md, Lucky 8).
 
 The wagered hand must be worth 8. Only a three-card hand can be suited (three cards of one suit);
 Double Suited 8: both hands are suited 8s (their suits may differ). Order: Double Suited 8 >

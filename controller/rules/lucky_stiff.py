@@ -1,4 +1,4 @@
-"""Lucky Stiff (shared rules/lucky-stiff-blackjack.txt; RULINGS.md, Lucky Stiff).
+"""Lucky Stiff (docs/rules/lucky-stiff-blackjack.txt; docs/RULINGS.md, Lucky Stiff).
 
 A stiff is a two-card HARD 12-16 (no ace); a stiff pair is 6-6, 7-7 or 8-8 by rank; "dealer
 match" means the dealer's up card has the pair's rank. After the initial deal, before insurance:

@@ -11,7 +11,8 @@ class PlayError(ValueError):
 
 
 class NoCardDue(PlayError):
-    """A card arrived while no hand may take one: an irregularity (RULINGS: Irregularities)."""
+    """A card arrived while no hand may take one: an irregularity (docs/RULINGS.md:
+    Irregularities)."""
 
 
 class IllegalDecision(PlayError):

@@ -1,9 +1,9 @@
 """Outcomes of wagers and their settlement in money.
 
-RULINGS (Everywhere): "X to 1" wins X times the stake and keeps the stake (net +X x stake); a push
-is net 0; a lost wager is -stake. Fractions are rounded down to the rounding unit and the part
-rounded off is recorded. WAC 230-15-490: an aggregate payout limit caps what one kind of
-odds-based prize pays in one deal; it is never combined across prize kinds and never imposed on a
+docs/RULINGS.md (Everywhere): "X to 1" wins X times the stake and keeps the stake (net +X x
+stake); a push is net 0; a lost wager is -stake. Fractions are rounded down to the rounding unit
+and the part rounded off is recorded. WAC 230-15-490: an aggregate payout limit caps what one kind
+of odds-based prize pays in one deal; it is never combined across prize kinds and never imposed on a
 prize whose highest odds are under 50 to 1.
 """
 

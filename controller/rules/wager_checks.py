@@ -1,14 +1,16 @@
 """Wager checks at bet lock. They produce alerts, never exceptions (a live table keeps running).
 
-- a wager on a spot the table does not offer is refused (RULINGS, Blackjack Tie: "refused");
-- blackjack: a side wager without a main wager is refused: the seat gets no cards (RULINGS,
-  Blackjack: deal order; rules/lucky-7: "you cannot play a Lucky 7 bet only");
+- a wager on a spot the table does not offer is refused (docs/RULINGS.md, Blackjack Tie:
+  "refused");
+- blackjack: a side wager without a main wager is refused: the seat gets no cards
+  (docs/RULINGS.md, Blackjack: deal order; docs/rules/lucky-7-blackjack.txt: "you cannot play a
+  Lucky 7 bet only");
 - below the minimum or above the maximum of a spot (table option `limits`);
-- Blackjack Tie bonuses above the main wager (RULINGS, Blackjack Tie);
-- a Lucky 7 wager that is not the unit (RULINGS, Lucky 7);
-- where the layout limits a player to four wagering options (RULINGS, Lucky 8; rules/blackjack-
-  tie: "limited to wagering on only four separate games"): more than four, or four with none
-  limited to the limited-wager maximum ($5).
+- Blackjack Tie bonuses above the main wager (docs/RULINGS.md, Blackjack Tie);
+- a Lucky 7 wager that is not the unit (docs/RULINGS.md, Lucky 7);
+- where the layout limits a player to four wagering options (docs/RULINGS.md, Lucky 8;
+  docs/rules/blackjack-tie.txt: "limited to wagering on only four separate games"): more than
+  four, or four with none limited to the limited-wager maximum ($5).
 Blocking alerts must be cleared by the dealer before the deal; refused wagers go back.
 """
 
@@ -18,6 +20,7 @@ from collections.abc import Mapping
 
 from controller.alerts import Alert
 from controller.money import from_minor
+from controller.names import wager_words
 from controller.table_config import TableConfig
 
 
@@ -35,13 +38,14 @@ def check_wagers(config: TableConfig, wagers: Mapping[int, Mapping[str, int]]
         placed = {spot: amount for spot, amount in spots.items() if amount > 0}
         kept: dict[str, int] = {}
         for spot, amount in placed.items():
+            said = wager_words(spot, config.pay_tables)
             if spot not in offered:
                 alerts.append(Alert("spot_not_offered",
-                                    f"seat {seat}: {spot} is not offered at this table; return "
+                                    f"seat {seat}: {said} is not offered at this table; return "
                                     f"the {_money(amount)} wager", seat, spot, refused=True))
             elif config.game == "blackjack" and spot != "main" and "main" not in placed:
                 alerts.append(Alert("side_without_main",
-                                    f"seat {seat}: {spot} needs a main wager; return the "
+                                    f"seat {seat}: {said} needs a main wager; return the "
                                     f"{_money(amount)} wager", seat, spot, refused=True))
             else:
                 kept[spot] = amount
@@ -55,11 +59,12 @@ def _limit_alerts(config: TableConfig, seat: int, spots: dict[str, int]) -> list
     alerts: list[Alert] = []
     for spot, amount in spots.items():
         low, high = config.limits.get(spot.split(".", 1)[0], (0, None))
+        said = wager_words(spot, config.pay_tables)
         if amount < low:
-            alerts.append(Alert("below_minimum", f"seat {seat}: {spot} {_money(amount)} is "
+            alerts.append(Alert("below_minimum", f"seat {seat}: {said} {_money(amount)} is "
                                 f"below the minimum {_money(low)}", seat, spot, blocking=True))
         if high is not None and amount > high:
-            alerts.append(Alert("above_maximum", f"seat {seat}: {spot} {_money(amount)} is "
+            alerts.append(Alert("above_maximum", f"seat {seat}: {said} {_money(amount)} is "
                                 f"above the maximum {_money(high)}", seat, spot, blocking=True))
     bonuses = sum(a for s, a in spots.items() if s.startswith("blackjack_tie."))
     if bonuses > spots.get("main", 0) and bonuses:

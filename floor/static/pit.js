@@ -1,7 +1,10 @@
 // The pit page: every table live from the floor's stream (/events), the floor's totals, the
 // alerts a supervisor acknowledges, and a table's last rounds. Text from the tables is always
 // set as text, never as markup, and each row is drawn on its own: a row that cannot be drawn
-// says so in its place, and never empties the list.
+// says so in its place, and never empties the list. Names come in words from the floor
+// (`phase_text`, `status_text`, `cards_text`, `settlements_text`: controller/names.py), never
+// as the keys. The API's `drop` is the handle (the total wagered) and `hold_pct` the win as a
+// percentage of the handle; amounts are in minor units.
 "use strict";
 const STALE_MS = 3000;
 const tables = new Map();
@@ -43,7 +46,7 @@ function tableRow(t) {
   const trouble = [t.hold ? `ON HOLD: ${t.hold}` : "", ...list(t.lost_devices).map((d) => `${d} lost`)].filter(Boolean).join(" · ");
   const row = el("tr", { "data-table": t.table },
     el("td", {}, t.table), el("td", {}, t.game), el("td", { class: `status-${t.status}` }, t.status),
-    num(t.round ?? ""), el("td", {}, t.phase ?? ""), el("td", { class: "hold" }, trouble),
+    num(t.round ?? ""), el("td", {}, t.phase_text ?? ""), el("td", { class: "hold" }, trouble),
     el("td", {}, linkText(t)), num(t.rounds), num(money(t.day.drop)), num(money(t.day.win)),
     num(pct(t.day.hold_pct)), num(t.shift.rounds_per_hour), num(money(t.shift.win)),
     num(t.open_alerts || ""));
@@ -101,12 +104,14 @@ async function showRounds(table) {
   const rounds = response.ok ? await response.json() : [];
   $("rounds-table").textContent = table;
   $("rounds").replaceChildren(...each(list(rounds), (r) => el("div", { class: "round" },
-    el("strong", {}, `Round ${r.round} ${r.status}`), ` · ${time(r.started)} to ${time(r.utc)} · drop ${money(r.drop)} · house ${money(r.win)}`,
+    el("strong", {}, `Round ${r.round} ${r.status_text}`), ` · ${time(r.started)} to ${time(r.utc)} · handle ${money(r.drop)} · win ${money(r.win)}`,
     r.clock_off ? el("span", { class: "clock" }, ` · the table's clock was off: counted at ${time(r.received)}`) : "",
-    el("div", { class: "cards" }, r.cards.map(([card, to]) => `${card ?? "misread"} to ${to}`).join(", ")),
-    el("table", {}, el("tbody", {}, ...r.settlements.map(([seat, wager, hand, stake, net, outcome, award]) =>
-      el("tr", {}, el("td", {}, `seat ${seat}`), el("td", {}, wager + (hand ? ` hand ${hand}` : "")),
-        num(money(stake)), el("td", {}, outcome), el("td", {}, award), num(money(net))))))),
+    el("div", { class: "cards" }, r.cards_text.join(", ")),
+    el("table", {}, el("tbody", {}, ...r.settlements.map(([seat, , , stake, net], i) => {
+      const [wager, outcome, award] = r.settlements_text[i];
+      return el("tr", {}, el("td", {}, `seat ${seat}`), el("td", {}, wager),
+        num(money(stake)), el("td", {}, outcome), el("td", {}, award), num(money(net)));
+    })))),
     (r, error) => el("div", { class: "round broken" }, `a round that cannot be shown: ${error.message}`)));
   if (!rounds.length) $("rounds").textContent = "no rounds received from this table";
   $("rounds-panel").classList.remove("hidden");

@@ -110,8 +110,8 @@ def test_every_seat_and_the_whole_payout_fit(browser: Browser, game: str, width:
 
 
 def test_the_walk_goes_through_the_procedure(browser: Browser) -> None:
-    """rules/lucky-8-baccarat.txt: losers first from the dealer's right (seat 9), then winners in
-    the same order; the seat being paid is marked."""
+    """docs/rules/lucky-8-baccarat.txt: losers first from the dealer's right (seat 9), then
+    winners in the same order; the seat being paid is marked."""
     table = LiveTable(config_change("baccarat", {}, {"lucky8": "1"}, REGISTRY))
     page = browser.new_page(viewport={"width": 800, "height": 480})
     page.set_default_timeout(WAIT_MS)

@@ -1,6 +1,6 @@
 """What the display shows, without a browser: the hole card and anything that gives it away stay
 hidden until the reveal, DO NOT PAY carries the hold's reason, results read as a dealer says
-them (RULINGS, Blackjack: the dealer display must not show the hole card)."""
+them (docs/RULINGS.md, Blackjack: the dealer display must not show the hole card)."""
 
 from __future__ import annotations
 
@@ -195,7 +195,7 @@ def test_every_wager_of_a_seat_is_on_its_lines_after_every_event(seed: int, game
 
 
 def test_the_payout_runs_in_procedure_order_with_chips() -> None:
-    """rules/lucky-8-baccarat.txt, dealing procedures: losing wagers first, from the player at
+    """docs/rules/lucky-8-baccarat.txt, dealing procedures: losing wagers first, from the player at
     the dealer's immediate right (the highest seat) counter-clockwise, then winners in the same
     order, the primary wagers before the Lucky 8 wagers."""
     service = TableService()

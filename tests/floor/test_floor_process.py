@@ -95,6 +95,22 @@ def test_a_second_process_under_a_running_name_refuses(
         first.stop()
 
 
+def test_a_port_in_use_is_said_in_one_line(tmp_path: Path, broker: Mosquitto,
+                                           floor_dsn: str) -> None:
+    """Issue 21: the pit's port held by another program: one line and the way out, exit 2."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = FloorProcess(broker.url, floor_dsn, "p", tmp_path)
+        args = [*process.args[:process.args.index("--port") + 1], str(port),
+                *process.args[process.args.index("--port") + 2:]]
+        result = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"tablectl: port {port} is in use; choose another with --port")
+
+
 def test_systemd_hears_ready_and_the_watchdog(tmp_path: Path, broker: Mosquitto,
                                               floor_dsn: str) -> None:
     address = str(tmp_path / "notify")

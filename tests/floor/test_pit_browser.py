@@ -2,7 +2,8 @@
 `tablectl floor serve`: tables appear live as they deal, a lost device shows on its row and as an
 alert, a logged-in supervisor acknowledges it by name, and a table's last rounds open on a click;
 a row it cannot read does not empty the list, and the header says "live" only while the floor's
-writer, database and broker are up. It leaves a screenshot in docs/screenshots/pit.png."""
+writer, database and broker are up; every phase of a round, a hold and the rounds of both games
+are in words, never keys. It leaves a screenshot in docs/screenshots/pit.png."""
 
 from __future__ import annotations
 
@@ -11,10 +12,19 @@ from pathlib import Path
 import psycopg
 from playwright.sync_api import Browser, expect
 
-from controller.events import DeviceLost
+from controller.events import (
+    BetsLocked,
+    DealerAction,
+    DeviceLost,
+    PayoutConfirmed,
+    PayoutShown,
+)
+from controller.names import phase_words
+from controller.rules.play import DecisionDue, InsuranceDue
 from floor.accounts import add_supervisor
 from tests.floor.harness import FloorProcess, LinkedTable
 from tests.servers import Mosquitto
+from tests.words import raw_names
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WAIT_MS = 30_000
@@ -53,7 +63,7 @@ def test_the_pit_follows_the_tables_live(tmp_path: Path, broker: Mosquitto, floo
                                                               timeout=WAIT_MS)
         page.locator('tr[data-table="bac-01"]').click()
         expect(page.locator("#rounds .round")).to_have_count(2, timeout=WAIT_MS)
-        expect(page.locator("#rounds")).to_contain_text("Round 2 confirmed")
+        expect(page.locator("#rounds")).to_contain_text("Round 2 payout confirmed")
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "pit.png"))
 
@@ -77,4 +87,79 @@ def test_the_pit_follows_the_tables_live(tmp_path: Path, broker: Mosquitto, floo
         page.close()
         for table in tables:
             table.close()
+        floor.stop()
+
+
+def test_the_pit_says_every_phase_and_round_in_words(tmp_path: Path, broker: Mosquitto,
+                                                    floor_dsn: str, browser: Browser) -> None:
+    """Issue 21: a blackjack table walked through a round, phase by phase, then on hold, and the
+    last rounds of both games: at each moment the page's text holds no key (`player_turns`,
+    `lucky8_player`, `stiff_winner`), no card as the shoe reports it (`TD`) and no internal
+    state name (`computed`, `shown`)."""
+    floor = FloorProcess(broker.url, floor_dsn, "words", tmp_path).start()
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    bj = LinkedTable(tmp_path / "bj", broker.url, "bj-02")
+    bac = LinkedTable(tmp_path / "bac", broker.url, "bac-02", game="baccarat")
+    phase = page.locator('tr[data-table="bj-02"] td').nth(4)
+    seen: list[str] = []
+
+    def shows(state: str) -> None:
+        expect(phase).to_have_text(phase_words(state), timeout=WAIT_MS)
+        assert raw_names(page.inner_text("body")) == [], state
+        seen.append(state)
+
+    try:
+        page.goto(floor.url)
+        expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
+        bj.play(2)
+        bac.play(2)
+        shows("confirmed")
+        rig = bj.rig
+        rig.place(1, "main", 1000)
+        rig.place(2, "main", 2500)
+        shows("betting")
+        rig.console(BetsLocked(seq=0))
+        shows("locked")
+        rig.deal()
+        shows("dealing")
+        machine = rig.round
+        assert machine is not None
+        while (due := machine.expected()) is not None:
+            if isinstance(due, InsuranceDue):
+                shows("insurance")
+                rig.console(DealerAction(seq=0, seat=due.seat, action="no_insurance"))
+            elif isinstance(due, DecisionDue):
+                if seen[-1] != "player_turns":
+                    shows("player_turns")
+                rig.console(DealerAction(seq=0, seat=due.seat, hand=due.hand, action="stand"))
+            else:
+                if machine.state == "dealer_turn" and seen[-1] != "dealer_turn":
+                    shows("dealer_turn")
+                rig.deal()
+        shows("computed")
+        rig.console(PayoutShown(seq=0))
+        shows("shown")
+        rig.console(PayoutConfirmed(seq=0, by="dealer"))
+        shows("confirmed")
+        rig.collect()
+        assert {"player_turns", "dealer_turn"} <= set(seen)  # the seed deals both
+
+        rig.place(1, "main", 1000)
+        rig.console(BetsLocked(seq=0))
+        rig.place(1, "main", 5000)  # after the lock: past-posting, the round on hold
+        shows("hold")
+        expect(page.locator("#alerts")).to_contain_text("past-posting", timeout=WAIT_MS)
+        assert raw_names(page.inner_text("body")) == []
+
+        for table, rounds in (("bj-02", 3), ("bac-02", 2)):
+            page.locator(f'tr[data-table="{table}"]').click()
+            expect(page.locator("#rounds-table")).to_have_text(table, timeout=WAIT_MS)
+            expect(page.locator("#rounds .round")).to_have_count(rounds, timeout=WAIT_MS)
+            assert raw_names(page.inner_text("body")) == [], table
+        expect(page.locator("#rounds")).to_contain_text("Lucky 8 · Player")
+        expect(page.locator("#rounds")).to_contain_text("payout confirmed · ")
+    finally:
+        page.close()
+        bj.close()
+        bac.close()
         floor.stop()
