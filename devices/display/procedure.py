@@ -15,14 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from controller import names
 from controller.money import from_minor
 from controller.rules.settlement import REFUSED, RETURNED, Settlement
 from devices.display.cashier import Cashier
 
-# When in the round each settling moment comes (Settlement.stage), as the dealer says it.
-MOMENTS: Final = {"deal": "after the deal", "insurance": "at insurance", "peek": "after the peek",
-                  "play": "during play", "dealer": "during the dealer's hand",
-                  "end": "at the end of the round"}
 PRIMARY: Final = ("main", "insurance", "player", "banker", "tie")  # paid before bonus wagers
 
 
@@ -48,22 +45,11 @@ def _in_order(batch: Iterable[Settlement]) -> list[Settlement]:
     return sorted(batch, key=lambda s: (-s.seat, _wager_rank(s), s.hand or 0))
 
 
-def hand_name(name: str, hand: int | None, split: bool) -> str:
-    """A main wager's hand by its number once the seat has split ('Main · hand 2'): two
-    lines both called 'Main' would not say which hand to pay."""
-    return f"{name} · hand {hand}" if split and hand else name
-
-
-def split_seats(settlements: Iterable[Settlement]) -> set[int]:
-    """The seats that played more than one hand: their main wager is named hand by hand."""
-    return {s.seat for s in settlements if s.hand is not None and s.hand > 1}
-
-
 def steps(settlements: Iterable[Settlement], cashier: Cashier,
-          name: Callable[[str], str]) -> list[dict[str, Any]]:
+          name: Callable[[str, int | None], str]) -> list[dict[str, Any]]:
     """Every chip movement of the round in procedure order, moment by moment."""
     settlements = list(settlements)
-    split = split_seats(settlements)
+    split = names.split_seats((s.seat, s.wager, s.hand) for s in settlements)
     moments: dict[str, list[Settlement]] = {}
     for s in settlements:  # in the order they were settled: the moments in the round's order
         moments.setdefault(s.stage, []).append(s)
@@ -73,8 +59,9 @@ def steps(settlements: Iterable[Settlement], cashier: Cashier,
         winners = [s for s in batch if action(s) in ("pay", "return")]
         for s in _in_order(losers) + _in_order(winners):
             moved = amount(s)
-            walk.append({"moment": MOMENTS.get(stage, stage), "seat": s.seat, "wager": s.wager,
-                         "name": hand_name(name(s.wager), s.hand, s.seat in split),
+            walk.append({"moment": names.moment_words(stage), "seat": s.seat, "wager": s.wager,
+                         "name": name(s.wager, s.hand if s.wager == "main" and s.seat in split
+                                      else None),
                          "action": action(s),
                          "amount": from_minor(moved), "amount_text": cashier.text(moved),
                          "chips": cashier.count(moved) if action(s) != "collect" else []})

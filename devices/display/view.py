@@ -12,10 +12,11 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any, Final
 
+from controller import names
 from controller.alerts import Alert
 from controller.cards import Card, parse_card
 from controller.money import from_minor
-from controller.round_machine import BURN, MISREAD, SET_ASIDE, VOIDED, DealtCard, RoundMachine
+from controller.round_machine import RoundMachine
 from controller.rules import baccarat
 from controller.rules.baccarat_play import BaccaratPlay
 from controller.rules.blackjack import hand_value
@@ -27,46 +28,25 @@ from controller.table_config import TableConfig
 from devices.display import procedure, roads
 from devices.display.cashier import Cashier
 
-SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
-GAME_WAGERS: Final = {"main": "Main", "insurance": "Insurance", "player": "Player",
-                      "banker": "Banker", "tie": "Tie"}  # the games' own wagers: no pay table
-SIDES: Final = {"lucky8_player": "Player", "lucky8_banker": "Banker"}
-# The round's phase and a payout's status as the dealer says them (the keys stay in the view).
-PHASE_WORDS: Final = {
-    "starting": "starting", "waiting": "waiting", "betting": "betting",
-    "locked": "bets locked", "dealing": "dealing", "insurance": "insurance",
-    "player_turns": "players' turns", "dealer_turn": "dealer's turn", "settled": "settled",
-    "hold": "on hold", "closed": "round over", "voided": "voided"}
-STATUS_WORDS: Final = {"computed": "to pay", "shown": "paying", "confirmed": "paid",
-                       "voided": "voided"}
 RECALL_ROUNDS: Final = 10
 DEFAULT_CASHIER: Final = Cashier()
 
 
 def card_view(card: Card) -> dict[str, Any]:
     rank = str(card)[0]
-    return {"rank": "10" if rank == "T" else rank, "suit": SUIT_SYMBOLS[card.suit],
+    return {"rank": "10" if rank == "T" else rank, "suit": names.SUITS[card.suit],
             "red": card.suit in "HD", "text": str(card)}
 
 
-def wager_name(wager: str, config: TableConfig | None) -> str:
+def wager_name(wager: str, config: TableConfig | None, hand: int | None = None) -> str:
     """The wager as the layout and the pay table say it: 'Lucky 8 · Banker', 'Blackjack Tie ·
-    20', "Dead Man's Hand"; a game's own wager by its name ('Main', 'Banker')."""
-    if wager in GAME_WAGERS:
-        return GAME_WAGERS[wager]
-    bet, _, spot = wager.partition(".")
-    table = config.pay_tables.get(bet) if config else None
-    name = table.wager_name() if table else bet.replace("_", " ").title()
-    if wager in SIDES:
-        return f"{name} · {SIDES[wager]}"
-    if spot:
-        return f"{name} · {table.award_name(spot) if table else spot}"
-    return name
+    20', "Dead Man's Hand", 'Main, hand 2' (controller/names.py)."""
+    return names.wager_words(wager, config.pay_tables if config else names.NO_TABLES, hand)
 
 
 def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
                 award: str = "") -> str:
-    """'Lucky Stiff · Stiff Pair 10 to 1: pay $50.00', 'Main · hand 2: collect $10.00'."""
+    """'Lucky Stiff · Stiff Pair 10 to 1: pay $50.00', 'Main, hand 2: collect $10.00'."""
     if s.outcome in ("refused", "returned"):
         return f"{name}: return {cashier.text(s.stake)}"
     if s.net > 0:
@@ -80,18 +60,6 @@ def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
     if s.net < 0:
         return f"{name}: collect {cashier.text(-s.net)}"
     return f"{name}: push"
-
-
-def card_line(dealt: DealtCard) -> str:
-    """'10♦ to the banker', '8♠ burned': a recalled card as a dealer reads it."""
-    assert dealt.card is not None
-    shown = card_view(dealt.card)
-    face = f"{shown['rank']}{shown['suit']}"
-    if dealt.to == BURN:
-        return f"{face} burned"
-    if dealt.to in (VOIDED, SET_ASIDE, MISREAD):
-        return f"{face} {dealt.to}"
-    return f"{face} to {dealt.to}"
 
 
 def expected_view(machine: RoundMachine | None) -> dict[str, Any] | None:
@@ -116,8 +84,8 @@ class _View:
     def __init__(self, table: Table, cashier: Cashier) -> None:
         self.table, self.cashier, self.config = table, cashier, table.config
 
-    def name(self, wager: str) -> str:
-        return wager_name(wager, self.config)
+    def name(self, wager: str, hand: int | None = None) -> str:
+        return wager_name(wager, self.config, hand)
 
     def money(self, minor: int) -> dict[str, Any]:
         return {"amount": from_minor(minor), "text": self.cashier.text(minor)}
@@ -142,7 +110,7 @@ class _View:
             "table": name, "game": config.game if config else None,
             "round": record.number if record else None,
             "phase": phase,
-            "phase_text": PHASE_WORDS.get(phase, phase),
+            "phase_text": names.phase_words(phase),
             "do_not_pay": do_not_pay,
             "do_not_deal": table.deal_blocked(),  # the disk at its reserve, or a device lost
             "lock_refused": table.lock_refused(),  # why "No more bets" is not offered now
@@ -172,7 +140,7 @@ class _View:
         settlements = record.machine.settlements
         pay = sum(s.net for s in settlements if s.net > 0)
         collect = -sum(s.net for s in settlements if s.net < 0)
-        return {"status": record.status, "status_text": STATUS_WORDS.get(record.status, ""),
+        return {"status": record.status, "status_text": names.phase_words(record.status),
                 "pay": from_minor(pay), "collect": from_minor(collect),
                 "pay_text": self.cashier.text(pay), "collect_text": self.cashier.text(collect),
                 "steps": procedure.steps(settlements, self.cashier, self.name)}
@@ -189,7 +157,7 @@ class _View:
         nets: Counter[int] = Counter()
         moved: dict[str, Counter[int]] = {"pay": Counter(), "collect": Counter()}
         results: dict[int, list[dict[str, Any]]] = {}
-        split = procedure.split_seats(machine.settlements) | {
+        split = names.split_seats((s.seat, s.wager, s.hand) for s in machine.settlements) | {
             seat.number for seat in getattr(play, "seats", ()) if len(seat.hands) > 1}
         for s in machine.settlements:
             nets[s.seat] += s.net
@@ -197,7 +165,7 @@ class _View:
             if action != "push":  # what the dealer hands over (a return too) or takes
                 moved["collect" if action == "collect" else "pay"][s.seat] += \
                     procedure.amount(s)
-            wager = procedure.hand_name(self.name(s.wager), s.hand, s.seat in split)
+            wager = self.name(s.wager, s.hand if s.wager == "main" and s.seat in split else None)
             results.setdefault(s.seat, []).append({
                 "wager": s.wager, "hand": s.hand, "name": wager, "action": action,
                 "text": result_text(s, wager, self.cashier, self.award(s)),
@@ -254,7 +222,7 @@ class _View:
             if spot == "main" and hands:  # one line per hand, each at its own stake
                 for number, hand in enumerate(hands, 1):
                     result = next((r for r in done if r["hand"] == number), None)
-                    name = procedure.hand_name(self.name(spot), number, split)
+                    name = self.name(spot, number if split else None)
                     lines.append({"state": "settled", **result} if result else
                                  self.open_line(spot, name, hand["stake_minor"]))
                 lines += [{"state": "settled", **r} for r in done
@@ -300,13 +268,13 @@ class _View:
 
     def recall(self, record: RoundRecord) -> dict[str, Any]:
         machine = record.machine
-        cards = [card_line(c) for c in machine.cards if c.card is not None]
+        cards = [names.dealt_words(str(c.card), c.to) for c in machine.cards
+                 if c.card is not None]
         nets: Counter[int] = Counter()
         for s in machine.settlements:
             nets[s.seat] += s.net
         return {"round": record.number, "status": record.status,
-                "status_text": PHASE_WORDS.get(record.status) or STATUS_WORDS.get(
-                    record.status, record.status), "cards": cards,
+                "status_text": names.phase_words(record.status), "cards": cards,
                 "nets": {str(seat): from_minor(net) for seat, net in sorted(nets.items())},
                 "nets_text": {str(seat): ("+" if net > 0 else "-" if net < 0 else "")
                               + self.cashier.text(abs(net))

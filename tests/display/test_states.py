@@ -152,8 +152,8 @@ def test_every_blackjack_state(small: Page) -> None:
         decide(table, 2, "split")
         deal(table, "3H")
         look = walk.at("players' turns", {"hit", "stand", "double"}, "split")
-        assert "Main · hand 1 $25.00" in look["seats"]["2"] and \
-            "Main · hand 2 $25.00" in look["seats"]["2"], look["seats"]["2"]
+        assert "Main, hand 1 $25.00" in look["seats"]["2"] and \
+            "Main, hand 2 $25.00" in look["seats"]["2"], look["seats"]["2"]
         decide(table, 2, "stand")
         deal(table, "TD")
         decide(table, 2, "stand", hand=2)
@@ -161,16 +161,16 @@ def test_every_blackjack_state(small: Page) -> None:
         walk.at("dealer's turn", set(), "dealer-turn")
         deal(table, "9C", "TC")  # the dealer busts
         look = walk.at("settled", {"confirm_payout"}, "settled")
-        assert "Main · hand 2 +$25.00" in look["seats"]["2"], look["seats"]["2"]
+        assert "Main, hand 2 +$25.00" in look["seats"]["2"], look["seats"]["2"]
         small.get_by_role("button", name="Next").click()
         look = walk.at("settled", {"confirm_payout"}, "payout-walk")
         assert "2/" in small.locator("#payout .step small").inner_text()
         small.get_by_role("button", name="Confirm payout (C)").click()
         table.pump(small, lambda: table.service.table.round is None)
-        walk.at("round over", set(), "confirmed")  # the layout is empty again
+        walk.at("closed", set(), "confirmed")  # the layout is empty again
         small.get_by_role("button", name="Recall").click()
         recall = small.locator("#recall-list li").first
-        expect(recall).to_contain_text("Round 1 paid")
+        expect(recall).to_contain_text("Round 1 payout confirmed")
         expect(recall).to_contain_text("10♣ to the dealer")
         assert not INTERNAL.search(recall.inner_text())
         small.screenshot(path=SHOTS / "blackjack-recall.png")
@@ -242,7 +242,7 @@ def test_every_baccarat_state(small: Page) -> None:
         assert "Banker +$19.00" in look["seats"]["1"], look["seats"]["1"]
         assert f"Lucky 8 · Player {MINUS}$5.00" in look["seats"]["1"], look["seats"]["1"]
         table.send(PayoutConfirmed(seq=0, by="dealer"))
-        walk.at("round over", {"lock_bets"}, "confirmed")
+        walk.at("closed", {"lock_bets"}, "confirmed")
     finally:
         table.close()
     expect(small.locator("#banner-reason")).to_have_text("no live data from the controller")

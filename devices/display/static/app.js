@@ -106,8 +106,6 @@ function currentStep(v) {
   return steps.length && v.payout.status !== "confirmed" ? steps[Math.min(walk.index, steps.length - 1)] : null;
 }
 
-const STATUS_WORDS = { computed: "to pay", shown: "paying", confirmed: "paid", voided: "voided" };
-
 function renderActions(v) {
   const e = v.expected;
   const buttons = [];
@@ -136,7 +134,7 @@ function renderActions(v) {
   if (p) {
     const n = Math.min(walk.index, p.steps.length - 1);
     const totals = `pay <span class="amount">${p.pay_text}</span> · collect <span class="amount">${p.collect_text}</span>`;
-    const status = p.status_text || STATUS_WORDS[p.status] || "";
+    const status = p.status_text || "";
     html = (step ? `<div class="step ${step.action}"><small>${n + 1}/${p.steps.length} · ${step.moment} · ${totals}</small>
         <strong>Seat ${step.seat} · ${step.name}: ${ACTION_WORDS[step.action]} <span class="amount">${step.amount_text}</span></strong>
         ${step.chips.length ? `<span class="chips">${chipsText(step.chips)}</span>` : ""}</div>
