@@ -168,8 +168,9 @@ class ControllerLoop:
             if item.device == "pads":
                 self.pads_synced = False
                 self._snapshot = set() if pads_back else None
-            if pads_back and self.pads is not None:
-                self.pads.write(pads.snapshot_request(0))  # the chips already on the spots
+            if pads_back and self.pads is not None and \
+                    not self.pads.write(pads.snapshot_request(0)):  # the chips on the spots
+                self._snapshot = None  # not asked: no end will come to act on
             return
         if isinstance(item, SpotReport):
             self._submit(self._wager(item))
@@ -216,8 +217,9 @@ class ControllerLoop:
         machine = self.service.table.round
         if seen is None or machine is None:
             return
+        settled = {(s.seat, s.wager) for s in machine.settlements}  # its chips move freely
         gone = [(seat, spot) for seat, spots in machine.wagers.items() for spot in spots
-                if (seat, spot) not in seen]
+                if (seat, spot) not in seen and (seat, spot) not in settled]
         for seat, spot in gone:
             self.log.info("wager gone from the pads", seat=seat, spot=spot)
             self._submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=0))

@@ -236,8 +236,10 @@ class RoundMachine:
             else:
                 seat_wagers.pop(event.spot, None)
             return []
-        if self.settled:
-            return []  # chips move while the dealer pays and collects
+        if self.settled or any(s.seat == event.seat and s.wager == event.spot
+                               for s in self.settlements):
+            return []  # chips move while the dealer pays and collects (a side bet lost at the
+            # deal taken away, a refused wager handed back), however early in the round
         before = self.wagers.get(event.seat, {}).get(event.spot, 0)
         if before == event.amount:
             return []

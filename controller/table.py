@@ -228,12 +228,7 @@ class Table:
         machine = self.round
         if machine is not None and machine.state != "betting":
             return None  # past the lock: the round's own rules answer
-        if blocked := self.deal_blocked():
-            return blocked
-        if self.config is not None and self.config.game == "blackjack" and not any(
-                machine.wagers.values() if machine else ()):
-            return "no wagers on the layout"  # a coup of baccarat is dealt for the roads
-        return None
+        return self.deal_blocked()
 
     # ----- checkpoints -----------------------------------------------------------------------
 

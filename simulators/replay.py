@@ -25,7 +25,7 @@ from controller.service import TableService
 from controller.table import RoundRecord, config_change
 from devices import beetek, cardid, pads
 from devices.decoder import StreamDecoder
-from devices.events import Garbage, SpotReport
+from devices.events import Garbage, SpotReport, SpotsComplete
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
 from simulators import pty_link
@@ -127,7 +127,7 @@ class Replayer:
             assert self.loop is not None
             handled = self.loop.handled
             return (sum(handled[k] for k in SHOE_FRAMES) >= self.expected["shoe"]
-                    and handled["SpotReport"] >= self.expected["pads"]
+                    and handled["SpotReport"] + handled["SpotsComplete"] >= self.expected["pads"]
                     and self.loop.inputs.empty())
         self._wait(done, "the controller to catch up")
 
@@ -171,7 +171,7 @@ class Replayer:
         elif device == "pads":
             if direction == "in":
                 self.pads.inject(entry.data)
-                self.expected["pads"] += sum(isinstance(e, SpotReport)
+                self.expected["pads"] += sum(isinstance(e, SpotReport | SpotsComplete)
                                              for e in pads.decode_report(entry.data))
             elif direction == "disconnected":
                 self._caught_up()

@@ -21,6 +21,8 @@ from controller.events import (
     BetsLocked,
     CardDrawn,
     CardMisread,
+    Checkpoint,
+    ConfigChanged,
     DealerAction,
     Event,
     NewShoe,
@@ -58,6 +60,19 @@ class AnotherGame(ValueError):
     """The journal is another game's table: one journal holds one table's game."""
 
 
+def journal_game(path: Path) -> str | None:
+    """The game of the table a journal records (None for a new journal), read-only: the
+    latest configuration, or the one a checkpoint carries."""
+    if not path.exists():
+        return None
+    for event in reversed(read_events(path)):
+        if isinstance(event, ConfigChanged):
+            return event.game
+        if isinstance(event, Checkpoint) and event.state.get("config"):
+            return str(event.state["config"]["game"])
+    return None
+
+
 class Rig:
     def __init__(self, folder: Path, game: str = "blackjack", protocol: str = "cardid",
                  cards: list[Card] | None = None, pay_tables: dict[str, str] | None = None,
@@ -68,6 +83,10 @@ class Rig:
                  journal_config: JournalConfig = TEST_DAYS) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
         self.journal_path = journal or folder / "journal.sqlite3"
+        other = journal_game(self.journal_path)
+        if other not in (None, game):  # checked before anything is opened, written or started
+            raise AnotherGame(f"the journal {self.journal_path} is a {other} table's: give the "
+                              f"{game} table its own with --journal PATH")
         self.idle = idle  # called while waiting: the daemon feeds its watchdog, checks for stop
         self.pace_s, self.side_bets, self.seats = pace_s, side_bets, seats
         self.refill = refill  # a new shoe when this one runs low (the demo plays forever)
@@ -93,11 +112,7 @@ class Rig:
             {"game": game, "rules": {}, "pay_tables": self.pay_tables})
         self.serial: SerialDevice | None = None
         self.usb: UsbDevice | None = None
-        try:
-            self.start_controller()
-        except AnotherGame:
-            self.shoe.stop()
-            raise
+        self.start_controller()
 
     # ----- the controller's life -------------------------------------------------------------
 
@@ -105,12 +120,6 @@ class Rig:
         service, closer = open_table(self.journal_path, self.journal_config,
                                      PinGuard(self.supervisors), self.keep_rounds)
         wanted = config_change(self.game, {}, self.pay_tables, PayTables.load())
-        config = service.table.config
-        if config is not None and config.game != self.game:
-            assert service.journal is not None
-            service.journal.close()
-            raise AnotherGame(f"the journal {self.journal_path} is a {config.game} table's: "
-                              f"give the {self.game} table its own with --journal PATH")
         if service.table.config_event is None or \
                 service.table.config_event.content() != wanted.content():
             if service.table.round is not None and service.table.round.in_progress:

@@ -8,8 +8,7 @@
   one that stops reading for `WRITE_TIMEOUT_S` is dropped.
 - `POST /api/action` a dealer or supervisor action (devices/console.py), posted to the
   controller's queue: 202 when queued, 400 naming the field when malformed, 409 with the reason
-  for "no more bets" when the table may not deal (a device lost, the disk at its reserve, no
-  wager on a blackjack layout).
+  for "no more bets" when the table may not deal (a device lost, the disk at its reserve).
 - `GET /api/snapshot`, `GET /health`.
 
 It binds to 127.0.0.1 by default. On any other address every request needs the token

@@ -188,7 +188,9 @@ class _View:
                             "soft": value.soft, "bust": value.bust, "blackjack": hand.natural,
                             "stake": from_minor(hand.stake), "stake_minor": hand.stake,
                             "doubled": hand.doubled, "active": active == (number, index + 1),
-                            "result": hand.outcome.kind if hand.outcome else None})
+                            "result": hand.outcome.kind if hand.outcome else None,
+                            "result_text": names.outcome_words(hand.outcome.kind)
+                            if hand.outcome else None})
             wagers = machine.wagers.get(number, {})
             settled = machine.settled or machine.finished
             net, pay, collect = nets[number], moved["pay"][number], moved["collect"][number]

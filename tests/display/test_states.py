@@ -125,7 +125,7 @@ def test_every_blackjack_state(small: Page) -> None:
     walk = Walk(small, table, "blackjack")
     try:
         small.goto(table.server.url)
-        walk.at("waiting", set(), "waiting")  # nothing on the layout: nothing to lock
+        walk.at("waiting", {"lock_bets"}, "waiting")
         bet(table, (1, "main", 1000), (1, "lucky7", 100), (1, "dead_mans_hand", 500),
             (2, "main", 2500), (2, "lucky_stiff", 500), (3, "main", 100))
         walk.at("betting", {"lock_bets"}, "betting")
@@ -167,7 +167,7 @@ def test_every_blackjack_state(small: Page) -> None:
         assert "2/" in small.locator("#payout .step small").inner_text()
         small.get_by_role("button", name="Confirm payout (C)").click()
         table.pump(small, lambda: table.service.table.round is None)
-        walk.at("closed", set(), "confirmed")  # the layout is empty again
+        walk.at("closed", {"lock_bets"}, "confirmed")  # the layout is empty again
         small.get_by_role("button", name="Recall").click()
         recall = small.locator("#recall-list li").first
         expect(recall).to_contain_text("Round 1 payout confirmed")

@@ -266,3 +266,27 @@ def test_a_restart_after_the_lock_with_a_wager_gone_holds_the_round(tmp_path: Pa
         assert "changed from 1000 to 0 after bets were locked" in held(table)
     finally:
         table.close()
+
+
+def test_chips_of_a_wager_already_settled_move_freely(tmp_path: Path) -> None:
+    """A Lucky 7 lost on the first card is collected at once, and at a restart the pads no
+    longer hold it: neither is pinching (it is settled), so the round deals on."""
+    table = Table(tmp_path, "blackjack", "cardid", cards=list(CARDS))
+    try:
+        table.place(1, "main", 1000)
+        table.place(1, "lucky7", 100)
+        table.console(BetsLocked(seq=0))
+        table.deal(1)  # TS: not a 7, the Lucky 7 loses
+        round_ = table.round
+        assert round_ is not None and [s.wager for s in round_.settlements] == ["lucky7"]
+        table.pads.place(1, pads.position_of("blackjack", "lucky7"), 0)  # the dealer takes
+        table.wait(lambda: not table.pads.pending, "the report read")  # the lost chips
+        table.settle_queue()
+        assert table.round is not None and table.round.state == "dealing"
+        restarted_with(table, {(1, "main"): 1000})
+        round_ = table.round
+        assert round_ is not None and round_.state == "dealing" and not round_.blocking
+        table.deal(1)
+        finish(table)
+    finally:
+        table.close()

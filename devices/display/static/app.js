@@ -41,7 +41,7 @@ function renderSeats(v) {
   $("seats").innerHTML = v.seats.map((s) => {
     const hands = s.hands.map((h, i) => `<div class="hand${h.active ? " active" : ""}" data-hand="${i + 1}">
         <div class="cards">${h.cards.map(cardHtml).join("")}</div>
-        <div class="total">${totalText(h)}${h.doubled ? " (doubled)" : ""}${h.result ? " · " + h.result : ""}</div></div>`).join("");
+        <div class="total">${totalText(h)}${h.doubled ? " (doubled)" : ""}${h.result_text ? " · " + h.result_text : ""}</div></div>`).join("");
     const lines = (s.lines || []).map((l) => lineHtml(l, current, s.seat)).join("");
     const due = (s.collect_text ? `<div class="due collect"><small>COLLECT</small><b class="amount">${s.collect_text}</b></div>` : "")
       + (s.pay_text ? `<div class="due pay"><small>PAY</small><b class="amount">${s.pay_text}</b></div>` : "");
@@ -184,7 +184,10 @@ function updateBanner() {
   const was = wasStale;
   wasStale = stale;
   if (stale && !was && view) showFloor(null);
-  if (!stale && was && view) render(view);  // the controls come back as the view allows
+  if (!stale && was && view) {  // the controls come back as the view allows, the floor mark too
+    render(view);
+    if (floorHealth) showFloor(floorHealth);
+  }
 }
 let wasStale = false;
 
@@ -196,7 +199,9 @@ async function send(action) {
     headers: { "Content-Type": "application/json" }, body: JSON.stringify(action) });
   if (!response.ok) {
     const body = await response.json().catch(() => ({}));
-    $("sup-message").textContent = body.error || `refused (${response.status})`;
+    const refusal = body.error || `refused (${response.status})`;
+    // said where the dealer is looking: in the dialog if it is open, else in the action bar
+    $($("supervisor").open ? "sup-message" : "prompt").textContent = refusal;
   }
   return response.ok;
 }
