@@ -6,12 +6,14 @@ DEAL (a device lost, the disk at its reserve). In each:
 - the dealer's controls are enabled exactly when the state allows them;
 - no amount breaks across lines;
 - no key or internal state name (`player_turns`, `computed`) reaches the page's text.
-Screenshots of each state go to artifacts/states/."""
+A screenshot of each state goes to docs/screenshots/states/ (taken before the checks, so a
+failing state is pictured too)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,9 +32,9 @@ from controller.events import (
 from controller.table import config_change
 from devices.display.view import wager_name
 from tests.conftest import REGISTRY
-from tests.display.test_browser import ARTIFACTS, WAIT_MS, LiveTable
+from tests.display.test_browser import WAIT_MS, LiveTable
 
-SHOTS = ARTIFACTS / "states"
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "states"
 # What the page shows: the dealer's buttons that are live, each seat's text, the money amounts
 # whose text runs over more than one line or is cut off (a seat clipped too), and the page's
 # visible text.
