@@ -95,8 +95,10 @@ def dealt_words(card: str | None, to: str) -> str:
 
 def _table(bet: str, tables: Mapping[str, PayTable]) -> PayTable | None:
     """A wager's pay table: by the configuration's key ('lucky8_player'), else by its bet
-    ('lucky8', as the day's totals name Lucky 8)."""
-    return tables.get(bet) or next((t for t in tables.values() if t.bet == bet), None)
+    ('lucky8', as the day's totals name Lucky 8), else a shipped one (a wager on a spot the
+    table does not offer is still called by its name)."""
+    return tables.get(bet) or next((t for t in tables.values() if t.bet == bet), None) or \
+        shipped().get(bet)
 
 
 def wager_words(wager: str, tables: Mapping[str, PayTable], hand: int | None = None) -> str:
@@ -117,7 +119,7 @@ def wager_words(wager: str, tables: Mapping[str, PayTable], hand: int | None = N
 def award_words(wager: str, award: str, tables: Mapping[str, PayTable]) -> str:
     """A pay table's award by its name ('stiff_winner' -> 'Stiff Winner'); a refusal by its
     reason; the rules' own prose ('player bust', 'tie on 17') as it is."""
-    table = _table(wager.partition(".")[0], tables)
+    table = None if wager in GAME_WAGERS else _table(wager.partition(".")[0], tables)
     if table is not None and award in table.pays:
         return table.award_name(award)
     return REFUSALS.get(award, award)

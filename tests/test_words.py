@@ -29,7 +29,9 @@ from controller.names import (
     split_seats,
     wager_words,
 )
+from controller.rules.wager_checks import check_wagers
 from controller.supervisors import PinGuard
+from controller.table_config import build_table
 from floor.queries import round_words
 from tests.award_rounds import award_deals, award_of, play
 from tests.conftest import REGISTRY
@@ -152,7 +154,8 @@ def test_the_names_of_phases_cards_and_unknown_keys() -> None:
     assert card_words("TD") == "10♦" and dealt_words("8C", "burn") == "8♣ (burn)"
     assert card_words("not a card") == "not a card"  # a hostile table's text, as it came
     assert wager_words("lucky8_player", shipped()) == "Lucky 8 · Player"
-    assert wager_words("blackjack_tie.LS", {}) == "Blackjack Tie · LS"  # no table: readable
+    assert wager_words("blackjack_tie.LS", {}) == "Blackjack Tie · Left Side"  # shipped
+    assert wager_words("dragon_bonus.P", {}) == "Dragon Bonus · P"  # no table: readable
     assert award_words("lucky_stiff", "player bust", shipped()) == "player bust"  # prose stays
     assert award_words("main", "spot_not_offered", shipped()) == "not offered at this table"
 
@@ -172,3 +175,18 @@ def test_the_pit_names_a_rounds_rows_and_leaves_a_strange_one_to_the_page() -> N
                              ["Lucky 8 · Player", "won", "Lucky 8"]]}
     assert round_words({**body, "settlements": [[1, "main"]]}) == {}
     assert round_words({**body, "settlements": [["1", "main", 1, 0, 0, "win", "x"]]}) == {}
+
+
+def test_the_wager_checks_name_the_wager_in_words() -> None:
+    """Their alerts reach the dealer display, recall and the pit; the alert's `spot` keeps the
+    key. A spot the table does not offer is named by the shipped tables."""
+    config = build_table("blackjack", {"limits": {"lucky_stiff": [1, 25]}}, {"lucky_stiff": "1"},
+                         REGISTRY)
+    _, alerts = check_wagers(config, {1: {"lucky_stiff": 500},
+                                      2: {"main": 1000, "lucky_stiff": 5000},
+                                      3: {"main": 1000, "lucky8_player": 100}})
+    assert [(a.spot, a.message) for a in alerts] == [
+        ("lucky_stiff", "seat 1: Lucky Stiff needs a main wager; return the 5 wager"),
+        ("lucky_stiff", "seat 2: Lucky Stiff 50 is above the maximum 25"),
+        ("lucky8_player", "seat 3: Lucky 8 · Player is not offered at this table; return the 1 "
+                          "wager")]

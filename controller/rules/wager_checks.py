@@ -28,6 +28,11 @@ def _money(amount: int) -> str:
     return f"{from_minor(amount):,}"
 
 
+def _said(spot: str, config: TableConfig) -> str:
+    """The wager as the dealer says it, for an alert's text (its `spot` keeps the key)."""
+    return wager_words(spot, config.pay_tables)
+
+
 def check_wagers(config: TableConfig, wagers: Mapping[int, Mapping[str, int]]
                  ) -> tuple[dict[int, dict[str, int]], list[Alert]]:
     """Split wagers into those accepted for play and alerts (refusals included)."""
@@ -38,15 +43,16 @@ def check_wagers(config: TableConfig, wagers: Mapping[int, Mapping[str, int]]
         placed = {spot: amount for spot, amount in spots.items() if amount > 0}
         kept: dict[str, int] = {}
         for spot, amount in placed.items():
-            said = wager_words(spot, config.pay_tables)
             if spot not in offered:
                 alerts.append(Alert("spot_not_offered",
-                                    f"seat {seat}: {said} is not offered at this table; return "
-                                    f"the {_money(amount)} wager", seat, spot, refused=True))
+                                    f"seat {seat}: {_said(spot, config)} is not offered at this "
+                                    f"table; return the {_money(amount)} wager", seat, spot,
+                                    refused=True))
             elif config.game == "blackjack" and spot != "main" and "main" not in placed:
                 alerts.append(Alert("side_without_main",
-                                    f"seat {seat}: {said} needs a main wager; return the "
-                                    f"{_money(amount)} wager", seat, spot, refused=True))
+                                    f"seat {seat}: {_said(spot, config)} needs a main wager; "
+                                    f"return the {_money(amount)} wager", seat, spot,
+                                    refused=True))
             else:
                 kept[spot] = amount
         if kept:
@@ -59,13 +65,14 @@ def _limit_alerts(config: TableConfig, seat: int, spots: dict[str, int]) -> list
     alerts: list[Alert] = []
     for spot, amount in spots.items():
         low, high = config.limits.get(spot.split(".", 1)[0], (0, None))
-        said = wager_words(spot, config.pay_tables)
         if amount < low:
-            alerts.append(Alert("below_minimum", f"seat {seat}: {said} {_money(amount)} is "
-                                f"below the minimum {_money(low)}", seat, spot, blocking=True))
+            alerts.append(Alert("below_minimum", f"seat {seat}: {_said(spot, config)} "
+                                f"{_money(amount)} is below the minimum {_money(low)}", seat,
+                                spot, blocking=True))
         if high is not None and amount > high:
-            alerts.append(Alert("above_maximum", f"seat {seat}: {said} {_money(amount)} is "
-                                f"above the maximum {_money(high)}", seat, spot, blocking=True))
+            alerts.append(Alert("above_maximum", f"seat {seat}: {_said(spot, config)} "
+                                f"{_money(amount)} is above the maximum {_money(high)}", seat,
+                                spot, blocking=True))
     bonuses = sum(a for s, a in spots.items() if s.startswith("blackjack_tie."))
     if bonuses > spots.get("main", 0) and bonuses:
         alerts.append(Alert("tie_bonuses_above_main",
