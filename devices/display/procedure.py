@@ -1,13 +1,13 @@
 """The payout as the dealing procedure runs it: which seat, which wager, collect or pay, how much,
 and in which chips.
 
-The procedure of the shared rules (rules/lucky-8-baccarat.txt, "Rules of Play & Dealing
-Procedures"; rules/dead-mans-hand-blackjack.txt, "from the dealer's right to left"): at each
+The procedure of the published rules (docs/rules/lucky-8-baccarat.txt, "Rules of Play & Dealing
+Procedures"; docs/rules/dead-mans-hand-blackjack.txt, "from the dealer's right to left"): at each
 moment of the round that settles wagers, the dealer first takes every losing wager, beginning
 with the player at the dealer's immediate right and moving counter-clockwise, then pays the
 winners in the same order, the primary wagers before the bonus wagers. Seat 1 is first base, at
-the dealer's left (RULINGS, Blackjack: cards go to seat 1 first), so the dealer's immediate right
-is the highest seat: the order is the highest seat down to seat 1.
+the dealer's left (docs/RULINGS.md, Blackjack: cards go to seat 1 first), so the dealer's
+immediate right is the highest seat: the order is the highest seat down to seat 1.
 """
 
 from __future__ import annotations
