@@ -84,7 +84,8 @@ def recall_day(path: Path, day: str, archive_dirs: Sequence[Path] = ()) -> list[
     return [round_view(r) for r in table.rounds() if r.number in numbers]
 
 
-def render(views: list[dict[str, Any]]) -> str:
+def render(views: list[dict[str, Any]], where: str = "in the journal") -> str:
+    """The rounds as text; with none, that there are none `where` (in the journal, in a day)."""
     lines: list[str] = []
     for view in views:
         hold = f" ON HOLD: {view['on_hold']}" if view["on_hold"] else ""
@@ -92,4 +93,4 @@ def render(views: list[dict[str, Any]]) -> str:
         lines += [f"  {entry['utc']}  #{entry['seq']:<6} {entry['text']}"
                   for entry in view["log"]]
         lines.append("")
-    return "\n".join(lines) if lines else "no rounds in the journal\n"
+    return "\n".join(lines) if lines else f"no rounds {where}\n"
