@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import signal
 import socket
 import subprocess
@@ -15,13 +16,14 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller import config_file
+from controller import config_file, doctor
 from controller.journal.signing import keygen
 from controller.journal.verify import verify_chain
 from controller.supervisors import hash_pin
@@ -299,6 +301,62 @@ def test_config_check_summary_is_words_and_flags_no_supervisors(tmp_path: Path) 
     result = config_check(path)
     assert result.returncode == 0 and len(result.stdout.splitlines()) == 1
     assert "; 1 supervisors;" in result.stdout
+
+
+def doctor_command(*args: str, env: dict[str, str] | None = None
+                   ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", "doctor", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S,
+                          env={**os.environ, **(env or {})})
+
+
+def test_doctor_knows_the_demo_signs_with_its_own_key(tmp_path: Path) -> None:
+    """Without --config, doctor checks the demo's set-up: its key, made beside its journal on
+    the first start, is not missing (it warned "no signing key")."""
+    state = {"XDG_STATE_HOME": str(tmp_path)}
+    key = tmp_path / "tablectl" / "table.key"
+    before = doctor_command(env=state).stdout
+    assert f"  ok  signing key: {key}: the demo makes it on its first start" in before
+    keygen(key)
+    after = doctor_command(env=state).stdout
+    assert f"  ok  signing key: {key} (the demo's)" in after
+    assert "none configured" not in before + after
+
+
+def test_doctor_says_how_to_make_a_missing_key(tmp_path: Path) -> None:
+    """The fix for a missing key is `journal keygen`, not "run doctor as the service user"."""
+    path = tmp_path / "table.toml"
+    path.write_text('[table]\ngame = "blackjack"\n[journal]\nkey = "table.key"\n')
+    out = doctor_command("--config", str(path)).stdout
+    assert f"FAIL  signing key: {tmp_path}/table.key does not exist: the table will not start" \
+        in out
+    assert f"journal keygen --config {path}" in out and "service user" not in out
+
+
+def test_doctor_names_the_service_user_only_if_there_is_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_user(name: str) -> Any:
+        raise KeyError(name)
+
+    monkeypatch.setattr(pwd, "getpwnam", no_user)
+    assert doctor.as_service_user("tablectl journal keygen") == "tablectl journal keygen"
+    monkeypatch.setattr(pwd, "getpwnam", lambda name: SimpleNamespace(pw_uid=os.geteuid() + 1))
+    assert doctor.as_service_user("tablectl journal keygen") == (
+        "sudo -u tablectl tablectl journal keygen")
+    monkeypatch.setattr(pwd, "getpwnam", lambda name: SimpleNamespace(pw_uid=os.geteuid()))
+    assert doctor.as_service_user("tablectl journal keygen") == "tablectl journal keygen"
+
+
+@pytest.mark.parametrize(("uid", "warned"), [(0, False), (1000, True)])
+def test_doctor_warns_about_dialout_only_who_needs_it(tmp_path: Path, uid: int, warned: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root opens any device: no advice to join dialout."""
+    path = tmp_path / "table.toml"
+    path.write_text('[table]\ngame = "blackjack"\n[devices.shoe]\nurl = "/dev/null"\n')
+    monkeypatch.setattr(os, "geteuid", lambda: uid)
+    monkeypatch.setattr(doctor, "_in_group", lambda name: False)
+    findings = doctor.check_shoe(config_file.load(path))
+    assert any("dialout" in f.detail for f in findings) == warned
 
 
 def toml_value(value: Any) -> str:
