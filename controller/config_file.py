@@ -8,6 +8,7 @@ A file that does not validate refuses to start with the file, the key and the re
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from datetime import time
@@ -16,19 +17,21 @@ from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.broker import Broker, check_table_id, parse_broker
+from controller.inputs import BadInput, read_text
 from controller.money import to_minor
 from controller.paytables import PayTableError, PayTables
 from controller.rules.blackjack import RulesError
 from controller.supervisors import check_hash_format
 from controller.table_config import MAX_SEATS, build_table
 from devices.display.cashier import Cashier, CashierError
+from drivers.serial_port import check_url
 
 SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "devices", "display", "journal",
                    "floor")
 PROTOCOLS: Final = ("beetek", "cardid")
 
 
-class ConfigError(ValueError):
+class ConfigError(BadInput):
     """'FILE: key: reason'."""
 
 
@@ -102,9 +105,9 @@ class RunConfig:
 
 def load(path: Path) -> RunConfig:
     try:
-        data = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+        data = tomllib.loads(read_text(path))
+    except BadInput as exc:
+        raise ConfigError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not TOML: {exc}") from None
     return _parse(path, data)
@@ -119,12 +122,17 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
             raise fail(section, f"unknown section (known: {', '.join(SECTIONS)})")
     table = _section(data, "table", fail)
     game = table.get("game")
-    if game not in MAX_SEATS:
+    if game is None:
+        raise fail("table.game", "missing: game = \"blackjack\" or \"baccarat\" in [table]")
+    if not isinstance(game, str) or game not in MAX_SEATS:
         raise fail("table.game", f"{game!r} is not blackjack or baccarat")
     seats = table.get("seats", MAX_SEATS[game])
     if not isinstance(seats, int) or not 1 <= seats <= MAX_SEATS[game]:
         raise fail("table.seats", f"must be 1 to {MAX_SEATS[game]}")
-    dirs = [path.parent / Path(d) for d in table.get("pay_table_dirs", [])]
+    named = table.get("pay_table_dirs", [])
+    if not isinstance(named, list) or not all(isinstance(d, str) and d for d in named):
+        raise fail("table.pay_table_dirs", "must be a list of folders (e.g. [\"tables\"])")
+    dirs = [path.parent / d for d in named]
     try:
         registry = PayTables.load(dirs)
     except PayTableError as exc:
@@ -152,6 +160,25 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
         _display(_section(data, "display", fail), unit, fail),
         _journal(path, _section(data, "journal", fail), fail), registry,
         _floor(path, data.get("floor"), fail))
+
+
+def check_ready(config: RunConfig) -> None:
+    """What `load` leaves to the start, checked for `tablectl config check`: the signing key
+    must be there and be one (`run` fails without it). A key this user may not read (the
+    service user's, mode 0600) is left to `tablectl doctor` run as that user."""
+    from controller.journal import JournalError
+    from controller.journal.signing import Signer
+    key = config.journal_config.key
+    if key is None:
+        return
+    if not key.exists():
+        raise ConfigError(f"{config.path}: journal.key: {key}: no such file (make it with "
+                          f"`tablectl journal keygen --config {config.path}`)")
+    if os.access(key, os.R_OK):
+        try:
+            Signer.load(key)
+        except JournalError as exc:
+            raise ConfigError(f"{config.path}: journal.key: {exc}") from None
 
 
 DISPLAY_KEYS: Final = ("bind", "port", "token", "hosts", "currency", "locale", "chips")
@@ -204,6 +231,8 @@ def _journal(path: Path, raw: dict[str, Any], fail: Any) -> JournalConfig:
                    "for closes on demand only)") from None
     zone = raw.get("timezone")
     try:
+        if zone is not None and not isinstance(zone, str):
+            raise ValueError(zone)
         timezone = ZoneInfo(zone) if zone else None
     except (ZoneInfoNotFoundError, ValueError):
         raise fail("journal.timezone", f"{zone!r} is not a time zone (e.g. "
@@ -257,7 +286,10 @@ def _floor(path: Path, raw: Any, fail: Any) -> FloorConfig | None:
         return found
 
     secret = file("password_file")
-    password = secret.read_text().strip() if secret else None
+    try:
+        password = read_text(secret).strip() if secret else None
+    except BadInput as exc:
+        raise fail("floor.password_file", str(exc)) from None
     cert, key = file("cert"), file("key")
     if (cert is None) != (key is None):
         raise fail("floor.cert", "a client certificate needs both cert and key")
@@ -282,8 +314,14 @@ def _section(data: dict[str, Any], name: str, fail: Any) -> dict[str, Any]:
 def _shoe(raw: Any, fail: Any) -> ShoeConfig | None:
     if raw is None:
         return None
+    if not isinstance(raw, dict):
+        raise fail("devices.shoe", "must be a table")
     if not isinstance(raw.get("url"), str) or not raw["url"]:
         raise fail("devices.shoe.url", "missing (e.g. /dev/tablectl-shoe)")
+    try:
+        check_url(raw["url"])
+    except ValueError as exc:
+        raise fail("devices.shoe.url", str(exc)) from None
     protocol = raw.get("protocol", "beetek")
     if protocol not in PROTOCOLS:
         raise fail("devices.shoe.protocol", f"{protocol!r} is not beetek or cardid")
@@ -296,6 +334,8 @@ def _shoe(raw: Any, fail: Any) -> ShoeConfig | None:
 def _pads(raw: Any, fail: Any) -> PadsConfig | None:
     if raw is None:
         return None
+    if not isinstance(raw, dict):
+        raise fail("devices.pads", "must be a table")
     text = raw.get("usb", "")
     try:
         vendor, product = (int(part, 16) for part in str(text).split(":"))

@@ -10,13 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.paytables import PayTables
+from controller.inputs import BadInput
+from controller.journal import JournalError
+from controller.paytables import PayTableError, PayTables
+from controller.rules.blackjack import RulesError
 from controller.table import config_change
 from devices import beetek, cardid, pads
 from devices.events import DeviceEvent, as_json
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
-from simulators.recording import Recorder
+from simulators.recording import Recorder, RecordingError
 from simulators.replay import Replayer, summary
 
 
@@ -37,14 +40,24 @@ def _stop_on_signals(stop: threading.Event) -> None:
             signal.signal(signum, lambda *_: stop.set())
 
 
-def _printer(shoe: list[SerialDevice]) -> Callable[[DeviceEvent], None]:
-    """Print each event as one JSON line; acknowledge cardid frames so the shoe goes on."""
+def _printer(shoe: list[SerialDevice], stop: threading.Event,
+             gone: threading.Event) -> Callable[[DeviceEvent], None]:
+    """Print each event as one JSON line; acknowledge cardid frames so the shoe goes on. When
+    the reader goes away (`| head`) it says so in `gone` and stops the command: the reader
+    thread must not take the closed pipe for an unplugged device."""
     lock = threading.Lock()
 
     def post(event: DeviceEvent) -> None:
         with lock:
-            sys.stdout.write(json.dumps(as_json(event)) + "\n")
-            sys.stdout.flush()
+            if gone.is_set():
+                return
+            try:
+                sys.stdout.write(json.dumps(as_json(event)) + "\n")
+                sys.stdout.flush()
+            except BrokenPipeError:
+                gone.set()
+                stop.set()
+                return
         seq = getattr(event, "seq", None)
         if seq is not None and shoe:
             shoe[0].write(cardid.ack(seq))
@@ -64,7 +77,8 @@ def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | 
     stop = stop or threading.Event()
     _stop_on_signals(stop)
     holder: list[SerialDevice] = []
-    post = _printer(holder)
+    gone = threading.Event()
+    post = _printer(holder, stop, gone)
     driver: SerialDevice | UsbDevice
     if device == "shoe":
         assert port is not None
@@ -78,19 +92,24 @@ def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | 
                            tap=tap.tap("pads") if tap else None)
     driver.start()
     try:
-        while not stop.wait(0.2):  # a timeout, so that the signal handlers get to run
+        while driver.running and not stop.wait(0.2):  # a timeout: the signal handlers run
             pass
     finally:
         driver.stop()
-    return 0
+    if gone.is_set():
+        raise BrokenPipeError("standard output was closed")  # quiet, as `main` ends it
+    return 0 if stop.is_set() else 1  # else the reader died, and said why
 
 
 def record(path: Path, port: str, protocol: str, baud: int, game: str,
            pay_tables: dict[str, str]) -> int:
-    config_change(game, {}, pay_tables, PayTables.load())  # refuse a bad table up front
-    recorder = Recorder(path, {"shoe": {"protocol": protocol, "port": {
-        "baudrate": baud, "bytesize": 8, "parity": "N", "stopbits": 1}}},
-                        {"game": game, "rules": {}, "pay_tables": pay_tables})
+    try:
+        config_change(game, {}, pay_tables, PayTables.load())  # refuse a bad table up front
+        recorder = Recorder(path, {"shoe": {"protocol": protocol, "port": {
+            "baudrate": baud, "bytesize": 8, "parity": "N", "stopbits": 1}}},
+                            {"game": game, "rules": {}, "pay_tables": pay_tables})
+    except (RulesError, PayTableError, OSError) as exc:
+        raise BadInput(str(exc)) from None
     try:
         return monitor("shoe", port, protocol, baud, None, tap=recorder)
     finally:
@@ -98,7 +117,10 @@ def record(path: Path, port: str, protocol: str, baud: int, game: str,
 
 
 def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) -> int:
-    rounds = summary(Replayer(path, journal, speed).run())
+    try:
+        rounds = summary(Replayer(path, journal, speed).run())
+    except (RecordingError, JournalError, OSError, TimeoutError) as exc:
+        raise BadInput(str(exc)) from None
     for entry in rounds:
         if as_json_lines:
             print(json.dumps(entry))

@@ -62,6 +62,8 @@ def to_minor(value: object, where: str) -> int:
         exact = Decimal(str(value)) * MINOR_PER_UNIT
     except InvalidOperation:
         raise ValueError(f"{where}: {value!r} is not an amount") from None
+    if not exact.is_finite():  # inf, nan: int() of them is an OverflowError, not an answer
+        raise ValueError(f"{where}: {value!r} is not an amount")
     if exact != exact.to_integral_value():
         raise ValueError(f"{where}: {value} is finer than one cent")
     if exact < 0:

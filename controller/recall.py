@@ -85,8 +85,9 @@ def recall_day(path: Path, day: str, archive_dirs: Sequence[Path] = ()) -> list[
     return [round_view(r) for r in table.rounds() if r.number in numbers]
 
 
-def render(views: list[dict[str, Any]]) -> str:
-    """The rounds for a person: their log lines are words already (`describe`)."""
+def render(views: list[dict[str, Any]], where: str = "in the journal") -> str:
+    """The rounds for a person (their log lines are words already: `describe`); with none,
+    that there are none `where` (in the journal, in a day)."""
     lines: list[str] = []
     for view in views:
         hold = f" ON HOLD: {view['on_hold']}" if view["on_hold"] else ""
@@ -94,4 +95,4 @@ def render(views: list[dict[str, Any]]) -> str:
         lines += [f"  {entry['utc']}  #{entry['seq']:<6} {entry['text']}"
                   for entry in view["log"]]
         lines.append("")
-    return "\n".join(lines) if lines else "no rounds in the journal\n"
+    return "\n".join(lines) if lines else f"no rounds {where}\n"

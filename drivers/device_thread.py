@@ -38,6 +38,11 @@ class DeviceThread:
     def start(self) -> None:
         self._thread.start()
 
+    @property
+    def running(self) -> bool:
+        """The reader thread is alive: False once it died of an unexpected error."""
+        return self._thread.is_alive()
+
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         self._thread.join(timeout)

@@ -6,6 +6,8 @@ and OSError)."""
 
 from __future__ import annotations
 
+import importlib.util
+import pkgutil
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +30,29 @@ def resolve(url: str) -> str:
     if sep and scheme in SCHEMES:
         return SCHEMES[scheme](rest)
     return url
+
+
+def check_url(url: str) -> str:
+    """`url` if it can name a port: a path, or a URL with a scheme of ours or of pyserial's;
+    else ValueError naming the schemes known (an unknown one would kill the reader thread)."""
+    scheme, sep, _ = url.partition("://")
+    ours, theirs = set(SCHEMES), _pyserial_schemes()
+    if sep and scheme not in ours and scheme.lower() not in theirs:  # pyserial lowercases
+        known = ", ".join(f"{name}://" for name in sorted(ours | theirs))
+        raise ValueError(f"{url}: unknown scheme {scheme!r} (a device path, or {known})")
+    return url
+
+
+def _pyserial_schemes() -> set[str]:
+    """The URL schemes pyserial opens: its `protocol_<scheme>` handler modules."""
+    found = set()
+    for package in serial.protocol_handler_packages:
+        spec = importlib.util.find_spec(package)
+        folders = spec.submodule_search_locations if spec else None
+        found |= {module.name.removeprefix("protocol_")
+                  for module in pkgutil.iter_modules(list(folders or []))
+                  if module.name.startswith("protocol_")}
+    return found
 
 
 class SerialDevice(DeviceThread):

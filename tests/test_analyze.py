@@ -4,6 +4,7 @@ cores and in agreement with the exact figures."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -12,7 +13,17 @@ from typing import Any
 
 import pytest
 
-from controller.analysis.analyze import analyze, options_from, price, wager_names
+from controller.analysis import blackjack_exact
+from controller.analysis.analyze import (
+    _steered,
+    analyze,
+    options_from,
+    price,
+    render,
+    wager_names,
+)
+from controller.inputs import KeyValue
+from controller.names import by_bet
 from tests.conftest import REGISTRY
 from tests.published import BLACKJACK_TIE, LUCKY_STIFF
 
@@ -30,10 +41,12 @@ def test_price_is_the_expected_net_per_unit() -> None:
 
 
 def test_rules_options_are_json_or_text() -> None:
-    assert options_from(["decks=8", "dealer_hits_soft_17=false", "blackjack_pays=6:5"]) == {
+    pairs = [KeyValue()(text) for text in ("decks=8", "dealer_hits_soft_17=false",
+                                           "blackjack_pays=6:5")]
+    assert options_from(pairs) == {
         "decks": 8, "dealer_hits_soft_17": False, "blackjack_pays": "6:5"}
-    with pytest.raises(ValueError, match="KEY=VALUE"):
-        options_from(["decks"])
+    with pytest.raises(argparse.ArgumentTypeError, match="KEY=VALUE"):
+        KeyValue()("decks")
 
 
 @pytest.fixture(scope="module")
@@ -183,3 +196,47 @@ def test_a_bet_the_game_does_not_offer_is_refused_before_any_work(
     result = analyze_command(*args)
     assert result.returncode == 2
     assert named in result.stderr
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("--ratio", "2"), "--ratio 2: only --strategy combined plays for a ratio"),
+    (("--strategy", "side", "--ratio", "0.5"),
+     "--ratio 0.5: only --strategy combined plays for a ratio"),
+    (("--strategy", "combined", "--ratio", "-1"), "-1 is not more than 0 (--ratio)"),
+    (("--strategy", "combined", "--ratio", "0"), "0 is not more than 0 (--ratio)"),
+    (("--workers", "0"), "0 is less than 1 (--workers)"),
+    (("--pay-table", "1"), "--pay-table 1: a pay table is one side bet's: name the bet with "
+                           "--bet (without --bet every pay table of every wager is priced)"),
+])
+def test_meaningless_options_are_refused_before_any_work(args: tuple[str, ...],
+                                                         said: str) -> None:
+    """Each was taken, and the analysis ran as if it had not been given (issue 21)."""
+    result = analyze_command(*args)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"tablectl: analyze: {said}\n"
+
+
+def test_departures_say_what_their_count_is() -> None:
+    """`x2` was unexplained: it counts the card compositions the same line covers."""
+    ten = blackjack_exact.TEN
+    sixteen = [(0, 1, 0, 1, 0, 0, 0, 0, 0, 1), (0, 0, 2, 0, 0, 0, 0, 0, 0, 1)]  # 10-4-2, 10-3-3
+    totals = blackjack_exact.Totals(departures=[
+        blackjack_exact.Departure(ten, hand, "stand", "hit") for hand in sixteen])
+    totals.departures.append(blackjack_exact.Departure(
+        ten, (0, 0, 0, 0, 0, 0, 1, 0, 0, 1), "stand", "hit"))  # hard 17 (2 cards): once
+    extra = _steered(totals, 4.0, "side", 1.0)
+    assert extra["departures"] == [
+        "hard 16 (3 cards) v 10: stand (basic: hit) in 2 card compositions",
+        "hard 17 (2 cards) v 10: stand (basic: hit)"]
+
+
+@pytest.mark.parametrize(("surrender", "offered"), [("none", False), ("late", True)])
+def test_surrender_is_an_award_only_where_the_table_offers_it(surrender: str,
+                                                              offered: bool) -> None:
+    """`surrender 0.0000 %` was printed for a table without surrender."""
+    report = analyze("blackjack", {"decks": 1, "max_split_hands": 1, "surrender": surrender},
+                     ["main"], None, "exact", 0, 0, 2, REGISTRY)
+    [main] = report["wagers"]
+    assert ("surrender" in main["awards"]) == offered
+    assert ("surrender" in render(report, by_bet(REGISTRY))) == offered
+    assert sum(main["awards"].values()) == pytest.approx(1.0, abs=1e-9)

@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from controller.alerts import Alert
+from controller.control import ControlServer, socket_path
 from controller.day_ledger import family
 from controller.events import (
     CardDrawn,
@@ -39,6 +40,7 @@ from controller.journal.files import JournalFile
 from controller.journal.fold import read_events
 from controller.journal.signing import keygen
 from controller.journal.verify import read_settlement_rows, verify
+from controller.loop import ControllerLoop
 from controller.rules.play import CardDue, InsuranceDue
 from controller.service import DiskReserve, TableService
 from devices.display.view import view
@@ -110,6 +112,73 @@ def test_a_close_waits_for_the_round_and_never_closes_one_on_hold(tmp_path: Path
         assert kinds[-3:] == ["day_closed", "checkpoint", "day_signed"]
     finally:
         table.close()
+
+
+def test_a_close_set_for_the_end_of_the_round_is_a_success(tmp_path: Path) -> None:
+    """`tablectl day close` while a round is dealt: the running controller closes the day when
+    the round is over. That is what was asked: exit 0 (it was 1), and the day then closes. A
+    controller that keeps no days refuses: exit 1, one line on stderr."""
+    table = DaysTable(tmp_path / "journal.sqlite3")
+    table.play(1)
+    table.service.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=1000))
+    table.service.submit(CardDrawn(seq=0, card="TS"))
+    loop = ControllerLoop(table.service, closer=table.closer)
+    control = ControlServer(socket_path(table.path), loop.post)
+    loop.start()
+    control.start()
+    try:
+        result = cli("day", "close", "--journal", str(table.path), "--by", "pit 4")
+    finally:
+        control.stop()
+        loop.stop()
+    try:
+        assert (result.returncode, result.stdout, result.stderr) == (
+            0, "the gaming day closes when round 2 is over\n", "")
+        finish_round(table.service)
+        assert table.closer.tick() == "2026-03-01"
+        [closed] = [e.to_dict() for e in read_events(table.path) if e.kind == "day_closed"]
+        assert closed["by"] == "pit 4"
+        keeps_none = ControlServer(socket_path(table.path), ControllerLoop(table.service).handle)
+        keeps_none.start()
+        try:
+            refused = cli("day", "close", "--journal", str(table.path))
+        finally:
+            keeps_none.stop()
+        assert (refused.returncode, refused.stdout, refused.stderr) == (
+            1, "", "tablectl: day close: this controller keeps no gaming days\n")
+    finally:
+        table.close()
+
+
+def test_a_second_close_of_a_date_is_found_by_the_name_it_was_given(tmp_path: Path) -> None:
+    """A day closed early is followed by DATE.2: `--day DATE.2` finds that close alone (it was
+    refused by a message that listed it), `--day DATE` finds both."""
+    table = DaysTable(tmp_path / "journal.sqlite3")
+    closed = []
+    try:
+        for played in (2, 3):
+            table.play(played)
+            closed.append(table.closer.ask("test")[0])
+    finally:
+        table.close()
+    first, second = "2026-03-01", "2026-03-01.2"
+    assert closed == [first, second]
+    journal = str(table.path)
+
+    def rounds(day: str) -> list[int]:
+        result = cli("recall", "--journal", journal, "--day", day, "--json")
+        assert result.returncode == 0, result.stderr
+        return [r["round"] for r in json.loads(result.stdout)["rounds"]]
+
+    assert rounds(first) == [1, 2, 3, 4, 5] and rounds(second) == [3, 4, 5]
+    verified = cli("journal", "verify", "--journal", journal, "--day", second)
+    assert verified.returncode == 0 and "1 closed days" in verified.stdout, verified.stderr
+    exported = cli("journal", "export", "--journal", journal, "--day", second, "--format",
+                   "jsonl")
+    assert {json.loads(line)["day"] for line in exported.stdout.splitlines()} == {second}
+    missing = cli("recall", "--journal", journal, "--day", "2026-03-01.3")
+    assert missing.returncode == 1 and "the last closed: 2026-03-01, 2026-03-01.2" in (
+        missing.stderr)
 
 
 def test_the_summary_adds_up_the_stored_settlements(tmp_path: Path) -> None:

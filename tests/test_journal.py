@@ -187,3 +187,16 @@ def test_a_schema1_journal_is_refused_with_the_command_that_migrates_it(tmp_path
     service = TableService(Journal.open(path))  # from the migration's checkpoint
     assert service.table.rounds_played == 3 and [r.number for r in service.table.recent] == [
         1, 2, 3]
+
+
+def test_migrating_a_journal_of_this_version_is_nothing_to_do(journal_path: Path) -> None:
+    """Not a failure (it exited 1): exit 0, the journal untouched, no copy kept."""
+    before = journal_path.read_bytes()
+    result = subprocess.run([sys.executable, "-m", "controller.cli", "journal", "migrate",
+                             "--journal", str(journal_path)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == f"journal {journal_path}: schema 2 already, nothing to migrate\n"
+    assert journal_path.read_bytes() == before
+    assert not [p for p in journal_path.parent.iterdir() if p.suffix in (".schema1",
+                                                                         ".migrating")]

@@ -98,6 +98,27 @@ def test_monitor_shoe(tmp_path: Path, protocol: str) -> None:
         assert interrupt(proc) == 0
 
 
+def test_monitor_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`tablectl monitor shoe ... | head -1`: the reader thread took the closed pipe for a lost
+    shoe, died of it, and the command never ended. Now it ends, exit 0, without a word."""
+    shoe = VirtualShoe(tmp_path, "beetek", cards=[parse_card("4S")], heartbeat=False).start()
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "monitor", "shoe", "--port",
+                             str(shoe.path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT)
+    try:
+        read_until(proc, "connected")
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # `head -1` has its line and goes
+        shoe.deal(1)
+        assert proc.wait(timeout=WAIT_S) == 0
+        error = proc.stderr.read()
+    finally:
+        shoe.stop()
+        if proc.poll() is None:
+            proc.kill()
+    assert all(line.startswith("{") for line in error.splitlines()), error
+
+
 def test_monitor_pads_with_the_fake_backend() -> None:
     backend = VirtualPads()
     stop = threading.Event()

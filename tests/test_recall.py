@@ -78,8 +78,21 @@ def test_recall_shows_the_round_in_progress_and_on_hold(tmp_path: Path) -> None:
 
 
 def test_recall_of_a_missing_journal_fails_clearly(tmp_path: Path) -> None:
+    """A path that names no journal is bad input (exit 2, issue 21), and is not made."""
     result = recall(tmp_path / "none.sqlite3")
-    assert result.returncode == 1 and "no such file" in result.stderr
+    assert result.returncode == 2 and "no such file" in result.stderr
+    assert not (tmp_path / "none.sqlite3").exists()
+
+
+def test_recall_of_no_rounds_is_refused_not_answered_with_none(tmp_path: Path) -> None:
+    """`recall -n 0` said "no rounds in the journal" of a journal with rounds."""
+    path = tmp_path / "j.sqlite3"
+    settle_session([ROUND, ROUND], REGISTRY, path)
+    for count in ("0", "-3"):
+        result = recall(path, "-n", count)
+        assert (result.returncode, result.stdout) == (2, "")
+        assert result.stderr == f"tablectl: recall: {count} is less than 1 (-n)\n"
+    assert recall(path, "-n", "1").stdout.count("Round ") == 1
 
 
 def test_settle_session_resumes_instead_of_repeating(tmp_path: Path) -> None:

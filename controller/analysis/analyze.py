@@ -27,6 +27,7 @@ from controller.analysis import (
     simulate,
 )
 from controller.config_file import RunConfig
+from controller.inputs import BadInput
 from controller.names import award_words, by_bet, wager_words
 from controller.paytables import TIE_SPOTS, PayTable, PayTables
 from controller.rules import lucky_stiff
@@ -56,15 +57,15 @@ def wager_names(game: str, registry: PayTables) -> dict[str, str]:
 
 
 def chosen_bet(game: str, name: str, pay_table: str | None, registry: PayTables) -> str:
-    """The family to analyse for `--bet name`, or ValueError naming the valid ones."""
+    """The family to analyse for `--bet name`, or BadInput naming the valid ones."""
     names = wager_names(game, registry)
     if name not in names:
-        raise ValueError(f"--bet {name!r}: the {game} wagers are {', '.join(names)}")
+        raise BadInput(f"--bet {name!r}: the {game} wagers are {', '.join(names)}")
     family = names[name]
     spot = name.partition(".")[2]
     ids = [t.id for t in _tables(registry, family, None) if not spot or spot in t.pays]
     if pay_table is not None and ids and pay_table not in ids:
-        raise ValueError(f"--pay-table {pay_table!r}: {name} is on pay tables "
+        raise BadInput(f"--pay-table {pay_table!r}: {name} is on pay tables "
                          f"{', '.join(ids)}")
     return family
 
@@ -115,7 +116,7 @@ def analyze(game: str, rules: dict[str, Any], bets: list[str] | None, pay_table:
             ratio: float = 1.0) -> dict[str, Any]:
     started = time.perf_counter()
     if strategy != "basic" and (game != "blackjack" or method != "exact"):
-        raise ValueError(f"--strategy {strategy}: only blackjack's exact analysis plays other "
+        raise BadInput(f"--strategy {strategy}: only blackjack's exact analysis plays other "
                          "than basic strategy (baccarat has no choices; the simulation plays "
                          "basic strategy)")
     if game == "baccarat":
@@ -303,8 +304,9 @@ def _steered(totals: blackjack_exact.Totals, edge: float, strategy: str,
         extra["ratio"] = ratio
         extra["combined_edge_percent"] = round((main + ratio * edge) / (1 + ratio), 6)
     counts = Counter(blackjack_exact.describe(d) for d in totals.departures)
-    extra["departures"] = [f"{text} x{n}" if n > 1 else text for text, n in sorted(
-        counts.items(), key=lambda item: (-item[1], item[0]))]
+    extra["departures"] = [f"{text} in {n} card compositions" if n > 1 else text
+                           for text, n in sorted(counts.items(),
+                                                 key=lambda item: (-item[1], item[0]))]
     return extra
 
 
@@ -314,7 +316,7 @@ def _lucky7(rules: Any, table: PayTable, strategy: str = "basic",
     (a third card can only raise the award); so does the combined strategy unless the main
     wager's best play stands on some 7-7, where the trade-off is not computed."""
     if strategy == "combined" and sevens_stand:
-        raise ValueError("lucky7 under --strategy combined: the main wager's best play stands "
+        raise BadInput("lucky7 under --strategy combined: the main wager's best play stands "
                          "on 7-7 against some up card under these rules, and that trade-off "
                          "is not computed")
     always = strategy != "basic"
@@ -339,13 +341,10 @@ def _counter(progress: Callable[[float], None] | None,
     return step
 
 
-def options_from(pairs: list[str]) -> dict[str, Any]:
+def options_from(pairs: list[tuple[str, str]]) -> dict[str, Any]:
     """--rules KEY=VALUE: JSON values (true, 6, "6:5"), else the text."""
     options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise ValueError(f"--rules {pair!r} is not KEY=VALUE")
+    for key, value in pairs:
         try:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -383,6 +382,11 @@ def render(report: dict[str, Any], tables: Mapping[str, PayTable]) -> str:
 
 
 def main(args: Any) -> int:
+    if args.ratio is not None and args.strategy != "combined":
+        raise BadInput(f"--ratio {args.ratio:g}: only --strategy combined plays for a ratio")
+    if args.pay_table is not None and not args.bet:
+        raise BadInput(f"--pay-table {args.pay_table}: a pay table is one side bet's: name the "
+                       "bet with --bet (without --bet every pay table of every wager is priced)")
     options = options_from(args.rules)
     bets: list[str] | None = None
     config: RunConfig | None = None
@@ -414,7 +418,7 @@ def main(args: Any) -> int:
     try:
         report = analyze(game, options, bets, args.pay_table, method, args.rounds, args.seed,
                          args.workers or os.cpu_count() or 1, registry, progress,
-                         args.strategy, args.ratio)
+                         args.strategy, 1.0 if args.ratio is None else args.ratio)
     finally:
         if bar is not None:
             bar.stop()

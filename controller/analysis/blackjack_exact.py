@@ -468,8 +468,10 @@ def _deal(table: Table, hand: Counts, first: int, second: int, blackjack: float,
     if action == "split":
         total.main_awards["split"] += weight * table.no_blackjack(hand)
     else:
-        for name, index in (("win", WON), ("push", PUSHED), ("lose", LOST),
-                            ("surrender", SURRENDERED)):
+        outcomes = [("win", WON), ("push", PUSHED), ("lose", LOST)]
+        if rules.surrender != "none":  # no surrender award where the table offers none
+            outcomes.append(("surrender", SURRENDERED))
+        for name, index in outcomes:
             total.main_awards[name] += weight * value[index]
     if _unpaired_stiff(first, second):
         for kind, index in ((WIN, WON), (PUSH, PUSHED), (LOSE, LOST),

@@ -64,10 +64,15 @@ class History:
             self._files[day.label] = JournalFile.open_ro(path)
         return self._files[day.label]
 
+    def days_named(self, day: str) -> list[DayRow]:
+        """The closed days `day` names: YYYY-MM-DD each close of that date, YYYY-MM-DD.N the
+        Nth close alone (the name the close was given)."""
+        return [d for d in self.days if day in (d.label, d.label.split(".")[0])]
+
     def closed_days(self, day: str) -> list[DayRow]:
-        """The closed days of date `day` (YYYY-MM-DD: each close of that date), their files and
-        the one before them (its checkpoint starts their fold) here, or JournalError."""
-        days = [d for d in self.days if d.label.split(".")[0] == day]
+        """The closed days `day` names (`days_named`), their files and the one before them
+        (its checkpoint starts their fold) here, or JournalError."""
+        days = self.days_named(day)
         if not days:
             closed = ", ".join(d.label for d in self.days[-3:]) or "none yet"
             raise JournalError(f"journal {self.live.path}: no closed gaming day {day} (the last "

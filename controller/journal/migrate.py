@@ -10,6 +10,7 @@ beside the new one as `journal.sqlite3.schema1`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -19,23 +20,32 @@ from pathlib import Path
 from controller.events import Checkpoint
 from controller.journal import codec
 from controller.journal.archive import sync_folder
-from controller.journal.files import GENESIS, LIVE_PAGE_SIZE, JournalError, chain_hash
+from controller.journal.files import (
+    GENESIS,
+    LIVE_PAGE_SIZE,
+    SCHEMA_VERSION,
+    JournalError,
+    chain_hash,
+)
 from controller.journal.fold import events
 from controller.journal.store import Journal, RoundRow, create_file, round_values
 from controller.service import utc_now
 from controller.table import Table
 
 
-def migrate(path: Path) -> tuple[int, Path]:
-    """Migrate `path` in place; (records migrated, where the original was kept)."""
+def migrate(path: Path) -> tuple[int, Path] | None:
+    """Migrate `path` in place; (records migrated, where the original was kept), or None if it
+    is a journal of this version already. A missing file is refused, never made."""
+    version = _schema_version(path)
+    if version == str(SCHEMA_VERSION):
+        return None
+    if version != "1":
+        raise JournalError(f"journal {path}: schema version {version or 'none'}: this version "
+                           "migrates schema 1 only")
     kept = path.with_name(path.name + ".schema1")
     new = path.with_name(path.name + ".migrating")
-    old = sqlite3.connect(path, isolation_level=None)
+    old = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None)
     try:
-        version = old.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if version is None or version[0] != "1":
-            raise JournalError(f"journal {path}: schema version "
-                               f"{version[0] if version else 'none'}, not 1: nothing to migrate")
         old.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything into the main file
         rows = old.execute("SELECT seq, body, prev_hash, hash FROM events ORDER BY seq")
         new.unlink(missing_ok=True)
@@ -51,6 +61,16 @@ def migrate(path: Path) -> tuple[int, Path]:
     sync_folder(path.parent)
     _rows_and_checkpoint(path)
     return count, kept
+
+
+def _schema_version(path: Path) -> str | None:
+    """The journal's schema version, read without writing (or making) anything."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.Error as exc:
+        raise JournalError(f"journal {path}: not a tablectl journal ({exc})") from None
+    return None if row is None else str(row[0])
 
 
 def _copy_records(path: Path, rows: sqlite3.Cursor, db: sqlite3.Connection) -> int:

@@ -121,7 +121,7 @@ def verify(path: Path, archive_dirs: Sequence[Path] = (), key: Ed25519PublicKey 
 
 def _verify(history: History, key: Ed25519PublicKey | None, day: str | None,
             deep: bool) -> Verdict:
-    days = [d for d in history.days if day is None or d.label.split(".")[0] == day]
+    days = history.days if day is None else history.days_named(day)
     if day is not None and not days:
         raise JournalError(f"journal {history.live.path}: no closed day {day}")
     check = ChainCheck(key, None)
