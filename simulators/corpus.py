@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.events import BetsLocked, CardAssigned, PayoutConfirmed, PayoutShown, Resumed
+from controller.events import CardAssigned, PayoutConfirmed, PayoutShown, Resumed
 from simulators.rig import Rig
 
 
@@ -56,7 +56,7 @@ def faults(path: Path, protocol: str) -> None:
 def _round_with(rig: Rig, fault: Callable[[], None]) -> None:
     for seat in (1, 2):
         rig.place(seat, "main", 1000 * seat)
-    rig.console(BetsLocked(seq=0))
+    rig.lock_bets()
     rig.deal(2)
     fault()
     rig.play_out()

@@ -266,7 +266,7 @@ class Rig:
         if self.game == "blackjack" and "lucky7" in self.pay_tables and not self.side_bets:
             self.place(1, "lucky7", 100)
         self.pause()
-        self.console(BetsLocked(seq=0))
+        self.lock_bets()
         machine = self.round
         if machine is not None and machine.blocking:
             self.console(AlertsCleared(seq=0, by="dealer"))
@@ -275,6 +275,16 @@ class Rig:
         self.pause(PAYOUT_PACES)  # a person reads the payout: it stays up for a while
         self.console(PayoutConfirmed(seq=0, by="dealer"))
         self.collect()
+
+    def lock_bets(self) -> None:
+        """"No more bets", as a dealer presses it: refused while the table may not deal (a
+        device lost for a moment, a shoe silent past its limit), pressed again once it may."""
+        while True:
+            self.console(BetsLocked(seq=0))
+            machine = self.round
+            if machine is None or machine.state != "betting":
+                return
+            self.wait(lambda: self.service.table.lock_refused() is None, "the table to deal")
 
     def start_demo(self) -> None:
         """A demo starts on a fresh virtual shoe: finish what a previous run left, then say so."""

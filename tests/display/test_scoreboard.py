@@ -135,8 +135,12 @@ def test_every_road_is_named_and_readable_at_800x480(browser: Browser) -> None:
         expect(page.locator("body")).not_to_have_class(re.compile(r"\bpaying\b"))
         expect(page.locator("#banner")).to_be_hidden()  # a legal shoe: no hold
         beads = page.locator("#scoreboard .road.bead b")
+        # laid out again once shown (the next frame, when its box has a size): the last coup
+        page.wait_for_function("(row) => { const b = document.querySelectorAll("
+                               "'#scoreboard .road.bead b'); return b.length && "
+                               "b[b.length - 1].style.gridRow === row; }",
+                               arg=str((len(SHOE) - 1) % 6 + 1))
         assert 6 < beads.count() < len(SHOE)  # fewer columns than the shoe, not smaller cells
-        assert beads.last.evaluate("(b) => b.style.gridRow") == str((len(SHOE) - 1) % 6 + 1)
         check_roads(page, "#scoreboard")
         check_pairs(page, "#scoreboard")
         for seat in range(1, 10):  # the fullest betting layout still fits beside the roads

@@ -13,7 +13,6 @@ import psycopg
 from playwright.sync_api import Browser, expect
 
 from controller.events import (
-    BetsLocked,
     DealerAction,
     DeviceLost,
     PayoutConfirmed,
@@ -118,7 +117,7 @@ def test_the_pit_says_every_phase_and_round_in_words(tmp_path: Path, broker: Mos
         rig.place(1, "main", 1000)
         rig.place(2, "main", 2500)
         shows("betting")
-        rig.console(BetsLocked(seq=0))
+        rig.lock_bets()
         shows("locked")
         rig.deal()
         shows("dealing")
@@ -145,7 +144,7 @@ def test_the_pit_says_every_phase_and_round_in_words(tmp_path: Path, broker: Mos
         assert {"player_turns", "dealer_turn"} <= set(seen)  # the seed deals both
 
         rig.place(1, "main", 1000)
-        rig.console(BetsLocked(seq=0))
+        rig.lock_bets()
         rig.place(1, "main", 5000)  # after the lock: past-posting, the round on hold
         shows("hold")
         expect(page.locator("#alerts")).to_contain_text("past-posting", timeout=WAIT_MS)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from controller.cards import parse_card
-from controller.events import BetsLocked, CardAssigned, CardDrawn, Resumed, WagerPlaced
+from controller.events import CardAssigned, CardDrawn, Resumed, WagerPlaced
 from controller.journal.fold import read_events
 from devices import pads
 from simulators.virtual_pads import VirtualPads
@@ -27,7 +27,7 @@ def table(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Table]:
 
 def start_round(table: Table) -> None:
     table.place(1, "main", 1000)
-    table.console(BetsLocked(seq=0))
+    table.lock_bets()
     table.deal(2)  # seat 1's first card and the dealer's up card
 
 
@@ -157,7 +157,7 @@ def test_lights_follow_the_round(table: Table) -> None:
     main = pads.position_of("blackjack", "main")
     table.wait(lambda: table.pads.lights.get((2, main)) == pads.PLACED, "bet-placed light")
     assert table.pads.lights[(1, main)] == pads.AWAITING
-    table.console(BetsLocked(seq=0))
+    table.lock_bets()
     table.wait(lambda: table.pads.lights.get((2, main)) == pads.LOCKED, "locked light")
     assert table.pads.lights[(1, main)] == pads.OFF
     table.deal(2)
@@ -249,7 +249,7 @@ def test_a_restart_during_betting_takes_the_wagers_the_pads_hold_now(tmp_path: P
         assert placed[3:] == [(2, "main", 5000), (3, "main", 1500), (1, "lucky_stiff", 0)]
         assert not round_.alerts
         table.place(4, "main", 500)  # betting goes on over the layout as it is
-        table.console(BetsLocked(seq=0))
+        table.lock_bets()
         round_ = table.round
         assert round_ is not None and round_.accepted == round_.wagers and not round_.blocking
     finally:
@@ -275,7 +275,7 @@ def test_chips_of_a_wager_already_settled_move_freely(tmp_path: Path) -> None:
     try:
         table.place(1, "main", 1000)
         table.place(1, "lucky7", 100)
-        table.console(BetsLocked(seq=0))
+        table.lock_bets()
         table.deal(1)  # TS: not a 7, the Lucky 7 loses
         round_ = table.round
         assert round_ is not None and [s.wager for s in round_.settlements] == ["lucky7"]
