@@ -284,7 +284,8 @@ class Rig:
             machine = self.round
             if machine is None or machine.state != "betting":
                 return
-            self.wait(lambda: self.service.table.lock_refused() is None, "the table to deal")
+            self.wait(lambda: self.service.table.lock_refused() is None,
+                      f"the table to deal: {self.service.table.lock_refused()}")
 
     def start_demo(self) -> None:
         """A demo starts on a fresh virtual shoe: finish what a previous run left, then say so."""

@@ -108,7 +108,7 @@ def test_a_port_in_use_is_said_in_one_line(tmp_path: Path, broker: Mosquitto,
         result = subprocess.run(args, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr.splitlines()[-1] == (
-        f"tablectl: port {port} is in use; choose another with --port")
+        f"tablectl: floor serve: port {port} is in use; choose another with --port")
 
 
 def test_systemd_hears_ready_and_the_watchdog(tmp_path: Path, broker: Mosquitto,

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from controller.events import DeviceLost
+from controller.events import DeviceFound, DeviceLost
 from tests.floor.harness import FloorProcess, LinkedTable, Sender, one, reconciled, wait_until
 from tests.floor.hostile import good_message, hostile
 from tests.servers import Mosquitto, Postgres
@@ -172,6 +172,7 @@ def test_the_pit_cannot_be_blanked_or_broken(tmp_path: Path, broker: Mosquitto,
 
         postgres.restart()
         assert get(floor.url + "api/tables")[0] == 200  # the pit's connection made anew
+        table.rig.console(DeviceFound(seq=0, device="pads"))  # back: the table may deal again
         table.play(1)
         wait_until(lambda: reconciled(floor_dsn, table.journal) == [], "bj-01 after it")
     finally:
