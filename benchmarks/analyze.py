@@ -12,7 +12,7 @@ import time
 
 from benchmarks.common import machine
 from controller.analysis.analyze import analyze
-from controller.paytables import PayTables
+from controller.game.paytables import PayTables
 
 
 def main() -> None:

@@ -38,7 +38,7 @@ def start(folder: Path, args: list[str] | None = None
            "XDG_STATE_HOME": str(folder)}
     began = time.perf_counter()
     args = args or ["--pace", "0", "--journal", str(folder / "journal.sqlite3")]
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--port", "0", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "run", "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             env=env)
     while b"READY=1" not in sock.recv(4096):

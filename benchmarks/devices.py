@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import machine, summary
-from controller.cards import card_from_id
+from controller.game.cards import card_from_id
 from devices import beetek, cardid
 from devices.decoder import StreamDecoder
 from devices.events import DeviceEvent, ShoeCard

@@ -18,12 +18,12 @@ from collections.abc import Callable
 
 from benchmarks.common import machine
 from controller.analysis import simulate
-from controller.autopilot import Autopilot
-from controller.events import Event, WagerPlaced
-from controller.paytables import PayTables
-from controller.round_machine import Effect
-from controller.service import TableService
-from controller.table import Table, config_change
+from controller.daemon.autopilot import Autopilot
+from controller.daemon.service import TableService
+from controller.game.events import Event, WagerPlaced
+from controller.game.paytables import PayTables
+from controller.game.round_machine import Effect
+from controller.game.table import Table, config_change
 
 SIDE_BETS = ["lucky_stiff", "blackjack_tie", "lucky7", "dead_mans_hand"]
 

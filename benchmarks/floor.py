@@ -41,13 +41,14 @@ import psycopg
 import structlog
 
 from benchmarks.common import machine, percentile
-from controller.autopilot import Autopilot
-from controller.broker import make_client, parse_broker, table_topic
-from controller.floor_link import FloorLink, table_status
+from controller.daemon.autopilot import Autopilot
+from controller.daemon.broker import make_client, parse_broker, table_topic
+from controller.daemon.floor_link import FloorLink, table_status
+from controller.daemon.service import TableService
+from controller.game.paytables import PayTables
+from controller.game.table import config_change
 from controller.journal import Journal, codec
-from controller.paytables import PayTables
-from controller.service import TableService, utc_now
-from controller.table import config_change
+from controller.journal.files import utc_now
 from floor.reconcile import reconcile
 from floor.schema import migrate
 from tests.floor.harness import FloorProcess

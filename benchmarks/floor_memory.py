@@ -41,7 +41,7 @@ def measure(tree: Path, seconds: float) -> dict[str, object]:
     postgres = Postgres().init()
     dsn = postgres.create_database("floor")
     floor = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "floor", "serve", "--broker", broker.url,
+        [sys.executable, "-m", "controller", "floor", "serve", "--broker", broker.url,
          "--db", dsn, "--port", "0", "--name", "m"], cwd=tree, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(tree)})
     try:

@@ -30,16 +30,16 @@ from pathlib import Path
 
 from benchmarks.common import machine
 from benchmarks.daemon import start
-from controller import logs
-from controller.autopilot import Autopilot
-from controller.config_file import JournalConfig
-from controller.gaming_day import open_table
+from controller.daemon import logs
+from controller.daemon.autopilot import Autopilot
+from controller.daemon.config_file import JournalConfig
+from controller.daemon.gaming_day import open_table
+from controller.game.paytables import PayTables
+from controller.game.supervisors import PinGuard
+from controller.game.table import config_change
 from controller.journal.history import History
 from controller.journal.signing import keygen
 from controller.journal.verify import ChainCheck
-from controller.paytables import PayTables
-from controller.supervisors import PinGuard
-from controller.table import config_change
 
 TABLES = {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1", "dead_mans_hand": "1"}
 CONFIG = """[table]
@@ -122,7 +122,7 @@ class Builder:
 
 def timed(command: list[str]) -> float:
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "controller.cli", *command], check=True,
+    subprocess.run([sys.executable, "-m", "controller", *command], check=True,
                    capture_output=True, timeout=3600)
     return time.perf_counter() - began
 

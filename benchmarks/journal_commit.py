@@ -14,13 +14,13 @@ import time
 from pathlib import Path
 
 from benchmarks.common import machine, summary
-from controller.autopilot import Autopilot
-from controller.events import Event
+from controller.daemon.autopilot import Autopilot
+from controller.daemon.service import TableService
+from controller.game.events import Event
+from controller.game.paytables import PayTables
+from controller.game.round_machine import Effect
+from controller.game.table import config_change
 from controller.journal import Journal
-from controller.paytables import PayTables
-from controller.round_machine import Effect
-from controller.service import TableService
-from controller.table import config_change
 
 TABLES = {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1", "dead_mans_hand": "1"}
 

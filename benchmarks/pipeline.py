@@ -19,13 +19,13 @@ import urllib.request
 from pathlib import Path
 
 from benchmarks.common import machine, summary
-from controller import logs
-from controller.cards import shoe_cards
-from controller.events import BetsLocked, PayoutConfirmed, WagerPlaced
-from controller.loop import ControllerLoop
-from controller.paytables import PayTables
-from controller.service import TableService
-from controller.table import config_change
+from controller.daemon import logs
+from controller.daemon.loop import ControllerLoop
+from controller.daemon.service import TableService
+from controller.game.cards import shoe_cards
+from controller.game.events import BetsLocked, PayoutConfirmed, WagerPlaced
+from controller.game.paytables import PayTables
+from controller.game.table import config_change
 from devices import beetek
 from devices.display.server import DisplayServer, Hub
 from devices.display.view import view

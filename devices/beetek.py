@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from controller.cards import Card, CardError, parse_card
+from controller.game.cards import Card, CardError, parse_card
 from devices.events import Alarm, DeviceEvent, Garbage, Misread, ShoeCard, ShoeWarning
 
 MAX_FRAME: Final = 64

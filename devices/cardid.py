@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from controller.cards import CardError, card_from_id
+from controller.game.cards import CardError, card_from_id
 from devices.events import DeviceEvent, Garbage, Misread, ShoeCard, Status
 
 START: Final = 0x7E

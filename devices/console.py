@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from controller.cards import CardError, parse_card
-from controller.events import (
+from controller.daemon.loop import Supervised
+from controller.game.cards import CardError, parse_card
+from controller.game.events import (
     AlertsCleared,
     BetsLocked,
     CardAssigned,
@@ -27,7 +28,6 @@ from controller.events import (
     Resumed,
     RoundVoided,
 )
-from controller.loop import Supervised
 
 HAND_ACTIONS: Final = ("hit", "stand", "double", "split", "surrender")
 SEAT_ACTIONS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")

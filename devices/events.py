@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from controller.cards import Card
+from controller.game.cards import Card
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,7 +46,7 @@ from typing import Any, Final, NamedTuple
 import psycopg
 from psycopg import AsyncConnection
 
-from controller.supervisors import hash_pin, verify_pin
+from controller.game.supervisors import hash_pin, verify_pin
 
 MIN_PASSWORD: Final = 10
 MAX_PASSWORD: Final = 1000

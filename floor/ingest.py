@@ -39,7 +39,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.broker import FLOOR_ROOT, ROOT, Broker, make_client
+from controller.daemon.broker import FLOOR_ROOT, ROOT, Broker, make_client
 from floor.defaults import GROUP, MAX_MESSAGE, SESSION_S
 from floor.health import Part
 from floor.payloads import CLOCK_TOLERANCE, Incoming, Status, topic_table

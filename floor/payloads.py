@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from controller.events import canonical
-from controller.outbox import FLOOR_ALERTS
+from controller.game.events import canonical
+from controller.journal.outbox import FLOOR_ALERTS
 from floor.defaults import CLOCK_TOLERANCE_S
 from floor.validate import (
     MAX_LIST,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from controller.gaming_day import DayPolicy
+from controller.daemon.gaming_day import DayPolicy
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from psycopg import AsyncConnection
 from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
-from controller.broker import TABLE_ID
+from controller.daemon.broker import TABLE_ID
 from devices.display.server import LOOPBACK, Gate, frame_headers, sse
 from floor import health, queries
 from floor.accounts import MAX_NAME, SESSION_H, Logins

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from psycopg import AsyncConnection
 
-from controller.names import (
+from controller.game.names import (
     award_words,
     dealt_words,
     outcome_words,

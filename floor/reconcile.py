@@ -10,7 +10,7 @@ What must agree:
   floor once with the same status and settlements, and the floor has no round the journal lacks;
 - the floor has the table from this journal (its id, made when it was first linked);
 - no message from the table was kept aside as a conflict, and none was refused by the broker
-  (a stand-in took its number on the floor: `controller.outbox.refused_body`).
+  (a stand-in took its number on the floor: `controller.journal.outbox.refused_body`).
 Sent messages leave the table with their sealed day, so for older days the rounds carry the
 comparison. Read-only on both sides.
 
@@ -34,10 +34,10 @@ from typing import Any, Final
 
 import psycopg
 
-from controller.events import canonical
+from controller.game.events import canonical
 from controller.journal import History, JournalError, codec
 from controller.journal.files import settlements_text
-from controller.outbox import refused_body
+from controller.journal.outbox import refused_body
 
 WAIT_S: Final = 10.0  # how long the floor is given to store what a dealing table has made
 

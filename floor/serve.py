@@ -28,9 +28,9 @@ import psycopg
 import structlog
 from aiohttp import web
 
-from controller.broker import Broker
-from controller.notify import Notifier
-from controller.ports import listening
+from controller.daemon.broker import Broker
+from controller.daemon.notify import Notifier
+from controller.daemon.ports import listening
 from floor.defaults import GROUP
 from floor.ingest import Ingest, Options
 from floor.periods import Periods

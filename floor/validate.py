@@ -18,7 +18,7 @@ from datetime import datetime
 from itertools import accumulate
 from typing import Any, Final
 
-from controller.broker import TABLE_ID
+from controller.daemon.broker import TABLE_ID
 from floor.defaults import MAX_MESSAGE
 
 MAX_DEPTH: Final = 32  # a round's body nests 4 deep; a day's summary about 6

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.events import CardAssigned, PayoutConfirmed, PayoutShown, Resumed
+from controller.game.events import CardAssigned, PayoutConfirmed, PayoutShown, Resumed
 from simulators.rig import Rig
 
 

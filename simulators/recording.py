@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final
 
-from controller.events import Event, event_from_dict
-from controller.service import utc_now
+from controller.game.events import Event, event_from_dict
+from controller.journal.files import utc_now
 
 FORMAT: Final = "tablectl-recording"
 VERSION: Final = 1

@@ -18,11 +18,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from controller.daemon.loop import ControllerLoop
+from controller.daemon.service import TableService
+from controller.game.paytables import PayTables
+from controller.game.table import RoundRecord, config_change
 from controller.journal import Journal
-from controller.loop import ControllerLoop
-from controller.paytables import PayTables
-from controller.service import TableService
-from controller.table import RoundRecord, config_change
 from devices import beetek, cardid, pads
 from devices.decoder import StreamDecoder
 from devices.events import Garbage, SpotReport, SpotsComplete

@@ -13,10 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.autopilot import MAIN_AMOUNTS
-from controller.cards import Card, shoe_cards
-from controller.config_file import JournalConfig
-from controller.events import (
+from controller.daemon.autopilot import MAIN_AMOUNTS
+from controller.daemon.config_file import JournalConfig
+from controller.daemon.gaming_day import open_table
+from controller.daemon.loop import ControllerLoop, Supervised
+from controller.daemon.service import TableService
+from controller.game.cards import Card, shoe_cards
+from controller.game.events import (
     AlertsCleared,
     BetsLocked,
     CardDrawn,
@@ -30,18 +33,15 @@ from controller.events import (
     PayoutShown,
     RoundVoided,
 )
-from controller.gaming_day import open_table
+from controller.game.paytables import PayTables
+from controller.game.round_machine import Effect, RoundMachine
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
+from controller.game.strategy import decide
+from controller.game.supervisors import PinGuard, hash_pin
+from controller.game.table import config_change
 from controller.journal.fold import read_events
-from controller.loop import ControllerLoop, Supervised
-from controller.paytables import PayTables
-from controller.round_machine import Effect, RoundMachine
-from controller.rules.blackjack import BlackjackRules
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.play import CardDue, DecisionDue, InsuranceDue
-from controller.service import TableService
-from controller.strategy import decide
-from controller.supervisors import PinGuard, hash_pin
-from controller.table import config_change
 from devices import beetek, cardid, pads
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from controller.cards import Card, shoe_cards
+from controller.game.cards import Card, shoe_cards
 from devices import beetek, cardid
 from devices.events import Alarm, DeviceEvent, Misread, ShoeCard, Status
 from drivers import serial_port

@@ -9,15 +9,15 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from controller.autopilot import Autopilot
-from controller.cards import Card, shoe_cards
-from controller.events import ConfigChanged, Event, NewShoe, WagerPlaced
-from controller.names import SIDES
-from controller.paytables import PayTable, PayTables
-from controller.round_machine import Effect
-from controller.rules.settlement import PUSH, WIN, Settlement
-from controller.service import TableService
-from controller.table import RoundRecord, Table, config_change
+from controller.daemon.autopilot import Autopilot
+from controller.daemon.service import TableService
+from controller.game.cards import Card, shoe_cards
+from controller.game.events import ConfigChanged, Event, NewShoe, WagerPlaced
+from controller.game.names import SIDES
+from controller.game.paytables import PayTable, PayTables
+from controller.game.round_machine import Effect
+from controller.game.rules.settlement import PUSH, WIN, Settlement
+from controller.game.table import RoundRecord, Table, config_change
 
 TRIES = 20_000  # stacked shoes tried on one pay table before what it still lacks fails the test
 MAIN = 1000  # minor units: room for every Blackjack Tie spot at 100 within the main wager

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from controller.paytables import PayTables
-from controller.settle_script import settle_session
+from controller.commands.settle import settle_session
+from controller.game.paytables import PayTables
 
 REGISTRY = PayTables.load()
 CHROMIUM = os.environ.get("TABLECTL_CHROMIUM", "/usr/bin/chromium")

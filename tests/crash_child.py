@@ -17,9 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller import cli, strategy
-from controller.cards import Card, shoe_cards
-from controller.events import (
+from controller.commands import main as cli
+from controller.daemon.gaming_day import open_table
+from controller.daemon.service import TableService
+from controller.game import strategy
+from controller.game.cards import Card, shoe_cards
+from controller.game.events import (
     BetsLocked,
     CardDrawn,
     DealerAction,
@@ -28,15 +31,13 @@ from controller.events import (
     PayoutShown,
     WagerPlaced,
 )
-from controller.gaming_day import open_table
+from controller.game.paytables import PayTables
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import DecisionDue, InsuranceDue
+from controller.game.supervisors import PinGuard
+from controller.game.table import config_change
 from controller.journal import archive, store
-from controller.paytables import PayTables
-from controller.rules.blackjack import BlackjackRules
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.play import DecisionDue, InsuranceDue
-from controller.service import TableService
-from controller.supervisors import PinGuard
-from controller.table import config_change
 from simulators.rig import TEST_DAYS
 
 ROUNDS, CLOSE_AFTER = 12, (3, 6)

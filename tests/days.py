@@ -7,13 +7,13 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from controller.autopilot import Autopilot
-from controller.config_file import JournalConfig
-from controller.gaming_day import open_table
+from controller.daemon.autopilot import Autopilot
+from controller.daemon.config_file import JournalConfig
+from controller.daemon.gaming_day import open_table
+from controller.daemon.service import TableService
+from controller.game.supervisors import PinGuard
+from controller.game.table import config_change
 from controller.journal import Journal
-from controller.service import TableService
-from controller.supervisors import PinGuard
-from controller.table import config_change
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -11,9 +11,9 @@ from fractions import Fraction
 import pytest
 
 from controller.analysis.baccarat_exact import coup_distribution, enumerate_coups, evaluate, shoe
-from controller.cards import Card
-from controller.rules import lucky8
-from controller.rules.baccarat import BaccaratRules, banker_draws, main_outcome, player_draws
+from controller.game.cards import Card
+from controller.game.rules import lucky8
+from controller.game.rules.baccarat import BaccaratRules, banker_draws, main_outcome, player_draws
 from tests.conftest import REGISTRY
 
 L8 = {w: REGISTRY.get("lucky8", "1") for w in ("lucky8_player", "lucky8_banker")}

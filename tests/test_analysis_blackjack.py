@@ -31,11 +31,11 @@ from controller.analysis.blackjack_exact import (
     objective,
     opens,
 )
-from controller.cards import Card
-from controller.rules.blackjack import BlackjackRules
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.play import CardDue, InsuranceDue
-from controller.strategy import decide
+from controller.game.cards import Card
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import CardDue, InsuranceDue
+from controller.game.strategy import decide
 from tests.conftest import REGISTRY
 
 SIDE = ("lucky_stiff", "dead_mans_hand", "blackjack_tie")

@@ -9,10 +9,10 @@ from collections import Counter
 import pytest
 
 from controller.analysis.initial_exact import initial_deal
-from controller.cards import Card
-from controller.rules.blackjack import BlackjackRules
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.play import InsuranceDue
+from controller.game.cards import Card
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import InsuranceDue
 from tests.conftest import REGISTRY
 
 

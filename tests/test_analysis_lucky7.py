@@ -9,11 +9,11 @@ from collections import Counter
 import pytest
 
 from controller.analysis.lucky7_exact import exact
-from controller.cards import Card
-from controller.rules.blackjack import BlackjackRules, make_rules
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.play import CardDue, InsuranceDue
-from controller.strategy import decide
+from controller.game.cards import Card
+from controller.game.rules.blackjack import BlackjackRules, make_rules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import CardDue, InsuranceDue
+from controller.game.strategy import decide
 from tests.conftest import REGISTRY
 
 TABLE = REGISTRY.get("lucky7", "1")

@@ -22,8 +22,8 @@ from controller.analysis.analyze import (
     render,
     wager_names,
 )
-from controller.inputs import KeyValue
-from controller.names import by_bet
+from controller.commands.inputs import KeyValue
+from controller.game.names import by_bet
 from tests.conftest import REGISTRY
 from tests.published import BLACKJACK_TIE, LUCKY_STIFF
 
@@ -90,7 +90,7 @@ def test_a_seed_gives_the_same_result_on_any_number_of_cores() -> None:
 
 
 def test_analyze_command_json(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "analyze", "--game",
+    result = subprocess.run([sys.executable, "-m", "controller", "analyze", "--game",
                              "baccarat", "--bet", "lucky8_banker", "--pay-table", "3",
                              "--json"],
                             capture_output=True, text=True, cwd=ROOT, timeout=300)
@@ -104,7 +104,7 @@ def test_analyze_command_json(tmp_path: Path) -> None:
 def analyze_command(*args: str) -> subprocess.CompletedProcess[str]:
     """The real command, bounded generously: a bound against a hang, not a speed test (a
     machine shared with other jobs once took over 120 s here)."""
-    return subprocess.run([sys.executable, "-m", "controller.cli", "analyze", *args],
+    return subprocess.run([sys.executable, "-m", "controller", "analyze", *args],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 

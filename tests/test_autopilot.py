@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from controller.autopilot import Autopilot
-from controller.events import AlertsCleared, Event
+from controller.daemon.autopilot import Autopilot
+from controller.daemon.service import TableService
+from controller.game.events import AlertsCleared, Event
+from controller.game.round_machine import Effect
+from controller.game.table import config_change
 from controller.journal import Journal
 from controller.journal.verify import verify_chain
-from controller.round_machine import Effect
-from controller.service import TableService
-from controller.table import config_change
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 

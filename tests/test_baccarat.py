@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import itertools
 
-from controller.cards import Card
-from controller.rules.baccarat import BaccaratRules
-from controller.rules.baccarat_play import BaccaratPlay
+from controller.game.cards import Card
+from controller.game.rules.baccarat import BaccaratRules
+from controller.game.rules.baccarat_play import BaccaratPlay
 
 # The standard published drawing rules, typed independently of the code. The Player draws on 0-5
 # and stands on 6-7; a natural 8 or 9 on either side ends the coup. When the Player stood, the

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.engine import fresh_service, recorded_session
 from benchmarks.instructions import WORKLOADS, run
-from controller.rules.settlement import Settlement
+from controller.game.rules.settlement import Settlement
 
 ROOT = Path(__file__).resolve().parent.parent
 

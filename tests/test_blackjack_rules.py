@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from controller.cards import Card, parse_card
-from controller.paytables import PayTables
-from controller.rules.blackjack import (
+from controller.game.cards import Card, parse_card
+from controller.game.paytables import PayTables
+from controller.game.rules.blackjack import (
     BlackjackRules,
     RulesError,
     dealer_must_draw,
@@ -18,9 +18,9 @@ from controller.rules.blackjack import (
     make_rules,
     may_double,
 )
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.lucky_stiff import is_stiff
-from controller.rules.play import (
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.lucky_stiff import is_stiff
+from controller.game.rules.play import (
     CardDue,
     DecisionDue,
     IllegalDecision,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import Card, CardError, card_from_id, parse_card, shoe_cards
-from controller.money import from_minor, parse_ratio, round_down, to_minor
+from controller.game.cards import Card, CardError, card_from_id, parse_card, shoe_cards
+from controller.game.money import from_minor, parse_ratio, round_down, to_minor
 
 
 @pytest.mark.parametrize(("text", "rank", "suit"), [

@@ -16,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.autopilot import Autopilot
-from controller.events import (
+from controller.commands.recall import round_view
+from controller.daemon.autopilot import Autopilot
+from controller.game.events import (
     Checkpoint,
     ControllerStarted,
     DayClosed,
@@ -29,9 +30,8 @@ from controller.events import (
     canonical,
     event_from_dict,
 )
-from controller.recall import round_view
-from controller.round_machine import Effect
-from controller.table import FoldMismatch, Table, config_change
+from controller.game.round_machine import Effect
+from controller.game.table import FoldMismatch, Table, config_change
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 

@@ -2,11 +2,12 @@
 stderr naming the problem and where, nothing created, no hang.
 
 The cases are generated from the parser itself: every subcommand, every option with a checked
-type (`controller/inputs.py`), every bad value that type must refuse (non-UTF-8, BOM, binary,
-empty, missing, folder, FIFO paths; zero, negative and non-numbers; unknown URL schemes). A new
-command or option is covered as soon as it is added, and an option with an unchecked type
-fails `test_every_option_is_checked`. The parser's cases run in-process (they end before any
-command runs); one per command, and the issue's own cases, run as the real process.
+type (`controller/commands/inputs.py`), every bad value that type must refuse (non-UTF-8, BOM,
+binary, empty, missing, folder, FIFO paths; zero, negative and non-numbers; unknown URL
+schemes). A new command or option is covered as soon as it is added, and an option with an
+unchecked type fails `test_every_option_is_checked`. The parser's cases run in-process (they
+end before any command runs); one per command, and the issue's own cases, run as the real
+process.
 """
 
 from __future__ import annotations
@@ -24,10 +25,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller import cli
-from controller.cli import build_parser, main, subcommands
-from controller.inputs import (
-    BadInput,
+from controller.commands import main as cli
+from controller.commands.inputs import (
     BrokerUrl,
     Checked,
     Day,
@@ -41,8 +40,9 @@ from controller.inputs import (
     TextFile,
     UsbId,
     Whole,
-    decode_text,
 )
+from controller.commands.main import build_parser, main, subcommands
+from controller.daemon.checked_files import BadInput, decode_text
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT_S = 60
@@ -247,7 +247,7 @@ def first_cases() -> list[Case]:
 def tablectl(*args: str, cwd: Path = ROOT, stdin: bytes = b"",
              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """The real command, as a process, with a bound on how long it may take."""
-    result = subprocess.run([sys.executable, "-m", "controller.cli", *args], input=stdin,
+    result = subprocess.run([sys.executable, "-m", "controller", *args], input=stdin,
                             capture_output=True, cwd=cwd, timeout=WAIT_S,
                             env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
     return subprocess.CompletedProcess(result.args, result.returncode,
@@ -352,7 +352,7 @@ def test_a_missing_journal_is_never_made(tmp_path: Path) -> None:
 def test_replay_into_a_closed_pipe_ends_quietly() -> None:
     """`tablectl replay ... | head`: exit 0, and nothing on stderr but the log lines."""
     recording = ROOT / "tests" / "recordings" / "blackjack-shoe-beetek.jsonl"
-    with subprocess.Popen([sys.executable, "-m", "controller.cli", "replay", str(recording)],
+    with subprocess.Popen([sys.executable, "-m", "controller", "replay", str(recording)],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT) as child:
         assert child.stdout is not None and child.stderr is not None
         child.stdout.close()  # as `| head -0` does before the first round is printed

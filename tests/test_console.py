@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from controller.events import (
+from controller.daemon.loop import Supervised
+from controller.game.events import (
     BetsLocked,
     CardAssigned,
     DealerAction,
     PayoutConfirmed,
     RoundVoided,
 )
-from controller.loop import Supervised
 from devices.console import ConsoleError, parse_action
 
 

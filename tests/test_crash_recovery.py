@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from controller.gaming_day import open_table
+from controller.daemon.gaming_day import open_table
+from controller.game.supervisors import PinGuard
 from controller.journal.fold import read_events
 from controller.journal.verify import read_settlement_rows, verify, verify_chain
-from controller.supervisors import PinGuard
 from simulators.rig import TEST_DAYS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +126,7 @@ def session_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def reference(session_file: Path, tmp_path_factory: pytest.TempPathFactory
               ) -> tuple[Any, list[tuple[Any, ...]]]:
     journal = tmp_path_factory.mktemp("reference") / "journal.sqlite3"
-    stdout = subprocess.run([sys.executable, "-m", "controller.cli", "settle", str(session_file),
+    stdout = subprocess.run([sys.executable, "-m", "controller", "settle", str(session_file),
                              "--journal", str(journal)], capture_output=True, text=True,
                             check=True, cwd=ROOT, timeout=120).stdout
     rows = confirmed(journal)
@@ -150,7 +150,7 @@ def test_killed_at_every_point_settles_exactly_as_uninterrupted(
     assert [r["seats"] for r in json.loads(stdout)] == [r["seats"] for r in report]
     count, problem = verify_chain(journal)
     assert problem is None and count > kills
-    verify = subprocess.run([sys.executable, "-m", "controller.cli", "journal", "verify",
+    verify = subprocess.run([sys.executable, "-m", "controller", "journal", "verify",
                              "--journal", str(journal)], capture_output=True, text=True,
                             cwd=ROOT, timeout=120)
     assert verify.returncode == 0, verify.stdout
@@ -185,7 +185,7 @@ def test_killed_at_every_write_of_a_day_close_closes_it_once_or_not_at_all(
     _, rows = reference
     template = tmp_path / "template" / "journal.sqlite3"
     template.parent.mkdir()
-    subprocess.run([sys.executable, "-m", "controller.cli", "settle", str(session_file),
+    subprocess.run([sys.executable, "-m", "controller", "settle", str(session_file),
                     "--journal", str(template)], check=True, capture_output=True, cwd=ROOT,
                    timeout=120)
     pauses = 0

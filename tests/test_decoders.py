@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import card_from_id
+from controller.game.cards import card_from_id
 from devices import beetek, cardid, pads
 from devices.decoder import Decode, StreamDecoder
 from devices.events import (

@@ -21,10 +21,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from controller.alerts import Alert
-from controller.control import ControlServer, socket_path
-from controller.day_ledger import family
-from controller.events import (
+from controller.daemon.control import ControlServer, socket_path
+from controller.daemon.gaming_day import DayPolicy
+from controller.daemon.loop import ControllerLoop
+from controller.daemon.service import DiskReserve, TableService
+from controller.game.alerts import Alert
+from controller.game.day_ledger import family
+from controller.game.events import (
     CardDrawn,
     DealerAction,
     DeviceLost,
@@ -33,16 +36,13 @@ from controller.events import (
     Resumed,
     WagerPlaced,
 )
-from controller.gaming_day import DayPolicy
+from controller.game.rules.play import CardDue, InsuranceDue
 from controller.journal import JournalError
 from controller.journal.archive import copy_out
 from controller.journal.files import JournalFile
 from controller.journal.fold import read_events
 from controller.journal.signing import keygen
 from controller.journal.verify import read_settlement_rows, verify
-from controller.loop import ControllerLoop
-from controller.rules.play import CardDue, InsuranceDue
-from controller.service import DiskReserve, TableService
 from devices.display.view import view
 from tests.days import DaysTable
 from tests.journal_tools import rewrite_chain
@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
                           text=True, cwd=ROOT, timeout=120)
 
 
@@ -522,9 +522,9 @@ FULL_DISK_CHILD = """
 import random, resource, signal, sys
 from pathlib import Path
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-from controller.autopilot import Autopilot
+from controller.daemon.autopilot import Autopilot
 from controller.journal import Journal, JournalError
-from controller.service import TableService
+from controller.daemon.service import TableService
 journal = Journal.open(Path(sys.argv[1]))
 service = TableService(journal)
 size = Path(sys.argv[1]).stat().st_size + Path(sys.argv[1] + "-wal").stat().st_size

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from controller.commands.settle import settle_session
+from controller.daemon.service import TableService
 from controller.journal import Journal, JournalError
 from controller.journal.fold import read_events
 from controller.journal.verify import read_settlement_rows
-from controller.service import TableService
-from controller.settle_script import settle_session
 from tests.conftest import REGISTRY
 from tests.journal_tools import edit_round, edit_text, rewrite_chain, texts
 
@@ -34,7 +34,7 @@ def journal_path(tmp_path: Path) -> Path:
 
 
 def verify(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", "journal", "verify",
+    return subprocess.run([sys.executable, "-m", "controller", "journal", "verify",
                            "--journal", str(path)], capture_output=True, text=True, cwd=ROOT,
                           timeout=60)
 
@@ -141,7 +141,7 @@ def test_every_event_is_one_committed_record_with_its_settlements(journal_path: 
 
 
 def test_payout_moves_computed_shown_confirmed(tmp_path: Path) -> None:
-    from controller.events import PayoutConfirmed, PayoutShown
+    from controller.game.events import PayoutConfirmed, PayoutShown
     path = tmp_path / "j.sqlite3"
     settle_session(ROUND, REGISTRY, path)
     service = TableService(Journal.open(path))
@@ -174,7 +174,7 @@ def test_a_schema1_journal_is_refused_with_the_command_that_migrates_it(tmp_path
     settled = sorted(old.execute("SELECT round, seat, wager, hand, stake, net, outcome, status "
                                  "FROM settlements WHERE status != 'voided'"))
     old.close()
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "journal", "migrate",
+    result = subprocess.run([sys.executable, "-m", "controller", "journal", "migrate",
                              "--journal", str(path)], capture_output=True, text=True, cwd=ROOT,
                             timeout=60)
     assert result.returncode == 0, result.stderr
@@ -192,7 +192,7 @@ def test_a_schema1_journal_is_refused_with_the_command_that_migrates_it(tmp_path
 def test_migrating_a_journal_of_this_version_is_nothing_to_do(journal_path: Path) -> None:
     """Not a failure (it exited 1): exit 0, the journal untouched, no copy kept."""
     before = journal_path.read_bytes()
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "journal", "migrate",
+    result = subprocess.run([sys.executable, "-m", "controller", "journal", "migrate",
                              "--journal", str(journal_path)], capture_output=True, text=True,
                             cwd=ROOT, timeout=60)
     assert (result.returncode, result.stderr) == (0, "")

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from controller import device_commands
-from controller.cards import parse_card
+from controller.commands import device as device_commands
+from controller.game.cards import parse_card
 from devices import beetek
 from drivers.serial_port import SerialDevice
 from simulators import virtual_shoe
@@ -75,7 +75,7 @@ def interrupt(proc: subprocess.Popen[str]) -> int:
 def test_monitor_shoe(tmp_path: Path, protocol: str) -> None:
     shoe = VirtualShoe(tmp_path, protocol, cards=[parse_card("4S"), parse_card("QH")],
                        heartbeat=False).start()
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "monitor", "shoe", "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "monitor", "shoe", "--port",
                              str(shoe.path), "--protocol", protocol], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
@@ -102,7 +102,7 @@ def test_monitor_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """`tablectl monitor shoe ... | head -1`: the reader thread took the closed pipe for a lost
     shoe, died of it, and the command never ended. Now it ends, exit 0, without a word."""
     shoe = VirtualShoe(tmp_path, "beetek", cards=[parse_card("4S")], heartbeat=False).start()
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "monitor", "shoe", "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "monitor", "shoe", "--port",
                              str(shoe.path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT)
     try:
@@ -150,10 +150,10 @@ def test_monitor_pads_with_the_fake_backend() -> None:
 
 
 def test_monitor_needs_its_device_options() -> None:
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "monitor", "pads"],
+    result = subprocess.run([sys.executable, "-m", "controller", "monitor", "pads"],
                             capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
     assert result.returncode == 2 and "--usb VID:PID" in result.stderr
-    bad = subprocess.run([sys.executable, "-m", "controller.cli", "monitor", "pads", "--usb",
+    bad = subprocess.run([sys.executable, "-m", "controller", "monitor", "pads", "--usb",
                           "zz"], capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
     assert bad.returncode == 2 and "not VID:PID" in bad.stderr
 
@@ -161,7 +161,7 @@ def test_monitor_needs_its_device_options() -> None:
 def test_record_writes_a_recording(tmp_path: Path) -> None:
     shoe = VirtualShoe(tmp_path, "beetek", cards=[parse_card("AS")], heartbeat=False).start()
     path = tmp_path / "shoe.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "record", str(path),
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "record", str(path),
                              "--shoe", str(shoe.path)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:

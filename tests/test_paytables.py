@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.paytables import PayTableError, PayTables, parse_pay_table
+from controller.game.paytables import PayTableError, PayTables, parse_pay_table
 from tests.published import ALL, PUSH
 
 

@@ -13,14 +13,21 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller import strategy
-from controller.cards import shoe_cards
-from controller.events import AlertsCleared, BetsLocked, CardDrawn, DealerAction, Event, WagerPlaced
-from controller.round_machine import RoundMachine
-from controller.rules.blackjack import BlackjackRules
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.play import CardDue, DecisionDue, InsuranceDue
-from controller.table_config import build_table
+from controller.game import strategy
+from controller.game.cards import shoe_cards
+from controller.game.events import (
+    AlertsCleared,
+    BetsLocked,
+    CardDrawn,
+    DealerAction,
+    Event,
+    WagerPlaced,
+)
+from controller.game.round_machine import RoundMachine
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
+from controller.game.table_config import build_table
 from tests.conftest import REGISTRY
 
 BJ_SPOTS = ["lucky_stiff", "lucky7", "dead_mans_hand", "blackjack_tie.LS", "blackjack_tie.RS",

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.events import CardDrawn, WagerPlaced
+from controller.commands.settle import settle_session
+from controller.daemon.service import TableService
+from controller.game.events import CardDrawn, WagerPlaced
 from controller.journal import Journal
 from controller.journal.fold import read_events
-from controller.service import TableService
-from controller.settle_script import settle_session
 from tests.conftest import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +22,7 @@ BACCARAT = json.loads((ROOT / "examples" / "baccarat-round.json").read_text())
 
 
 def recall(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", "recall", "--journal",
+    return subprocess.run([sys.executable, "-m", "controller", "recall", "--journal",
                            str(path), *args], capture_output=True, text=True, cwd=ROOT,
                           timeout=60)
 
@@ -99,7 +99,7 @@ def test_settle_session_resumes_instead_of_repeating(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
     session = tmp_path / "session.json"
     session.write_text(json.dumps([ROUND, BACCARAT]))
-    command = [sys.executable, "-m", "controller.cli", "settle", str(session), "--journal",
+    command = [sys.executable, "-m", "controller", "settle", str(session), "--journal",
                str(path)]
     first = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60)
     records = len(list(read_events(path)))
@@ -119,16 +119,16 @@ def test_session_errors_name_the_round(tmp_path: Path) -> None:
     bad["shoe"][1] = "XX"
     session = tmp_path / "session.json"
     session.write_text(json.dumps([ROUND, bad]))
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "settle", str(session)],
+    result = subprocess.run([sys.executable, "-m", "controller", "settle", str(session)],
                             capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2 and "round 2: shoe[1]: 'XX' is not a card" in result.stderr
 
 
 def test_pin_hash_command_hashes_from_stdin() -> None:
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "pin-hash"],
+    result = subprocess.run([sys.executable, "-m", "controller", "pin-hash"],
                             input="8642\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0 and result.stdout.startswith("pbkdf2_sha256$200000$")
     assert "8642" not in result.stdout
-    short = subprocess.run([sys.executable, "-m", "controller.cli", "pin-hash"],
+    short = subprocess.run([sys.executable, "-m", "controller", "pin-hash"],
                            input="12\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert short.returncode == 2 and "at least 4" in short.stderr

@@ -53,7 +53,7 @@ def test_fault_recordings_hold_where_they_should(tmp_path: Path) -> None:
 
 def test_replay_command(tmp_path: Path) -> None:
     path = ROOT / "tests" / "recordings" / "faults-beetek.jsonl"
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "replay", str(path),
+    result = subprocess.run([sys.executable, "-m", "controller", "replay", str(path),
                              "--json"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]

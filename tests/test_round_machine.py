@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.events import (
+from controller.game.events import (
     AlertsCleared,
     BetsLocked,
     CardDrawn,
@@ -16,8 +16,8 @@ from controller.events import (
     WagerPlaced,
     event_from_dict,
 )
-from controller.round_machine import RoundMachine
-from controller.table_config import TableConfig, build_table
+from controller.game.round_machine import RoundMachine
+from controller.game.table_config import TableConfig, build_table
 from tests.conftest import REGISTRY
 
 

@@ -23,10 +23,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller import config_file, doctor
+from controller.commands import doctor
+from controller.daemon import config_file
+from controller.game.supervisors import hash_pin
 from controller.journal.signing import keygen
 from controller.journal.verify import verify_chain
-from controller.supervisors import hash_pin
 from simulators.virtual_shoe import VirtualShoe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +62,7 @@ def systemd(tmp_path: Path) -> Iterator[FakeSystemd]:
 def start(args: list[str], systemd: FakeSystemd, tmp_path: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "NOTIFY_SOCKET": str(systemd.path), "WATCHDOG_USEC": "1000000",
            "XDG_STATE_HOME": str(tmp_path / "state")}
-    return subprocess.Popen([sys.executable, "-m", "controller.cli", "run", *args],
+    return subprocess.Popen([sys.executable, "-m", "controller", "run", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             env=env)
 
@@ -103,7 +104,7 @@ def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
         systemd.wait_for("WATCHDOG=1")
         shown = snapshot(url)
         assert shown["game"] == "blackjack" and len(shown["seats"]) == 7
-        close = subprocess.run([sys.executable, "-m", "controller.cli", "day", "close", "--by",
+        close = subprocess.run([sys.executable, "-m", "controller", "day", "close", "--by",
                                 "pit 4"], capture_output=True, text=True, cwd=ROOT, env=env,
                                timeout=WAIT_S)
         assert close.returncode == 0, close.stderr  # closed now, or once the round is over
@@ -116,7 +117,7 @@ def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
     systemd.wait_for("STOPPING=1")
     for command in (["recall", "-n", "2", "--json"], ["journal", "verify", "--public-key",
                                                       str(journal.with_name("table.key.pub"))]):
-        result = subprocess.run([sys.executable, "-m", "controller.cli", *command],
+        result = subprocess.run([sys.executable, "-m", "controller", *command],
                                 capture_output=True, text=True, cwd=ROOT, env=env,
                                 timeout=WAIT_S)
         assert result.returncode == 0, result.stdout + result.stderr
@@ -133,12 +134,12 @@ def test_a_demo_of_another_game_refuses_the_journal_of_the_first(tmp_path: Path)
     and mix two games in one journal: it refuses in one line, before it opens the journal."""
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     journal = tmp_path / "state" / "tablectl" / "journal.sqlite3"
-    first = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--port", "0",
+    first = subprocess.run([sys.executable, "-m", "controller", "run", "--port", "0",
                             "--pace", "0", "--rounds", "1"], capture_output=True, text=True,
                            cwd=ROOT, env=env, timeout=WAIT_S * 4)
     assert first.returncode == 0, first.stderr
     before = journal.read_bytes()
-    second = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--game", "baccarat",
+    second = subprocess.run([sys.executable, "-m", "controller", "run", "--game", "baccarat",
                              "--port", "0", "--pace", "0", "--rounds", "1"], capture_output=True,
                             text=True, cwd=ROOT, env=env, timeout=WAIT_S * 4)
     assert second.returncode == 2
@@ -224,7 +225,7 @@ def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
     path = tmp_path / "table.toml"
     path.write_text(text)
     for command in (["config", "check", str(path)], ["run", "--config", str(path)]):
-        result = subprocess.run([sys.executable, "-m", "controller.cli", *command],
+        result = subprocess.run([sys.executable, "-m", "controller", *command],
                                 capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
         assert result.returncode == 2
         assert f"{path}: " in result.stderr and key in result.stderr
@@ -239,7 +240,7 @@ def test_a_token_of_16_characters_is_accepted(tmp_path: Path) -> None:
 
 def test_shipped_examples_are_valid() -> None:
     for name in ("blackjack-table.toml", "baccarat-table.toml"):
-        result = subprocess.run([sys.executable, "-m", "controller.cli", "config", "check",
+        result = subprocess.run([sys.executable, "-m", "controller", "config", "check",
                                  str(ROOT / "examples" / name)], capture_output=True, text=True,
                                 cwd=ROOT, timeout=WAIT_S)
         assert result.returncode == 0 and ": ok: " in result.stdout
@@ -252,7 +253,7 @@ def test_doctor_says_what_is_wrong_and_how_to_fix_it(tmp_path: Path) -> None:
                       '[devices.pads]\nusb = "1209:7ab1"\n[display]\nport = 1\n[journal]\n'
                       'path = "missing/journal.sqlite3"\n')
     try:
-        result = subprocess.run([sys.executable, "-m", "controller.cli", "doctor", "--config",
+        result = subprocess.run([sys.executable, "-m", "controller", "doctor", "--config",
                                  str(config)], capture_output=True, text=True, cwd=ROOT,
                                 timeout=WAIT_S)
     finally:
@@ -268,7 +269,7 @@ def test_doctor_says_what_is_wrong_and_how_to_fix_it(tmp_path: Path) -> None:
 
 
 def run_demo(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", "run", "--pace", "0",
+    return subprocess.run([sys.executable, "-m", "controller", "run", "--pace", "0",
                            "--rounds", "1", *args], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
                           timeout=WAIT_S * 2)
@@ -298,7 +299,7 @@ def test_a_port_in_use_is_said_in_one_line(tmp_path: Path) -> None:
 
 
 def config_check(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", "config", "check", str(path)],
+    return subprocess.run([sys.executable, "-m", "controller", "config", "check", str(path)],
                           capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
 
 
@@ -356,7 +357,7 @@ def test_config_check_summary_is_words_and_flags_no_supervisors(tmp_path: Path) 
 
 def doctor_command(*args: str, env: dict[str, str] | None = None
                    ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", "doctor", *args],
+    return subprocess.run([sys.executable, "-m", "controller", "doctor", *args],
                           capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S,
                           env={**os.environ, **(env or {})})
 

@@ -19,7 +19,7 @@ EXAMPLE = json.loads((ROOT / "examples" / "blackjack-round.json").read_text())
 def run(script: Any, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "round.json"
     path.write_text(script if isinstance(script, str) else json.dumps(script))
-    return subprocess.run([sys.executable, "-m", "controller.cli", "settle", str(path), *args],
+    return subprocess.run([sys.executable, "-m", "controller", "settle", str(path), *args],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
@@ -35,7 +35,7 @@ def test_example_round_settles(tmp_path: Path) -> None:
 
 
 def test_reads_stdin() -> None:
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "settle", "-"],
+    result = subprocess.run([sys.executable, "-m", "controller", "settle", "-"],
                             input=json.dumps(EXAMPLE), capture_output=True, text=True,
                             timeout=60, cwd=ROOT)
     assert result.returncode == 0 and json.loads(result.stdout)["seats"]["1"]["main"] == -10
@@ -101,7 +101,7 @@ def test_bad_scripts_exit_2_with_one_line(tmp_path: Path, script: Any, message: 
 def test_a_reader_that_closes_the_pipe_ends_it_quietly(tmp_path: Path) -> None:
     path = tmp_path / "round.json"
     path.write_text(json.dumps(EXAMPLE))
-    with subprocess.Popen([sys.executable, "-m", "controller.cli", "settle", str(path)],
+    with subprocess.Popen([sys.executable, "-m", "controller", "settle", str(path)],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT) as child:
         assert child.stdout is not None and child.stderr is not None
         child.stdout.close()  # as `| head -0` does before the report is written
@@ -111,7 +111,7 @@ def test_a_reader_that_closes_the_pipe_ends_it_quietly(tmp_path: Path) -> None:
 
 
 def test_version() -> None:
-    result = subprocess.run([sys.executable, "-m", "controller.cli", "--version"],
+    result = subprocess.run([sys.executable, "-m", "controller", "--version"],
                             capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert result.returncode == 0
     assert result.stdout.strip() == f"tablectl {metadata.version('tablectl')}"

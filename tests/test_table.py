@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from controller.alerts import Alert
-from controller.events import (
+from controller.daemon.service import TableService
+from controller.game.alerts import Alert
+from controller.game.events import (
     AlertsCleared,
     BetsLocked,
     CardAssigned,
@@ -31,12 +32,11 @@ from controller.events import (
     ShoeEmpty,
     WagerPlaced,
 )
+from controller.game.round_machine import Effect
+from controller.game.supervisors import PinGuard, hash_pin
+from controller.game.table import config_change
 from controller.journal import Journal
 from controller.journal.fold import read_events
-from controller.round_machine import Effect
-from controller.service import TableService
-from controller.supervisors import PinGuard, hash_pin
-from controller.table import config_change
 from tests.conftest import REGISTRY
 
 PIN = "2468"
@@ -454,7 +454,7 @@ def test_logs_bind_the_table_round_and_seat() -> None:
     and the words for people in `text`."""
     from structlog.testing import capture_logs
 
-    from controller.loop import ControllerLoop
+    from controller.daemon.loop import ControllerLoop
     table = service()
     loop = ControllerLoop(table, name="BJ-07")
     with capture_logs() as logs:

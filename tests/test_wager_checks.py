@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from controller.rules.wager_checks import check_wagers
-from controller.table_config import build_table
+from controller.game.rules.wager_checks import check_wagers
+from controller.game.table_config import build_table
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 

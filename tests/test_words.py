@@ -1,5 +1,5 @@
 """Words for people (issue 21, point 5): recall, the CSV export, `analyze` and the log name every
-wager, award, outcome, phase and card in words (controller/names.py), never by key, over rounds
+wager, award, outcome, phase and card in words (controller/game/names.py), never by key, over rounds
 that pay every award of every shipped pay table (tests/award_rounds.py, generated from the
 tables); the machine outputs (`--json`, JSON Lines) keep the keys."""
 
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from controller.analysis.analyze import render
-from controller.config_file import JournalConfig
-from controller.gaming_day import open_table
-from controller.names import (
+from controller.daemon.config_file import JournalConfig
+from controller.daemon.gaming_day import open_table
+from controller.game.names import (
     award_words,
     by_bet,
     card_words,
@@ -29,9 +29,9 @@ from controller.names import (
     split_seats,
     wager_words,
 )
-from controller.rules.wager_checks import check_wagers
-from controller.supervisors import PinGuard
-from controller.table_config import build_table
+from controller.game.rules.wager_checks import check_wagers
+from controller.game.supervisors import PinGuard
+from controller.game.table_config import build_table
 from floor.queries import round_words
 from tests.award_rounds import award_deals, award_of, play
 from tests.conftest import REGISTRY
@@ -50,7 +50,7 @@ def said(bet: str, key: str) -> str:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
                           text=True, cwd=ROOT, timeout=300)
 
 

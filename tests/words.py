@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from controller.names import PHASES
+from controller.game.names import PHASES
 
 SNAKE: Final = re.compile(r"\b[A-Za-z0-9]+_[A-Za-z0-9_]+\b")  # stiff_winner, player_turns
 GLUED: Final = re.compile(r"\b[a-z]+[0-9]+\b")  # lucky7, lucky8: keys, never words

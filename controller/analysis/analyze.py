@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
@@ -26,16 +24,19 @@ from controller.analysis import (
     lucky7_exact,
     simulate,
 )
-from controller.config_file import RunConfig
-from controller.inputs import BadInput
-from controller.names import award_words, by_bet, wager_words
-from controller.paytables import TIE_SPOTS, PayTable, PayTables
-from controller.rules import lucky_stiff
-from controller.rules.baccarat import make_rules as baccarat_rules
-from controller.rules.blackjack import make_rules as blackjack_rules
-from controller.rules.blackjack_tie import SPOT_TOTALS
-from controller.rules.settlement import WIN
-from controller.table_config import BACCARAT_MAIN, BLACKJACK_SIDE_BETS, LUCKY8_SPOTS
+from controller.game.names import award_words, wager_words
+from controller.game.paytables import TIE_SPOTS, PayTable, PayTables
+from controller.game.rules import lucky_stiff
+from controller.game.rules.baccarat import make_rules as baccarat_rules
+from controller.game.rules.blackjack import make_rules as blackjack_rules
+from controller.game.rules.blackjack_tie import SPOT_TOTALS
+from controller.game.rules.settlement import WIN
+from controller.game.table_config import BACCARAT_MAIN, BLACKJACK_SIDE_BETS, LUCKY8_SPOTS
+
+
+class AnalysisError(ValueError):
+    """A question the analysis cannot answer as asked; its text names the option at fault."""
+
 
 BLACKJACK_BETS = BLACKJACK_SIDE_BETS
 
@@ -57,15 +58,15 @@ def wager_names(game: str, registry: PayTables) -> dict[str, str]:
 
 
 def chosen_bet(game: str, name: str, pay_table: str | None, registry: PayTables) -> str:
-    """The family to analyse for `--bet name`, or BadInput naming the valid ones."""
+    """The family to analyse for `--bet name`, or AnalysisError naming the valid ones."""
     names = wager_names(game, registry)
     if name not in names:
-        raise BadInput(f"--bet {name!r}: the {game} wagers are {', '.join(names)}")
+        raise AnalysisError(f"--bet {name!r}: the {game} wagers are {', '.join(names)}")
     family = names[name]
     spot = name.partition(".")[2]
     ids = [t.id for t in _tables(registry, family, None) if not spot or spot in t.pays]
     if pay_table is not None and ids and pay_table not in ids:
-        raise BadInput(f"--pay-table {pay_table!r}: {name} is on pay tables "
+        raise AnalysisError(f"--pay-table {pay_table!r}: {name} is on pay tables "
                          f"{', '.join(ids)}")
     return family
 
@@ -116,7 +117,7 @@ def analyze(game: str, rules: dict[str, Any], bets: list[str] | None, pay_table:
             ratio: float = 1.0) -> dict[str, Any]:
     started = time.perf_counter()
     if strategy != "basic" and (game != "blackjack" or method != "exact"):
-        raise BadInput(f"--strategy {strategy}: only blackjack's exact analysis plays other "
+        raise AnalysisError(f"--strategy {strategy}: only blackjack's exact analysis plays other "
                          "than basic strategy (baccarat has no choices; the simulation plays "
                          "basic strategy)")
     if game == "baccarat":
@@ -211,7 +212,7 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
                 edge, error = price(awards, pays, n)
                 rows.append(Row(bet, table.id, edge, error, awards))
     return rows, {"method": "simulate", "rounds": n, "seed": seed,
-                  "rules": _as_options(rules), "strategy": "basic (controller/strategy.py)"}
+                  "rules": _as_options(rules), "strategy": "basic (controller/game/strategy.py)"}
 
 
 def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
@@ -316,7 +317,7 @@ def _lucky7(rules: Any, table: PayTable, strategy: str = "basic",
     (a third card can only raise the award); so does the combined strategy unless the main
     wager's best play stands on some 7-7, where the trade-off is not computed."""
     if strategy == "combined" and sevens_stand:
-        raise BadInput("lucky7 under --strategy combined: the main wager's best play stands "
+        raise AnalysisError("lucky7 under --strategy combined: the main wager's best play stands "
                          "on 7-7 against some up card under these rules, and that trade-off "
                          "is not computed")
     always = strategy != "basic"
@@ -379,51 +380,3 @@ def render(report: dict[str, Any], tables: Mapping[str, PayTable]) -> str:
                          + (": " + "; ".join(departures[:3]) + ("; ..." if len(departures) > 3
                                                                else "") if departures else ""))
     return "\n".join(lines) + "\n"
-
-
-def main(args: Any) -> int:
-    if args.ratio is not None and args.strategy != "combined":
-        raise BadInput(f"--ratio {args.ratio:g}: only --strategy combined plays for a ratio")
-    if args.pay_table is not None and not args.bet:
-        raise BadInput(f"--pay-table {args.pay_table}: a pay table is one side bet's: name the "
-                       "bet with --bet (without --bet every pay table of every wager is priced)")
-    options = options_from(args.rules)
-    bets: list[str] | None = None
-    config: RunConfig | None = None
-    if args.config:
-        from controller import config_file
-        config = config_file.load(args.config)
-        options = {**config.rules, **options}
-    game = config.game if config else args.game
-    method = args.method or "exact"
-    options = {k: v for k, v in options.items() if k not in (
-        "limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit", "four_wager_limit",
-        "limited_wager_max")}
-    registry = config.registry if config else PayTables.load()
-    if args.bet:  # checked before any work
-        bets = [chosen_bet(game, args.bet, args.pay_table, registry)]
-    elif config:
-        bets = ["main", "player", "banker", "tie", *config.pay_tables]
-        bets = [("lucky8" if b.startswith("lucky8") else b) for b in bets]
-    progress = None
-    bar: Any = None
-    if sys.stdout.isatty() and not args.json:
-        from rich.progress import Progress
-        bar = Progress(transient=True)
-        task = bar.add_task(f"analyzing {game}", total=1.0)
-        bar.start()
-
-        def progress(fraction: float) -> None:
-            bar.update(task, completed=fraction)
-    try:
-        report = analyze(game, options, bets, args.pay_table, method, args.rounds, args.seed,
-                         args.workers or os.cpu_count() or 1, registry, progress,
-                         args.strategy, 1.0 if args.ratio is None else args.ratio)
-    finally:
-        if bar is not None:
-            bar.stop()
-    if args.bet and bets and args.bet != bets[0]:  # one spot of a family: its rows alone
-        report["wagers"] = [row for row in report["wagers"] if row["wager"] == args.bet]
-    sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json
-                     else render(report, by_bet(registry)))
-    return 0

@@ -23,11 +23,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
-from controller.cards import Card
-from controller.paytables import PayTable
-from controller.rules import lucky8
-from controller.rules.baccarat import BaccaratRules, banker_draws, main_outcome, player_draws
-from controller.rules.settlement import Outcome
+from controller.game.cards import Card
+from controller.game.paytables import PayTable
+from controller.game.rules import lucky8
+from controller.game.rules.baccarat import BaccaratRules, banker_draws, main_outcome, player_draws
+from controller.game.rules.settlement import Outcome
 
 SUITS = "SHCD"
 MAIN = ("player", "banker", "tie")

@@ -34,18 +34,18 @@ from typing import Final, NamedTuple
 
 from controller.analysis import dealer_exact
 from controller.analysis.dealer_exact import BLACKJACK, VALUES, Counts, card
-from controller.cards import Card
-from controller.rules import dead_mans_hand
-from controller.rules.blackjack import (
+from controller.game.cards import Card
+from controller.game.rules import dead_mans_hand
+from controller.game.rules.blackjack import (
     BlackjackRules,
     is_natural,
     main_result,
     may_double,
 )
-from controller.rules.blackjack_tie import SPOT_TOTALS
-from controller.rules.lucky_stiff import is_stiff
-from controller.rules.settlement import LOSE, PUSH, SURRENDER, WIN, Outcome
-from controller.strategy import decide
+from controller.game.rules.blackjack_tie import SPOT_TOTALS
+from controller.game.rules.lucky_stiff import is_stiff
+from controller.game.rules.settlement import LOSE, PUSH, SURRENDER, WIN, Outcome
+from controller.game.strategy import decide
 
 EV, WON, PUSHED, LOST, SURRENDERED = 0, 1, 2, 3, 4
 TIE: Final = 5  # TIE + t - 17: stands on t and ties the dealer's t, 17 <= t <= 21

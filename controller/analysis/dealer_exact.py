@@ -21,8 +21,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from controller.cards import Card
-from controller.rules.blackjack import BlackjackRules, dealer_must_draw, hand_value, is_natural
+from controller.game.cards import Card
+from controller.game.rules.blackjack import BlackjackRules, dealer_must_draw, hand_value, is_natural
 
 VALUES: Final = 10
 OUTCOMES: Final = ("17", "18", "19", "20", "21", "bust", "blackjack")

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from functools import cache
 
 from controller.analysis.blackjack_exact import shoe_counts
-from controller.cards import Card
-from controller.paytables import PayTable, PayTables
-from controller.rules.blackjack import BlackjackRules
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.play import InsuranceDue
+from controller.game.cards import Card
+from controller.game.paytables import PayTable, PayTables
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import InsuranceDue
 
 BETS = ("lucky_stiff", "dead_mans_hand")
 

@@ -15,14 +15,14 @@ from collections.abc import Mapping
 from functools import cache
 
 from controller.analysis.baccarat_exact import WagerResult
-from controller.cards import Card
-from controller.paytables import PayTable
-from controller.rules import lucky7
-from controller.rules.blackjack import BlackjackRules
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.play import CardDue, DecisionDue, InsuranceDue
-from controller.rules.settlement import lose
-from controller.strategy import decide
+from controller.game.cards import Card
+from controller.game.paytables import PayTable
+from controller.game.rules import lucky7
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
+from controller.game.rules.settlement import lose
+from controller.game.strategy import decide
 
 SEVEN = 7
 SUITS = "SHCD"

@@ -1,7 +1,7 @@
 """Simulation through the controller's own play engines, on all cores, reproducible by seed.
 
 Blackjack: one seat with the main wager and every side bet, played by basic strategy
-(controller/strategy.py) against shuffled shoes dealt to 75 % penetration. What a side bet's
+(controller/game/strategy.py) against shuffled shoes dealt to 75 % penetration. What a side bet's
 awards come out at does not depend on its pay table, so one simulation prices every table.
 Baccarat: coups from shuffled 8-deck shoes, for `--method simulate`.
 
@@ -19,14 +19,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.cards import Card, shoe_cards
-from controller.paytables import TIE_SPOTS, PayTable, PayTables
-from controller.rules.baccarat import BaccaratRules
-from controller.rules.baccarat_play import BaccaratPlay
-from controller.rules.blackjack import BlackjackRules
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.rules.play import CardDue, InsuranceDue
-from controller.strategy import decide
+from controller.game.cards import Card, shoe_cards
+from controller.game.paytables import TIE_SPOTS, PayTable, PayTables
+from controller.game.rules.baccarat import BaccaratRules
+from controller.game.rules.baccarat_play import BaccaratPlay
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import CardDue, InsuranceDue
+from controller.game.strategy import decide
 
 CHUNK = 20_000
 PENETRATION = 0.75

@@ -24,9 +24,8 @@ from pathlib import Path
 
 import structlog
 
-from controller.journal.files import DayRow, JournalError, JournalFile, days_folder
+from controller.journal.files import DayRow, JournalError, JournalFile, days_folder, utc_now
 from controller.journal.store import BUSY_MS, Journal, create_file
-from controller.service import utc_now
 
 
 def file_sha256(path: Path) -> str:

@@ -4,7 +4,7 @@ One row per round, per settlement, per hold, per correction, and per wager famil
 the day's signed summary). Amounts are in currency units with the currency's two decimals.
 
 The CSV is read by people (a spreadsheet): its columns keep their names, and the cells that name
-something are in words (`controller.names`: "Lucky Stiff", "Stiff Winner", "Main, hand 2",
+something are in words (`controller.game.names`: "Lucky Stiff", "Stiff Winner", "Main, hand 2",
 "payout confirmed"). JSON Lines is for programs: the same rows with the keys ("lucky_stiff",
 "stiff_winner", hand 2, "confirmed").
 """
@@ -18,10 +18,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from controller.journal.fold import event_of, fold_days
-from controller.journal.history import History
-from controller.money import MINOR_PER_UNIT
-from controller.names import (
+from controller.game.money import MINOR_PER_UNIT
+from controller.game.names import (
     NO_TABLES,
     award_words,
     event_words,
@@ -32,6 +30,8 @@ from controller.names import (
     split_seats,
     wager_words,
 )
+from controller.journal.fold import event_of, fold_days
+from controller.journal.history import History
 
 COLUMNS: Final = ("type", "day", "round", "seq", "utc", "seat", "wager", "hand", "stake", "net",
                   "outcome", "award", "status", "detail", "by")

@@ -26,6 +26,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -202,3 +203,9 @@ def settlements_text(blob: bytes) -> list[list[Any]]:
     rounded_off, limit_reduction, stage] each."""
     data: list[list[Any]] = json.loads(codec.decode(blob, None))
     return data
+
+
+def utc_now(at: float | None = None) -> str:
+    """Now (or the POSIX time `at`) in UTC, as every audit time is written."""
+    moment = datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

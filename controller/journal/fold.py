@@ -9,10 +9,10 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from controller.events import Checkpoint, Event, event_from_dict
+from controller.game.events import Checkpoint, Event, event_from_dict
+from controller.game.table import FoldMismatch, Table
 from controller.journal.files import DayRow, JournalError, Record
 from controller.journal.history import History
-from controller.table import FoldMismatch, Table
 
 
 def event_of(record: Record) -> Event:

@@ -17,7 +17,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from controller.events import Checkpoint
+from controller.game.events import Checkpoint
+from controller.game.table import Table
 from controller.journal import codec
 from controller.journal.archive import sync_folder
 from controller.journal.files import (
@@ -26,11 +27,10 @@ from controller.journal.files import (
     SCHEMA_VERSION,
     JournalError,
     chain_hash,
+    utc_now,
 )
 from controller.journal.fold import events
 from controller.journal.store import Journal, RoundRow, create_file, round_values
-from controller.service import utc_now
-from controller.table import Table
 
 
 def migrate(path: Path) -> tuple[int, Path] | None:

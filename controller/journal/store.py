@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from controller.events import Checkpoint, DaySigned, Event, canonical
+from controller.game.events import Checkpoint, DaySigned, Event, canonical
+from controller.game.rules.settlement import Settlement
 from controller.journal import codec
 from controller.journal.files import (
     GENESIS,
@@ -35,7 +36,6 @@ from controller.journal.files import (
     days_folder,
 )
 from controller.journal.history import History
-from controller.rules.settlement import Settlement
 
 BUSY_MS = 5000
 ADVICE = ("; the controller will not deal. Check it with `tablectl journal verify`; never delete "
@@ -54,7 +54,7 @@ class RoundRow:
 
 
 class Message(NamedTuple):
-    """A message for the floor, decided when its event is committed (`controller.outbox`)."""
+    """A message for the floor, decided when its event is committed (`journal.outbox`)."""
 
     topic: str
     round: int | None

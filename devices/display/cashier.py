@@ -15,7 +15,7 @@ from typing import Any, Final
 from babel import Locale, UnknownLocaleError
 from babel.numbers import format_currency, get_currency_precision, list_currencies
 
-from controller.money import MINOR_PER_UNIT
+from controller.game.money import MINOR_PER_UNIT
 
 # Denominations in minor units when the configuration names none: the house chips of the
 # currency's casinos, and a plain series for the others.

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-from controller import names
-from controller.money import from_minor
-from controller.rules.settlement import REFUSED, RETURNED, Settlement
+from controller.game import names
+from controller.game.money import from_minor
+from controller.game.rules.settlement import REFUSED, RETURNED, Settlement
 from devices.display.cashier import Cashier
 
 PRIMARY: Final = ("main", "insurance", "player", "banker", "tie")  # paid before bonus wagers

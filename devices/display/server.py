@@ -33,9 +33,9 @@ from typing import Any, Final
 
 from aiohttp import web
 
-from controller.config_file import TOKEN_MIN_CHARS
-from controller.events import BetsLocked, Event
-from controller.loop import Supervised
+from controller.daemon.config_file import TOKEN_MIN_CHARS
+from controller.daemon.loop import Supervised
+from controller.game.events import BetsLocked, Event
 from devices.console import ConsoleError, parse_action
 from devices.display.mailbox import Mailbox
 

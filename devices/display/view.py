@@ -12,19 +12,19 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any, Final
 
-from controller import names
-from controller.alerts import Alert
-from controller.cards import Card, parse_card
-from controller.money import from_minor
-from controller.round_machine import RoundMachine
-from controller.rules import baccarat
-from controller.rules.baccarat_play import BaccaratPlay
-from controller.rules.blackjack import hand_value
-from controller.rules.blackjack_play import DEALER, DONE, BlackjackPlay
-from controller.rules.play import CardDue, DecisionDue, InsuranceDue
-from controller.rules.settlement import Settlement
-from controller.table import RoundRecord, Table, coup_of
-from controller.table_config import TableConfig
+from controller.game import names
+from controller.game.alerts import Alert
+from controller.game.cards import Card, parse_card
+from controller.game.money import from_minor
+from controller.game.round_machine import RoundMachine
+from controller.game.rules import baccarat
+from controller.game.rules.baccarat_play import BaccaratPlay
+from controller.game.rules.blackjack import hand_value
+from controller.game.rules.blackjack_play import DEALER, DONE, BlackjackPlay
+from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
+from controller.game.rules.settlement import Settlement
+from controller.game.table import RoundRecord, Table, coup_of
+from controller.game.table_config import TableConfig
 from devices.display import procedure, roads
 from devices.display.cashier import Cashier
 
@@ -40,7 +40,7 @@ def card_view(card: Card) -> dict[str, Any]:
 
 def wager_name(wager: str, config: TableConfig | None, hand: int | None = None) -> str:
     """The wager as the layout and the pay table say it: 'Lucky 8 · Banker', 'Blackjack Tie ·
-    20', "Dead Man's Hand", 'Main, hand 2' (controller/names.py)."""
+    20', "Dead Man's Hand", 'Main, hand 2' (controller/game/names.py)."""
     return names.wager_words(wager, config.pay_tables if config else names.NO_TABLES, hand)
 
 

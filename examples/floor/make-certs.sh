@@ -17,7 +17,7 @@ usage() { echo "usage: sh make-certs.sh DIR BROKER_HOSTNAME [--floor NAME]... TA
           exit 2; }
 [ $# -ge 2 ] || usage
 dir=$1; broker=$2; shift 2
-name_ok() {  # one MQTT topic level of letters, digits, - and _ (controller/broker.py TABLE_ID)
+name_ok() {  # one MQTT topic level of letters, digits, - and _ (controller/daemon/broker.py TABLE_ID)
     case $1 in ''|[!A-Za-z0-9]*|*[!A-Za-z0-9_-]*) return 1;; esac
     [ ${#1} -le 64 ]
 }

@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from controller.events import (
+from controller.daemon.loop import ControllerLoop
+from controller.daemon.service import TableService
+from controller.game.events import (
     BetsLocked,
     CardDrawn,
     ConfigChanged,
@@ -20,10 +22,8 @@ from controller.events import (
     PayoutConfirmed,
     WagerPlaced,
 )
-from controller.loop import ControllerLoop
-from controller.rules.blackjack_play import BlackjackPlay
-from controller.service import TableService
-from controller.table import config_change
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.table import config_change
 from devices.display.server import DisplayServer, Hub
 from devices.display.view import view
 from tests.conftest import REGISTRY

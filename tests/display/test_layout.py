@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from controller.events import BetsLocked, CardDrawn, WagerPlaced
-from controller.table import config_change
+from controller.game.events import BetsLocked, CardDrawn, WagerPlaced
+from controller.game.table import config_change
 from tests.conftest import REGISTRY
 from tests.display.test_browser import ARTIFACTS, WAIT_MS, LiveTable
 

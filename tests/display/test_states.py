@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from controller.events import (
+from controller.game.events import (
     AlertsCleared,
     BetsLocked,
     CardDrawn,
@@ -29,7 +29,7 @@ from controller.events import (
     PayoutConfirmed,
     WagerPlaced,
 )
-from controller.table import config_change
+from controller.game.table import config_change
 from devices.display.view import wager_name
 from tests.conftest import REGISTRY
 from tests.display.test_browser import WAIT_MS, LiveTable

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.broker import parse_broker
+from controller.daemon.broker import parse_broker
 from floor.ingest import Ingest
 from floor.schema import migrate
 from floor.store import connect

@@ -22,8 +22,8 @@ import paho.mqtt.client as mqtt
 import psycopg
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.broker import parse_broker
-from controller.floor_link import FloorLink, follow
+from controller.daemon.broker import parse_broker
+from controller.daemon.floor_link import FloorLink, follow
 from floor.reconcile import reconcile
 from simulators.rig import Rig
 from tests.servers import free_port
@@ -128,7 +128,7 @@ class FloorProcess:
     def __init__(self, broker_url: str, dsn: str, name: str, folder: Path,
                  *more: str, env: dict[str, str] | None = None) -> None:
         self.db_name = f"floor-{name}"  # its connections' application name in PostgreSQL
-        self.args = [sys.executable, "-m", "controller.cli", "floor", "serve", "--broker",
+        self.args = [sys.executable, "-m", "controller", "floor", "serve", "--broker",
                      broker_url, "--db", f"{dsn}?application_name={self.db_name}", "--port",
                      "0", "--name", name, *more]
         self.env = env or {}

@@ -23,7 +23,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.broker import Broker, make_client
+from controller.daemon.broker import Broker, make_client
 from tests.servers import Mosquitto
 
 SHIPPED = Path(__file__).resolve().parents[2] / "examples" / "floor"

@@ -19,7 +19,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from controller.events import DeviceLost
+from controller.game.events import DeviceLost
 from floor.accounts import add_supervisor
 from floor.ingest import Ingest
 from floor.schema import SchemaError, migrate, migrations
@@ -126,7 +126,7 @@ def test_reconcile_finds_each_difference(
     finally:
         table.close()
     assert reconciled(floor_dsn, table.journal) == []
-    command = [sys.executable, "-m", "controller.cli", "floor", "reconcile", "--db", floor_dsn,
+    command = [sys.executable, "-m", "controller", "floor", "reconcile", "--db", floor_dsn,
                "--journal", str(table.journal)]
     agree = subprocess.run(command, capture_output=True, text=True)
     assert agree.returncode == 0 and "agree" in agree.stdout

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from controller.broker import parse_broker
+from controller.daemon.broker import parse_broker
 from floor.accounts import add_supervisor
 from floor.ingest import Ingest
 from floor.serve import ServeOptions, serve
@@ -226,7 +226,7 @@ def test_the_pit_behind_a_trusted_proxy(tmp_path: Path, broker: Mosquitto,
 
 def test_retiring_a_floor_process(tmp_path: Path, broker: Mosquitto, floor_dsn: str) -> None:
     floor = FloorProcess(broker.url, floor_dsn, "b", tmp_path).start()
-    command = [sys.executable, "-m", "controller.cli", "floor", "retire", "b", "--broker",
+    command = [sys.executable, "-m", "controller", "floor", "retire", "b", "--broker",
                broker.url, "--db", floor_dsn]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     try:

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from controller.events import DeviceFound, DeviceLost
+from controller.game.events import DeviceFound, DeviceLost
 from tests.floor.harness import FloorProcess, LinkedTable, Sender, one, reconciled, wait_until
 from tests.floor.hostile import good_message, hostile
 from tests.servers import Mosquitto, Postgres

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from controller.broker import parse_broker
-from controller.events import (
+from controller.daemon.broker import parse_broker
+from controller.game.events import (
     BetsLocked,
     CardDrawn,
     DeviceFound,
@@ -179,7 +179,7 @@ def test_the_broker_url_is_checked() -> None:
 
 
 def test_a_floor_section_with_certificates_or_a_password(tmp_path: Path) -> None:
-    from controller.config_file import load
+    from controller.daemon.config_file import load
     for name in ("ca.crt", "bj-07.crt", "bj-07.key"):
         (tmp_path / name).write_text("x")
     (tmp_path / "secret").write_text("s3cret\n")

@@ -19,8 +19,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from controller import doctor, floor_link
-from controller.broker import parse_broker
+from controller.commands import doctor
+from controller.daemon import floor_link
+from controller.daemon.broker import parse_broker
 from floor.ingest import Ingest
 from tests.floor.harness import (
     FloorProcess,
@@ -202,7 +203,7 @@ def test_reconcile_of_a_table_that_deals(tmp_path: Path, broker: Mosquitto, floo
         for _ in range(3):
             before = len(played)
             result = subprocess.run(
-                [sys.executable, "-m", "controller.cli", "floor", "reconcile", "--db",
+                [sys.executable, "-m", "controller", "floor", "reconcile", "--db",
                  floor_dsn, "--journal", str(journal)],
                 capture_output=True, text=True, timeout=120)
             assert result.returncode == 0, result.stdout + result.stderr
@@ -230,7 +231,7 @@ def test_a_demo_table_stopping_after_a_broker_crash_leaves_nothing_behind(
     floor = FloorProcess(crashable.url, floor_dsn, "a", tmp_path).start()
     journal = tmp_path / "demo" / "journal.sqlite3"
     table = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "run", "--floor", crashable.url, "--table-id",
+        [sys.executable, "-m", "controller", "run", "--floor", crashable.url, "--table-id",
          "bj-run", "--rounds", "8", "--journal", str(journal), "--port", "0", "--pace", "0.05"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:

@@ -19,8 +19,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from psycopg import AsyncConnection
 
-from controller import supervisors
-from controller.supervisors import ITERATIONS, check_hash_format, hash_pin
+from controller.game import supervisors
+from controller.game.supervisors import ITERATIONS, check_hash_format, hash_pin
 from floor import accounts
 from floor.accounts import (
     MAX_NAME,

@@ -12,14 +12,14 @@ from pathlib import Path
 import psycopg
 from playwright.sync_api import Browser, expect
 
-from controller.events import (
+from controller.game.events import (
     DealerAction,
     DeviceLost,
     PayoutConfirmed,
     PayoutShown,
 )
-from controller.names import phase_words
-from controller.rules.play import DecisionDue, InsuranceDue
+from controller.game.names import phase_words
+from controller.game.rules.play import DecisionDue, InsuranceDue
 from floor.accounts import add_supervisor
 from tests.floor.harness import FloorProcess, LinkedTable
 from tests.servers import Mosquitto

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cards import parse_card
-from controller.events import CardAssigned, CardDrawn, Resumed, WagerPlaced
+from controller.game.cards import parse_card
+from controller.game.events import CardAssigned, CardDrawn, Resumed, WagerPlaced
 from controller.journal.fold import read_events
 from devices import pads
 from simulators.virtual_pads import VirtualPads

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.events import Event
+from controller.daemon.service import TableService
+from controller.game.events import Event
 from controller.journal.fold import read_events
 from controller.journal.verify import verify_chain
-from controller.service import TableService
 from tests.hil.harness import Table
 
 

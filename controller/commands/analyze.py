@@ -1,0 +1,116 @@
+"""`tablectl analyze`: the house edge and award probabilities of every wager (the analysis
+extra: numpy)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from controller.commands.inputs import (
+    KeyValue,
+    Number,
+    TextFile,
+    Whole,
+)
+from controller.daemon import config_file
+from controller.daemon.checked_files import BadInput
+from controller.daemon.config_file import RunConfig
+from controller.game.names import by_bet
+from controller.game.paytables import PayTableError, PayTables
+from controller.game.rules.blackjack import RulesError
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    # The analysis extra (numpy) is needed here only: every other command runs without it.
+    from controller.analysis.analyze import AnalysisError
+    try:
+        return _analyze(args)
+    except (AnalysisError, RulesError, PayTableError) as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    if args.ratio is not None and args.strategy != "combined":
+        raise BadInput(f"--ratio {args.ratio:g}: only --strategy combined plays for a ratio")
+    if args.pay_table is not None and not args.bet:
+        raise BadInput(f"--pay-table {args.pay_table}: a pay table is one side bet's: name the "
+                       "bet with --bet (without --bet every pay table of every wager is priced)")
+    from controller.analysis.analyze import analyze, chosen_bet, options_from, render
+    options = options_from(args.rules)
+    bets: list[str] | None = None
+    config: RunConfig | None = None
+    if args.config:
+        config = config_file.load(args.config)
+        options = {**config.rules, **options}
+    game = config.game if config else args.game
+    method = args.method or "exact"
+    options = {k: v for k, v in options.items() if k not in (
+        "limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit", "four_wager_limit",
+        "limited_wager_max")}
+    registry = config.registry if config else PayTables.load()
+    if args.bet:  # checked before any work
+        bets = [chosen_bet(game, args.bet, args.pay_table, registry)]
+    elif config:
+        bets = ["main", "player", "banker", "tie", *config.pay_tables]
+        bets = [("lucky8" if b.startswith("lucky8") else b) for b in bets]
+    progress = None
+    bar: Any = None
+    if sys.stdout.isatty() and not args.json:
+        from rich.progress import Progress
+        bar = Progress(transient=True)
+        task = bar.add_task(f"analyzing {game}", total=1.0)
+        bar.start()
+
+        def progress(fraction: float) -> None:
+            bar.update(task, completed=fraction)
+    try:
+        report = analyze(game, options, bets, args.pay_table, method, args.rounds, args.seed,
+                         args.workers or os.cpu_count() or 1, registry, progress,
+                         args.strategy, 1.0 if args.ratio is None else args.ratio)
+    finally:
+        if bar is not None:
+            bar.stop()
+    if args.bet and bets and args.bet != bets[0]:  # one spot of a family: its rows alone
+        report["wagers"] = [row for row in report["wagers"] if row["wager"] == args.bet]
+    sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json
+                     else render(report, by_bet(registry)))
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
+    """The family's commands on `tablectl`."""
+    analyze_cmd = commands.add_parser(
+        "analyze", help="house edge and award probabilities of every wager")
+    analyze_cmd.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack",
+                             help="the game (default blackjack; --config names its own)")
+    analyze_cmd.add_argument("--bet", metavar="NAME",
+                             help="one wager, by a family (main, lucky_stiff, blackjack_tie, "
+                                  "lucky7, dead_mans_hand; player, banker, tie, lucky8) or by "
+                                  "a configuration's name (blackjack_tie.LS, lucky8_player)")
+    analyze_cmd.add_argument("--pay-table", metavar="ID",
+                             help="--bet's pay table (default: each one it has)")
+    analyze_cmd.add_argument("--rules", nargs="*", type=KeyValue(), default=[],
+                             metavar="KEY=VALUE",
+                             help="table options, JSON values (decks=6, blackjack_pays=\"6:5\")")
+    analyze_cmd.add_argument("--config", type=TextFile(), metavar="FILE",
+                             help="a table configuration: its game, rules and pay tables")
+    analyze_cmd.add_argument("--method", choices=["exact", "simulate"],
+                             help="exact (the default) or a simulation through the engine")
+    analyze_cmd.add_argument("--strategy", choices=["basic", "side", "combined"],
+                             default="basic",
+                             help="how the player plays: basic strategy, for each side wager "
+                                  "alone, or for main + RATIO x side (exact only)")
+    analyze_cmd.add_argument("--ratio", type=Number(0, above=True), metavar="R",
+                             help="--strategy combined: side wager per unit of main (default 1)")
+    analyze_cmd.add_argument("--rounds", type=Whole(1), default=1_000_000, metavar="N",
+                             help="--method simulate: rounds to play (default 1,000,000)")
+    analyze_cmd.add_argument("--seed", type=Whole(None), default=1, metavar="S",
+                             help="--method simulate: the seed; the same seed, the same result "
+                                  "(default 1)")
+    analyze_cmd.add_argument("--workers", type=Whole(1), metavar="N",
+                             help="processes (default: every core)")
+    analyze_cmd.add_argument("--json", action="store_true", help="JSON instead of text")
+    analyze_cmd.set_defaults(func=cmd_analyze)

@@ -1,0 +1,61 @@
+"""What the `tablectl` commands share: how a refusal exits, and where the journal is. The command
+modules import this, never the command line itself (`main`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from controller.commands.inputs import Folder, JournalPath, TextFile
+from controller.daemon.checked_files import check_journal
+
+EXIT_BROKEN = 1
+EXIT_USAGE = 2
+
+
+class Broken(Exception):
+    """Not the input but what a command found where it looked: a journal that is broken, a
+    round not over, a database that refuses. One line, exit 1."""
+
+
+def default_journal() -> Path:
+    """The journal in the user's state directory (XDG_STATE_HOME, else ~/.local/state)."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "tablectl" / "journal.sqlite3"
+
+
+def journal_path(args: argparse.Namespace, existing: bool = True) -> Path:
+    """The one rule every command follows: --journal, else the journal of --config, else the
+    default (where `tablectl run` keeps the demo's). Checked as --journal is (`JournalPath`):
+    a command that reads a journal never makes one where none was."""
+    if getattr(args, "journal", None):
+        path = Path(args.journal)
+    else:
+        configured = config_of(args).journal if getattr(args, "config", None) else None
+        path = configured or default_journal()
+    return check_journal(path, existing)
+
+
+def config_of(args: argparse.Namespace) -> Any:
+    from controller.daemon import config_file
+    return config_file.load(args.config)
+
+
+def journal_config(args: argparse.Namespace) -> Any:
+    from controller.daemon import config_file
+    return config_of(args).journal_config if args.config else config_file.JournalConfig()
+
+
+def journal_arguments(parser: argparse.ArgumentParser, archive: bool = True,
+                       existing: bool = True) -> None:
+    parser.add_argument("--journal", type=JournalPath(existing), metavar="PATH",
+                        help="the journal (default: the --config's, else "
+                             "$XDG_STATE_HOME/tablectl/journal.sqlite3)")
+    parser.add_argument("--config", type=TextFile(), metavar="FILE",
+                        help="a table configuration: its journal")
+    if archive:
+        parser.add_argument("--archive", type=Folder(), action="append", default=[],
+                            metavar="DIR",
+                            help="where closed days were copied out to (repeatable)")

@@ -1,0 +1,69 @@
+"""`tablectl config check` and `tablectl pin-hash`: a configuration and its supervisors' PINs,
+checked before the table starts."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import Any
+
+from controller.commands.common import (
+    default_journal,
+)
+from controller.commands.inputs import (
+    TextFile,
+)
+from controller.daemon.checked_files import BadInput, decode_text
+from controller.game.supervisors import hash_pin
+
+
+def cmd_config_check(args: argparse.Namespace) -> int:
+    from controller.daemon import config_file
+    config = config_file.load(args.file)
+    config_file.check_ready(config)
+    devices = ", ".join(filter(None, [
+        f"shoe {config.shoe.url} ({config.shoe.protocol})" if config.shoe else "",
+        f"pads {config.pads.vendor:04x}:{config.pads.product:04x}" if config.pads else ""]))
+    tables = ", ".join(f"{bet} #{table}" for bet, table in config.pay_tables.items())
+    days = config.journal_config
+    close = (f"closed at {days.day_close:%H:%M} {days.timezone or 'local time'}" if days.day_close
+             else "closed on demand")
+    print(f"{args.file}: ok: {config.game} table {config.name or '(no name)'}, {config.seats} "
+          f"seats; pay tables {tables or 'none'}; {len(config.supervisors)} supervisors; "
+          f"devices {devices or 'none'}; display {config.display.bind}:{config.display.port}"
+          f" in {config.display.cashier.currency}; journal "
+          f"{config.journal or default_journal()} (days {close}, kept {days.keep_days or 'all'}"
+          f", reserve {days.reserve_mb} MB, {f'signed by {days.key}' if days.key else 'unsigned'})"
+          + (f"; floor {config.floor.broker} as {config.floor.table_id}" if config.floor
+             else "; no floor link"))
+    if not config.supervisors:
+        print(f"{args.file}: warning: no supervisors: nobody can clear a hold, void a round or "
+              "correct one (hash each PIN with `tablectl pin-hash`, then list it in "
+              "[supervisors])")
+    return 0
+
+
+def cmd_pin_hash(args: argparse.Namespace) -> int:
+    pin = getpass.getpass("PIN: ") if sys.stdin.isatty() else decode_text(
+        sys.stdin.buffer.readline(), "stdin").rstrip("\n")
+    try:
+        print(hash_pin(pin))
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
+    """The family's commands on `tablectl`."""
+    config_cmd = commands.add_parser("config", help="table configuration tools")
+    config_commands = config_cmd.add_subparsers(dest="config_command", required=True)
+    check = config_commands.add_parser(
+        "check", help="validate a configuration file; exit 2 naming the key if it cannot run")
+    check.add_argument("file", type=TextFile(), metavar="FILE",
+                       help="the table configuration (TOML)")
+    check.set_defaults(func=cmd_config_check)
+
+    pin = commands.add_parser(
+        "pin-hash", help="hash a supervisor PIN for the configuration (read from standard input)")
+    pin.set_defaults(func=cmd_pin_hash)

@@ -1,0 +1,205 @@
+"""`tablectl monitor`, `record` and `replay`: the devices for installers, and recordings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.commands.inputs import (
+    DeviceUrl,
+    JournalPath,
+    KeyValue,
+    NewFile,
+    Number,
+    TextFile,
+    UsbId,
+    Whole,
+)
+from controller.daemon.checked_files import BadInput
+from controller.game.paytables import PayTableError, PayTables
+from controller.game.rules.blackjack import RulesError
+from controller.game.table import config_change
+from controller.journal import JournalError
+from devices import beetek, cardid, pads
+from devices.events import DeviceEvent, as_json
+from drivers.serial_port import SerialDevice
+from drivers.usb_device import UsbDevice
+from simulators.recording import Recorder, RecordingError
+from simulators.replay import Replayer, summary
+
+
+def parse_usb_id(text: str) -> tuple[int, int]:
+    """'1209:7ab1' -> (0x1209, 0x7ab1)."""
+    try:
+        vendor, product = text.split(":")
+        return int(vendor, 16), int(product, 16)
+    except ValueError:
+        raise ValueError(f"--usb {text!r} is not VID:PID in hex, e.g. 1209:7ab1") from None
+
+
+def _stop_on_signals(stop: threading.Event) -> None:
+    """Ctrl-C and SIGTERM set `stop` (installed before any device starts, so that a signal
+    sent as soon as the device answers finds the handler)."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stop.set())
+
+
+def _printer(shoe: list[SerialDevice], stop: threading.Event,
+             gone: threading.Event) -> Callable[[DeviceEvent], None]:
+    """Print each event as one JSON line; acknowledge cardid frames so the shoe goes on. When
+    the reader goes away (`| head`) it says so in `gone` and stops the command: the reader
+    thread must not take the closed pipe for an unplugged device."""
+    lock = threading.Lock()
+
+    def post(event: DeviceEvent) -> None:
+        with lock:
+            if gone.is_set():
+                return
+            try:
+                sys.stdout.write(json.dumps(as_json(event)) + "\n")
+                sys.stdout.flush()
+            except BrokenPipeError:
+                gone.set()
+                stop.set()
+                return
+        seq = getattr(event, "seq", None)
+        if seq is not None and shoe:
+            shoe[0].write(cardid.ack(seq))
+    return post
+
+
+def shoe_device(port: str, protocol: str, baud: int, post: Callable[[DeviceEvent], None],
+                tap: Callable[[str, bytes], None] | None = None) -> SerialDevice:
+    decode = beetek.decode if protocol == "beetek" else cardid.decode
+    return SerialDevice("shoe", port, decode, post, baudrate=baud, tap=tap,
+                        silence_s=cardid.SILENCE_LOST_S if protocol == "cardid" else None)
+
+
+def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | None,
+            serial_number: str | None = None, backend: Any = None,
+            stop: threading.Event | None = None, tap: Recorder | None = None) -> int:
+    stop = stop or threading.Event()
+    _stop_on_signals(stop)
+    holder: list[SerialDevice] = []
+    gone = threading.Event()
+    post = _printer(holder, stop, gone)
+    driver: SerialDevice | UsbDevice
+    if device == "shoe":
+        assert port is not None
+        driver = shoe_device(port, protocol, baud, post, tap.tap("shoe") if tap else None)
+        holder.append(driver)
+    else:
+        assert usb is not None
+        vendor, product = parse_usb_id(usb)
+        driver = UsbDevice("pads", vendor, product, pads.decode_report, post,
+                           serial_number=serial_number, backend=backend,
+                           tap=tap.tap("pads") if tap else None)
+    driver.start()
+    try:
+        while driver.running and not stop.wait(0.2):  # a timeout: the signal handlers run
+            pass
+    finally:
+        driver.stop()
+    if gone.is_set():
+        raise BrokenPipeError("standard output was closed")  # quiet, as `main` ends it
+    return 0 if stop.is_set() else 1  # else the reader died, and said why
+
+
+def record(path: Path, port: str, protocol: str, baud: int, game: str,
+           pay_tables: dict[str, str]) -> int:
+    try:
+        config_change(game, {}, pay_tables, PayTables.load())  # refuse a bad table up front
+        recorder = Recorder(path, {"shoe": {"protocol": protocol, "port": {
+            "baudrate": baud, "bytesize": 8, "parity": "N", "stopbits": 1}}},
+                            {"game": game, "rules": {}, "pay_tables": pay_tables})
+    except (RulesError, PayTableError, OSError) as exc:
+        raise BadInput(str(exc)) from None
+    try:
+        return monitor("shoe", port, protocol, baud, None, tap=recorder)
+    finally:
+        recorder.close()
+
+
+def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) -> int:
+    try:
+        rounds = summary(Replayer(path, journal, speed).run())
+    except (RecordingError, JournalError, OSError, TimeoutError) as exc:
+        raise BadInput(str(exc)) from None
+    for entry in rounds:
+        if as_json_lines:
+            print(json.dumps(entry))
+        else:
+            nets = ", ".join(f"seat {s} {w}{f' hand {h}' if h else ''} {n / 100:+.2f}"
+                             for s, w, h, n in entry["settlements"])
+            print(f"round {entry['round']} {entry['status']}: {nets or 'no wagers'}")
+    return 0
+
+
+def cmd_monitor(args: argparse.Namespace) -> int:
+    from controller.commands import device as device_commands
+    if args.device == "shoe" and not args.port:
+        raise BadInput("monitor shoe needs --port URL")
+    if args.device == "pads" and not args.usb:
+        raise BadInput("monitor pads needs --usb VID:PID")
+    return device_commands.monitor(args.device, args.port, args.protocol, args.baud, args.usb,
+                                   args.serial)
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from controller.commands import device as device_commands
+    return device_commands.record(args.file, args.shoe, args.protocol, args.baud, args.game,
+                                  dict(args.pay_table))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from controller.commands import device as device_commands
+    return device_commands.replay(args.file, args.speed, args.journal, args.json)
+
+
+def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
+    """The family's commands on `tablectl`."""
+    monitor = commands.add_parser(
+        "monitor", help="print a device's decoded events as JSON lines until interrupted")
+    monitor.add_argument("device", choices=["shoe", "pads"], help="the device to watch")
+    monitor.add_argument("--port", type=DeviceUrl(), metavar="URL",
+                         help="shoe: /dev/ttyUSB0, socket://..., ...")
+    monitor.add_argument("--protocol", choices=["beetek", "cardid"], default="beetek",
+                         help="shoe: what it speaks (default beetek)")
+    monitor.add_argument("--baud", type=Whole(1), default=9600, help="shoe: default 9600")
+    monitor.add_argument("--usb", type=UsbId(), metavar="VID:PID",
+                         help="pads: vendor and product id (hex)")
+    monitor.add_argument("--serial", metavar="SERIAL", help="pads: the device's serial number")
+    monitor.set_defaults(func=cmd_monitor)
+
+    record_cmd = commands.add_parser("record", help="record a shoe's raw bytes to FILE")
+    record_cmd.add_argument("file", type=NewFile(), metavar="FILE",
+                            help="the recording (JSON Lines) to write")
+    record_cmd.add_argument("--shoe", type=DeviceUrl(), required=True, metavar="URL",
+                            help="the shoe's port: /dev/ttyUSB0, socket://..., ...")
+    record_cmd.add_argument("--protocol", choices=["beetek", "cardid"], default="beetek",
+                            help="what the shoe speaks (default beetek)")
+    record_cmd.add_argument("--baud", type=Whole(1), default=9600, help="default 9600")
+    record_cmd.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack",
+                            help="the game dealt, for the replay (default blackjack)")
+    record_cmd.add_argument("--pay-table", type=KeyValue(), action="append", default=[],
+                            metavar="BET=ID",
+                            help="a side bet's pay table, for the replay (repeatable)")
+    record_cmd.set_defaults(func=cmd_record)
+
+    replay_cmd = commands.add_parser(
+        "replay", help="feed a recording through the real drivers into the controller")
+    replay_cmd.add_argument("file", type=TextFile(), metavar="FILE",
+                            help="a recording from `tablectl record` or `run --record`")
+    replay_cmd.add_argument("--speed", type=Number(0), default=0.0,
+                            help="1 = recorded pace, 2 = twice as fast; 0 = as fast as possible")
+    replay_cmd.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
+                            help="journal the replay here (default: a temporary one)")
+    replay_cmd.add_argument("--json", action="store_true", help="one JSON object per round")
+    replay_cmd.set_defaults(func=cmd_replay)

@@ -1,0 +1,296 @@
+"""`tablectl doctor`: what an installer gets wrong, each with how to fix it.
+
+Checks: the configuration, the shoe's device (present, readable and writable, the dialout
+group, unless root), the pads (libusb, present, permissions, the plugdev group), the udev
+rule, the journal (writable, and its chain verified), the signing key (the configuration's, or
+the demo's), the floor link (messages the floor lacks, messages refused
+for good), the clock (synchronised), the display (reachable). Exits 1 if any check fails;
+warnings alone exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import grp
+import os
+import pwd
+import shutil
+import sqlite3
+import subprocess
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.commands.inputs import (
+    JournalPath,
+    TextFile,
+)
+from controller.daemon import config_file
+from controller.daemon.floor_link import owed
+from controller.journal import JournalError
+from controller.journal.verify import verify_chain
+
+UDEV_RULE = Path("/etc/udev/rules.d/99-tablectl.rules")
+SERVICE_USER = "tablectl"  # systemd/tablectl.service's User=
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # ok, warn, FAIL
+    check: str
+    detail: str
+    fix: str = ""
+
+
+def as_service_user(command: str) -> str:
+    """`command` as the service user runs it, if that user exists here and is not this one;
+    else as this user (a test bench, the demo: no such user to name)."""
+    try:
+        uid = pwd.getpwnam(SERVICE_USER).pw_uid
+    except KeyError:
+        return command
+    return command if uid == os.geteuid() else f"sudo -u {SERVICE_USER} {command}"
+
+
+def _in_group(name: str) -> bool:
+    try:
+        group = grp.getgrnam(name)
+    except KeyError:
+        return False
+    return group.gr_gid in os.getgroups() or group.gr_gid == os.getgid()
+
+
+def check_config(path: Path | None) -> tuple[list[Finding], config_file.RunConfig | None]:
+    if path is None:
+        return [Finding("warn", "configuration", "none given: `tablectl run` would start the "
+                        "demo table", "pass --config /etc/tablectl/table.toml")], None
+    try:
+        config = config_file.load(path)
+    except config_file.ConfigError as exc:
+        return [Finding("FAIL", "configuration", str(exc),
+                        f"fix the key named, then `tablectl config check {path}`")], None
+    return [Finding("ok", "configuration", f"{path} is valid")], config
+
+
+def check_shoe(config: config_file.RunConfig) -> list[Finding]:
+    if config.shoe is None:
+        return [Finding("warn", "shoe", "no shoe configured ([devices.shoe])")]
+    url = config.shoe.url
+    if not url.startswith("/"):
+        return [Finding("ok", "shoe", f"{url} is not a device file; `tablectl monitor shoe "
+                        f"--port {url}` shows what it sends")]
+    findings = []
+    if not os.path.exists(url):
+        findings.append(Finding("FAIL", "shoe", f"{url} does not exist",
+                                "plug the shoe in; with systemd/99-tablectl.rules installed it "
+                                "appears as /dev/tablectl-shoe (`ls -l /dev/serial/by-id/`)"))
+    elif not os.access(url, os.R_OK | os.W_OK):
+        findings.append(Finding("FAIL", "shoe", f"{url} is not readable and writable by "
+                                "this user", "sudo usermod -aG dialout $USER (then log in "
+                                "again), or install systemd/99-tablectl.rules"))
+    else:
+        findings.append(Finding("ok", "shoe", f"{url} present and accessible"))
+    if os.geteuid() != 0 and not _in_group("dialout"):  # root opens any device
+        findings.append(Finding("warn", "groups", "this user is not in dialout",
+                                "sudo usermod -aG dialout $USER"))
+    return findings
+
+
+def check_pads(config: config_file.RunConfig) -> list[Finding]:
+    if config.pads is None:
+        return [Finding("warn", "pads", "no bet-sensor pads configured ([devices.pads])")]
+    import usb.core
+    try:
+        device = usb.core.find(idVendor=config.pads.vendor, idProduct=config.pads.product)
+    except usb.core.NoBackendError:
+        return [Finding("FAIL", "pads", "pyusb finds no libusb", "sudo apt install libusb-1.0-0")]
+    usb_id = f"{config.pads.vendor:04x}:{config.pads.product:04x}"
+    if device is None:
+        return [Finding("FAIL", "pads", f"no USB device {usb_id}",
+                        "plug the pads in; `lsusb` lists what is connected")]
+    node = f"/dev/bus/usb/{device.bus:03d}/{device.address:03d}"
+    if not os.access(node, os.R_OK | os.W_OK):
+        return [Finding("FAIL", "pads", f"{node} ({usb_id}) is not accessible to this user",
+                        "install systemd/99-tablectl.rules and add the user to plugdev")]
+    return [Finding("ok", "pads", f"{usb_id} present at {node}")]
+
+
+def check_udev() -> list[Finding]:
+    if UDEV_RULE.exists():
+        return [Finding("ok", "udev rule", f"{UDEV_RULE} installed")]
+    return [Finding("FAIL", "udev rule", f"{UDEV_RULE} is missing",
+                    "sudo cp systemd/99-tablectl.rules /etc/udev/rules.d/ && "
+                    "sudo udevadm control --reload && sudo udevadm trigger")]
+
+
+def check_journal(path: Path) -> list[Finding]:
+    folder = path.parent
+    if not folder.exists():
+        return [Finding("FAIL", "journal", f"{folder} does not exist",
+                        f"sudo mkdir -p {folder} and give it to the service user")]
+    if not os.access(folder, os.W_OK):
+        return [Finding("FAIL", "journal", f"{folder} is not writable by this user",
+                        f"sudo chown the service user {folder}")]
+    if not path.exists():
+        return [Finding("ok", "journal", f"{path} will be created on the first start")]
+    try:
+        count, problem = verify_chain(path)
+    except JournalError as exc:
+        return [Finding("FAIL", "journal", str(exc), "keep the file; see docs/journal.md")]
+    if problem:
+        return [Finding("FAIL", "journal", f"{path}: {problem}",
+                        "the controller will not deal on it; keep the file for the auditor "
+                        "and see docs/journal.md")]
+    return [Finding("ok", "journal", f"{path}: {count} records, chain intact")]
+
+
+def check_key(config: config_file.RunConfig | None, path: Path) -> list[Finding]:
+    """The signing key: the configuration's, or without one the demo's, which the demo makes
+    beside its journal on its first start."""
+    if config is None:
+        demo = path.parent / "table.key"
+        return [Finding("ok", "signing key", f"{demo} (the demo's)" if demo.exists() else
+                        f"{demo}: the demo makes it on its first start")]
+    key = config.journal_config.key
+    if key is None:
+        return [Finding("warn", "signing key", "none configured: day closes are not signed",
+                        as_service_user(f"tablectl journal keygen --key "
+                                        f"{path.parent / 'table.key'}")
+                        + ", then name it in [journal] key")]
+    if not key.exists():
+        return [Finding("FAIL", "signing key", f"{key} does not exist: the table will not "
+                        "start", as_service_user(f"tablectl journal keygen --config "
+                                                 f"{config.path}"))]
+    if not os.access(key, os.R_OK):
+        return [Finding("FAIL", "signing key", f"{key} is not readable by this user",
+                        "run doctor as the service user; keep the key 0600")]
+    return [Finding("ok", "signing key", str(key))]
+
+
+def check_days(path: Path, days: config_file.JournalConfig) -> list[Finding]:
+    """The closed days still to copy out, the disk against its reserve."""
+    findings = []
+    if path.exists():
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            waiting = db.execute("SELECT count(*) FROM days WHERE file IS NOT NULL AND "
+                                 "copied_to IS NULL").fetchone()[0]
+        except sqlite3.Error:
+            waiting = 0  # not a journal of this version: check_journal says so
+        finally:
+            db.close()
+        if waiting:
+            findings.append(Finding("warn", "closed days", f"{waiting} not copied out yet (they "
+                                    "stay on the table until they are)",
+                                    "tablectl journal archive --to DIR"))
+    if not path.parent.exists():
+        return findings  # check_journal says what to make
+    free = shutil.disk_usage(path.parent).free
+    reserve = days.reserve_mb * 2**20
+    level = "ok" if free >= 2 * reserve else "warn" if free >= reserve else "FAIL"
+    findings.append(Finding(level, "disk", f"{free // 2**20} MiB free on the journal's disk "
+                            f"(no new round below {days.reserve_mb} MB)",
+                            "tablectl journal archive --to DIR; a larger card"))
+    return findings
+
+
+def check_floor(path: Path) -> list[Finding]:
+    """What the floor still lacks of this table, and what it will never have as it was: the
+    messages the broker (or the link) refused for good."""
+    if not path.exists():
+        return []
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        table = db.execute("SELECT value FROM meta WHERE key = 'floor_table_id'").fetchone()
+        if table is None:
+            return []
+        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('floor_through', "
+                               "'outbox_from_n')").fetchall())
+        last = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+        refused = db.execute("SELECT n, topic, refused FROM outbox WHERE refused IS NOT NULL "
+                             "ORDER BY n").fetchall()
+    except sqlite3.Error:
+        return []  # not a journal of this version: check_journal says so
+    finally:
+        db.close()
+    waiting = owed(int(last[0]) if last else 0, int(meta.get("floor_through", 0)),
+                   int(meta.get("outbox_from_n", 1)))
+    findings = [Finding("ok" if waiting <= 0 else "warn", "floor link",
+                        f"table {table[0]}: the floor has said it has every message" if
+                        waiting <= 0 else f"table {table[0]}: {waiting} messages the floor has "
+                        "not said it has", "check the broker and the floor service; they go "
+                        "out as soon as it answers")]
+    for n, topic, why in refused:
+        findings.append(Finding("warn", "floor link", f"message {n} ({topic}) was refused for "
+                                f"good: {why}; only a stand-in reached the floor",
+                                "the journal keeps it whole: tablectl recall; tell the floor's "
+                                "operator"))
+    return findings
+
+
+def check_clock(run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run
+                ) -> list[Finding]:
+    try:
+        answer = run(["timedatectl", "show", "-p", "NTPSynchronized", "--value"],
+                     capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        answer = ""
+    if answer == "yes" or Path("/run/systemd/timesync/synchronized").exists():
+        return [Finding("ok", "clock", "synchronised (NTP)")]
+    return [Finding("warn", "clock", "not known to be synchronised: journal times (UTC) may "
+                    "be wrong", "sudo timedatectl set-ntp true")]
+
+
+def check_display(config: config_file.RunConfig | None) -> list[Finding]:
+    display = config.display if config else config_file.DisplayConfig()
+    host, port = display.bind, display.port
+    token = f"?token={display.token}" if display.token else ""
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', 'localhost') else host}:{port}/health"
+    try:
+        with urllib.request.urlopen(url + token, timeout=3) as response:
+            ok = response.status == 200
+    except OSError:
+        ok = False
+    if ok:
+        return [Finding("ok", "display", f"{url} answers")]
+    return [Finding("warn", "display", f"{url} does not answer (is tablectl running?)",
+                    "sudo systemctl status tablectl")]
+
+
+def run_checks(config_path: Path | None, journal: Path | None) -> list[Finding]:
+    findings, config = check_config(config_path)
+    if config is not None:
+        findings += check_shoe(config) + check_pads(config)
+    findings += check_udev()
+    from controller.commands.common import default_journal
+    path = journal or (config.journal if config and config.journal else default_journal())
+    days = config.journal_config if config else config_file.JournalConfig()
+    findings += check_journal(path) + check_key(config, path) + check_days(path, days) + \
+        check_floor(path) + check_clock() + check_display(config)
+    return findings
+
+
+def main(config_path: Path | None, journal: Path | None) -> int:
+    findings = run_checks(config_path, journal)
+    for f in findings:
+        print(f"{f.level:>4}  {f.check}: {f.detail}")
+        if f.fix and f.level != "ok":
+            print(f"      fix: {f.fix}")
+    return 1 if any(f.level == "FAIL" for f in findings) else 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    return main(args.config, args.journal)
+
+
+def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
+    """The family's commands on `tablectl`."""
+    doctor_cmd = commands.add_parser("doctor", help="check what an installer gets wrong")
+    doctor_cmd.add_argument("--config", type=TextFile(), metavar="FILE",
+                            help="the table configuration (default: check the demo's set-up)")
+    doctor_cmd.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
+                            help="the journal (default: the --config's, else "
+                                 "$XDG_STATE_HOME/tablectl/journal.sqlite3)")
+    doctor_cmd.set_defaults(func=cmd_doctor)

@@ -1,0 +1,252 @@
+"""`tablectl floor ...`: the floor service's commands.
+
+- `floor serve --broker URL --db DSN [--port P]`: a floor process (see `floor.serve`).
+- `floor retire NAME --broker URL --db DSN`: end a floor process's session at the broker for
+  good (a process that will not come back), so that its share of the messages goes to the rest.
+- `floor reconcile --db DSN --journal PATH`: one table's journal against the floor; prints what
+  differs and exits 1 if anything does.
+- `floor user add NAME` / `floor user disable NAME --db DSN`: the pit's supervisors.
+- `floor migrate --db DSN`: bring the schema up to date without serving.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from dataclasses import replace
+from datetime import time, timedelta
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from controller.commands.common import Broken
+from controller.commands.inputs import BrokerUrl, Dsn, Folder, JournalPath, Number, TextFile, Whole
+from controller.daemon.checked_files import BadInput, decode_text
+from floor.defaults import (
+    CLOCK_TOLERANCE_S,
+    GROUP,
+    GROUP_NAME,
+    GROUP_VARIABLE,
+    MAX_MESSAGE,
+    SESSION_S,
+)
+
+if TYPE_CHECKING:
+    from controller.daemon.broker import Broker
+
+
+def _broker(args: argparse.Namespace) -> Broker:
+    """The broker of `--broker` with `--ca`, `--cert` and `--key`, or BadInput."""
+    from controller.daemon.broker import parse_broker
+    broker = parse_broker(args.broker)
+    if (args.ca or args.cert) and not broker.tls:
+        raise BadInput("--ca and --cert are for mqtts:// brokers")
+    if (args.cert is None) != (args.key is None):
+        raise BadInput("a client certificate needs both --cert and --key")
+    return replace(broker, ca=args.ca, cert=args.cert, key=args.key)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.daemon.ports import PortInUse
+    from floor.ingest import Options
+    from floor.periods import Periods
+    from floor.schema import SchemaError
+    from floor.serve import NameTaken, ServeOptions, serve
+    try:
+        zone = ZoneInfo(args.timezone) if args.timezone else None
+        if (args.https_cert is None) != (args.https_key is None):
+            raise BadInput("HTTPS needs both --https-cert and --https-key")
+        group = args.group or os.environ.get(GROUP_VARIABLE) or GROUP
+        if not GROUP_NAME.fullmatch(group):
+            raise BadInput(f"the floor's group {group!r}: letters, digits, - and _, up to 64")
+        options = ServeOptions(
+            _broker(args), args.db, args.port, args.bind, tuple(args.host),
+            args.name or "", Periods(time.fromisoformat(args.day_start), args.shift_hours, zone),
+            args.currency, Options(group, args.max_message,
+                                   timedelta(seconds=args.clock_tolerance), args.session_expiry),
+            (args.https_cert, args.https_key) if args.https_cert else None, args.proxy)
+    except (ValueError, ZoneInfoNotFoundError) as exc:  # a time, a zone, a period: the input
+        raise BadInput(str(exc)) from None
+    try:
+        return serve(options)
+    except (NameTaken, PortInUse) as exc:
+        raise BadInput(str(exc)) from None
+    except (psycopg.Error, SchemaError, OSError) as exc:
+        raise Broken(f"floor: {str(exc).strip()}") from None
+
+
+def cmd_retire(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from floor.retire import retire
+    from floor.serve import held_by_another
+    broker = _broker(args)
+    try:
+        if held_by_another(args.db, args.name):
+            raise BadInput(f"floor process {args.name!r} is running: stop it first")
+        retire(broker, args.name)
+    except TimeoutError as exc:
+        raise BadInput(str(exc)) from None
+    except (psycopg.Error, OSError) as exc:
+        raise Broken(f"floor: {str(exc).strip()}") from None
+    print(f"floor process {args.name}: its session at {broker} is ended; what it had queued "
+          "goes to the tables again (they resend what the floor lacks)")
+    return 0
+
+
+def cmd_reconcile(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from controller.journal import JournalError
+    from floor.reconcile import reconcile
+    try:
+        table, found, journal = reconcile(args.db, args.journal, args.table_id, args.archive,
+                                          args.wait)
+    except (JournalError, psycopg.Error) as exc:
+        raise BadInput(str(exc).strip()) from None
+    for line in found:
+        print(f"{table}: {line}")
+    if found:
+        return 1
+    print(f"{table}: the journal and the floor agree: {journal.last_n} messages, "
+          f"{len(journal.rounds)} rounds")
+    return 0
+
+
+def _password(args: argparse.Namespace) -> str:
+    if sys.stdin.isatty():
+        first = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != first:
+            raise BadInput("the two passwords differ")
+        return first
+    return decode_text(sys.stdin.buffer.readline(), "stdin").rstrip("\n")
+
+
+def cmd_user(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from floor.accounts import add_supervisor, disable_supervisor
+    from floor.schema import migrate
+    try:
+        with psycopg.connect(args.db, autocommit=True) as db:
+            migrate(db)
+            if args.user_command == "add":
+                add_supervisor(db, args.name, _password(args))
+                print(f"supervisor {args.name} can log in to the pit")
+            elif not disable_supervisor(db, args.name):
+                raise Broken(f"no supervisor {args.name}")
+            else:
+                print(f"supervisor {args.name} disabled, their sessions ended")
+    except ValueError as exc:  # a name or password accounts refuses
+        raise BadInput(str(exc)) from None
+    except psycopg.Error as exc:
+        raise Broken(str(exc).strip()) from None
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from floor.schema import SchemaError, migrate
+    try:
+        with psycopg.connect(args.db, autocommit=True) as db:
+            applied = migrate(db)
+    except (psycopg.Error, SchemaError) as exc:
+        raise Broken(str(exc).strip()) from None
+    print(f"floor schema: applied {', '.join(applied)}" if applied else
+          "floor schema: up to date")
+    return 0
+
+
+def _broker_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--broker", type=BrokerUrl(), required=True, metavar="URL",
+                        help="mqtt://[user:password@]host[:port] or mqtts://...")
+    parser.add_argument("--ca", type=TextFile(), metavar="FILE", help="mqtts: the broker's CA")
+    parser.add_argument("--cert", type=TextFile(), metavar="FILE",
+                        help="mqtts: this floor process's certificate")
+    parser.add_argument("--key", type=TextFile(), metavar="FILE", help="mqtts: its key")
+
+
+def _db_argument(parser: argparse.ArgumentParser, what: str = "the floor database") -> None:
+    parser.add_argument("--db", type=Dsn(), required=True, metavar="DSN",
+                        help=f"{what}: postgresql://USER@HOST/DB or KEY=VALUE pairs")
+
+
+def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
+    floor = commands.add_parser("floor", help="the floor service: every table, central")
+    floor_commands = floor.add_subparsers(dest="floor_command", required=True)
+
+    serve = floor_commands.add_parser("serve", help="store the tables' messages, serve the pit")
+    _broker_arguments(serve)
+    _db_argument(serve, "PostgreSQL, e.g. postgresql://tablectl_floor@/floor")
+    serve.add_argument("--port", type=Whole(0, 65535), default=8090,
+                       help="the pit page's port (8090)")
+    serve.add_argument("--bind", default="127.0.0.1", metavar="ADDRESS",
+                       help="the pit page's address (default loopback; any other needs logins)")
+    serve.add_argument("--host", action="append", default=[], metavar="NAME",
+                       help="a name the pit page is reached by (repeatable)")
+    serve.add_argument("--name", metavar="NAME",
+                       help="this floor process, stable across restarts (default HOST-PORT)")
+    serve.add_argument("--day-start", default="06:00", metavar="HH:MM",
+                       help="when the gaming day starts, local time (06:00)")
+    serve.add_argument("--shift-hours", type=Whole(1, 24), default=8, metavar="HOURS",
+                       help="a shift's length (8)")
+    serve.add_argument("--timezone", metavar="ZONE", help="the casino's (default: local)")
+    serve.add_argument("--currency", default="USD", metavar="CODE",
+                       help="for the pit's amounts (USD)")
+    serve.add_argument("--group", metavar="NAME",
+                       help="the floor processes' shared subscription group: a secret in "
+                       "production, the same for every process; better from the environment, "
+                       f"{GROUP_VARIABLE} (default {GROUP})")
+    serve.add_argument("--max-message", type=Whole(1024), default=MAX_MESSAGE, metavar="BYTES",
+                       help=f"the largest payload stored (default {MAX_MESSAGE})")
+    serve.add_argument("--clock-tolerance", type=Whole(1), default=CLOCK_TOLERANCE_S,
+                       metavar="SECONDS", help="a table time further than this from the "
+                       f"floor's is not believed for the day's figures ({CLOCK_TOLERANCE_S})")
+    serve.add_argument("--session-expiry", type=Whole(0), default=SESSION_S, metavar="SECONDS",
+                       help="how long the broker keeps this process's messages while it is "
+                       f"away (default {SESSION_S})")
+    serve.add_argument("--https-cert", type=TextFile(), metavar="FILE",
+                       help="serve the pit over HTTPS with this certificate (and --https-key)")
+    serve.add_argument("--https-key", type=TextFile(), metavar="FILE",
+                       help="the HTTPS certificate's key")
+    serve.add_argument("--proxy", metavar="ADDRESS",
+                       help="a reverse proxy's address: its X-Forwarded-Proto and "
+                       "X-Forwarded-For are believed")
+    serve.set_defaults(func=cmd_serve)
+
+    retire = floor_commands.add_parser(
+        "retire", help="end a stopped floor process's broker session for good")
+    retire.add_argument("name", help="the process's --name")
+    _broker_arguments(retire)
+    _db_argument(retire, "the floor database (to refuse a process that is running)")
+    retire.set_defaults(func=cmd_retire)
+
+    check = floor_commands.add_parser(
+        "reconcile", help="compare one table's journal with the floor; exit 1 if they differ")
+    _db_argument(check)
+    check.add_argument("--journal", type=JournalPath(), required=True, metavar="PATH",
+                       help="the table's journal")
+    check.add_argument("--table-id", metavar="ID", help="default: the one the journal names")
+    check.add_argument("--archive", type=Folder(), action="append", default=[], metavar="DIR",
+                       help="where closed days were copied out to (repeatable)")
+    check.add_argument("--wait", type=Number(0), default=10.0, metavar="SECONDS",
+                       help="how long the floor is given to store what a dealing table has "
+                       "made (10)")
+    check.set_defaults(func=cmd_reconcile)
+
+    user = floor_commands.add_parser("user", help="the pit's supervisors")
+    user_commands = user.add_subparsers(dest="user_command", required=True)
+    for name, text in (("add", "add a supervisor or set their password (read from stdin)"),
+                       ("disable", "disable a supervisor and end their sessions")):
+        command = user_commands.add_parser(name, help=text)
+        command.add_argument("name", help="the supervisor's login name")
+        _db_argument(command)
+        command.set_defaults(func=cmd_user)
+
+    migrate = floor_commands.add_parser("migrate", help="bring the floor schema up to date")
+    _db_argument(migrate)
+    migrate.set_defaults(func=cmd_migrate)

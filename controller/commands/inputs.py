@@ -1,0 +1,205 @@
+"""What a person hands a `tablectl` command, checked before the command runs.
+
+The argparse types every command shares (files, journals, folders, counts, numbers, URLs, days,
+KEY=VALUE pairs), built on the readers of controller/daemon/checked_files.py. A value refused is
+a usage error that names the option and what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import stat
+from abc import ABC, abstractmethod
+from datetime import date
+from pathlib import Path
+from typing import Any, Final
+
+from controller.daemon.broker import parse_broker
+from controller.daemon.checked_files import (
+    BadInput,
+    check_journal,
+    not_a_folder,
+    parent_folder,
+    read_text,
+)
+from drivers.serial_port import check_url
+
+DAY: Final = re.compile(r"(\d{4}-\d{2}-\d{2})(\.[1-9]\d*)?")
+
+
+class Checked(ABC):
+    """An argparse type: its `check` raises BadInput, which argparse reports as a usage error."""
+
+    def __call__(self, text: str) -> Any:
+        try:
+            return self.check(text)
+        except BadInput as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    @abstractmethod
+    def check(self, text: str) -> Any:
+        """The value `text` stands for, or BadInput."""
+
+
+class Whole(Checked):
+    """A whole number, from `minimum` (to `maximum`) where they are given."""
+
+    def __init__(self, minimum: int | None = 1, maximum: int | None = None) -> None:
+        self.minimum, self.maximum = minimum, maximum
+
+    def check(self, text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise BadInput(f"{text!r} is not a whole number") from None
+        if self.minimum is not None and value < self.minimum:
+            raise BadInput(f"{value} is less than {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise BadInput(f"{value} is more than {self.maximum}")
+        return value
+
+
+class Number(Checked):
+    """A finite number from `minimum`, or above it with `above`."""
+
+    def __init__(self, minimum: float = 0.0, above: bool = False) -> None:
+        self.minimum, self.above = minimum, above
+
+    def check(self, text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise BadInput(f"{text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise BadInput(f"{text!r} is not a finite number")
+        if value < self.minimum or (self.above and value == self.minimum):
+            raise BadInput(f"{text} is {'not more than' if self.above else 'less than'} "
+                           f"{self.minimum:g}")
+        return value
+
+
+class TextFile(Checked):
+    """A UTF-8 text file to read (a script, a configuration, a recording, a PEM key); with
+    `stdin`, `-` for standard input."""
+
+    def __init__(self, stdin: bool = False) -> None:
+        self.stdin = stdin
+
+    def check(self, text: str) -> Path | str:
+        if self.stdin and text == "-":
+            return text
+        path = Path(text)
+        if stat.S_ISREG(not_a_folder(path)):
+            read_text(path)  # a pipe's content is checked when the command reads it, once
+        return path
+
+
+class JournalPath(Checked):
+    """A journal: one that exists, or with `existing` False one the command may make."""
+
+    def __init__(self, existing: bool = True) -> None:
+        self.existing = existing
+
+    def check(self, text: str) -> Path:
+        return check_journal(Path(text), self.existing)
+
+
+class NewFile(Checked):
+    """A file to write: not a folder, in a folder that exists."""
+
+    def check(self, text: str) -> Path:
+        path = Path(text)
+        if path.is_dir():
+            raise BadInput(f"{path}: a directory, not a file")
+        parent_folder(path)
+        return path
+
+
+class Folder(Checked):
+    """A folder that exists; with `create`, one the command may make in a folder that exists
+    (a new folder on a mounted stick, never a tree where the mount point should be)."""
+
+    def __init__(self, create: bool = False) -> None:
+        self.create = create
+
+    def check(self, text: str) -> Path:
+        path = Path(text)
+        if path.is_dir():
+            return path
+        if path.exists():
+            raise BadInput(f"{path}: not a directory")
+        if not self.create:
+            raise BadInput(f"{path}: no such directory")
+        parent_folder(path)
+        return path
+
+
+class DeviceUrl(Checked):
+    """A shoe's port: a device path or a URL whose scheme a driver opens."""
+
+    def check(self, text: str) -> str:
+        try:
+            return check_url(text)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+
+
+class UsbId(Checked):
+    """A USB device, VID:PID in hex."""
+
+    def check(self, text: str) -> str:
+        from controller.commands.device import parse_usb_id
+        try:
+            parse_usb_id(text)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        return text
+
+
+class BrokerUrl(Checked):
+    """The floor's broker, mqtt://host[:port] or mqtts://..."""
+
+    def check(self, text: str) -> str:
+        try:
+            parse_broker(text)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        return text
+
+
+class Dsn(Checked):
+    """A PostgreSQL connection string, a URL (postgresql://...) or KEY=VALUE pairs."""
+
+    def check(self, text: str) -> str:
+        import psycopg
+        from psycopg.conninfo import conninfo_to_dict
+        try:
+            conninfo_to_dict(text)
+        except psycopg.Error as exc:
+            raise BadInput(f"{text!r} is not a PostgreSQL connection string: "
+                           f"{str(exc).strip()}") from None
+        return text
+
+
+class Day(Checked):
+    """A closed gaming day: YYYY-MM-DD (each close of that date) or one close, YYYY-MM-DD.N."""
+
+    def check(self, text: str) -> str:
+        match = DAY.fullmatch(text)
+        try:
+            date.fromisoformat(match[1] if match else "")
+        except ValueError:
+            raise BadInput(f"{text!r} is not a day, YYYY-MM-DD or YYYY-MM-DD.N") from None
+        return text
+
+
+class KeyValue(Checked):
+    """KEY=VALUE, as a pair."""
+
+    def check(self, text: str) -> tuple[str, str]:
+        key, sep, value = text.partition("=")
+        if not (sep and key):
+            raise BadInput(f"{text!r} is not KEY=VALUE")
+        return key, value

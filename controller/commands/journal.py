@@ -1,0 +1,192 @@
+"""`tablectl journal ...` and `tablectl day close`: the journal's tools and the gaming day's
+close."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import Any
+
+from controller.commands.common import (
+    EXIT_BROKEN,
+    Broken,
+    journal_arguments,
+    journal_config,
+    journal_path,
+)
+from controller.commands.inputs import (
+    Day,
+    Folder,
+    NewFile,
+    TextFile,
+)
+from controller.daemon.checked_files import BadInput
+from controller.journal import JournalError
+
+
+def cmd_journal_verify(args: argparse.Namespace) -> int:
+    from controller.journal.signing import load_public_key
+    from controller.journal.verify import verify
+    path = journal_path(args)
+    try:
+        key = load_public_key(args.public_key) if args.public_key else None
+    except JournalError as exc:  # not a public key: the input, not the journal
+        raise BadInput(str(exc)) from None
+    try:
+        verdict = verify(path, args.archive, key, args.day, args.deep)
+    except JournalError as exc:
+        raise Broken(str(exc)) from None
+    if verdict.problem:
+        print(f"journal {path}: BROKEN: {verdict.problem}")
+        return EXIT_BROKEN
+    signed = (f", {verdict.signed} signatures hold" if key else
+              ", signatures not checked (give --public-key)" if verdict.days else "")
+    away = (f"; days {', '.join(verdict.not_here)} were copied out and removed (give "
+            "--archive DIR to check them)" if verdict.not_here else "")
+    print(f"journal {path}: {verdict.records} records, chain intact, {verdict.days} closed "
+          f"days{signed}; settlements match the events (folded from record "
+          f"{verdict.folded_from}){away}")
+    return 0
+
+
+def cmd_journal_export(args: argparse.Namespace) -> int:
+    from controller.journal.export import day_rows, write
+    path = journal_path(args)
+    try:
+        rows = list(day_rows(path, args.day, args.archive, words=args.format == "csv"))
+    except JournalError as exc:
+        raise Broken(str(exc)) from None
+    if args.out:
+        with args.out.open("w", newline="", encoding="utf-8") as out:
+            count = write(iter(rows), args.format, out)
+        print(f"{args.out}: {count} rows of day {args.day}", file=sys.stderr)
+    else:
+        write(iter(rows), args.format, sys.stdout)
+    return 0
+
+
+def cmd_journal_archive(args: argparse.Namespace) -> int:
+    from controller.journal.archive import copy_out
+    path = journal_path(args)
+    try:
+        copied = copy_out(path, args.to)
+    except (JournalError, OSError) as exc:
+        raise Broken(str(exc)) from None
+    print(f"copied {len(copied)} closed days to {args.to}" +
+          (f": {', '.join(copied)}" if copied else " (none was waiting)"))
+    return 0
+
+
+def cmd_journal_keygen(args: argparse.Namespace) -> int:
+    from controller.journal.signing import keygen
+    key = args.key or journal_config(args).key or journal_path(
+        args, existing=False).parent / "table.key"
+    try:
+        public, fingerprint = keygen(key)
+    except (JournalError, OSError) as exc:
+        raise BadInput(str(exc)) from None
+    print(f"signing key {key} (readable by this user only), public key {public}, "
+          f"fingerprint {fingerprint}; name the key in [journal] key of the configuration")
+    return 0
+
+
+def cmd_journal_migrate(args: argparse.Namespace) -> int:
+    from controller.journal.files import SCHEMA_VERSION
+    from controller.journal.migrate import migrate
+    path = journal_path(args)
+    try:
+        done = migrate(path)
+    except JournalError as exc:
+        raise Broken(str(exc)) from None
+    if done is None:
+        print(f"journal {path}: schema {SCHEMA_VERSION} already, nothing to migrate")
+        return 0
+    count, kept = done
+    print(f"journal {path}: {count} records migrated to schema {SCHEMA_VERSION}; the original "
+          f"is kept as {kept}")
+    return 0
+
+
+def cmd_day_close(args: argparse.Namespace) -> int:
+    """Ask the running controller to close the day, or, if none runs, close it here. Either
+    way exit 0 once the close is done or set for the end of the round in progress."""
+    from controller.daemon.control import ask, socket_path
+    from controller.daemon.gaming_day import open_table
+    from controller.daemon.service import KEEP_ROUNDS
+    from controller.game.supervisors import PinGuard
+    by = args.by or getpass.getuser()
+    path = journal_path(args)
+    answer = ask(socket_path(path), {"command": "day_close", "by": by})
+    if answer is not None:
+        if not answer.get("ok"):
+            raise Broken(answer["message"])
+        print(answer["message"])
+        return 0
+    try:
+        service, closer = open_table(path, journal_config(args), PinGuard({}), KEEP_ROUNDS)
+    except JournalError as exc:
+        raise Broken(str(exc)) from None
+    try:
+        current = service.table.current
+        if current is not None:
+            raise Broken(f"round {current.number} is not over and no controller is running: "
+                         "start it, finish the round, then close the day")
+        _, message = closer.ask(by)
+    finally:
+        assert service.journal is not None
+        service.journal.close()
+    print(message)
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
+    """The family's commands on `tablectl`."""
+    journal = commands.add_parser("journal", help="journal tools")
+    journal_commands = journal.add_subparsers(dest="journal_command", required=True)
+    verify = journal_commands.add_parser(
+        "verify", help="check the hash chain, the closed days and the settlements; exit 1 if "
+        "broken")
+    journal_arguments(verify)
+    verify.add_argument("--day", type=Day(), metavar="YYYY-MM-DD",
+                        help="check one closed day (YYYY-MM-DD.N: its Nth close)")
+    verify.add_argument("--public-key", type=TextFile(), metavar="FILE",
+                        help="check each day's signature with the table's public key")
+    verify.add_argument("--deep", action="store_true",
+                        help="fold every day again, not only the open one")
+    verify.set_defaults(func=cmd_journal_verify)
+
+    export = journal_commands.add_parser(
+        "export", help="a closed day's rounds, settlements, holds and corrections")
+    journal_arguments(export)
+    export.add_argument("--day", type=Day(), required=True, metavar="YYYY-MM-DD",
+                        help="the closed day (YYYY-MM-DD.N: its Nth close)")
+    export.add_argument("--format", choices=["csv", "jsonl"], default="csv",
+                        help="CSV (the default) or JSON Lines")
+    export.add_argument("--out", type=NewFile(), metavar="FILE",
+                        help="default: standard output")
+    export.set_defaults(func=cmd_journal_export)
+    archive = journal_commands.add_parser(
+        "archive", help="copy the closed days out (a USB stick, a mounted share)")
+    journal_arguments(archive, archive=False)
+    archive.add_argument("--to", type=Folder(create=True), required=True, metavar="DIR",
+                         help="where to (made if missing, in a folder that exists)")
+    archive.set_defaults(func=cmd_journal_archive)
+    keygen = journal_commands.add_parser(
+        "keygen", help="make the table's signing key (Ed25519) and its public key")
+    journal_arguments(keygen, archive=False, existing=False)
+    keygen.add_argument("--key", type=NewFile(), metavar="PATH",
+                        help="default: the configuration's, else table.key beside the journal")
+    keygen.set_defaults(func=cmd_journal_keygen)
+    migrate = journal_commands.add_parser(
+        "migrate", help="bring a schema-1 journal (tablectl 0.1) to schema 2")
+    journal_arguments(migrate, archive=False)
+    migrate.set_defaults(func=cmd_journal_migrate)
+
+    day = commands.add_parser("day", help="gaming days")
+    day_commands = day.add_subparsers(dest="day_command", required=True)
+    close = day_commands.add_parser(
+        "close", help="close the gaming day now (or when the round in progress is over)")
+    journal_arguments(close, archive=False)
+    close.add_argument("--by", metavar="NAME", help="who closes it (default: this user)")
+    close.set_defaults(func=cmd_day_close)

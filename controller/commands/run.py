@@ -1,0 +1,72 @@
+"""`tablectl run`: the table, or a demo on simulated devices."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from controller.commands.common import (
+    default_journal,
+)
+from controller.commands.inputs import (
+    BrokerUrl,
+    JournalPath,
+    NewFile,
+    Number,
+    TextFile,
+    Whole,
+)
+from controller.daemon.checked_files import BadInput
+from controller.journal import JournalError
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from controller.daemon import config_file
+    from controller.daemon.app import Daemon, Options
+    try:
+        config = config_file.load(args.config) if args.config else None
+        options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,
+                          args.journal, _floor_option(args, config))
+        return Daemon(options, default_journal().parent).run()
+    except (config_file.ConfigError, JournalError, ValueError, OSError) as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _floor_option(args: argparse.Namespace, config: Any) -> Any:
+    """The floor link: --floor and --table-id over the configuration's `[floor]`."""
+    from controller.daemon.broker import check_table_id, parse_broker
+    from controller.daemon.config_file import FloorConfig
+    configured = config.floor if config else None
+    if args.floor is None:
+        if args.table_id is not None:
+            raise ValueError("--table-id goes with --floor URL")
+        return configured
+    table_id = args.table_id or (configured.table_id if configured else
+                                 f"demo-{config.game if config else args.game}")
+    return FloorConfig(parse_broker(args.floor), check_table_id(table_id))
+
+
+def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
+    """The family's commands on `tablectl`."""
+    run = commands.add_parser(
+        "run", help="run the table (a demo on simulated devices without --config)")
+    run.add_argument("--config", type=TextFile(), metavar="FILE",
+                     help="the table configuration")
+    run.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack",
+                     help="the demo's game")
+    run.add_argument("--port", type=Whole(0, 65535),
+                     help="the display's port (default 8080; 0: any free port)")
+    run.add_argument("--pace", type=Number(0), default=0.6, metavar="SECONDS",
+                     help="demo: seconds between the dealer's actions (0: as fast as it can)")
+    run.add_argument("--rounds", type=Whole(1), help="demo: stop after this many rounds")
+    run.add_argument("--record", type=NewFile(), metavar="FILE",
+                     help="record the devices' bytes")
+    run.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
+                     help="where the journal is (made if missing)")
+    run.add_argument("--floor", type=BrokerUrl(), metavar="URL",
+                     help="publish to the floor's broker, mqtt://host[:port] or mqtts://...")
+    run.add_argument("--table-id", metavar="ID",
+                     help="the table's id on the floor (default: the config's, else demo-GAME)")
+    run.add_argument("-v", "--verbose", action="store_true",
+                     help="also log every settlement (a JSON line each, at debug level)")
+    run.set_defaults(func=cmd_run)

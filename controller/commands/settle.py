@@ -1,0 +1,406 @@
+"""`tablectl settle`: one scripted round through the real round machine, with a scripted dealer.
+
+The script names the game, table options, pay tables, each seat's wagers and decisions, and the
+cards in the order they leave the shoe. The scripted dealer answers each question the round
+machine asks: it feeds a card when one is due, and a seat's next decision token when a decision
+is open ("hit" is a card out of the shoe). Anything that cannot be played out raises ScriptError
+with one line naming the seat, hand and token, or the field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from controller.commands.inputs import (
+    Folder,
+    JournalPath,
+    TextFile,
+)
+from controller.daemon.checked_files import BadInput, decode_text, read_text
+from controller.daemon.service import TableService
+from controller.game.cards import Card, CardError, card_from_id, parse_card
+from controller.game.events import (
+    AlertsCleared,
+    BetsLocked,
+    CardDrawn,
+    ConfigChanged,
+    DealerAction,
+    Event,
+    NewShoe,
+    PayoutConfirmed,
+    PayoutShown,
+    WagerPlaced,
+)
+from controller.game.money import from_minor, to_minor
+from controller.game.paytables import TIE_SPOTS, PayTableError, PayTables
+from controller.game.round_machine import Effect, RoundMachine
+from controller.game.rules import baccarat
+from controller.game.rules.blackjack import RulesError, hand_value, is_natural
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
+from controller.game.rules.settlement import Settlement
+from controller.game.table import Table, config_change
+from controller.game.table_config import TableConfig, build_table
+from controller.journal import Journal, JournalError
+from controller.journal.fold import events
+
+TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe")
+SEAT_KEYS: Final = ("wagers", "decisions")
+WAGER_KEYS: Final = {
+    "blackjack": ("main", "lucky_stiff", "lucky7", "dead_mans_hand", "blackjack_tie"),
+    "baccarat": ("player", "banker", "tie", "lucky8_player", "lucky8_banker"),
+}
+MAX_WAGER: Final = 10_000_000 * 100  # minor units: no table takes one wager of ten million
+INSURANCE_TOKENS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
+PLAY_TOKENS: Final = ("hit", "stand", "double", "split", "surrender")
+
+
+class ScriptError(ValueError):
+    """A script that is invalid or cannot be played out; the message is one line."""
+
+
+@dataclass
+class SeatScript:
+    wagers: dict[str, int]  # minor units, flattened ("blackjack_tie.LS")
+    decisions: list[str]
+    insurance_token: str | None = None
+    used: int = 0  # decision tokens consumed
+
+
+@dataclass
+class Script:
+    config: TableConfig
+    seats: dict[int, SeatScript]
+    shoe: list[Card]
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ScriptError(message)
+
+
+def parse_script(data: Any, registry: PayTables) -> Script:
+    """Validate a script (already decoded from JSON)."""
+    _require(isinstance(data, dict), "script: must be a JSON object")
+    for key in data:
+        _require(key in TOP_KEYS, f"{key}: unknown key (known: {', '.join(TOP_KEYS)})")
+    for key in ("game", "seats", "shoe"):
+        _require(key in data, f"{key}: missing")
+    rules, tables = data.get("rules", {}), data.get("pay_tables", {})
+    _require(isinstance(rules, dict), "rules: must be an object")
+    try:
+        config = build_table(data["game"], rules, tables, registry)
+    except RulesError as exc:
+        raise ScriptError(str(exc)) from None
+    return Script(config, _parse_seats(data["seats"], config), _parse_shoe(data["shoe"]))
+
+
+def _parse_shoe(raw: Any) -> list[Card]:
+    _require(isinstance(raw, list), "shoe: must be a list of cards")
+    cards = []
+    for index, item in enumerate(raw):
+        try:
+            if isinstance(item, int) and not isinstance(item, bool):
+                cards.append(card_from_id(item))
+            elif isinstance(item, str):
+                cards.append(parse_card(item))
+            else:
+                raise CardError(f"{item!r} is not a card")
+        except CardError as exc:
+            raise ScriptError(f"shoe[{index}]: {exc}") from None
+    return cards
+
+
+def _parse_seats(raw: Any, config: TableConfig) -> dict[int, SeatScript]:
+    _require(isinstance(raw, dict), "seats: must be an object keyed by seat number")
+    seats: dict[int, SeatScript] = {}
+    for key, seat in raw.items():
+        where = f"seats.{key}"
+        _require(str(key).isdigit() and 1 <= int(key) <= config.max_seats,
+                 f"{where}: seat must be a number from 1 to {config.max_seats}")
+        _require(isinstance(seat, dict), f"{where}: must be an object")
+        for name in seat:
+            _require(name in SEAT_KEYS, f"{where}.{name}: unknown key (known: wagers, decisions)")
+        decisions = seat.get("decisions", [])
+        _require(isinstance(decisions, list) and all(isinstance(t, str) for t in decisions),
+                 f"{where}.decisions: must be a list of strings")
+        _require(config.game == "blackjack" or not decisions,
+                 f"{where}.decisions: baccarat takes no decisions")
+        for index, token in enumerate(decisions):
+            allowed = PLAY_TOKENS + (INSURANCE_TOKENS if index == 0 else ())
+            _require(token in allowed, f"{where}.decisions[{index}]: unknown token {token!r}")
+        script = SeatScript(_parse_wagers(seat.get("wagers", {}), config.game, where),
+                            list(decisions))
+        if script.decisions and script.decisions[0] in INSURANCE_TOKENS:
+            script.insurance_token = script.decisions.pop(0)
+        seats[int(key)] = script
+    return dict(sorted(seats.items()))
+
+
+def _parse_wagers(raw: Any, game: str, where: str) -> dict[str, int]:
+    _require(isinstance(raw, dict), f"{where}.wagers: must be an object")
+    wagers: dict[str, int] = {}
+    for key, value in raw.items():
+        at = f"{where}.wagers.{key}"
+        _require(key in WAGER_KEYS[game],
+                 f"{at}: unknown wager key (known: {', '.join(WAGER_KEYS[game])})")
+        if key == "blackjack_tie":
+            _require(isinstance(value, dict), f"{at}: must be an object keyed by bonus spot")
+            for spot, amount in value.items():
+                _require(spot in TIE_SPOTS,
+                         f"{at}.{spot}: unknown bonus spot (known: {', '.join(TIE_SPOTS)})")
+                wagers[f"blackjack_tie.{spot}"] = _minor(amount, f"{at}.{spot}")
+        else:
+            wagers[key] = _minor(value, at)
+    return wagers
+
+
+def _minor(value: Any, where: str) -> int:
+    """A wager as the script gives it: a JSON number of currency units, within MAX_WAGER.
+
+    Text is refused even when it reads as a number: a script that quotes its amounts was made
+    by something that may also have quoted a mistake."""
+    _require(isinstance(value, int | float) and not isinstance(value, bool),
+             f"{where}: {value!r} is not an amount (a JSON number of currency units)")
+    _require(math.isfinite(value), f"{where}: {value!r} is not an amount")
+    try:
+        amount = to_minor(value, where)
+    except ValueError as exc:
+        raise ScriptError(str(exc)) from None
+    _require(amount <= MAX_WAGER,
+             f"{where}: {value} is more than any table takes (at most {MAX_WAGER // 100:,}; "
+             "table limits go in rules.limits)")
+    return amount
+
+
+class ScriptedDealer:
+    """Plays one round script on a table, answering what its round asks, then confirms the
+    payout; `report` describes the round afterwards."""
+
+    def __init__(self, script: Script, submit: Callable[[Event], list[Effect]],
+                 table: Table) -> None:
+        self.script = script
+        self.submit = submit
+        self.table = table
+        self.shoe = list(script.shoe)
+        self.cleared: list[str] = []
+
+    def run(self) -> None:
+        self.submit(NewShoe(seq=0, by="script", burn=False))  # each script lists its own cards
+        for seat, seat_script in self.script.seats.items():
+            for spot, amount in seat_script.wagers.items():
+                self.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))
+        self.submit(BetsLocked(seq=0))
+        machine = self.table.round
+        assert machine is not None
+        if machine.blocking:
+            self.cleared = [alert.code for alert in machine.blocking]
+            self.submit(AlertsCleared(seq=0, by="script"))
+        while (expected := machine.expected()) is not None:
+            if isinstance(expected, CardDue):
+                self._deal(str(expected))
+            elif isinstance(expected, InsuranceDue):
+                self._insurance(expected)
+            else:
+                self._decision(expected)
+            if machine.state == "hold":
+                raise ScriptError(f"round went on hold: {machine.hold_reason}")
+        self.submit(PayoutShown(seq=0))
+        self.submit(PayoutConfirmed(seq=0, by="script"))
+
+    def _deal(self, target: str) -> None:
+        if not self.shoe:
+            raise ScriptError(f"shoe: ran out of cards ({target} needs one)")
+        card = self.shoe.pop(0)
+        self.submit(CardDrawn(seq=0, card=str(card)))
+
+    def _insurance(self, due: InsuranceDue) -> None:
+        seat = self.script.seats[due.seat]
+        token = seat.insurance_token or "no_insurance"
+        if token not in due.options:
+            raise ScriptError(f"seat {due.seat} hand 1: token {token!r} is not allowed here "
+                              f"(allowed: {', '.join(due.options)})")
+        seat.insurance_token = None
+        self.submit(DealerAction(seq=0, seat=due.seat, action=token))
+
+    def _decision(self, due: DecisionDue) -> None:
+        seat = self.script.seats[due.seat]
+        where = f"seat {due.seat} hand {due.hand}"
+        if seat.used >= len(seat.decisions):
+            raise ScriptError(f"{where}: decisions ran out (a decision is due: "
+                              f"{', '.join(due.options)})")
+        token = seat.decisions[seat.used]
+        if token not in due.options:
+            raise ScriptError(f"{where}: token {seat.used + 1} {token!r} is not allowed here "
+                              f"(allowed: {', '.join(due.options)})")
+        seat.used += 1
+        if token == "hit":
+            self._deal(where)
+        else:
+            self.submit(DealerAction(seq=0, seat=due.seat, hand=due.hand, action=token))
+
+    # ----- the report ------------------------------------------------------------------------
+
+    def report(self, machine: RoundMachine) -> dict[str, Any]:
+        seats: dict[str, dict[str, int | float]] = {}
+        net: dict[int, dict[str, int]] = {}
+        for settlement in machine.settlements:
+            seat_net = net.setdefault(settlement.seat, {})
+            seat_net[settlement.wager] = seat_net.get(settlement.wager, 0) + settlement.net
+        for seat in sorted(net):
+            seats[str(seat)] = {wager: from_minor(amount) for wager, amount in net[seat].items()}
+        unused = {}
+        for seat, s in self.script.seats.items():
+            left = s.decisions[s.used:] + ([s.insurance_token] if s.insurance_token else [])
+            if left:
+                unused[str(seat)] = left
+        return {
+            "game": self.script.config.game,
+            "seats": seats,
+            "alerts": [{"code": a.code, "message": a.message, "seat": a.seat, "spot": a.spot,
+                        "blocking": a.blocking, "refused": a.refused,
+                        **({"cleared_by": "script"} if a.code in self.cleared else {})}
+                       for a in machine.alerts],
+            "hands": _hands(machine),
+            "settlements": [_settlement_json(s) for s in machine.settlements],
+            "players_net": from_minor(sum(s.net for s in machine.settlements)),
+            "unused_decisions": unused,
+            "cards_left": len(self.shoe),
+        }
+
+
+def _hands(machine: RoundMachine) -> dict[str, Any]:
+    play = machine.play
+    if isinstance(play, BlackjackPlay):
+        seats = {str(seat.number): [{
+            "cards": [str(c) for c in hand.cards],
+            **_bj_value(hand.cards, hand.from_split),
+            "stake": from_minor(hand.stake), "doubled": hand.doubled,
+            "surrendered": hand.surrendered, "split": hand.from_split,
+            "result": hand.outcome.kind if hand.outcome else None,
+        } for hand in seat.hands] for seat in play.seats}
+        return {"dealer": {"cards": [str(c) for c in play.dealer],
+                           **_bj_value(play.dealer, False)}, "seats": seats}
+    if play is None:
+        return {}
+    p, b = baccarat.points(play.player), baccarat.points(play.banker)
+    return {"player": {"cards": [str(c) for c in play.player], "points": p},
+            "banker": {"cards": [str(c) for c in play.banker], "points": b},
+            "winner": "tie" if p == b else ("player" if p > b else "banker")}
+
+
+def _bj_value(cards: list[Card], from_split: bool) -> dict[str, Any]:
+    value = hand_value(cards)
+    return {"total": value.total, "soft": value.soft, "bust": value.bust,
+            "blackjack": is_natural(cards, from_split)}
+
+
+def _settlement_json(s: Settlement) -> Mapping[str, Any]:
+    return {
+        "seat": s.seat, "wager": s.wager, "hand": s.hand, "stake": from_minor(s.stake),
+        "outcome": s.outcome, "award": s.award,
+        "odds": f"{s.odds.numerator}:{s.odds.denominator}" if s.odds else None,
+        "net": from_minor(s.net), "rounded_off": float(s.rounded_off) / 100,
+        "limit_reduction": from_minor(s.limit_reduction), "stage": s.stage,
+    }
+
+
+SYSTEM_KINDS: Final = ("controller_started", "checkpoint")  # the controller's, not the script's
+
+
+def settle_session(data: Any, registry: PayTables, journal_path: Path | None = None
+                   ) -> dict[str, Any] | list[dict[str, Any]]:
+    """Play a round script, or a session (a list of them), through the round controller.
+
+    With a journal every event is committed before it takes effect; re-running the same
+    session against a journal that holds part of it resumes after its last committed event."""
+    rounds = data if isinstance(data, list) else [data]
+    _require(bool(rounds), "session: an empty list has no rounds")
+    scripts: list[Script] = []
+    configs: list[ConfigChanged] = []
+    for index, raw in enumerate(rounds):
+        try:
+            scripts.append(parse_script(raw, registry))
+            configs.append(config_change(
+                raw["game"], raw.get("rules", {}), raw.get("pay_tables", {}), registry))
+        except ScriptError as exc:
+            raise ScriptError(f"round {index + 1}: {exc}" if isinstance(data, list)
+                              else str(exc)) from None
+    canonical: list[Event] = []
+    memory = TableService(keep_rounds=len(scripts))
+
+    def record(event: Event) -> list[Effect]:
+        canonical.append(event)
+        return memory.submit(event)
+
+    dealers = []
+    for index, script in enumerate(scripts):
+        if index == 0 or configs[index] != configs[index - 1]:
+            record(configs[index])
+        dealer = ScriptedDealer(script, record, memory.table)
+        try:
+            dealer.run()
+        except ScriptError as exc:
+            raise ScriptError(f"round {index + 1}: {exc}" if isinstance(data, list)
+                              else str(exc)) from None
+        dealers.append(dealer)
+    service = memory if journal_path is None else _resume(journal_path, canonical, len(scripts))
+    played = service.table.rounds()[-len(scripts):]
+    if service.journal is not None:
+        service.journal.close()
+    reports = [dealer.report(r.machine) for dealer, r in zip(dealers, played, strict=True)]
+    return reports if isinstance(data, list) else reports[0]
+
+
+def _resume(path: Path, canonical: list[Event], rounds: int) -> TableService:
+    service = TableService(Journal.open(path), keep_rounds=rounds)
+    assert service.journal is not None
+    done = [e for e in events(service.journal.history()) if e.kind not in SYSTEM_KINDS]
+    for index, event in enumerate(done):
+        if index >= len(canonical) or event.content() != canonical[index].content():
+            raise ScriptError(f"journal {path}: record {event.seq} ({event.kind}) is not part "
+                              "of this session; use a journal of its own")
+    for event in canonical[len(done):]:
+        service.submit(event)
+    return service
+
+
+def cmd_settle(args: argparse.Namespace) -> int:
+    source = "stdin" if args.script == "-" else args.script
+    text = decode_text(sys.stdin.buffer.read(), source) if args.script == "-" else read_text(
+        args.script)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{source}: not JSON: {exc.msg} at line {exc.lineno} column "
+                       f"{exc.colno}") from None
+    except RecursionError:
+        raise BadInput(f"{source}: nested too deeply to be a round script") from None
+    try:
+        registry = PayTables.load(args.pay_table_dir)
+        report = settle_session(data, registry, args.journal)
+    except (ScriptError, PayTableError, JournalError) as exc:
+        raise BadInput(str(exc)) from None
+    json.dump(report, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
+    """The family's commands on `tablectl`."""
+    settle = commands.add_parser(
+        "settle", help="settle a scripted round, or a session of rounds (JSON out)")
+    settle.add_argument("script", type=TextFile(stdin=True), metavar="SCRIPT",
+                        help="round script or session (JSON), or - for standard input")
+    settle.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
+                        help="journal every event; re-running resumes after the last one")
+    settle.add_argument("--pay-table-dir", type=Folder(), action="append", default=[],
+                        metavar="DIR", help="extra directory of pay-table files (repeatable)")
+    settle.set_defaults(func=cmd_settle)

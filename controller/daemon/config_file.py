@@ -1,0 +1,345 @@
+"""The table configuration file (TOML) for `tablectl run --config FILE`.
+
+Everything a real table needs: game, table options, pay tables, seats, limits, aggregate payout
+limit, supervisor PIN hashes, device URLs and protocols, the display's bind address, the journal.
+A file that does not validate refuses to start with the file, the key and the reason.
+`examples/blackjack-table.toml` and `examples/baccarat-table.toml` are annotated examples.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from datetime import time
+from pathlib import Path
+from typing import Any, Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from controller.daemon.broker import Broker, check_table_id, parse_broker
+from controller.daemon.checked_files import BadInput, read_text
+from controller.game.money import to_minor
+from controller.game.paytables import PayTableError, PayTables
+from controller.game.rules.blackjack import RulesError
+from controller.game.supervisors import check_hash_format
+from controller.game.table_config import MAX_SEATS, build_table
+from devices.display.cashier import Cashier, CashierError
+from drivers.serial_port import check_url
+
+SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "devices", "display", "journal",
+                   "floor")
+PROTOCOLS: Final = ("beetek", "cardid")
+
+
+class ConfigError(BadInput):
+    """'FILE: key: reason'."""
+
+
+@dataclass(frozen=True)
+class ShoeConfig:
+    url: str
+    protocol: str = "beetek"
+    baud: int = 9600
+
+
+@dataclass(frozen=True)
+class PadsConfig:
+    vendor: int
+    product: int
+    serial: str | None = None
+
+
+@dataclass(frozen=True)
+class JournalConfig:
+    """Where the journal is and how its days are kept (the `[journal]` section)."""
+
+    path: Path | None = None
+    day_close: time | None = time(6, 0)  # None: days are closed on demand only
+    timezone: ZoneInfo | None = None  # None: the machine's local time zone
+    keep_days: int | None = 30  # sealed days kept on the table once copied out; None: all
+    reserve_mb: int = 200  # no new round opens with less free on the journal's disk
+    key: Path | None = None  # the table's Ed25519 signing key (`tablectl journal keygen`)
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    """The dealer display (the `[display]` section): where it listens, the names it answers to,
+    and the money it shows."""
+
+    bind: str = "127.0.0.1"
+    port: int = 8080
+    token: str | None = None
+    hosts: tuple[str, ...] = ()  # names the display is reached by, besides its address
+    cashier: Cashier = field(default_factory=Cashier)
+
+
+@dataclass(frozen=True)
+class FloorConfig:
+    """The floor link (the `[floor]` section): the broker, and who this table is to it."""
+
+    broker: Broker
+    table_id: str
+    drain_s: float = 10.0  # a clean stop waits this long, at most, for the floor to have all
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    path: Path
+    name: str
+    game: str
+    seats: int
+    rules: dict[str, Any]
+    pay_tables: dict[str, str]
+    supervisors: dict[str, str]
+    shoe: ShoeConfig | None
+    pads: PadsConfig | None
+    display: DisplayConfig = DisplayConfig()
+    journal_config: JournalConfig = JournalConfig()
+    registry: PayTables = field(default_factory=PayTables.load)
+    floor: FloorConfig | None = None
+
+    @property
+    def journal(self) -> Path | None:
+        return self.journal_config.path
+
+
+def load(path: Path) -> RunConfig:
+    try:
+        data = tomllib.loads(read_text(path))
+    except BadInput as exc:
+        raise ConfigError(str(exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not TOML: {exc}") from None
+    return _parse(path, data)
+
+
+def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
+    def fail(key: str, reason: str) -> ConfigError:
+        return ConfigError(f"{path}: {key}: {reason}")
+
+    for section in data:
+        if section not in SECTIONS:
+            raise fail(section, f"unknown section (known: {', '.join(SECTIONS)})")
+    table = _section(data, "table", fail)
+    game = table.get("game")
+    if game is None:
+        raise fail("table.game", "missing: game = \"blackjack\" or \"baccarat\" in [table]")
+    if not isinstance(game, str) or game not in MAX_SEATS:
+        raise fail("table.game", f"{game!r} is not blackjack or baccarat")
+    seats = table.get("seats", MAX_SEATS[game])
+    if not isinstance(seats, int) or not 1 <= seats <= MAX_SEATS[game]:
+        raise fail("table.seats", f"must be 1 to {MAX_SEATS[game]}")
+    named = table.get("pay_table_dirs", [])
+    if not isinstance(named, list) or not all(isinstance(d, str) and d for d in named):
+        raise fail("table.pay_table_dirs", "must be a list of folders (e.g. [\"tables\"])")
+    dirs = [path.parent / d for d in named]
+    try:
+        registry = PayTables.load(dirs)
+    except PayTableError as exc:
+        raise fail("table.pay_table_dirs", str(exc)) from None
+    rules = _section(data, "rules", fail)
+    pay_tables = {k: str(v) for k, v in _section(data, "pay_tables", fail).items()}
+    try:
+        unit = build_table(game, rules, pay_tables, registry).rounding_unit
+    except RulesError as exc:
+        key, _, reason = str(exc).partition(": ")
+        raise fail(key, reason) from None
+    supervisors = {str(k): v for k, v in _section(data, "supervisors", fail).items()}
+    for supervisor, stored in supervisors.items():
+        try:
+            check_hash_format(str(stored))
+        except ValueError as exc:
+            raise fail(f"supervisors.{supervisor}", str(exc)) from None
+    devices = _section(data, "devices", fail)
+    for name in devices:
+        if name not in ("shoe", "pads"):
+            raise fail(f"devices.{name}", "unknown device (known: shoe, pads)")
+    return RunConfig(
+        path, str(table.get("name", "")), game, seats, rules, pay_tables, supervisors,
+        _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail),
+        _display(_section(data, "display", fail), unit, fail),
+        _journal(path, _section(data, "journal", fail), fail), registry,
+        _floor(path, data.get("floor"), fail))
+
+
+def check_ready(config: RunConfig) -> None:
+    """What `load` leaves to the start, checked for `tablectl config check`: the signing key
+    must be there and be one (`run` fails without it). A key this user may not read (the
+    service user's, mode 0600) is left to `tablectl doctor` run as that user."""
+    from controller.journal import JournalError
+    from controller.journal.signing import Signer
+    key = config.journal_config.key
+    if key is None:
+        return
+    if not key.exists():
+        raise ConfigError(f"{config.path}: journal.key: {key}: no such file (make it with "
+                          f"`tablectl journal keygen --config {config.path}`)")
+    if os.access(key, os.R_OK):
+        try:
+            Signer.load(key)
+        except JournalError as exc:
+            raise ConfigError(f"{config.path}: journal.key: {exc}") from None
+
+
+DISPLAY_KEYS: Final = ("bind", "port", "token", "hosts", "currency", "locale", "chips")
+TOKEN_MIN_CHARS: Final = 16  # a display token shorter than this is refused
+
+
+def _display(raw: dict[str, Any], unit: int, fail: Any) -> DisplayConfig:
+    for key in raw:
+        if key not in DISPLAY_KEYS:
+            raise fail(f"display.{key}", f"unknown key (known: {', '.join(DISPLAY_KEYS)})")
+    bind, port, token = raw.get("bind", "127.0.0.1"), raw.get("port", 8080), raw.get("token")
+    if not isinstance(port, int) or not 0 <= port <= 65535:
+        raise fail("display.port", "must be a port number")
+    if token is not None and (not isinstance(token, str) or len(token) < TOKEN_MIN_CHARS):
+        raise fail("display.token", f"must be text of at least {TOKEN_MIN_CHARS} characters "
+                   "(e.g. the output of `openssl rand -hex 16`)")
+    if bind not in ("127.0.0.1", "::1", "localhost") and not token:
+        raise fail("display.token", f"a display bound to {bind} needs a token")
+    hosts = raw.get("hosts", [])
+    if not isinstance(hosts, list) or not all(isinstance(h, str) and h for h in hosts):
+        raise fail("display.hosts", "must be a list of host names (e.g. [\"bj07.pit\"])")
+    chips = raw.get("chips", [])
+    if not isinstance(chips, list):
+        raise fail("display.chips", "must be a list of chip values (e.g. [100, 25, 5, 1])")
+    try:
+        minor = tuple(to_minor(chip, f"display.chips[{i}]") for i, chip in enumerate(chips))
+        cashier = Cashier(str(raw.get("currency", "USD")), str(raw.get("locale", "en_US")), minor)
+    except (ValueError, CashierError) as exc:
+        key, _, reason = str(exc).partition(": ")
+        raise fail(key, reason) from None
+    shown = 10 ** (2 - cashier.decimals()) if cashier.decimals() < 2 else 1
+    if unit % shown:
+        raise fail("display.currency", f"{cashier.currency} has {cashier.decimals()} decimals: "
+                   f"the table's rounding_unit must be a multiple of {shown / 100:g}")
+    return DisplayConfig(str(bind), port, token, tuple(hosts), cashier)
+
+
+JOURNAL_KEYS: Final = ("path", "day_close", "timezone", "keep_days", "reserve_mb", "key")
+
+
+def _journal(path: Path, raw: dict[str, Any], fail: Any) -> JournalConfig:
+    for key in raw:
+        if key not in JOURNAL_KEYS:
+            raise fail(f"journal.{key}", f"unknown key (known: {', '.join(JOURNAL_KEYS)})")
+    close = raw.get("day_close", "06:00")
+    try:
+        day_close = time.fromisoformat(close) if close else None
+    except (TypeError, ValueError):
+        raise fail("journal.day_close", f"{close!r} is not a time like \"06:00\" (or \"\" "
+                   "for closes on demand only)") from None
+    zone = raw.get("timezone")
+    try:
+        if zone is not None and not isinstance(zone, str):
+            raise ValueError(zone)
+        timezone = ZoneInfo(zone) if zone else None
+    except (ZoneInfoNotFoundError, ValueError):
+        raise fail("journal.timezone", f"{zone!r} is not a time zone (e.g. "
+                   "\"America/Los_Angeles\")") from None
+    keep = raw.get("keep_days", 30)
+    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 1):
+        raise fail("journal.keep_days", "must be a whole number of days, at least 1")
+    reserve = raw.get("reserve_mb", 200)
+    if not isinstance(reserve, int) or isinstance(reserve, bool) or reserve < 0:
+        raise fail("journal.reserve_mb", "must be a whole number of MB")
+
+    def beside(value: Any, key: str) -> Path | None:
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise fail(f"journal.{key}", "must be a path")
+        return path.parent / value
+
+    return JournalConfig(beside(raw.get("path"), "path"), day_close, timezone, keep, reserve,
+                         beside(raw.get("key"), "key"))
+
+
+FLOOR_KEYS: Final = ("broker", "table_id", "username", "password_file", "ca", "cert", "key",
+                     "drain_s")
+
+
+def _floor(path: Path, raw: Any, fail: Any) -> FloorConfig | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise fail("floor", "must be a table")
+    for key in raw:
+        if key not in FLOOR_KEYS:
+            raise fail(f"floor.{key}", f"unknown key (known: {', '.join(FLOOR_KEYS)})")
+    try:
+        broker = parse_broker(str(raw.get("broker", "")))
+    except ValueError as exc:
+        raise fail("floor.broker", str(exc)) from None
+    try:
+        table_id = check_table_id(str(raw.get("table_id", "")))
+    except ValueError as exc:
+        raise fail("floor.table_id", str(exc)) from None
+
+    def file(key: str) -> Path | None:
+        value = raw.get(key)
+        if value is None:
+            return None
+        found = path.parent / str(value)
+        if not found.is_file():
+            raise fail(f"floor.{key}", f"{found}: no such file")
+        return found
+
+    secret = file("password_file")
+    try:
+        password = read_text(secret).strip() if secret else None
+    except BadInput as exc:
+        raise fail("floor.password_file", str(exc)) from None
+    cert, key = file("cert"), file("key")
+    if (cert is None) != (key is None):
+        raise fail("floor.cert", "a client certificate needs both cert and key")
+    if (cert or raw.get("ca")) and not broker.tls:
+        raise fail("floor.broker", "certificates are for mqtts:// brokers")
+    broker = replace(broker, ca=file("ca"), cert=cert, key=key)
+    drain = raw.get("drain_s", 10)
+    if not isinstance(drain, int | float) or isinstance(drain, bool) or not 0 <= drain <= 30:
+        raise fail("floor.drain_s", "must be a number of seconds from 0 to 30 (the service "
+                   "has 60 s to stop)")
+    return FloorConfig(broker.with_credentials(raw.get("username"), password), table_id,
+                       float(drain))
+
+
+def _section(data: dict[str, Any], name: str, fail: Any) -> dict[str, Any]:
+    section = data.get(name, {})
+    if not isinstance(section, dict):
+        raise fail(name, "must be a table")
+    return section
+
+
+def _shoe(raw: Any, fail: Any) -> ShoeConfig | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise fail("devices.shoe", "must be a table")
+    if not isinstance(raw.get("url"), str) or not raw["url"]:
+        raise fail("devices.shoe.url", "missing (e.g. /dev/tablectl-shoe)")
+    try:
+        check_url(raw["url"])
+    except ValueError as exc:
+        raise fail("devices.shoe.url", str(exc)) from None
+    protocol = raw.get("protocol", "beetek")
+    if protocol not in PROTOCOLS:
+        raise fail("devices.shoe.protocol", f"{protocol!r} is not beetek or cardid")
+    baud = raw.get("baud", 9600)
+    if not isinstance(baud, int) or baud <= 0:
+        raise fail("devices.shoe.baud", "must be a positive whole number")
+    return ShoeConfig(raw["url"], protocol, baud)
+
+
+def _pads(raw: Any, fail: Any) -> PadsConfig | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise fail("devices.pads", "must be a table")
+    text = raw.get("usb", "")
+    try:
+        vendor, product = (int(part, 16) for part in str(text).split(":"))
+    except ValueError:
+        raise fail("devices.pads.usb", f"{text!r} is not VID:PID in hex") from None
+    serial = raw.get("serial")
+    return PadsConfig(vendor, product, str(serial) if serial else None)

@@ -1,0 +1,490 @@
+"""The floor link: the journal's outbox, published to the floor's MQTT broker in journal order.
+
+It runs beside the controller's thread and never touches the table. The controller hands it
+one thing, which cannot block: the table's status as a small dict after each event (`follow`),
+which also wakes it to read what was committed. Everything it sends it reads from the journal,
+through a connection of its own:
+- each outbox message, QoS 1, in the order of `n`, at most `WINDOW` unacknowledged at a time.
+  A row is marked sent only when the broker's PUBACK for it arrives (paho resends the ones in
+  flight after a reconnect). While the broker is away nothing is queued in memory: the rows wait
+  in the journal, however long, and go out in order when it is back;
+- the table's status, retained, at most every `STATUS_S`; its last will (retained) says the
+  table is offline, and a clean stop says it is closed.
+
+The floor answers on `tablectl/floor/<table>/stored` with how far it has the table's messages
+without a gap (`through`), counted from which message (`from_n`) and journal (each journal has an
+id of its own, made when it is first linked: a table whose journal was replaced starts its
+numbers again, and the link stops, saying so, rather than take the old journal's figures for its
+own), and where it holds later messages past a gap (`missing`). The link takes the word only
+when it is about this journal counted from this journal's first message, and never past the last
+message it made. It notes the figure in the journal (a sealed day's messages leave the table,
+and the day may be removed, only once the floor has them) and sends again what the floor lacks:
+a message in a gap at once (if it went more than `GAP_GRACE_S` ago: not one still on its way),
+any other past `through` that went more than `resend_s` ago (one the broker acknowledged and
+then lost).
+
+Its health (for the dealer display's mark) is `connected`, `away` (no broker), `behind` (the
+broker is there, but the floor has said nothing for `SILENT_S` of messages it lacks) or
+`refused`, with the count of messages the floor has not said it has.
+
+A message over the floor's limit (`MAX_MESSAGE`, the shipped broker's too) never goes: the link
+marks it `refused` in the outbox with the reason, and a stand-in under its number goes instead
+(`outbox.refused_body`): the floor then has every number, the pit an alert, and `floor
+reconcile` and `tablectl doctor` name it. (The broker must not be left to refuse it: paho 2.2
+takes Mosquitto's refusal of a large message for a broken packet, reconnects and sends it again,
+for ever.) A message the broker refuses (the ACL) stops the link where it is, and it is offered
+again every `REFUSED_RETRY_S`, until the broker takes it. A clean stop drains: for up to
+`drain_s` it waits for the floor's word to cover every message, sending again what is missing
+at once.
+
+Marking rows sent and noting the floor's word are all it writes, in short transactions that do
+not sync (losing a mark to a power cut only sends a message again, and the floor stores it
+once), so the controller's commits never wait on the link for long.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import paho.mqtt.client as mqtt
+import structlog
+from paho.mqtt.reasoncodes import ReasonCode
+
+from controller.daemon.broker import FLOOR_ROOT, Broker, make_client, table_topic
+from controller.daemon.loop import ControllerLoop
+from controller.game.table import Table
+from controller.journal import codec
+from controller.journal.files import utc_now
+from controller.journal.outbox import MAX_MESSAGE, refused_body
+
+WINDOW: Final = 200  # messages published and not yet acknowledged by the broker
+STATUS_S: Final = 0.5  # the status is published at most this often
+POLL_S: Final = 1.0  # the outbox is read at least this often, woken or not
+KEEPALIVE_S: Final = 15
+RESEND_S: Final = 30.0  # a message the floor still lacks this long after the broker took it
+GAP_GRACE_S: Final = 2.0  # a message in a gap, sent this long ago, is not on its way any more
+DRAIN_S: Final = 10.0  # a clean stop waits this long, at most, for the floor to have everything
+HEALTH_S: Final = 1.0  # the count of messages waiting is refreshed at most this often
+REFUSED_RETRY_S: Final = 5.0  # a message the broker refused is offered again this often
+SILENT_S: Final = 30.0  # the floor silent this long about messages it lacks: "behind"
+Health = Callable[[dict[str, Any]], None]
+
+
+def table_status(table: Table) -> dict[str, Any]:
+    """What the pit sees of a table between messages: built by the controller's thread."""
+    record = table.current or (table.recent[-1] if table.recent else None)
+    machine = table.round
+    return {"game": table.config.game if table.config else "",
+            "round": record.number if record else 0,
+            "phase": record.status if record else "idle",
+            "hold": machine.hold_reason if machine is not None and machine.state == "hold"
+            else None,
+            "lost_devices": sorted(table.lost_devices), "alerts": table.standing_alerts(),
+            "rounds_played": table.rounds_played, "seq": table.last_seq}
+
+
+def follow(link: FloorLink, loop: ControllerLoop) -> None:
+    """The link told the table's status now and after each event the loop applies."""
+    link.status(table_status(loop.service.table))
+    loop.listeners.append(lambda event, effects: link.status(table_status(loop.service.table)))
+
+
+class FloorLink:
+    def __init__(self, journal: Any, broker: Broker, table_id: str,
+                 on_health: Health = lambda health: None, resend_s: float = RESEND_S,
+                 drain_s: float = DRAIN_S) -> None:
+        self.table_id, self.broker, self.on_health = table_id, broker, on_health
+        self.resend_s, self.drain_s = resend_s, drain_s
+        self.db = sqlite3.connect(journal, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=5000")
+        self.log = structlog.get_logger().bind(table=table_id)
+        self.journal_id = self._meta("floor_journal") or uuid.uuid4().hex
+        self.client = make_client(broker, f"tablectl-table-{table_id}")
+        self.client.will_set(table_topic(table_id, "status"), self._status_payload(
+            {"status": "offline"}), qos=1, retain=True)
+        self.client.max_inflight_messages_set(WINDOW)
+        self.client.on_connect = self._connected
+        self.client.on_disconnect = self._disconnected
+        self.client.on_publish = self._published
+        self.client.on_message = self._floor_says
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._connected_now = False
+        self._inflight: dict[int, int] = {}  # mid -> n, the link's thread only
+        self._acked: deque[tuple[int, ReasonCode]] = deque()  # (mid, reason), paho's thread
+        self._cursor = 0  # the last n handed to paho in this process
+        self._status: dict[str, Any] | None = None
+        self._status_version = self._status_sent = 0
+        self._status_at = 0.0
+        self._health: dict[str, Any] = {}
+        self._news: tuple[str, str] | None = None  # a connection's change, from paho's thread
+        self._floor_heard: Word | None = None  # from paho's thread
+        self._health_at = 0.0
+        self._retry_at = 0.0  # after the broker refused a message, nothing goes before this
+        self._gap_sent: dict[int, float] = {}  # n -> when it went again for a gap (monotonic)
+        self._word_at = time.monotonic()  # when the floor's word last covered more
+        self._drain_until: float | None = None  # stopping: drain until then
+        self.floor_through = int(self._meta("floor_through") or 0)
+        self.other_journal: str | None = None  # the floor has this table from another journal
+        self.from_n = int(self._meta("outbox_from_n") or 1)
+        self._thread = threading.Thread(target=self._run, name="tablectl-floor", daemon=True)
+
+    # ----- the controller's side: never blocks ------------------------------------------------
+
+    def status(self, status: dict[str, Any]) -> None:
+        with self._lock:
+            self._status = status
+            self._status_version += 1
+        self._wake.set()
+
+    # ----- running --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Note in the journal which table it is on the floor, and the journal's own id on
+        the floor (`floor reconcile` reads them)."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
+                ("floor_table_id", self.table_id), ("floor_journal", self.journal_id)])
+        self._set_health("connecting", f"to {self.broker}")  # before the thread: no race
+        self.client.connect_async(self.broker.host, self.broker.port, KEEPALIVE_S)
+        self.client.loop_start()
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 3.0) -> None:
+        """A clean stop: first the drain (up to `drain_s`: the floor's word covers every
+        message, what it lacks sent again at once), then the status says closed (if the broker
+        is there to hear it)."""
+        self._drain_until = time.monotonic() + self.drain_s
+        self._wake.set()
+        self._thread.join(self.drain_s + timeout_s + 5)
+        if self.floor_through < self._last_n():
+            self.log.warning("floor link stops with messages the floor lacks: they go at the "
+                             "next start", waiting=self._waiting())
+        if self._connected_now:
+            with self._lock:
+                last = dict(self._status or {})
+            info = self.client.publish(table_topic(self.table_id, "status"), self._status_payload(
+                {**last, "status": "closed", "n": self._last_n(), "from_n": self.from_n}),
+                qos=1, retain=True)
+            deadline = time.monotonic() + timeout_s
+            while not info.is_published() and time.monotonic() < deadline \
+                    and self._connected_now:
+                info.wait_for_publish(0.1)
+            self._mark_acked()
+            self.client.disconnect()
+        self.client.loop_stop()
+        self.db.close()
+
+    def _run(self) -> None:
+        while not self._drained():
+            self._wake.wait(self._status_due_in())
+            self._wake.clear()
+            try:
+                self._mark_acked()
+                with self._lock:
+                    news, self._news = self._news, None
+                    heard, self._floor_heard = self._floor_heard, None
+                if news is not None and self.other_journal is None:  # else it stays refused
+                    self._set_health(*news)
+                if heard is not None:
+                    self._floor_has(heard)
+                if self._connected_now and self.other_journal is None:
+                    self._publish_rows()
+                    self._publish_status()
+                self._refresh_health()
+            except sqlite3.Error as exc:  # the journal busy or failing: try again later
+                self.log.warning("floor link cannot read the journal", error=str(exc))
+            except Exception:  # a fault of the link's own: said, and the link goes on
+                self.log.exception("floor link fault")
+                self._wake.wait(POLL_S)
+
+    def _drained(self) -> bool:
+        """Stopping, and the floor has everything, or it cannot get it, or time is up."""
+        if self._drain_until is None:
+            return False
+        return (self.floor_through >= self._last_n() or self.other_journal is not None
+                or self._health.get("state") == "refused"
+                or time.monotonic() >= self._drain_until)
+
+    # ----- the outbox ------------------------------------------------------------------------
+
+    def _publish_rows(self) -> None:
+        room = WINDOW - len(self._inflight)
+        if room <= 0 or time.monotonic() < self._retry_at:
+            return
+        rows = self.db.execute(
+            "SELECT n, seq, topic, round, utc, body, refused FROM outbox WHERE n > ? AND "
+            "sent_utc IS NULL ORDER BY n LIMIT ?", (self._cursor, room)).fetchall()
+        for n, seq, topic, number, utc, blob, refused in rows:
+            text = codec.decode(blob, None)
+            payload = self._payload(n, seq, topic, number, utc, text, refused)
+            if refused is None and len(payload) > MAX_MESSAGE:
+                refused = f"{len(payload)} bytes, over the floor's limit of {MAX_MESSAGE}"
+                self._refuse(n, refused)
+                payload = self._payload(n, seq, topic, number, utc, text, refused)
+            # Never under our lock: paho calls `_published` holding its own. A PUBACK that comes
+            # before `_inflight` has the mid waits in `_acked` for this thread.
+            sent_as = "refused" if refused is not None else topic
+            info = self.client.publish(table_topic(self.table_id, f"journal/{sent_as}"),
+                                       payload, qos=1)
+            self._inflight[info.mid] = n
+            if info.rc != mqtt.MQTT_ERR_SUCCESS:  # lost the connection: paho resends it
+                self.log.info("floor link publishing while disconnected", n=n)
+            self._cursor = n
+
+    def _payload(self, n: int, seq: int, topic: str, number: int | None, utc: str, text: str,
+                 refused: str | None) -> bytes:
+        """A message as the floor takes it; its stand-in if it was refused for good."""
+        body = json.loads(text) if refused is None else refused_body(topic, text, refused)
+        return json.dumps({"table": self.table_id, "journal": self.journal_id, "n": n,
+                           "from_n": self.from_n, "seq": seq,
+                           "topic": "refused" if refused is not None else topic,
+                           "round": number, "utc": utc, "body": body},
+                          separators=(",", ":")).encode()
+
+    def _refuse(self, n: int, reason: str) -> None:
+        """Message `n` will never go as it is: journaled as refused, its stand-in goes."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("UPDATE outbox SET refused = ? WHERE n = ?", (reason, n))
+        self.log.error("floor message refused for good: its stand-in goes instead", n=n,
+                       reason=reason)
+
+    def _published(self, client: mqtt.Client, userdata: Any, mid: int,
+                   reason: ReasonCode, properties: Any) -> None:
+        """paho's thread: the broker acknowledged `mid` (or refused it)."""
+        self._acked.append((mid, reason))  # a deque: safe across threads
+        self._wake.set()
+
+    def _mark_acked(self) -> None:
+        acked = []
+        while self._acked:
+            acked.append(self._acked.popleft())
+        done = [(self._inflight.pop(mid), reason) for mid, reason in acked
+                if mid in self._inflight]
+        sent = [n for n, reason in done if not reason.is_failure]
+        for n, reason in done:
+            if reason.is_failure:  # the ACL? keep it, and everything after it waits
+                self.log.error("broker refused a floor message", n=n, reason=str(reason))
+                self._set_health("refused", f"the broker refused message {n} ({reason}): "
+                                 "check the ACL")
+                self._cursor = min(self._cursor, n - 1)
+                self._retry_at = time.monotonic() + REFUSED_RETRY_S
+        if sent:
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany("UPDATE outbox SET sent_utc = ? WHERE n = ?",
+                                    [(utc_now(), n) for n in sent])
+            if self._health.get("state") == "refused" and self.other_journal is None:
+                self._set_health("connected", "")  # the broker takes them again
+
+    def backlog(self) -> int:
+        """Messages not yet acknowledged by the broker (the `outbox_unsent` index counts them)."""
+        row = self.db.execute("SELECT count(*) FROM outbox WHERE sent_utc IS NULL").fetchone()
+        return int(row[0])
+
+    def _waiting(self) -> int:
+        return owed(self._last_n(), self.floor_through, self.from_n)
+
+    def _refused(self) -> int:
+        row = self.db.execute("SELECT count(*) FROM outbox WHERE refused IS NOT NULL"
+                              ).fetchone()
+        return int(row[0])
+
+    # ----- the floor's word ---------------------------------------------------------------------
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _floor_says(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage
+                    ) -> None:
+        """paho's thread: how far the floor has this table's messages."""
+        word = Word.parse(bytes(message.payload))
+        if word is None:
+            self.log.error("floor sent a word the link cannot read", topic=message.topic)
+            return
+        with self._lock:
+            self._floor_heard = word
+        self._wake.set()
+
+    def _floor_has(self, word: Word) -> None:
+        """Note how far the floor has stored; send again what it lacks. If what the floor has
+        under this table's id came from another journal (this one replaced it), its word is
+        not about these messages: the link stops and says so. A word counted from another
+        first message, or past the last message made, is not taken."""
+        if word.journal is not None and word.journal != self.journal_id:
+            if self.other_journal is None:
+                self.other_journal = word.journal
+                self.log.error("the floor has this table from another journal: not sending",
+                               journal=self.journal_id, floor_journal=word.journal)
+                self._set_health("refused", f"the floor has table {self.table_id} from another "
+                                 "journal: give this table a new floor table_id")
+            return
+        if word.from_n != self.from_n:
+            self.log.error("the floor counts this table from another message: its word is "
+                           "not taken", floor_from_n=word.from_n, from_n=self.from_n)
+            return
+        self._word_at = time.monotonic()
+        through = min(word.through, self._last_n())
+        if through > self.floor_through:
+            self.floor_through = through
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('floor_through', ?)",
+                                (str(through),))
+        now = time.time()
+        first, last = word.missing or (0, -1)
+        gap = [n for n in range(first, min(last, first + WINDOW - 1) + 1)
+               if time.monotonic() - self._gap_sent.get(n, -self.resend_s) >= self.resend_s]
+        draining = self._drain_until is not None
+        with self.db:
+            self.db.execute("BEGIN")
+            again = [n for (n,) in self.db.execute(
+                "UPDATE outbox SET sent_utc = NULL WHERE n > ? AND sent_utc IS NOT NULL AND "
+                "(sent_utc < ? OR (sent_utc < ? AND (? OR n IN (SELECT value FROM json_each(?)))"
+                ")) RETURNING n", (through, utc_now(now - self.resend_s),
+                                 utc_now(now - GAP_GRACE_S), draining, json.dumps(gap)))]
+        self._gap_sent = {n: at for n, at in self._gap_sent.items() if n > through}
+        for n in set(again) & set(gap):
+            self._gap_sent[n] = time.monotonic()  # once a resend time at most, if it is refused
+        if again:
+            first_again = min(again)
+            self.log.warning("the floor lacks messages the broker took: sending them again",
+                             first=first_again, count=len(again), floor_through=through)
+            self._cursor = min(self._cursor, first_again - 1)
+
+    # ----- status ------------------------------------------------------------------------------
+
+    def _status_payload(self, status: dict[str, Any]) -> str:
+        return json.dumps({"table": self.table_id, "journal": self.journal_id, "utc": utc_now(),
+                           **status}, separators=(",", ":"))
+
+    def _last_n(self) -> int:
+        """The last message the table has made (sealed days may have taken the rows)."""
+        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _status_due_in(self) -> float:
+        """How long the link may sleep: until a changed status may go out, or `POLL_S`."""
+        if self._status_version == self._status_sent or not self._connected_now:
+            return POLL_S
+        return max(0.0, STATUS_S - (time.monotonic() - self._status_at))
+
+    def _publish_status(self) -> None:
+        with self._lock:
+            status, version = self._status, self._status_version
+        now = time.monotonic()
+        if status is None or version == self._status_sent or now - self._status_at < STATUS_S:
+            return
+        self.client.publish(table_topic(self.table_id, "status"), self._status_payload(
+            {"status": "open", "n": self._last_n(), "from_n": self.from_n, **status}), qos=1,
+            retain=True)
+        self._status_sent, self._status_at = version, now
+
+    # ----- connection ----------------------------------------------------------------------------
+
+    def _connected(self, client: mqtt.Client, userdata: Any, flags: Any,
+                   reason: ReasonCode, properties: Any) -> None:
+        """paho's thread: news for the link's thread, which keeps the health."""
+        if reason.is_failure:
+            self._tell("refused", f"{self.broker} refused the table: {reason}")
+            return
+        self._connected_now = True
+        self._status_sent = 0  # a fresh connection gets a fresh status (the will may have run)
+        client.subscribe(f"{FLOOR_ROOT}/{self.table_id}/stored", qos=1)
+        self.log.info("floor link connected", broker=str(self.broker))
+        self._tell("connected", "")
+
+    def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any,
+                      reason: ReasonCode, properties: Any) -> None:
+        was = self._connected_now
+        self._connected_now = False
+        if was and self._drain_until is None:
+            self.log.warning("floor link lost the broker", reason=str(reason))
+            self._tell("away", f"{self.broker} is not answering")
+
+    def _tell(self, state: str, detail: str) -> None:
+        with self._lock:
+            self._news = (state, detail)
+        self._wake.set()
+
+    def _set_health(self, state: str, detail: str) -> None:
+        health = {"state": state, "detail": detail, "backlog": self._waiting(),
+                  "unsent": self.backlog(), "refused": self._refused(),
+                  "since": self._health.get("since") if self._health.get("state") == state
+                  else utc_now()}
+        self._health_at = time.monotonic()
+        if health != self._health:
+            self._health = health
+            self.on_health(health)
+
+    def _refresh_health(self) -> None:
+        """The counts of the current state, at most every `HEALTH_S` (they move as the table
+        deals while the floor is away); and "behind" while the broker is there but the floor
+        has said nothing for `SILENT_S` of messages it lacks (a floor stopped behind a broker
+        that is up)."""
+        now = time.monotonic()
+        if not self._health or now - self._health_at < HEALTH_S:
+            return
+        state, detail = self._health["state"], self._health["detail"]
+        if state in ("connected", "behind"):
+            silent = now - self._word_at
+            state, detail = ("behind", f"the floor has said nothing of {self._waiting()} "
+                             f"messages for {silent:.0f} s") if self._waiting() and \
+                silent > SILENT_S else ("connected", "")
+        self._set_health(state, detail)
+
+    @property
+    def health(self) -> dict[str, Any]:
+        return dict(self._health)
+
+
+def owed(last_n: int, floor_through: int, from_n: int) -> int:
+    """Messages the floor has not said it has: what a table owes the floor (its messages from
+    `from_n` to `last_n`, less those to `floor_through`)."""
+    return max(0, last_n - max(floor_through, from_n - 1))
+
+
+@dataclass(frozen=True)
+class Word:
+    """The floor's word to a table: it has every message from `from_n` to `through` from
+    journal `journal`, and lacks `missing` (first, last) while holding later ones."""
+
+    through: int
+    from_n: int
+    journal: str | None
+    missing: tuple[int, int] | None
+
+    @classmethod
+    def parse(cls, payload: bytes) -> Word | None:
+        """The word, or None if it is not one (then nothing of it is believed)."""
+        try:
+            data = json.loads(payload)
+            through, from_n, journal = data["through"], data["from_n"], data.get("journal")
+            missing = data.get("missing")
+        except (ValueError, KeyError, TypeError, RecursionError):
+            return None
+        if not _whole(through) or not _whole(from_n) or from_n < 1 or \
+                not (journal is None or isinstance(journal, str)):
+            return None
+        if missing is not None:
+            if not (isinstance(missing, list) and len(missing) == 2
+                    and all(_whole(n) for n in missing)):
+                return None
+            missing = (int(missing[0]), int(missing[1]))
+        return cls(int(through), int(from_n), journal, missing)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63

@@ -1,0 +1,330 @@
+"""The controller's main loop: the one thread that owns the table.
+
+Driver threads and the dealer console only `post` to its queue. For each input it maps a device
+event to a table event, has the service journal and apply it, and only after the commit does what
+must follow: acknowledge the shoe's frame (cardid), light the pads' spots for the round's phase,
+tell the listeners (the dealer display). Between inputs it closes the gaming day when it is
+due or asked for, at the first moment between rounds. A cardid frame whose sequence number and
+content were already committed (a retransmission, perhaps across a controller restart) is
+acknowledged again and dropped.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from controller.daemon.control import DayCloseRequest
+from controller.daemon.gaming_day import DayCloser
+from controller.daemon.service import TableService
+from controller.game.events import (
+    BetsLocked,
+    CardDrawn,
+    CardMisread,
+    CutCardReached,
+    DeviceAlarm,
+    DeviceFound,
+    DeviceLost,
+    Event,
+    ShoeEmpty,
+    WagerPlaced,
+)
+from controller.game.round_machine import Effect
+from controller.game.rules.settlement import Settlement
+from controller.game.table import describe_effect, split_so_far
+from devices import cardid, pads
+from devices.events import (
+    Alarm,
+    Connected,
+    DeviceEvent,
+    Disconnected,
+    Garbage,
+    Misread,
+    ShoeCard,
+    ShoeWarning,
+    SpotReport,
+    SpotsComplete,
+    Status,
+)
+
+STATUS_ALARMS = {"lid_open": ("shoe lid or door open (tamper)", True),
+                 "lid_closed": ("shoe lid closed", False),
+                 "burn_mode_on": ("burn mode on", False), "burn_mode_off": ("burn mode off", False)}
+Listener = Callable[[Event | None, list[Effect]], None]
+
+
+@dataclass(frozen=True)
+class Supervised:
+    """A console action that needs a supervisor's PIN."""
+
+    event: Event
+    supervisor: str
+    pin: str
+
+
+Input = DeviceEvent | Event | Supervised | DayCloseRequest
+
+
+class ControllerLoop:
+    def __init__(self, service: TableService, shoe: Any = None, shoe_protocol: str = "beetek",
+                 pads_device: Any = None, name: str = "", closer: DayCloser | None = None
+                 ) -> None:
+        self.service = service
+        self.closer = closer
+        self.shoe, self.shoe_protocol, self.pads = shoe, shoe_protocol, pads_device
+        self.inputs: queue.Queue[Input] = queue.Queue()
+        self.handled: Counter[str] = Counter()  # inputs handled, by kind
+        self.listeners: list[Listener] = []
+        self.lights: dict[tuple[int, int], int] = {}
+        self._light_seq = 0
+        # The spots with chips reported since the pads were asked for a snapshot; None when no
+        # snapshot is under way. At its end, a wager the journal holds and the pads do not is
+        # taken off: the chips on the layout now are the wagers, not those of before a restart.
+        self._snapshot: set[tuple[int, str]] | None = None
+        self.pads_synced = False  # the pads' snapshot is in (the rig waits for it)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        config = service.table.config
+        self.log = structlog.get_logger().bind(table=name or (config.game if config else ""))
+
+    # ----- the queue -------------------------------------------------------------------------
+
+    def post(self, item: Input) -> None:
+        """Thread-safe: any thread may post; only the loop's thread handles."""
+        self.inputs.put(item)
+
+    def step(self, timeout: float = 0.1) -> bool:
+        try:
+            item = self.inputs.get(timeout=timeout)
+        except queue.Empty:
+            self._day_due()
+            return False
+        self.handle(item)
+        self._day_due()
+        return True
+
+    def _day_due(self) -> None:
+        if self.closer is not None and self.closer.tick():
+            self._told(None, [])
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="tablectl-loop", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+            if self._thread.is_alive():
+                raise RuntimeError("the controller loop did not stop")
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.step()
+
+    # ----- handling --------------------------------------------------------------------------
+
+    def handle(self, item: Input) -> None:
+        self.handled[type(item).__name__] += 1
+        if isinstance(item, DayCloseRequest):
+            self._close_asked(item)
+        elif isinstance(item, Supervised):
+            self._commit(None, lambda: self.service.supervise(item.event, item.supervisor,
+                                                              item.pin))
+        elif isinstance(item, BetsLocked) and (why := self.service.table.lock_refused()):
+            self.log.warning("lock refused", reason=why)  # the page said so before asking
+        elif isinstance(item, Event):
+            self._commit(item, lambda: self.service.submit(item))
+        else:
+            self._device(item)
+
+    def _close_asked(self, request: DayCloseRequest) -> None:
+        if self.closer is None:
+            request.reply.put({"ok": False, "message": "this controller keeps no gaming days"})
+            return
+        closed, message = self.closer.ask(request.by)
+        request.reply.put({"ok": True, "closed": closed, "message": message})
+        if closed:
+            self._told(None, [])
+
+    def _device(self, item: DeviceEvent) -> None:
+        if isinstance(item, Garbage):
+            self.log.warning("garbage on the wire", bytes=item.bytes, offset=item.offset)
+            return
+        if isinstance(item, Status) and item.status == "heartbeat":
+            return
+        if isinstance(item, Connected | Disconnected):
+            pads_back = isinstance(item, Connected) and item.device == "pads"
+            if pads_back:
+                self.lights.clear()  # the pad may have lost them: they are all sent again
+            self._submit(DeviceFound(seq=0, device=item.device) if isinstance(item, Connected)
+                         else DeviceLost(seq=0, device=item.device, reason=item.reason))
+            if item.device == "pads":
+                self.pads_synced = False
+                self._snapshot = set() if pads_back else None
+            if pads_back and self.pads is not None and \
+                    not self.pads.write(pads.snapshot_request(0)):  # the chips on the spots
+                self._snapshot = None  # not asked: no end will come to act on
+            return
+        if isinstance(item, SpotReport):
+            self._submit(self._wager(item))
+            return
+        if isinstance(item, SpotsComplete):
+            self._snapshot_done()
+            return
+        seq = getattr(item, "seq", None)
+        source = f"shoe#{seq} {_signature(item)}" if seq is not None else ""
+        if source and source == self.service.table.last_shoe_frame:
+            self.log.info("retransmitted frame dropped", source=source)
+        else:
+            self._submit(self._shoe_event(item, source))
+        if seq is not None and self.shoe is not None:
+            self.shoe.write(cardid.ack(seq))
+
+    def _shoe_event(self, item: DeviceEvent, source: str) -> Event | None:
+        if isinstance(item, ShoeCard):
+            return CardDrawn(seq=0, card=str(item.card), mode=item.mode, source=source)
+        if isinstance(item, Misread):
+            return CardMisread(seq=0, detail=item.detail, source=source)
+        if isinstance(item, Alarm):
+            return DeviceAlarm(seq=0, device="shoe", code=item.code, text=item.text,
+                               source=source)
+        if isinstance(item, ShoeWarning):
+            return DeviceAlarm(seq=0, device="shoe", code=f"W0x{item.code:02X}", text="warning",
+                               hold=False, source=source)
+        if isinstance(item, Status):
+            if item.status == "shoe_empty":
+                return ShoeEmpty(seq=0, source=source)
+            if item.status == "cut_card":
+                return CutCardReached(seq=0, source=source)
+            text, hold = STATUS_ALARMS.get(item.status, (item.status, False))
+            return DeviceAlarm(seq=0, device="shoe", code=item.status, text=text, hold=hold,
+                               source=source)
+        return None
+
+    def _snapshot_done(self) -> None:
+        """Journal each wager the pads no longer hold as taken off (amount 0), as a live report
+        of an emptied spot would be: before the lock it leaves the round, after it, it is
+        pinching and holds the round."""
+        seen, self._snapshot = self._snapshot, None
+        self.pads_synced = True
+        machine = self.service.table.round
+        if seen is None or machine is None:
+            return
+        settled = {(s.seat, s.wager) for s in machine.settlements}  # its chips move freely
+        gone = [(seat, spot) for seat, spots in machine.wagers.items() for spot in spots
+                if (seat, spot) not in seen and (seat, spot) not in settled]
+        for seat, spot in gone:
+            self.log.info("wager gone from the pads", seat=seat, spot=spot)
+            self._submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=0))
+
+    def _wager(self, report: SpotReport) -> Event | None:
+        config = self.service.table.config
+        spot = pads.spot_name(config.game, report.position) if config else None
+        if spot is None:
+            self.log.warning("report for an unknown spot", seat=report.seat,
+                             position=report.position)
+            return None
+        if self._snapshot is not None and (report.amount or report.fault):
+            self._snapshot.add((report.seat, spot))
+        if report.fault:
+            return DeviceAlarm(seq=0, device="pads", code="sensor_fault",
+                               text=f"seat {report.seat} {spot} sensor fault")
+        machine = self.service.table.round
+        current = machine.wagers.get(report.seat, {}).get(spot, 0) if machine else 0
+        if current == report.amount:
+            return None
+        return WagerPlaced(seq=0, seat=report.seat, spot=spot, amount=report.amount)
+
+    def _submit(self, event: Event | None) -> None:
+        if event is not None:
+            self._commit(event, lambda: self.service.submit(event))
+
+    def _commit(self, event: Event | None, do: Callable[[], list[Effect]]) -> None:
+        effects = do()  # journaled and committed when it returns
+        self._log(effects)
+        self._told(event, effects)
+
+    def _told(self, event: Event | None, effects: list[Effect]) -> None:
+        """The listeners and the pads' lights follow what was committed."""
+        for listener in self.listeners:
+            listener(event, effects)
+        self._light_spots()
+
+    def _log(self, effects: list[Effect]) -> None:
+        """Settlements (below the default level: a busy table makes a dozen a round), holds and
+        alerts into the log, with the table and round bound. The keys stay keys, for programs;
+        `text` says it in words, as recall does."""
+        record = self.service.table.touched
+        log = self.log.bind(round=record.number if record else None)
+        for effect in effects:
+            if isinstance(effect, Settlement):
+                assert record is not None  # a settlement is of the round its event touched
+                tables, split = record.machine.config.pay_tables, split_so_far(record.machine)
+                log.debug("settled", seat=effect.seat, wager=effect.wager, hand=effect.hand,
+                          outcome=effect.outcome, award=effect.award, net=effect.net,
+                          text=describe_effect(effect, tables, split))
+            elif effect.code == "hold":
+                log.warning("round on hold", reason=effect.message)
+            elif effect.blocking or effect.refused:
+                log.warning("alert", seat=effect.seat, code=effect.code, text=effect.message)
+
+    # ----- pad lights ------------------------------------------------------------------------
+
+    def desired_lights(self) -> dict[tuple[int, int], int]:
+        table = self.service.table
+        config = table.config
+        if config is None:
+            return {}
+        machine = table.round
+        offered = set(config.offered_spots())
+        nets: Counter[tuple[int, str]] = Counter()
+        if machine is not None:
+            for s in machine.settlements:
+                nets[(s.seat, s.wager)] += s.net
+        lights = {}
+        for seat in range(1, config.max_seats + 1):
+            for position, spot in enumerate(pads.SPOTS[config.game]):
+                if spot not in offered:
+                    continue
+                placed = machine.wagers.get(seat, {}).get(spot, 0) if machine else 0
+                if machine is None or machine.state == "betting":
+                    light = pads.PLACED if placed else pads.AWAITING
+                elif machine.settled:
+                    net = nets.get((seat, spot), 0)
+                    light = pads.WINNER if net > 0 else pads.LOSER if net < 0 else pads.OFF
+                else:
+                    accepted = machine.accepted.get(seat, {}).get(spot, 0)
+                    light = pads.LOCKED if accepted else pads.OFF
+                lights[(seat, position)] = light
+        return lights
+
+    def _light_spots(self) -> None:
+        if self.pads is None:
+            return
+        wanted = self.desired_lights()
+        changed = [(seat, position, light) for (seat, position), light in wanted.items()
+                   if self.lights.get((seat, position)) != light]
+        if not changed:
+            return
+        for packet in pads.encode_lights(self._light_seq, changed):
+            if not self.pads.write(packet):
+                return  # not connected: everything is sent again after a reconnect
+        self._light_seq = (self._light_seq + len(changed)) & 0xFF
+        self.lights.update({(seat, position): light for seat, position, light in changed})
+
+
+def _signature(item: DeviceEvent) -> str:
+    if isinstance(item, ShoeCard):
+        return f"card {item.card} deck {item.deck} {item.mode}"
+    if isinstance(item, Misread):
+        return f"misread {item.detail}"
+    if isinstance(item, Status):
+        return f"status {item.status}"
+    return type(item).__name__

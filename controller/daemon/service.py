@@ -1,0 +1,219 @@
+"""The edge of the controller: stamps each input as an event (sequence number, UTC and monotonic
+time), applies it to the table, journals it with what moves with it, and only then hands back
+its effects. One thread owns this object: drivers post inputs to it, never touch the table.
+
+Effects are released only after the commit, so nothing is shown or acknowledged that a power cut
+could take back. If the journal cannot be written, the table is rebuilt from the journal (the
+event that failed is dropped with it) and JournalError says the controller must stop dealing.
+
+Start-up folds from the latest checkpoint that rebuilds the last `keep_rounds` rounds, so its
+cost does not grow with history. Every `checkpoint_rounds` rounds, in the transaction of the
+event that ends the round, a checkpoint of the table is journaled; so is one at each day close,
+which writes the day's summary, the checkpoint and the signed chain value in one transaction:
+power lost during a close leaves the day closed exactly once or not at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.game.events import (
+    SUPERVISOR_ACTIONS,
+    Checkpoint,
+    ControllerStarted,
+    DayClosed,
+    DaySigned,
+    DiskLow,
+    DiskOk,
+    Event,
+    SupervisorRefused,
+)
+from controller.game.round_machine import Effect
+from controller.game.supervisors import PinGuard
+from controller.game.table import OPENS_A_ROUND, RoundRecord, Table
+from controller.journal import Entry, Journal, JournalError, RoundRow, canonical, chain_hash
+from controller.journal.files import utc_now
+from controller.journal.fold import fold_recent
+from controller.journal.outbox import messages
+from controller.journal.signing import Signer, day_message
+
+VERSION = "0.2.0"
+CHECKPOINT_ROUNDS = 25  # a fold after a restart replays fewer than this many rounds
+KEEP_ROUNDS = 10  # the finished rounds the dealer display lists
+
+
+@dataclass(frozen=True)
+class DiskReserve:
+    """No new round opens while the journal's disk has less than `reserve` bytes free."""
+
+    folder: Path
+    reserve: int
+    free: Callable[[Path], int] = lambda folder: shutil.disk_usage(folder).free
+
+
+def record_hash(prev: str, event: Event) -> str:
+    """The chain value `event` will have after a record of chain value `prev`."""
+    return chain_hash(prev, canonical(event.to_record()))
+
+
+class TableService:
+    """A table with its journal (or none, in memory) and its supervisors."""
+
+    def __init__(self, journal: Journal | None = None, supervisors: Mapping[str, str] = {},
+                 utc: Callable[[], str] = utc_now,
+                 monotonic_ns: Callable[[], int] = time.monotonic_ns,
+                 pin_guard: PinGuard | None = None, keep_rounds: int = KEEP_ROUNDS,
+                 checkpoint_rounds: int = CHECKPOINT_ROUNDS,
+                 disk: DiskReserve | None = None) -> None:
+        self.journal = journal
+        self.keep_rounds, self.checkpoint_rounds = keep_rounds, checkpoint_rounds
+        self.disk = disk
+        self.utc, self.monotonic_ns = utc, monotonic_ns
+        self.guard = pin_guard or PinGuard(supervisors)
+        self._written: dict[int, tuple[str, int]] = {}  # round -> (status, settlements) stored
+        self.table = self._load()
+        pins = self.table.pins
+        self.guard.resume(pins.failures, pins.locked_until, self.utc())  # lockouts survive
+        self.submit(ControllerStarted(seq=0, version=VERSION))
+
+    def _load(self) -> Table:
+        self._written.clear()
+        if self.journal is None:
+            return Table(self.keep_rounds)
+        history = self.journal.history()
+        try:
+            return fold_recent(history, self.keep_rounds)
+        finally:
+            history.close()
+
+    # ----- events ----------------------------------------------------------------------------
+
+    def submit(self, event: Event) -> list[Effect]:
+        """Stamp, apply, journal and commit one event; returns its effects."""
+        return self._commit([event])
+
+    def supervise(self, event: Event, supervisor: str, pin: str) -> list[Effect]:
+        """A correction that needs a supervisor: checked PIN first; a refusal is journaled."""
+        if not isinstance(event, SUPERVISOR_ACTIONS):
+            raise TypeError(f"{event.kind} is not a supervisor action")
+        refusal = self.guard.refusal(supervisor, pin)
+        if refusal is not None:
+            return self.submit(SupervisorRefused(
+                seq=0, supervisor=supervisor, action=event.kind, reason=refusal.reason,
+                counted=refusal.counted, lockout_s=refusal.lockout_s))
+        return self.submit(dataclasses.replace(event, by=supervisor))  # type: ignore[call-arg]
+
+    def _commit(self, events: Sequence[Event]) -> list[Effect]:
+        """Apply `events` (and what they call for: the disk's state before a new round, a
+        checkpoint after one) and journal them in one transaction; the effects once committed."""
+        entries: list[Entry] = []
+        effects: list[Effect] = []
+        pending = list(events)
+        if self.disk is not None and self.table.current is None and \
+                isinstance(pending[0], OPENS_A_ROUND):
+            pending[:0] = self._disk_state()
+        while pending:
+            before = self.table.current
+            was_on_hold = before is not None and before.machine.state == "hold"
+            stamped, done = self._stamp(pending.pop(0))
+            effects += done
+            entries.append(self._entry(stamped, before, was_on_hold, done))
+            if self._checkpoint_due(before):
+                pending.append(Checkpoint(seq=0, state=self.table.snapshot(), reason="rounds",
+                                          head=self._head_after(entries)))
+        self._write(entries)
+        return effects
+
+    def _write(self, entries: list[Entry]) -> None:
+        if self.journal is None:
+            return
+        try:
+            self.journal.append_batch(entries)
+        except JournalError:
+            self.table = self._load()
+            raise
+
+    def _head_after(self, entries: list[Entry]) -> str:
+        """The chain value the journal will reach with `entries` (not yet written)."""
+        assert self.journal is not None
+        head = self.journal.head_hash
+        for entry in entries:
+            head = record_hash(head, entry.event)
+        return head
+
+    def _checkpoint_due(self, before: RoundRecord | None) -> bool:
+        table = self.table
+        return (self.journal is not None and before is not None and table.current is None
+                and table.rounds_played % self.checkpoint_rounds == 0)
+
+    def _disk_state(self) -> list[Event]:
+        """DiskLow or DiskOk if the disk crossed its reserve since the table last knew."""
+        assert self.disk is not None
+        free = self.disk.free(self.disk.folder)
+        low = free < self.disk.reserve
+        if low and not self.table.deal_refused:
+            return [DiskLow(seq=0, free=free, reserve=self.disk.reserve)]
+        if not low and self.table.deal_refused:
+            return [DiskOk(seq=0, free=free)]
+        return []
+
+    def _entry(self, event: Event, before: RoundRecord | None, was_on_hold: bool,
+               effects: list[Effect]) -> Entry:
+        """The event with its messages for the floor, and the round's row when its status or
+        settlements changed."""
+        record = self.table.touched
+        outbox = messages(event, record, before, was_on_hold, effects)
+        if record is None:
+            return Entry(event, None, outbox)
+        machine = record.machine
+        state = (record.status, len(machine.settlements))
+        finished = record is not self.table.current
+        if self._written.get(record.number) == state and not finished:
+            return Entry(event, None, outbox)
+        self._written[record.number] = state
+        if finished:
+            self._written.pop(record.number, None)
+        row = RoundRow(record.number, record.events[0].seq if record.events else event.seq,
+                       event.seq if finished else None, record.status, machine.settlements)
+        return Entry(event, row, outbox)
+
+    # ----- gaming days -----------------------------------------------------------------------
+
+    def close_day(self, label: str, by: str, signer: Signer | None) -> None:
+        """Close the gaming day: its summary, a checkpoint and the signed chain value, in one
+        transaction. Between rounds only (ValueError otherwise)."""
+        table = self.table
+        if table.current is not None:
+            raise ValueError(f"round {table.current.number} is not over: the day closes "
+                             "between rounds")
+        if self.journal is None:
+            raise ValueError("a day is closed in a journal")
+        ledger = table.day
+        first_round = table.rounds_played - sum(ledger.rounds.values()) + 1
+        first_seq = ledger.opened_seq or table.last_seq + 1
+        closed, _ = self._stamp(DayClosed(seq=0, day=label, by=by, summary=ledger.summary()))
+        checkpoint, _ = self._stamp(Checkpoint(seq=0, state=table.snapshot(), reason="day close",
+                                               head=self._head_after([Entry(closed)])))
+        head = self._head_after([Entry(closed), Entry(checkpoint)])
+        signed, _ = self._stamp(DaySigned(
+            seq=0, day=label, number=ledger.number, first_seq=first_seq, first_round=first_round,
+            last_round=table.rounds_played, signed_seq=checkpoint.seq, head=head,
+            key=signer.fingerprint if signer else "",
+            signature=signer.sign(day_message(label, checkpoint.seq, head)) if signer else ""))
+        self._write([Entry(closed, None, messages(closed, None, None, False, [])),
+                     Entry(checkpoint), Entry(signed)])
+
+    def _stamp(self, event: Event) -> tuple[Event, list[Effect]]:
+        """Stamp and apply one event of a batch that the caller journals."""
+        stamped = dataclasses.replace(event, seq=self.table.last_seq + 1, utc=self.utc(),
+                                      mono_ns=self.monotonic_ns())
+        try:
+            return stamped, self.table.apply(stamped)
+        except ValueError:
+            self.table = self._load()
+            raise

@@ -1,0 +1,158 @@
+"""Words for people: every internal key a dealer, a supervisor or an auditor would otherwise read
+(a round's phase, a wager, an award, an outcome, the moment a wager settled, a decision, a card),
+in one place, so that recall, the log, the export, `analyze`, the pit and the dealer display say
+the same thing. Machine interfaces (`--json`, JSON Lines, the APIs' keys) keep the keys.
+
+Wagers and awards are named by the pay tables themselves (`name`, `[names]`): a table's own when
+its configuration is at hand, else the shipped ones (`shipped()`), as on the floor, which holds
+no table's configuration. A key no table names is made readable, never shown raw."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from functools import cache
+from types import MappingProxyType
+from typing import Final
+
+from controller.game.cards import CardError, parse_card
+from controller.game.paytables import PayTable, PayTables
+
+# A round's state or status (`RoundRecord.status`, the floor's "phase"), as the pit says it.
+PHASES: Final = {
+    "idle": "between rounds", "betting": "betting", "locked": "bets locked",
+    "dealing": "dealing", "insurance": "insurance", "player_turns": "players' turns",
+    "dealer_turn": "dealer's turn", "settled": "settled", "hold": "on hold",
+    "computed": "payout ready", "shown": "paying out", "confirmed": "payout confirmed",
+    "closed": "closed", "voided": "voided",
+}
+GAME_WAGERS: Final = {"main": "Main", "insurance": "Insurance", "player": "Player",
+                      "banker": "Banker", "tie": "Tie"}  # the games' own wagers: no pay table
+SIDES: Final = {"lucky8_player": "Player", "lucky8_banker": "Banker"}  # Lucky 8's two spots
+OUTCOMES: Final = {"win": "won", "lose": "lost", "push": "push", "surrender": "surrendered",
+                   "refused": "refused", "returned": "returned"}
+# When in the round a wager settled (`Settlement.stage`), as the dealer says it.
+MOMENTS: Final = {"lock": "when bets were locked", "deal": "after the deal",
+                  "insurance": "at insurance", "peek": "after the peek", "play": "during play",
+                  "dealer": "during the dealer's hand", "end": "at the end of the round",
+                  "void": "when the round was voided"}
+DECISIONS: Final = {"no_insurance": "no insurance", "even_money": "even money",
+                    "no_even_money": "no even money"}  # the others are words already
+# What happened (an event's kind), where its key made readable would not say it.
+EVENTS: Final = {"payout_shown": "payout on the dealer display"}
+# Why a wager was refused at bet lock (the award of a refused settlement).
+REFUSALS: Final = {"spot_not_offered": "not offered at this table",
+                   "side_without_main": "no main wager"}
+SUITS: Final = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
+NO_TABLES: Final[Mapping[str, PayTable]] = MappingProxyType({})
+
+
+def readable(key: str) -> str:
+    """A key no table of words has: 'cut_card_reached' -> 'cut card reached'."""
+    return key.replace("_", " ")
+
+
+def phase_words(state: str) -> str:
+    return PHASES.get(state) or readable(state)
+
+
+def outcome_words(outcome: str) -> str:
+    return OUTCOMES.get(outcome) or readable(outcome)
+
+
+def moment_words(stage: str) -> str:
+    return MOMENTS.get(stage) or readable(stage)
+
+
+def event_words(kind: str) -> str:
+    return EVENTS.get(kind) or readable(kind)
+
+
+def decision_words(action: str) -> str:
+    return DECISIONS.get(action) or readable(action)
+
+
+def card_words(text: str) -> str:
+    """'TD' -> '10♦', as the display draws it; text that is no card stays as it came."""
+    try:
+        card = parse_card(text)
+    except CardError:
+        return text
+    rank = str(card)[0]
+    return ("10" if rank == "T" else rank) + SUITS[card.suit]
+
+
+def where_words(to: str) -> str:
+    """Where a card went: 'to seat 2 hand 1', 'to the banker'; out of play, why: '(burn)'."""
+    return f"to {to}" if to.startswith(("seat ", "the ")) else f"({to})"
+
+
+def dealt_words(card: str | None, to: str) -> str:
+    """'10♦ to the banker'; a card the shoe could not read (None) says so."""
+    return f"{card_words(card)} {where_words(to)}" if card is not None else \
+        "a card the shoe could not read"
+
+
+def _table(bet: str, tables: Mapping[str, PayTable]) -> PayTable | None:
+    """A wager's pay table: by the configuration's key ('lucky8_player'), else by its bet
+    ('lucky8', as the day's totals name Lucky 8), else a shipped one (a wager on a spot the
+    table does not offer is still called by its name)."""
+    return tables.get(bet) or next((t for t in tables.values() if t.bet == bet), None) or \
+        shipped().get(bet)
+
+
+def wager_words(wager: str, tables: Mapping[str, PayTable], hand: int | None = None) -> str:
+    """'Lucky 8 · Banker', 'Blackjack Tie · Left Side', "Dead Man's Hand", 'Main'; with a hand
+    number, 'Main, hand 2' (a split seat names each of its hands)."""
+    name = GAME_WAGERS.get(wager)
+    if name is None:
+        bet, _, spot = wager.partition(".")
+        table = _table(bet, tables)
+        name = table.wager_name() if table else readable(bet).title()
+        if wager in SIDES:
+            name = f"{name} · {SIDES[wager]}"
+        elif spot:
+            name = f"{name} · {table.award_name(spot) if table else spot}"
+    return f"{name}, hand {hand}" if hand else name
+
+
+def award_words(wager: str, award: str, tables: Mapping[str, PayTable]) -> str:
+    """A pay table's award by its name ('stiff_winner' -> 'Stiff Winner'); a refusal by its
+    reason; the rules' own prose ('player bust', 'tie on 17') as it is."""
+    table = None if wager in GAME_WAGERS else _table(wager.partition(".")[0], tables)
+    if table is not None and award in table.pays:
+        return table.award_name(award)
+    return REFUSALS.get(award, award)
+
+
+def split_seats(settlements: Iterable[tuple[int, str, int | None]]) -> set[int]:
+    """The seats whose main wager was split, from a round's (seat, wager, hand): each of their
+    hands is named, so that two hands never read as the same line."""
+    return {seat for seat, wager, hand in settlements if wager == "main" and (hand or 0) > 1}
+
+
+def settled_wager(seat: int, wager: str, hand: int | None, split: set[int],
+                  tables: Mapping[str, PayTable]) -> str:
+    """The wager of a settlement, its hand named when the seat split."""
+    return wager_words(wager, tables, hand if wager == "main" and seat in split else None)
+
+
+def by_bet(tables: Iterable[PayTable]) -> Mapping[str, PayTable]:
+    """One table per bet and configuration key, with every award any of that bet's `tables`
+    names (the first table's name first): the words for a report over many tables."""
+    merged: dict[str, PayTable] = {}
+    for table in tables:
+        first = merged.get(table.bet, table)
+        names = {key: first.award_name(key) for key in first.pays}
+        names |= {key: table.award_name(key) for key in table.pays if key not in names}
+        merged[table.bet] = replace(first, pays=MappingProxyType({**table.pays, **first.pays}),
+                                    names=MappingProxyType(names))
+    if "lucky8" in merged:
+        merged |= dict.fromkeys(SIDES, merged["lucky8"])
+    return MappingProxyType(merged)
+
+
+@cache
+def shipped() -> Mapping[str, PayTable]:
+    """The shipped pay tables' words: where no table's configuration is at hand (the floor)."""
+    return by_bet(PayTables.load())

@@ -1,0 +1,444 @@
+"""The round controller: a `transitions` state machine per game, driven by events.
+
+It orchestrates the phases of one round (betting -> locked -> dealing -> [insurance -> player
+turns -> dealer turn] -> settled -> closed, plus hold and voided) and calls the pure rules: the
+wager checks at bet lock and the game's play engine, which knows which hand the next card belongs
+to. Anything the rules say should not happen (a card no hand may take, a wager changed after the
+lock, a card dealt over an uncleared alert) puts the round on hold with a plain message; only an
+explicit event takes it off (docs/RULINGS.md: Irregularities). No clock, no I/O: the same
+events give the same round.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Final
+
+from transitions import Machine
+
+from controller.game.alerts import Alert
+from controller.game.cards import Card, parse_card
+from controller.game.events import (
+    AlertsCleared,
+    BetsLocked,
+    CardAssigned,
+    CardDrawn,
+    CardVoided,
+    DealerAction,
+    Event,
+    PayoutConfirmed,
+    PayoutShown,
+    Resumed,
+    RoundVoided,
+    WagerPlaced,
+)
+from controller.game.rules.baccarat import BaccaratRules
+from controller.game.rules.baccarat_play import BaccaratPlay
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.play import DecisionDue, Expectation, NoCardDue, PlayError
+from controller.game.rules.settlement import REFUSED, RETURNED, Outcome, Settlement, settle
+from controller.game.rules.wager_checks import check_wagers
+from controller.game.table_config import TableConfig
+
+IN_PLAY: Final = {
+    "blackjack": ("dealing", "insurance", "player_turns", "dealer_turn"),
+    "baccarat": ("dealing",),
+}
+STAGE_TO_STATE: Final = {"deal": "dealing", "insurance": "insurance", "play": "player_turns",
+                         "dealer": "dealer_turn", "done": "settled"}
+SET_ASIDE, MISREAD, VOIDED, BURN = "set aside", "misread", "voided", "burn"
+FINAL_STATES: Final = ("closed", "voided")
+
+Effect = Settlement | Alert
+_MACHINES: dict[str, Machine] = {}
+
+
+class _LeanMachine(Machine):
+    """A Machine that binds nothing per trigger or state to each model it adds: rounds fire
+    their triggers by name (`self.trigger("lock")`), and binding the `lock()`, `is_<state>()`
+    and `may_<trigger>()` helpers that nothing calls took a tenth of the controller's time.
+    (Overrides transitions' own hooks; should they be renamed, the binding simply comes back.)"""
+
+    def _add_model_to_state(self, state: object, model: object) -> None:
+        pass
+
+    def _add_trigger_to_model(self, trigger: str, model: object) -> None:
+        pass
+
+
+def _machine(game: str) -> Machine:
+    """One `transitions` machine per game, shared by every round of that game as a model:
+    building a machine per round cost a third of the controller's time."""
+    if game not in _MACHINES:
+        in_play = IN_PLAY[game]
+        live = ["betting", "locked", *in_play, "settled"]
+        transitions: list[dict[str, object]] = [
+            {"trigger": "lock", "source": "betting", "dest": "locked"},
+            {"trigger": "start_deal", "source": "locked", "dest": "dealing",
+             "unless": "_blocked"},
+            {"trigger": "skip_deal", "source": "locked", "dest": "settled",  # no seat in play
+             "conditions": "_nothing_to_deal"},
+            {"trigger": "pause", "source": live, "dest": "hold"},
+            {"trigger": "close", "source": ["settled", "hold"], "dest": "closed",
+             "conditions": "_closable"},
+            {"trigger": "void", "source": [*live, "hold"], "dest": "voided"},
+        ]
+        for dest in (*in_play, "settled"):  # the play engine's phase leads; see _progressed
+            transitions.append({"trigger": f"advance_to_{dest}",
+                                "source": [s for s in in_play if s != dest], "dest": dest})
+        for dest in live:
+            transitions.append({"trigger": "resume", "source": "hold", "dest": dest,
+                                "conditions": f"_held_from_{dest}"})
+        _MACHINES[game] = _LeanMachine(model=None, states=[*live, "hold", *FINAL_STATES],
+                                        transitions=transitions, initial="betting",
+                                        auto_transitions=False)
+    return _MACHINES[game]
+
+
+@dataclass(frozen=True, slots=True)
+class DealtCard:
+    card: Card | None  # None: a misread the shoe could not name
+    to: str  # "seat 2 hand 1", "the dealer", "the banker", or SET_ASIDE, MISREAD, VOIDED, BURN
+    seq: int
+
+
+def parse_target(to: str) -> tuple[int | None, int, str]:
+    """'seat 2 hand 1' / 'seat 2' -> (2, 1, ''); 'dealer' -> (None, 1, 'dealer'); 'player'."""
+    text = to.strip().lower().removeprefix("the ")
+    if text in ("dealer", "player", "banker"):
+        return None, 1, text
+    match = re.fullmatch(r"seat\s*(\d+)(?:\s*hand\s*(\d+))?", text)
+    if not match:
+        raise ValueError(f"{to!r} names no hand (e.g. 'seat 2 hand 1', 'dealer', 'banker')")
+    return int(match.group(1)), int(match.group(2) or 1), ""
+
+
+class RoundMachine:
+    """One round at one table. Feed it events with `handle`; read its state and records."""
+
+    state: str
+    trigger: Callable[..., bool]  # added by transitions.Machine
+
+    def __init__(self, config: TableConfig) -> None:
+        self.config = config
+        self.wagers: dict[int, dict[str, int]] = {}
+        self.accepted: dict[int, dict[str, int]] = {}
+        self.alerts: list[Alert] = []
+        self.blocking: list[Alert] = []
+        self.settlements: list[Settlement] = []
+        self.cards: list[DealtCard] = []
+        self.hold_reason: str | None = None
+        self.held_from: str | None = None
+        self.payout: str | None = None  # None, "shown", "confirmed"
+        self.review = False  # on hold for review of a payout computed before a restart
+        self.play: BlackjackPlay | BaccaratPlay | None = None
+        _machine(config.game).add_model(self)
+
+    def release(self) -> None:
+        """Leave the game's shared machine (the round is archived or rebuilt); the state stays
+        readable."""
+        _machine(self.config.game).remove_model(self)
+
+    # Conditions of the shared machine, by name (a shared machine cannot close over one round).
+    def _blocked(self) -> bool:
+        return bool(self.blocking)
+
+    def _nothing_to_deal(self) -> bool:
+        return self._engine_state() == "settled" and not self.blocking
+
+    def _closable(self) -> bool:
+        return self.state == "settled" or self.review
+
+    # ----- queries ---------------------------------------------------------------------------
+
+    @property
+    def settled(self) -> bool:
+        """Every wager is settled (the round may be on hold for review)."""
+        return self.state == "settled" or (self.state == "hold" and self.held_from == "settled")
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINAL_STATES
+
+    @property
+    def in_progress(self) -> bool:
+        """Cards are out, or the bets are locked, and the round is not closed."""
+        return self.state not in ("betting", *FINAL_STATES)
+
+    def _pending_index(self) -> int | None:
+        for index in range(len(self.cards) - 1, -1, -1):
+            if self.cards[index].to in (SET_ASIDE, MISREAD):
+                return index
+            if self.cards[index].to != VOIDED:
+                return None
+        return None
+
+    @property
+    def pending_card(self) -> DealtCard | None:
+        """The latest set-aside or misread card a supervisor must assign or void, if any."""
+        index = self._pending_index()
+        return None if index is None else self.cards[index]
+
+    def expected(self) -> Expectation | None:
+        """What the round waits for (None while betting, on hold, blocked, or when it is over)."""
+        if self.play is None or self.state == "hold" or self.blocking or self.finished:
+            return None
+        return self.play.expected()
+
+    def _engine_state(self) -> str:
+        assert self.play is not None
+        return STAGE_TO_STATE[self.play.stage]
+
+    # ----- events ----------------------------------------------------------------------------
+
+    def handle(self, event: Event) -> list[Effect]:
+        """Apply one event; returns the settlements and alerts it produced, in order."""
+        if self.finished:
+            return [self._alert("round_closed", f"round is {self.state}: {event.kind} ignored")]
+        if isinstance(event, WagerPlaced):
+            return self._wager(event)
+        if isinstance(event, BetsLocked):
+            return self._lock() if self.state == "betting" else []
+        if isinstance(event, AlertsCleared):
+            self.blocking = []
+            if self.state == "locked":
+                self.trigger("skip_deal")
+            return []
+        if isinstance(event, CardDrawn):
+            return self._card(event)
+        if isinstance(event, DealerAction):
+            return self._action(event)
+        if isinstance(event, Resumed):
+            return self._resume()
+        if isinstance(event, CardAssigned):
+            return self._assign(event)
+        if isinstance(event, CardVoided):
+            return self._void_pending(event)
+        if isinstance(event, RoundVoided):
+            return self._void_round(event)
+        if isinstance(event, PayoutShown | PayoutConfirmed):
+            return self._payout(event)
+        raise TypeError(f"the round machine does not take {type(event).__name__}")
+
+    def _alert(self, code: str, message: str, seat: int | None = None) -> Alert:
+        alert = Alert(code, message, seat)
+        self.alerts.append(alert)
+        return alert
+
+    def _wager(self, event: WagerPlaced) -> list[Effect]:
+        if self.state == "betting":
+            seat_wagers = self.wagers.setdefault(event.seat, {})
+            if event.amount > 0:
+                seat_wagers[event.spot] = event.amount
+            else:
+                seat_wagers.pop(event.spot, None)
+            return []
+        if self.settled or any(s.seat == event.seat and s.wager == event.spot
+                               for s in self.settlements):
+            return []  # chips move while the dealer pays and collects (a side bet lost at the
+            # deal taken away, a refused wager handed back), however early in the round
+        before = self.wagers.get(event.seat, {}).get(event.spot, 0)
+        if before == event.amount:
+            return []
+        code = "past_posting" if event.amount > before else "pinching"
+        alert = Alert(code, f"seat {event.seat}: {event.spot} changed from {before} to "
+                      f"{event.amount} after bets were locked; the new amount is not accepted",
+                      event.seat, event.spot, blocking=True)
+        self.alerts.append(alert)
+        return [alert, *self.hold(alert.message)]
+
+    def _lock(self) -> list[Effect]:
+        self.trigger("lock")
+        self.accepted, alerts = check_wagers(self.config, self.wagers)
+        self.alerts += alerts
+        self.blocking = [a for a in alerts if a.blocking]
+        refused = [settle(a.seat, a.spot, self.wagers[a.seat][a.spot],
+                          Outcome(REFUSED, a.code), self.config.rounding_unit, stage="lock")
+                   for a in alerts if a.refused and a.seat is not None and a.spot is not None]
+        self.settlements += refused
+        self.play = self._new_play()
+        if self._engine_state() == "settled":  # no seat in play; the guard checks the alerts
+            self.trigger("skip_deal")
+        return [*alerts, *refused]
+
+    def _card(self, event: CardDrawn) -> list[Effect]:
+        card = parse_card(event.card)
+        effects: list[Effect] = []
+        if self.state == "betting":
+            effects += self._lock()  # the first card out of the shoe closes the betting
+        if self.state == "hold":
+            self.cards.append(DealtCard(card, SET_ASIDE, event.seq))
+            return effects
+        if self.state == "locked" and self.blocking:
+            return [*effects, *self.set_aside(card, event.seq,
+                                              "a card came out before the alerts were cleared")]
+        if self.state == "locked":
+            self.trigger("start_deal")
+        assert self.play is not None
+        expected = self.play.expected()
+        try:
+            new = self.play.take_card(card)
+        except NoCardDue as exc:
+            return [*effects, *self.set_aside(card, event.seq, str(exc))]
+        self.cards.append(DealtCard(card, self._target_text(expected), event.seq))
+        return [*effects, *self._progressed(new)]
+
+    def set_aside(self, card: Card | None, seq: int, reason: str) -> list[Effect]:
+        """Keep a card out of play (None: a misread) and hold the round for a supervisor."""
+        self.cards.append(DealtCard(card, SET_ASIDE if card else MISREAD, seq))
+        return self.hold(reason)
+
+    @staticmethod
+    def _target_text(expected: Expectation | None) -> str:
+        """Where a card went: the hand that was due one, or the hand a hit went to."""
+        if isinstance(expected, DecisionDue):
+            return f"seat {expected.seat} hand {expected.hand}"
+        return str(expected)
+
+    def _progressed(self, new: list[Settlement]) -> list[Effect]:
+        self.settlements += new
+        # Most cards and decisions leave the engine in the same phase: no transition to try.
+        engine = self._engine_state()
+        if self.state not in ("hold", engine):
+            self.trigger(f"advance_to_{engine}")
+        return list(new)
+
+    def _action(self, event: DealerAction) -> list[Effect]:
+        if not isinstance(self.play, BlackjackPlay) or self.state not in ("insurance",
+                                                                          "player_turns"):
+            return [self._alert("action_not_open", f"seat {event.seat}: {event.action} is not "
+                                f"open now ({self.state.replace('_', ' ')})", event.seat)]
+        try:
+            new = self.play.decide(event.seat, event.hand, event.action)
+        except PlayError as exc:
+            return [self._alert("action_not_open", str(exc), event.seat)]
+        return self._progressed(new)
+
+    def _new_play(self) -> BlackjackPlay | BaccaratPlay:
+        config = self.config
+        if isinstance(config.rules, BlackjackRules):
+            return BlackjackPlay(config.rules, self.accepted, config.pay_tables,
+                                 config.rounding_unit, config.aggregate_limits)
+        assert isinstance(config.rules, BaccaratRules)
+        return BaccaratPlay(config.rules, self.accepted, config.pay_tables, config.rounding_unit,
+                            config.aggregate_limits)
+
+    # ----- hold and corrections --------------------------------------------------------------
+
+    def hold(self, reason: str, review: bool = False) -> list[Effect]:
+        """Stop the round with a plain message until an explicit event takes it off hold. A
+        review hold (a settled round after a restart) is the one the dealer may end by
+        confirming the payout."""
+        if self.state != "hold":
+            self.held_from = self.state
+            self.trigger("pause")
+        self.review = review and self.held_from == "settled"
+        self.hold_reason = reason
+        alert = Alert("hold", f"ROUND ON HOLD: {reason}", blocking=True)
+        self.alerts.append(alert)
+        return [alert]
+
+    def _resume(self) -> list[Effect]:
+        if self.state != "hold":
+            return []
+        if self.pending_card is not None:
+            return [self._alert("card_pending", "a set-aside card must be assigned to a hand or "
+                                "voided before the round resumes")]
+        if self.held_from == "locked":
+            self.blocking = []  # whoever resumed has dealt with what blocked the deal
+        self.trigger("resume")
+        self.hold_reason = None
+        self.review = False
+        return []
+
+    def _assign(self, event: CardAssigned) -> list[Effect]:
+        pending = self.pending_card
+        if self.state != "hold" or pending is None:
+            return [self._alert("no_card_pending", "there is no set-aside card to assign")]
+        card = pending.card
+        try:
+            if event.card:
+                card = parse_card(event.card)
+            seat, hand, side = parse_target(event.to)
+        except ValueError as exc:
+            return [self._alert("bad_correction", f"cannot assign the card: {exc}")]
+        if card is None:
+            return [self._alert("bad_correction", "a misread card must be named to assign it")]
+        reason, held_from = self.hold_reason, self.held_from
+        self.cards.remove(pending)
+        if held_from == "locked":
+            self.blocking = []
+        self.trigger("resume")
+        if self.state == "locked":
+            self.trigger("start_deal")
+        assert self.play is not None
+        try:
+            if isinstance(self.play, BlackjackPlay):
+                if side not in ("", "dealer"):
+                    raise PlayError(f"{event.to!r} is not a blackjack hand")
+                new = self.play.force_card(card, seat, hand)
+            else:
+                new = self.play.force_card(card, side)
+        except PlayError as exc:
+            self.held_from, self.hold_reason = held_from, reason
+            self.cards.append(pending)
+            self.trigger("pause")
+            return [self._alert("bad_correction", f"cannot assign {card} to {event.to}: {exc}")]
+        self.hold_reason = None
+        self.cards.append(DealtCard(card, event.to, event.seq))
+        return self._progressed(new)
+
+    def _void_pending(self, event: CardVoided) -> list[Effect]:
+        """Void a set-aside or misread card (a played card is voided by the table, which
+        rebuilds the round without it)."""
+        index = self._pending_index()
+        if index is None:
+            return [self._alert("no_card_pending", "there is no set-aside card to void")]
+        self.cards[index] = replace(self.cards[index], to=VOIDED)
+        return []
+
+    def _void_round(self, event: RoundVoided) -> list[Effect]:
+        returned = [settle(seat, wager, stake, Outcome(RETURNED, "round voided"),
+                           self.config.rounding_unit, hand=hand, stage="void")
+                    for (seat, wager, hand), stake in self._stakes().items()]
+        self.trigger("void")
+        self.settlements = returned
+        return [self._alert("round_voided", f"round voided by {event.by}: return every wager"
+                            + (f" ({event.reason})" if event.reason else "")), *returned]
+
+    def _stakes(self) -> dict[tuple[int, str, int | None], int]:
+        """Every stake on the table in this round, by wager (main hands one by one)."""
+        stakes: dict[tuple[int, str, int | None], int] = {
+            (s.seat, s.wager, s.hand): s.stake for s in self.settlements}
+        for seat, spots in self.wagers.items():
+            for spot, amount in spots.items():
+                if (seat, spot, None) not in stakes and (seat, spot, 1) not in stakes:
+                    stakes[(seat, spot, 1 if spot == "main" else None)] = amount
+        if isinstance(self.play, BlackjackPlay):
+            for play_seat in self.play.seats:
+                for index, hand in enumerate(play_seat.hands):
+                    stakes[(play_seat.number, "main", index + 1)] = hand.stake
+                if play_seat.insurance:
+                    stakes[(play_seat.number, "insurance", None)] = play_seat.insurance
+        return stakes
+
+    def _payout(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
+        if not (self.state == "settled" or self.review):
+            why = f"on hold: {self.hold_reason}" if self.state == "hold" else "not settled"
+            return [self._alert("payout_not_ready", f"{event.kind}: the round is {why}")]
+        if isinstance(event, PayoutShown):
+            self.payout = self.payout or "shown"
+            return []
+        self.payout = "confirmed"
+        self.trigger("close")
+        self.hold_reason = None
+        return []
+
+
+for _state in ("betting", "locked", "dealing", "insurance", "player_turns", "dealer_turn",
+               "settled"):
+    setattr(RoundMachine, f"_held_from_{_state}",
+            lambda self, state=_state: self.held_from == state)

@@ -1,0 +1,597 @@
+"""The table: every event folded into the state of one table, round after round.
+
+It holds the configuration in force, the shoe (cards seen, cut card, burn), the current round and
+the recent ones, and applies the table-level procedures: new shoe (with the baccarat burn), cut
+card, shoe empty, misreads, impossible duplicates, lost devices, a restart with an unconfirmed
+payout, and the supervisor's corrections. Pure: the same events always give the same table, so
+crash recovery, game recall and replay are all one fold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from fractions import Fraction
+from typing import Any, ClassVar, Final
+
+from controller.game.alerts import Alert
+from controller.game.cards import Card, parse_card
+from controller.game.day_ledger import DayLedger
+from controller.game.events import (
+    BetsLocked,
+    CardAssigned,
+    CardDrawn,
+    CardMisread,
+    CardVoided,
+    Checkpoint,
+    ConfigChanged,
+    ControllerStarted,
+    CutCardReached,
+    DayClosed,
+    DaySigned,
+    DealerAction,
+    DeviceAlarm,
+    DeviceFound,
+    DeviceLost,
+    DiskLow,
+    DiskOk,
+    Event,
+    NewShoe,
+    ShoeEmpty,
+    SupervisorRefused,
+    WagerPlaced,
+    canonical,
+    is_correction,
+)
+from controller.game.money import from_minor
+from controller.game.names import (
+    NO_TABLES,
+    award_words,
+    card_words,
+    decision_words,
+    event_words,
+    outcome_words,
+    readable,
+    settled_wager,
+    wager_words,
+    where_words,
+)
+from controller.game.paytables import PayTable, PayTables
+from controller.game.round_machine import BURN, VOIDED, DealtCard, Effect, RoundMachine
+from controller.game.rules.baccarat_play import BaccaratPlay
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.table_config import TableConfig, build_table
+
+OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
+CLOSING: Final = (DayClosed, Checkpoint, DaySigned)  # the end of a day, never the next one's start
+SNAPSHOT_VERSION: Final = 1
+REVIEW = ("the controller restarted before this payout was confirmed: check the cards and the "
+          "chips on the table, then confirm the payout or void the round")
+
+
+@dataclass
+class RoundRecord:
+    """One round: its machine, the events applied to it (for rebuilds) and its log (for recall)."""
+
+    number: int
+    machine: RoundMachine
+    shoe: int = 0  # the shoe it was dealt from (for the baccarat bead road)
+    events: list[Event] = field(default_factory=list)
+    log: list[tuple[int, str, str]] = field(default_factory=list)  # (seq, utc, text)
+    voided_cards: set[int] = field(default_factory=set)  # seqs of played cards voided
+    played_voids: set[int] = field(default_factory=set)  # CardVoided seqs that voided them
+    # What the table (not the round's rules) decided for an event: hold with a reason, or set
+    # the event's card aside with a reason. Kept so that a rebuild decides the same.
+    table_actions: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        """computed / shown / confirmed / voided, or the round's state while it is open."""
+        machine = self.machine
+        if machine.state == "voided":
+            return "voided"
+        if machine.settled or machine.state == "closed":
+            return {None: "computed", "shown": "shown"}.get(machine.payout, "confirmed")
+        return machine.state
+
+
+@dataclass
+class Shoe:
+    number: int = 0
+    counts: Counter[Card] = field(default_factory=Counter)
+    cut_card: bool = False
+    change_required: bool = False
+    burn_left: int | None = None  # baccarat burn: -1 waits for the card that says how many
+    # Each baccarat coup of this shoe, (player cards, banker cards): the scoreboard's roads.
+    coups: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_state(self) -> dict[str, Any]:
+        return {"number": self.number, "cut_card": self.cut_card,
+                "change_required": self.change_required, "burn_left": self.burn_left,
+                "counts": dict(sorted((str(card), n) for card, n in self.counts.items() if n)),
+                "coups": [list(coup) for coup in self.coups]}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Shoe:
+        return cls(state["number"],
+                   Counter({parse_card(card): n for card, n in state["counts"].items()}),
+                   state["cut_card"], state["change_required"], state["burn_left"],
+                   [(player, banker) for player, banker in state["coups"]])
+
+
+def config_from_event(event: ConfigChanged) -> TableConfig:
+    """Rebuild a table configuration from the journal alone: the pay tables travel with it."""
+    tables = [PayTable(key.split("/")[0], key.split("/")[1], t["title"],
+                       {k: Fraction(v) for k, v in t["pays"].items()}, t["path"], t["sha256"],
+                       t.get("name", ""), t.get("names", {}))
+              for key, t in event.tables.items()]
+    return build_table(event.game, event.rules, event.pay_tables, PayTables(tables))
+
+
+def config_change(game: str, rules: dict[str, Any], pay_tables: dict[str, str],
+                  registry: PayTables) -> ConfigChanged:
+    """The event that puts a configuration in force (validated on the way)."""
+    config = build_table(game, rules, pay_tables, registry)
+    tables = {f"{t.bet}/{t.id}": {"title": t.title, "path": t.path, "sha256": t.sha256,
+                                  "pays": {k: str(v) for k, v in t.pays.items()},
+                                  "name": t.name, "names": dict(t.names)}
+              for t in config.pay_tables.values()}
+    return ConfigChanged(seq=0, game=game, rules=dict(rules), pay_tables=dict(pay_tables),
+                         tables=tables)
+
+
+@dataclass
+class PinState:
+    """Wrong supervisor PINs and the lockout they started, as the journal tells them: a restart
+    must not clear a lockout (times in UTC, from the refusals' stamps)."""
+
+    failures: list[str] = field(default_factory=list)  # since the last lockout
+    locked_until: str | None = None
+
+    KEEP: ClassVar[int] = 10  # more than any lockout threshold
+
+    def note(self, event: SupervisorRefused) -> None:
+        if not event.counted or not event.utc:
+            return
+        if event.lockout_s:
+            self.failures = []
+            until = datetime.fromisoformat(event.utc) + timedelta(seconds=event.lockout_s)
+            self.locked_until = until.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        else:
+            self.failures = [*self.failures, event.utc][-self.KEEP:]
+
+    def to_state(self) -> dict[str, Any]:
+        return {"failures": list(self.failures), "locked_until": self.locked_until}
+
+
+def coup_of(play: BaccaratPlay) -> tuple[str, str]:
+    """A finished coup as the shoe keeps it for its roads: ('player cards', 'banker cards')."""
+    return " ".join(map(str, play.player)), " ".join(map(str, play.banker))
+
+
+class FoldMismatch(ValueError):
+    """A checkpoint or a day's summary says other than the fold of the records before it."""
+
+
+class Table:
+    """Folds events into table state. `apply` returns the effects of one event."""
+
+    def __init__(self, keep_rounds: int = 100) -> None:
+        self.config: TableConfig | None = None
+        self.config_event: ConfigChanged | None = None
+        self.current: RoundRecord | None = None
+        self.recent: deque[RoundRecord] = deque(maxlen=keep_rounds)
+        self.rounds_played = 0
+        self.shoe = Shoe()
+        self.lost_devices: set[str] = set()
+        self.table_log: deque[tuple[int, str, str]] = deque(maxlen=1000)
+        self.touched: RoundRecord | None = None  # the round the last event changed
+        self.last_seq = 0
+        self.last_shoe_frame = ""  # the shoe frame last committed, to drop a retransmission
+        self.day = DayLedger()
+        self.deal_refused: str | None = None  # why no new round may open (the disk's reserve)
+        self.pins = PinState()
+
+    # ----- queries ---------------------------------------------------------------------------
+
+    @property
+    def round(self) -> RoundMachine | None:
+        return self.current.machine if self.current else None
+
+    def rounds(self) -> list[RoundRecord]:
+        """The recent rounds, oldest first, the current one last."""
+        return [*self.recent, *([self.current] if self.current else [])]
+
+    def standing_alerts(self) -> list[str]:
+        """What stands between rounds and must be dealt with: lost devices, a shoe to change,
+        a disk at its reserve. (Set-aside cards and holds belong to a round.)"""
+        return ([f"lost contact with the {device}" for device in sorted(self.lost_devices)]
+                + (["change the shoe"] if self.shoe.change_required else [])
+                + ([f"do not deal: {self.deal_refused}"] if self.deal_refused else []))
+
+    def deal_blocked(self) -> str | None:
+        """Why no card may be dealt now: the journal's disk at its reserve, or a device lost
+        (a round dealt without its shoe or its pads could not be followed)."""
+        if self.deal_refused:
+            return self.deal_refused
+        if self.lost_devices:
+            return f"lost contact with the {', '.join(sorted(self.lost_devices))}"
+        return None
+
+    def lock_refused(self) -> str | None:
+        """Why the dealer may not lock the bets now (None: the lock may go ahead). Checked
+        where the dealer's request comes in, never in the fold, so that old journals refold
+        as they were written."""
+        machine = self.round
+        if machine is not None and machine.state != "betting":
+            return None  # past the lock: the round's own rules answer
+        return self.deal_blocked()
+
+    # ----- checkpoints -----------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything a fold needs to carry on from here: taken between rounds only."""
+        if self.current is not None:
+            raise ValueError("a checkpoint is taken between rounds")
+        config = self.config_event.to_record() if self.config_event else None
+        return {"v": SNAPSHOT_VERSION, "config": config,
+                "config_sha256": hashlib.sha256(canonical(config).encode()).hexdigest(),
+                "rounds_played": self.rounds_played, "shoe": self.shoe.to_state(),
+                "lost_devices": sorted(self.lost_devices), "last_shoe_frame":
+                self.last_shoe_frame, "deal_refused": self.deal_refused,
+                "alerts": self.standing_alerts(), "set_aside": [], "day": self.day.to_state(),
+                "pins": self.pins.to_state()}
+
+    @classmethod
+    def restore(cls, checkpoint: Checkpoint, keep_rounds: int = 100) -> Table:
+        """The table as it stood at `checkpoint`, ready to fold the records after it."""
+        state = checkpoint.state
+        if state.get("v") != SNAPSHOT_VERSION:
+            raise FoldMismatch(f"checkpoint {checkpoint.seq} is of version {state.get('v')}, "
+                               f"this tablectl reads version {SNAPSHOT_VERSION}")
+        table = cls(keep_rounds)
+        if state["config"] is not None:
+            event = ConfigChanged(**{k: v for k, v in state["config"].items() if k != "kind"})
+            table.config_event, table.config = event, config_from_event(event)
+        table.rounds_played = state["rounds_played"]
+        table.shoe = Shoe.from_state(state["shoe"])
+        table.lost_devices = set(state["lost_devices"])
+        table.last_shoe_frame = state["last_shoe_frame"]
+        table.deal_refused = state["deal_refused"]
+        table.day = DayLedger.from_state(state["day"])
+        table.pins = PinState(**state["pins"])
+        table.last_seq = checkpoint.seq
+        table.table_log.append((checkpoint.seq, checkpoint.utc, describe(checkpoint)))
+        return table
+
+    # ----- the fold --------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> list[Effect]:
+        if event.seq <= self.last_seq:
+            raise ValueError(f"event {event.seq} is not after event {self.last_seq}")
+        self.last_seq = event.seq
+        self.touched = None
+        if not isinstance(event, CLOSING):
+            self.day.open(event.seq, event.utc)
+        before = self.current
+        effects = self._apply(event)
+        self._note_day(event, before)
+        record = self.touched
+        if record is not None:
+            tables = record.machine.config.pay_tables
+            text = describe(event, tables)
+            if isinstance(event, CardDrawn) and (went := self._went(record, event.seq)):
+                text += f" {where_words(went)}"
+            record.log.append((event.seq, event.utc, text))
+            if effects:
+                split = split_so_far(record.machine)
+                record.log += [(event.seq, event.utc, describe_effect(e, tables, split))
+                               for e in effects]
+            if record.machine.finished and record is self.current:
+                self._archive()
+        else:
+            tables = self.config.pay_tables if self.config else NO_TABLES
+            self.table_log.append((event.seq, event.utc, describe(event, tables)))
+        return effects
+
+    def _note_day(self, event: Event, before: RoundRecord | None) -> None:
+        """Keep the day's ledger: holds as they start and end, corrections, refusals, faults."""
+        record = self.touched or before
+        number = record.number if record else None
+        on_hold = record is not None and record.machine.state == "hold"
+        if on_hold and self.day.open_hold is None and record is not None:
+            self.day.hold_started(record.number, event.seq, record.machine.hold_reason or "")
+        elif not on_hold and self.day.open_hold is not None:
+            self.day.hold_ended(event.seq, event.kind, getattr(event, "by", ""))
+        if is_correction(event):
+            self.day.corrections.add({"seq": event.seq, "round": number, "kind": event.kind,
+                                      "by": getattr(event, "by", "")})
+        elif isinstance(event, SupervisorRefused):
+            self.pins.note(event)
+            self.day.refusals.add({"seq": event.seq, "supervisor": event.supervisor,
+                                   "action": event.action, "reason": event.reason})
+        elif isinstance(event, DeviceLost | DeviceAlarm) and (
+                isinstance(event, DeviceLost) or event.hold):
+            self.day.faults.add({"seq": event.seq, "device": event.device,
+                                 "what": getattr(event, "reason", "") or
+                                 getattr(event, "code", "")})
+        elif isinstance(event, NewShoe):
+            self.day.shoes += 1
+
+    @staticmethod
+    def _went(record: RoundRecord, seq: int) -> str | None:
+        """Where the card of event `seq` went (searched from the latest card)."""
+        return next((c.to for c in reversed(record.machine.cards) if c.seq == seq), None)
+
+    def _apply(self, event: Event) -> list[Effect]:
+        if isinstance(event, ConfigChanged):
+            self.config_event, self.config = event, config_from_event(event)
+            return []
+        if isinstance(event, (*CLOSING, DiskLow, DiskOk)):
+            return self._journal_event(event)
+        if isinstance(event, ControllerStarted):
+            return self._restarted(event)
+        if isinstance(event, NewShoe | CutCardReached | ShoeEmpty):
+            return self._shoe_event(event)
+        if event.source.startswith("shoe#"):
+            self.last_shoe_frame = event.source
+        if isinstance(event, DeviceLost | DeviceFound | DeviceAlarm):
+            return self._device(event)
+        if isinstance(event, SupervisorRefused):
+            return [Alert("supervisor_refused", f"{event.action} refused for supervisor "
+                          f"{event.supervisor!r}: {event.reason}")]
+        if isinstance(event, CardDrawn) and (event.mode == "burn" or self.shoe.burn_left is not
+                                             None):
+            return self._burn(event)
+        record = self._round_for(event)
+        if record is None:
+            if self.deal_refused and isinstance(event, OPENS_A_ROUND):
+                return [Alert("do_not_deal", f"DO NOT DEAL: {self.deal_refused}",
+                              blocking=True)]
+            return [Alert("no_round", f"{event.kind}: no round is open")]
+        if isinstance(event, CardDrawn):
+            return self._card(record, event)
+        if isinstance(event, CardMisread):
+            return self._decide(record, event, "set_aside", "the shoe could not read a card"
+                                + (f" ({event.detail})" if event.detail else "")
+                                + ": name it and assign it to a hand, or void it")
+        if isinstance(event, CardVoided) and record.machine.pending_card is None:
+            return self._void_played_card(record, event)
+        if isinstance(event, CardAssigned) and event.card and record.machine.pending_card:
+            self.shoe.counts[parse_card(event.card)] += 1
+        return self._feed(record, event)
+
+    def _feed(self, record: RoundRecord, event: Event) -> list[Effect]:
+        """Apply one event to a round, the table's own decision first if it made one."""
+        self.touched = record
+        if not record.events or record.events[-1].seq < event.seq:  # not a refold of the round
+            record.events.append(event)
+        action = record.table_actions.get(event.seq)
+        if action is None:
+            return record.machine.handle(event)
+        what, reason = action
+        if what in ("hold", "review"):
+            return record.machine.hold(reason, review=what == "review")
+        card = parse_card(event.card) if isinstance(event, CardDrawn) else None
+        return record.machine.set_aside(card, event.seq, reason)
+
+    def _decide(self, record: RoundRecord, event: Event, what: str, reason: str
+                ) -> list[Effect]:
+        record.table_actions[event.seq] = (what, reason)
+        return self._feed(record, event)
+
+    def _journal_event(self, event: Event) -> list[Effect]:
+        """The journal's own events: checkpoints and day closes, checked against the fold, and
+        the disk's reserve."""
+        if isinstance(event, Checkpoint):
+            state = dict(event.state)
+            if self.snapshot() != state:
+                raise FoldMismatch(f"checkpoint {event.seq} differs from the fold of the "
+                                   "records before it")
+        elif isinstance(event, DayClosed):
+            if event.summary != self.day.summary():
+                raise FoldMismatch(f"the summary of day {event.day} (record {event.seq}) "
+                                   "differs from the fold of the day's records")
+            self.day = DayLedger(self.day.number + 1, last_label=event.day)
+        elif isinstance(event, DiskLow):
+            self.deal_refused = (f"the journal's disk is down to {event.free // 2**20} MiB "
+                                 f"(reserve {event.reserve // 2**20} MiB): copy closed days out "
+                                 "with `tablectl journal archive --to DIR`")
+            return [Alert("do_not_deal", f"DO NOT DEAL: {self.deal_refused}", blocking=True)]
+        elif isinstance(event, DiskOk):
+            self.deal_refused = None
+        return []
+
+    def _round_for(self, event: Event) -> RoundRecord | None:
+        if self.current is not None:
+            return self.current
+        if not isinstance(event, OPENS_A_ROUND) or self.config is None:
+            return None
+        if self.deal_refused:
+            return None
+        self.rounds_played += 1
+        self.current = RoundRecord(self.rounds_played, RoundMachine(self.config),
+                                   self.shoe.number)
+        return self.current
+
+    def _archive(self) -> None:
+        record = self.current
+        assert record is not None
+        record.machine.release()
+        self.day.round_finished(record.status, record.machine.settlements)
+        play = record.machine.play
+        if isinstance(play, BaccaratPlay) and play.stage == "done" and record.status != "voided":
+            self.shoe.coups.append(coup_of(play))
+        self.recent.append(record)
+        self.current = None
+        if self.shoe.cut_card:
+            self.shoe.change_required = True
+
+    def _card(self, record: RoundRecord, event: CardDrawn) -> list[Effect]:
+        card = parse_card(event.card)
+        machine = record.machine
+        assert self.config is not None
+        decks = self.config.rules.decks
+        if self.shoe.counts[card] >= decks:
+            return self._decide(record, event, "set_aside", f"{card} came out more often than "
+                                f"a {decks}-deck shoe holds it: an impossible duplicate")
+        self.shoe.counts[card] += 1
+        if self.shoe.change_required and machine.state in ("betting", "locked"):
+            return self._decide(record, event, "set_aside", "the cut card was reached: change "
+                                "the shoe before dealing a new round")
+        return self._feed(record, event)
+
+    def _burn(self, event: CardDrawn) -> list[Effect]:
+        card = parse_card(event.card)
+        self.shoe.counts[card] += 1
+        if self.shoe.burn_left == -1:  # baccarat: the first card says how many to burn
+            self.shoe.burn_left = 10 if card.is_ten_value else card.rank
+        elif self.shoe.burn_left is not None:
+            self.shoe.burn_left -= 1
+        if self.shoe.burn_left == 0:
+            self.shoe.burn_left = None
+        if self.current is not None:
+            self.touched = self.current
+            self.current.machine.cards.append(DealtCard(card, BURN, event.seq))
+        return []
+
+    def _shoe_event(self, event: NewShoe | CutCardReached | ShoeEmpty) -> list[Effect]:
+        machine = self.round
+        in_progress = machine is not None and machine.in_progress
+        if isinstance(event, CutCardReached):
+            self.shoe.cut_card = True
+            self.shoe.change_required = not in_progress
+            return [Alert("cut_card", "cut card reached: finish this round, then change the shoe")]
+        if isinstance(event, ShoeEmpty):
+            if self.current is not None and in_progress:
+                return self._decide(self.current, event, "hold", "the shoe is empty in the "
+                                    "middle of the round: bring a new shoe, then resume")
+            self.shoe.change_required = True
+            return [Alert("shoe_empty", "the shoe is empty: change the shoe")]
+        if in_progress and machine is not None and machine.state != "hold":
+            return [Alert("new_shoe_refused", "a new shoe can only come between rounds or while "
+                          "the round is on hold")]
+        self.shoe = Shoe(self.shoe.number + 1)
+        if event.burn and self.config is not None and self.config.game == "baccarat":
+            self.shoe.burn_left = -1
+        return [Alert("new_shoe", f"shoe {self.shoe.number} in play"
+                      + (": burn by the first card" if self.shoe.burn_left else ""))]
+
+    def _device(self, event: DeviceLost | DeviceFound | DeviceAlarm) -> list[Effect]:
+        machine = self.round
+        if isinstance(event, DeviceAlarm):
+            message = f"{event.device} {event.code}: {event.text}".rstrip(": ")
+            if event.hold and self.current is not None and machine is not None \
+                    and machine.in_progress:
+                return self._decide(self.current, event, "hold", f"{message}: check the table, "
+                                    "then resume")
+            return [Alert(f"{event.device}_alarm", message, blocking=event.hold)]
+        if isinstance(event, DeviceFound):
+            self.lost_devices.discard(event.device)
+            return [Alert("device_found", f"{event.device} is back"
+                          + ("; resume the round when ready" if self.round and
+                             self.round.state == "hold" else ""))]
+        self.lost_devices.add(event.device)
+        message = f"lost contact with the {event.device}" + (
+            f" ({event.reason})" if event.reason else "")
+        if self.current is not None and machine is not None and machine.in_progress:
+            return self._decide(self.current, event, "hold",
+                                f"{message}: check the table, reconnect it, then resume")
+        return [Alert("device_lost", message, blocking=True)]
+
+    def _restarted(self, event: ControllerStarted) -> list[Effect]:
+        machine = self.round
+        if self.current is not None and machine is not None and machine.settled \
+                and machine.state != "hold":
+            return self._decide(self.current, event, "review", REVIEW)
+        return []
+
+    def _void_played_card(self, record: RoundRecord, event: CardVoided) -> list[Effect]:
+        """Void the round's last played card: rebuild the round from its events without it,
+        then hold it until a supervisor resumes. Until the payout is confirmed a settlement
+        the card brought about is taken back with it."""
+        self.touched = record
+        played = [c for c in record.machine.cards if c.card is not None
+                  and c.to not in (VOIDED, BURN)]
+        if not played:
+            return [Alert("no_card_to_void", "cannot void the last card: no card was played")]
+        last = played[-1]
+        record.events.append(event)
+        record.voided_cards.add(last.seq)
+        record.played_voids.add(event.seq)
+        old = record.machine
+        old.release()
+        record.machine = RoundMachine(old.config)
+        for past in record.events:
+            if past.seq not in record.voided_cards and past.seq not in record.played_voids:
+                self._feed(record, past)
+        record.machine.cards.append(DealtCard(last.card, VOIDED, last.seq))
+        reason = f"card {last.card} voided by {event.by}: resume when the table matches"
+        record.table_actions[event.seq] = ("hold", reason)
+        return [*self._feed(record, event)]
+
+def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
+    """One line for game recall, in words (`controller.game.names`); `tables`: the pay tables in
+    force, which name the wagers."""
+    if isinstance(event, WagerPlaced):
+        return f"wager: seat {event.seat} {wager_words(event.spot, tables)} " \
+            f"{_money(event.amount)}"
+    if isinstance(event, CardDrawn):
+        return f"card {card_words(event.card)}" + (" (burn)" if event.mode == "burn" else "")
+    if isinstance(event, DealerAction):
+        return f"decision: seat {event.seat} hand {event.hand} {decision_words(event.action)}"
+    if isinstance(event, CardAssigned):
+        card = f" {card_words(event.card)}" if event.card else ""
+        return f"set-aside card{card} assigned to {event.to} by {event.by}"
+    if isinstance(event, SupervisorRefused):
+        lockout = f"; locked out for {event.lockout_s} s" if event.lockout_s else ""
+        return (f"{decision_words(event.action)} refused for supervisor {event.supervisor}: "
+                f"{event.reason}{lockout}")
+    if isinstance(event, DeviceAlarm):
+        return f"{event.device} alarm: {event.text}" + (" (on hold)" if event.hold else "")
+    if isinstance(event, ConfigChanged):
+        config = config_from_event(event)
+        offered = ", ".join(f"{wager_words(key, config.pay_tables)} #{table.id} "
+                            f"({table.sha256[:12]})" for key, table in
+                            config.pay_tables.items()) or "none"
+        options = ", ".join(f"{readable(k)} {_value(v)}" for k, v in event.rules.items())
+        return f"configuration: {event.game}; pay tables {offered}; rules {options or 'default'}"
+    if isinstance(event, Checkpoint):
+        return f"checkpoint ({event.reason})"
+    if isinstance(event, DayClosed):
+        return f"gaming day {event.day} closed by {event.by}"
+    if isinstance(event, DaySigned):
+        return f"gaming day {event.day} signed" + (f" (key {event.key})" if event.key else
+                                                    " (no key)")
+    fields = {k: v for k, v in event.to_dict().items()
+              if k not in ("kind", "seq", "utc", "mono_ns", "source")}
+    text = event_words(event.kind)
+    return f"{text}: " + ", ".join(f"{readable(k)} {_value(v)}" for k, v in fields.items()) \
+        if fields else text
+
+
+def _value(value: Any) -> str:
+    return ("yes" if value else "no") if isinstance(value, bool) else str(value)
+
+
+def _money(amount: int) -> str:
+    return f"{from_minor(amount):,}"
+
+
+def describe_effect(effect: Effect, tables: Mapping[str, PayTable], split: set[int]) -> str:
+    """An alert or a settlement, in words; `split`: the seats whose hands are named."""
+    if isinstance(effect, Alert):
+        return f"alert: {effect.message}"
+    wager = settled_wager(effect.seat, effect.wager, effect.hand, split, tables)
+    return (f"settled: seat {effect.seat} {wager}: {outcome_words(effect.outcome)} "
+            f"({award_words(effect.wager, effect.award, tables)}), net {_money(effect.net)}")
+
+
+def split_so_far(machine: RoundMachine) -> set[int]:
+    """The seats that have split: the play knows it before each of their hands settles."""
+    play = machine.play
+    return {seat.number for seat in play.seats if seat.splits} \
+        if isinstance(play, BlackjackPlay) else set()

@@ -1,0 +1,158 @@
+"""A table's configuration: game, table options, the pay tables it offers and its limits.
+
+Built from a plain mapping (a `settle` script's "rules" and "pay_tables", later the TOML table
+configuration). Game options go to the game's rules; the options below are the table's own.
+Amounts in the mapping are in currency units and become minor units here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from controller.game.money import to_minor
+from controller.game.paytables import TIE_SPOTS, PayTable, PayTables
+from controller.game.rules import baccarat, blackjack
+from controller.game.rules.baccarat import BaccaratRules
+from controller.game.rules.blackjack import BlackjackRules, RulesError
+
+GAMES: Final = ("blackjack", "baccarat")
+MAX_SEATS: Final = {"blackjack": 7, "baccarat": 9}
+BLACKJACK_SIDE_BETS: Final = ("lucky_stiff", "blackjack_tie", "lucky7", "dead_mans_hand")
+BACCARAT_MAIN: Final = ("player", "banker", "tie")
+LUCKY8_SPOTS: Final = ("lucky8_player", "lucky8_banker")
+TABLE_OPTIONS: Final = ("limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit",
+                        "four_wager_limit", "limited_wager_max")
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    game: str
+    rules: BlackjackRules | BaccaratRules
+    pay_tables: Mapping[str, PayTable]  # by side bet offered: "lucky7", "lucky8_player", ...
+    limits: Mapping[str, tuple[int, int | None]] = field(default_factory=dict)  # by spot family
+    rounding_unit: int = 1
+    aggregate_limits: Mapping[str, int] = field(default_factory=dict)  # by prize kind
+    lucky7_unit: int = 100
+    four_wager_limit: bool = False
+    limited_wager_max: int = 500
+
+    @property
+    def max_seats(self) -> int:
+        return MAX_SEATS[self.game]
+
+    def offered_spots(self) -> tuple[str, ...]:
+        """Every betting spot of the layout, in display order."""
+        if self.game == "baccarat":
+            return (*BACCARAT_MAIN, *(s for s in LUCKY8_SPOTS if s in self.pay_tables))
+        spots = ["main"]
+        for bet in BLACKJACK_SIDE_BETS:
+            if bet not in self.pay_tables:
+                continue
+            if bet == "blackjack_tie":
+                spots += [f"blackjack_tie.{s}" for s in TIE_SPOTS
+                          if s in self.pay_tables[bet].pays]
+            else:
+                spots.append(bet)
+        return tuple(spots)
+
+
+def prize_kind(spot: str) -> str:
+    """The odds-based prize a spot belongs to, for aggregate payout limits (WAC 230-15-490)."""
+    family = spot.split(".", 1)[0]
+    return "lucky8" if family in LUCKY8_SPOTS else family
+
+
+def build_table(game: str, options: Mapping[str, Any], pay_table_ids: Mapping[str, Any],
+                registry: PayTables) -> TableConfig:
+    """Validate and assemble a table; errors name the field (`rules.x`, `pay_tables.y`)."""
+    if game not in GAMES:
+        raise RulesError(f"game: {game!r} is not one of {', '.join(GAMES)}")
+    pay_tables = _pay_tables(game, pay_table_ids, registry)
+    game_options = {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
+    rules: BlackjackRules | BaccaratRules
+    if game == "blackjack":
+        rules = blackjack.make_rules(game_options, lucky7_offered="lucky7" in pay_tables)
+    else:
+        rules = baccarat.make_rules(game_options)
+    config = TableConfig(game, rules, pay_tables)
+    unit = _amount(options, "rounding_unit", 1)
+    if unit < 1:
+        raise RulesError("rules.rounding_unit: must be at least one cent")
+    limits = _limits(options.get("limits", {}), config.offered_spots())
+    aggregate = _aggregate_limits(options.get("aggregate_payout_limit"), pay_tables)
+    four = options.get("four_wager_limit", len(config.offered_spots()) > 4)
+    if not isinstance(four, bool):
+        raise RulesError("rules.four_wager_limit: must be true or false")
+    return TableConfig(game, rules, pay_tables, limits, unit, aggregate,
+                       _amount(options, "lucky7_unit", 100), four,
+                       _amount(options, "limited_wager_max", 500))
+
+
+def _amount(options: Mapping[str, Any], name: str, default: int) -> int:
+    if name not in options:
+        return default
+    try:
+        return to_minor(options[name], f"rules.{name}")
+    except ValueError as exc:
+        raise RulesError(str(exc)) from None
+
+
+def _pay_tables(game: str, ids: Mapping[str, Any],
+                registry: PayTables) -> dict[str, PayTable]:
+    if not isinstance(ids, Mapping):
+        raise RulesError("pay_tables: must be an object naming a table per side bet")
+    allowed = BLACKJACK_SIDE_BETS if game == "blackjack" else ("lucky8", *LUCKY8_SPOTS)
+    tables: dict[str, PayTable] = {}
+    for bet, table_id in ids.items():
+        if bet not in allowed:
+            raise RulesError(f"pay_tables.{bet}: not a side bet of {game} "
+                             f"(known: {', '.join(allowed)})")
+        kind = "lucky8" if bet.startswith("lucky8") else bet
+        try:
+            table = registry.get(kind, str(table_id))
+        except ValueError as exc:
+            raise RulesError(f"pay_tables.{bet}: {exc}") from None
+        for spot in (LUCKY8_SPOTS if bet == "lucky8" else (bet,)):
+            tables[spot] = table
+    return tables
+
+
+def _limits(raw: Any, spots: tuple[str, ...]) -> dict[str, tuple[int, int | None]]:
+    if not isinstance(raw, Mapping):
+        raise RulesError("rules.limits: must be an object of spot: [minimum, maximum]")
+    families = {spot.split(".", 1)[0] for spot in spots}
+    limits: dict[str, tuple[int, int | None]] = {}
+    for family, pair in raw.items():
+        where = f"rules.limits.{family}"
+        if family not in families:
+            raise RulesError(f"{where}: not a spot of this table ({', '.join(sorted(families))})")
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            raise RulesError(f"{where}: must be [minimum, maximum] (maximum may be null)")
+        try:
+            low = to_minor(pair[0], where)
+            high = None if pair[1] is None else to_minor(pair[1], where)
+        except ValueError as exc:
+            raise RulesError(str(exc)) from None
+        if high is not None and high < low:
+            raise RulesError(f"{where}: maximum is below minimum")
+        limits[family] = (low, high)
+    return limits
+
+
+def _aggregate_limits(raw: Any, tables: Mapping[str, PayTable]) -> dict[str, int]:
+    """One number caps each odds-based prize kind separately; an object names them one by one."""
+    if raw is None:
+        return {}
+    kinds = sorted({prize_kind(spot) for spot in tables})
+    where = "rules.aggregate_payout_limit"
+    try:
+        if isinstance(raw, Mapping):
+            for kind in raw:
+                if kind not in kinds:
+                    raise RulesError(f"{where}.{kind}: no such side bet offered")
+            return {kind: to_minor(value, f"{where}.{kind}") for kind, value in raw.items()}
+        return {kind: to_minor(raw, where) for kind in kinds}
+    except ValueError as exc:
+        raise RulesError(str(exc)) from None
