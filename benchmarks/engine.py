@@ -23,7 +23,8 @@ from controller.daemon.service import TableService
 from controller.game.events import Event, WagerPlaced
 from controller.game.paytables import PayTables
 from controller.game.round_machine import Effect
-from controller.game.table import Table, config_change
+from controller.game.table import Table
+from controller.game.table_config import config_change
 
 SIDE_BETS = ["lucky_stiff", "blackjack_tie", "lucky7", "dead_mans_hand"]
 

@@ -46,7 +46,7 @@ from controller.daemon.broker import make_client, parse_broker, table_topic
 from controller.daemon.floor_link import FloorLink, table_status
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from controller.journal import Journal, codec
 from controller.journal.files import utc_now
 from floor.reconcile import reconcile

@@ -36,7 +36,7 @@ from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
 from controller.game.paytables import PayTables
 from controller.game.supervisors import PinGuard
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from controller.journal.history import History
 from controller.journal.signing import keygen
 from controller.journal.verify import ChainCheck

@@ -19,7 +19,7 @@ from controller.daemon.service import TableService
 from controller.game.events import Event
 from controller.game.paytables import PayTables
 from controller.game.round_machine import Effect
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from controller.journal import Journal
 
 TABLES = {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1", "dead_mans_hand": "1"}

@@ -25,7 +25,7 @@ from controller.daemon.service import TableService
 from controller.game.cards import shoe_cards
 from controller.game.events import BetsLocked, PayoutConfirmed, WagerPlaced
 from controller.game.paytables import PayTables
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from devices import beetek
 from devices.display.server import DisplayServer, Hub
 from devices.display.view import view

@@ -21,7 +21,8 @@ from typing import Any
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
-from controller.game.table import RoundRecord, config_change
+from controller.game.table import RoundRecord
+from controller.game.table_config import config_change
 from controller.journal import Journal
 from devices import beetek, cardid, pads
 from devices.decoder import StreamDecoder

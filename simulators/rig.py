@@ -40,7 +40,7 @@ from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.strategy import decide
 from controller.game.supervisors import PinGuard, hash_pin
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from controller.journal.fold import read_events
 from devices import beetek, cardid, pads
 from drivers.serial_port import SerialDevice

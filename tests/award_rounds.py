@@ -17,7 +17,8 @@ from controller.game.names import SIDES
 from controller.game.paytables import PayTable, PayTables
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import PUSH, WIN, Settlement
-from controller.game.table import RoundRecord, Table, config_change
+from controller.game.table import RoundRecord, Table
+from controller.game.table_config import config_change
 
 TRIES = 20_000  # stacked shoes tried on one pay table before what it still lacks fails the test
 MAIN = 1000  # minor units: room for every Blackjack Tie spot at 100 within the main wager

@@ -36,7 +36,7 @@ from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import DecisionDue, InsuranceDue
 from controller.game.supervisors import PinGuard
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from controller.journal import archive, store
 from simulators.rig import TEST_DAYS
 

@@ -12,7 +12,7 @@ from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
 from controller.daemon.service import TableService
 from controller.game.supervisors import PinGuard
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from controller.journal import Journal
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 

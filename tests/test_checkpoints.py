@@ -31,7 +31,8 @@ from controller.game.events import (
     event_from_dict,
 )
 from controller.game.round_machine import Effect
-from controller.game.table import FoldMismatch, Table, config_change
+from controller.game.table import FoldMismatch, Table
+from controller.game.table_config import config_change
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 

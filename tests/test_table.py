@@ -34,7 +34,7 @@ from controller.game.events import (
 )
 from controller.game.round_machine import Effect
 from controller.game.supervisors import PinGuard, hash_pin
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from controller.journal import Journal
 from controller.journal.fold import read_events
 from tests.conftest import REGISTRY

@@ -20,11 +20,12 @@ from controller.commands.inputs import (
     TextFile,
     UsbId,
     Whole,
+    parse_usb_id,
 )
 from controller.daemon.checked_files import BadInput
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from controller.journal import JournalError
 from devices import beetek, cardid, pads
 from devices.events import DeviceEvent, as_json
@@ -32,15 +33,6 @@ from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
 from simulators.recording import Recorder, RecordingError
 from simulators.replay import Replayer, summary
-
-
-def parse_usb_id(text: str) -> tuple[int, int]:
-    """'1209:7ab1' -> (0x1209, 0x7ab1)."""
-    try:
-        vendor, product = text.split(":")
-        return int(vendor, 16), int(product, 16)
-    except ValueError:
-        raise ValueError(f"--usb {text!r} is not VID:PID in hex, e.g. 1209:7ab1") from None
 
 
 def _stop_on_signals(stop: threading.Event) -> None:
@@ -143,24 +135,21 @@ def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) 
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
-    from controller.commands import device as device_commands
     if args.device == "shoe" and not args.port:
         raise BadInput("monitor shoe needs --port URL")
     if args.device == "pads" and not args.usb:
         raise BadInput("monitor pads needs --usb VID:PID")
-    return device_commands.monitor(args.device, args.port, args.protocol, args.baud, args.usb,
+    return monitor(args.device, args.port, args.protocol, args.baud, args.usb,
                                    args.serial)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from controller.commands import device as device_commands
-    return device_commands.record(args.file, args.shoe, args.protocol, args.baud, args.game,
+    return record(args.file, args.shoe, args.protocol, args.baud, args.game,
                                   dict(args.pay_table))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from controller.commands import device as device_commands
-    return device_commands.replay(args.file, args.speed, args.journal, args.json)
+    return replay(args.file, args.speed, args.journal, args.json)
 
 
 def add_commands(commands: argparse._SubParsersAction[Any]) -> None:

@@ -29,6 +29,15 @@ from drivers.serial_port import check_url
 DAY: Final = re.compile(r"(\d{4}-\d{2}-\d{2})(\.[1-9]\d*)?")
 
 
+def parse_usb_id(text: str) -> tuple[int, int]:
+    """'1209:7ab1' -> (0x1209, 0x7ab1)."""
+    try:
+        vendor, product = text.split(":")
+        return int(vendor, 16), int(product, 16)
+    except ValueError:
+        raise ValueError(f"--usb {text!r} is not VID:PID in hex, e.g. 1209:7ab1") from None
+
+
 class Checked(ABC):
     """An argparse type: its `check` raises BadInput, which argparse reports as a usage error."""
 
@@ -150,7 +159,6 @@ class UsbId(Checked):
     """A USB device, VID:PID in hex."""
 
     def check(self, text: str) -> str:
-        from controller.commands.device import parse_usb_id
         try:
             parse_usb_id(text)
         except ValueError as exc:

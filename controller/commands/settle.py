@@ -46,8 +46,8 @@ from controller.game.rules.blackjack import RulesError, hand_value, is_natural
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.rules.settlement import Settlement
-from controller.game.table import Table, config_change
-from controller.game.table_config import TableConfig, build_table
+from controller.game.table import Table
+from controller.game.table_config import TableConfig, build_table, config_change
 from controller.journal import Journal, JournalError
 from controller.journal.fold import events
 

@@ -32,7 +32,7 @@ from controller.daemon.notify import Notifier
 from controller.daemon.ports import listening
 from controller.daemon.service import KEEP_ROUNDS
 from controller.game.supervisors import PinGuard
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from controller.journal.signing import keygen
 from devices import beetek, cardid, pads
 from devices.display.server import DisplayServer, Hub

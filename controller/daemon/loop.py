@@ -23,6 +23,7 @@ import structlog
 from controller.daemon.control import DayCloseRequest
 from controller.daemon.gaming_day import DayCloser
 from controller.daemon.service import TableService
+from controller.game.describe import describe_effect, split_so_far
 from controller.game.events import (
     BetsLocked,
     CardDrawn,
@@ -37,7 +38,6 @@ from controller.game.events import (
 )
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
-from controller.game.table import describe_effect, split_so_far
 from devices import cardid, pads
 from devices.events import (
     Alarm,

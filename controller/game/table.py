@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, deque
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from fractions import Fraction
 from typing import Any, ClassVar, Final
 
 from controller.game.alerts import Alert
 from controller.game.cards import Card, parse_card
 from controller.game.day_ledger import DayLedger
+from controller.game.describe import describe, describe_effect, split_so_far
 from controller.game.events import (
     BetsLocked,
     CardAssigned,
@@ -32,7 +31,6 @@ from controller.game.events import (
     CutCardReached,
     DayClosed,
     DaySigned,
-    DealerAction,
     DeviceAlarm,
     DeviceFound,
     DeviceLost,
@@ -46,24 +44,13 @@ from controller.game.events import (
     canonical,
     is_correction,
 )
-from controller.game.money import from_minor
 from controller.game.names import (
     NO_TABLES,
-    award_words,
-    card_words,
-    decision_words,
-    event_words,
-    outcome_words,
-    readable,
-    settled_wager,
-    wager_words,
     where_words,
 )
-from controller.game.paytables import PayTable, PayTables
 from controller.game.round_machine import BURN, VOIDED, DealtCard, Effect, RoundMachine
 from controller.game.rules.baccarat_play import BaccaratPlay
-from controller.game.rules.blackjack_play import BlackjackPlay
-from controller.game.table_config import TableConfig, build_table
+from controller.game.table_config import TableConfig, config_from_event
 
 OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
 CLOSING: Final = (DayClosed, Checkpoint, DaySigned)  # the end of a day, never the next one's start
@@ -120,27 +107,6 @@ class Shoe:
                    Counter({parse_card(card): n for card, n in state["counts"].items()}),
                    state["cut_card"], state["change_required"], state["burn_left"],
                    [(player, banker) for player, banker in state["coups"]])
-
-
-def config_from_event(event: ConfigChanged) -> TableConfig:
-    """Rebuild a table configuration from the journal alone: the pay tables travel with it."""
-    tables = [PayTable(key.split("/")[0], key.split("/")[1], t["title"],
-                       {k: Fraction(v) for k, v in t["pays"].items()}, t["path"], t["sha256"],
-                       t.get("name", ""), t.get("names", {}))
-              for key, t in event.tables.items()]
-    return build_table(event.game, event.rules, event.pay_tables, PayTables(tables))
-
-
-def config_change(game: str, rules: dict[str, Any], pay_tables: dict[str, str],
-                  registry: PayTables) -> ConfigChanged:
-    """The event that puts a configuration in force (validated on the way)."""
-    config = build_table(game, rules, pay_tables, registry)
-    tables = {f"{t.bet}/{t.id}": {"title": t.title, "path": t.path, "sha256": t.sha256,
-                                  "pays": {k: str(v) for k, v in t.pays.items()},
-                                  "name": t.name, "names": dict(t.names)}
-              for t in config.pay_tables.values()}
-    return ConfigChanged(seq=0, game=game, rules=dict(rules), pay_tables=dict(pay_tables),
-                         tables=tables)
 
 
 @dataclass
@@ -532,66 +498,3 @@ class Table:
         reason = f"card {last.card} voided by {event.by}: resume when the table matches"
         record.table_actions[event.seq] = ("hold", reason)
         return [*self._feed(record, event)]
-
-def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
-    """One line for game recall, in words (`controller.game.names`); `tables`: the pay tables in
-    force, which name the wagers."""
-    if isinstance(event, WagerPlaced):
-        return f"wager: seat {event.seat} {wager_words(event.spot, tables)} " \
-            f"{_money(event.amount)}"
-    if isinstance(event, CardDrawn):
-        return f"card {card_words(event.card)}" + (" (burn)" if event.mode == "burn" else "")
-    if isinstance(event, DealerAction):
-        return f"decision: seat {event.seat} hand {event.hand} {decision_words(event.action)}"
-    if isinstance(event, CardAssigned):
-        card = f" {card_words(event.card)}" if event.card else ""
-        return f"set-aside card{card} assigned to {event.to} by {event.by}"
-    if isinstance(event, SupervisorRefused):
-        lockout = f"; locked out for {event.lockout_s} s" if event.lockout_s else ""
-        return (f"{decision_words(event.action)} refused for supervisor {event.supervisor}: "
-                f"{event.reason}{lockout}")
-    if isinstance(event, DeviceAlarm):
-        return f"{event.device} alarm: {event.text}" + (" (on hold)" if event.hold else "")
-    if isinstance(event, ConfigChanged):
-        config = config_from_event(event)
-        offered = ", ".join(f"{wager_words(key, config.pay_tables)} #{table.id} "
-                            f"({table.sha256[:12]})" for key, table in
-                            config.pay_tables.items()) or "none"
-        options = ", ".join(f"{readable(k)} {_value(v)}" for k, v in event.rules.items())
-        return f"configuration: {event.game}; pay tables {offered}; rules {options or 'default'}"
-    if isinstance(event, Checkpoint):
-        return f"checkpoint ({event.reason})"
-    if isinstance(event, DayClosed):
-        return f"gaming day {event.day} closed by {event.by}"
-    if isinstance(event, DaySigned):
-        return f"gaming day {event.day} signed" + (f" (key {event.key})" if event.key else
-                                                    " (no key)")
-    fields = {k: v for k, v in event.to_dict().items()
-              if k not in ("kind", "seq", "utc", "mono_ns", "source")}
-    text = event_words(event.kind)
-    return f"{text}: " + ", ".join(f"{readable(k)} {_value(v)}" for k, v in fields.items()) \
-        if fields else text
-
-
-def _value(value: Any) -> str:
-    return ("yes" if value else "no") if isinstance(value, bool) else str(value)
-
-
-def _money(amount: int) -> str:
-    return f"{from_minor(amount):,}"
-
-
-def describe_effect(effect: Effect, tables: Mapping[str, PayTable], split: set[int]) -> str:
-    """An alert or a settlement, in words; `split`: the seats whose hands are named."""
-    if isinstance(effect, Alert):
-        return f"alert: {effect.message}"
-    wager = settled_wager(effect.seat, effect.wager, effect.hand, split, tables)
-    return (f"settled: seat {effect.seat} {wager}: {outcome_words(effect.outcome)} "
-            f"({award_words(effect.wager, effect.award, tables)}), net {_money(effect.net)}")
-
-
-def split_so_far(machine: RoundMachine) -> set[int]:
-    """The seats that have split: the play knows it before each of their hands settles."""
-    play = machine.play
-    return {seat.number for seat in play.seats if seat.splits} \
-        if isinstance(play, BlackjackPlay) else set()

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Final
 
+from controller.game.events import ConfigChanged
 from controller.game.money import to_minor
 from controller.game.paytables import TIE_SPOTS, PayTable, PayTables
 from controller.game.rules import baccarat, blackjack
@@ -156,3 +158,24 @@ def _aggregate_limits(raw: Any, tables: Mapping[str, PayTable]) -> dict[str, int
         return {kind: to_minor(raw, where) for kind in kinds}
     except ValueError as exc:
         raise RulesError(str(exc)) from None
+
+
+def config_from_event(event: ConfigChanged) -> TableConfig:
+    """Rebuild a table configuration from the journal alone: the pay tables travel with it."""
+    tables = [PayTable(key.split("/")[0], key.split("/")[1], t["title"],
+                       {k: Fraction(v) for k, v in t["pays"].items()}, t["path"], t["sha256"],
+                       t.get("name", ""), t.get("names", {}))
+              for key, t in event.tables.items()]
+    return build_table(event.game, event.rules, event.pay_tables, PayTables(tables))
+
+
+def config_change(game: str, rules: dict[str, Any], pay_tables: dict[str, str],
+                  registry: PayTables) -> ConfigChanged:
+    """The event that puts a configuration in force (validated on the way)."""
+    config = build_table(game, rules, pay_tables, registry)
+    tables = {f"{t.bet}/{t.id}": {"title": t.title, "path": t.path, "sha256": t.sha256,
+                                  "pays": {k: str(v) for k, v in t.pays.items()},
+                                  "name": t.name, "names": dict(t.names)}
+              for t in config.pay_tables.values()}
+    return ConfigChanged(seq=0, game=game, rules=dict(rules), pay_tables=dict(pay_tables),
+                         tables=tables)

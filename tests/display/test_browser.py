@@ -23,7 +23,7 @@ from controller.game.events import (
     WagerPlaced,
 )
 from controller.game.rules.blackjack_play import BlackjackPlay
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from devices.display.server import DisplayServer, Hub
 from devices.display.view import view
 from tests.conftest import REGISTRY

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from controller.game.events import BetsLocked, CardDrawn, WagerPlaced
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from tests.conftest import REGISTRY
 from tests.display.test_browser import ARTIFACTS, WAIT_MS, LiveTable
 

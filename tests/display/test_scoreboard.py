@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from controller.game.cards import RANK_LETTERS, parse_card
 from controller.game.events import CardDrawn, PayoutConfirmed, WagerPlaced
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from tests.conftest import REGISTRY
 from tests.display.test_browser import ARTIFACTS, WAIT_MS, LiveTable
 from tests.display.test_layout import check_layout

@@ -29,7 +29,7 @@ from controller.game.events import (
     PayoutConfirmed,
     WagerPlaced,
 )
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from devices.display.view import wager_name
 from tests.conftest import REGISTRY
 from tests.display.test_browser import WAIT_MS, LiveTable

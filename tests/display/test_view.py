@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from controller.daemon.autopilot import Autopilot
 from controller.daemon.service import TableService
 from controller.game.events import BetsLocked, CardDrawn, DealerAction, DeviceLost, WagerPlaced
-from controller.game.table import config_change
+from controller.game.table_config import config_change
 from devices.display.cashier import Cashier, CashierError
 from devices.display.server import DisplayServer, Gate, Hub
 from devices.display.view import view, wager_name

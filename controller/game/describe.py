@@ -1,0 +1,102 @@
+"""Events and their effects in words, one line each: the table's log, game recall and the
+controller's log say what happened as a person would (`names` has the words)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from controller.game.alerts import Alert
+from controller.game.events import (
+    CardAssigned,
+    CardDrawn,
+    Checkpoint,
+    ConfigChanged,
+    DayClosed,
+    DaySigned,
+    DealerAction,
+    DeviceAlarm,
+    Event,
+    SupervisorRefused,
+    WagerPlaced,
+)
+from controller.game.money import from_minor
+from controller.game.names import (
+    NO_TABLES,
+    award_words,
+    card_words,
+    decision_words,
+    event_words,
+    outcome_words,
+    readable,
+    settled_wager,
+    wager_words,
+)
+from controller.game.paytables import PayTable
+from controller.game.round_machine import Effect, RoundMachine
+from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.table_config import config_from_event
+
+
+def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
+    """One line for game recall, in words (`controller.game.names`); `tables`: the pay tables in
+    force, which name the wagers."""
+    if isinstance(event, WagerPlaced):
+        return f"wager: seat {event.seat} {wager_words(event.spot, tables)} " \
+            f"{_money(event.amount)}"
+    if isinstance(event, CardDrawn):
+        return f"card {card_words(event.card)}" + (" (burn)" if event.mode == "burn" else "")
+    if isinstance(event, DealerAction):
+        return f"decision: seat {event.seat} hand {event.hand} {decision_words(event.action)}"
+    if isinstance(event, CardAssigned):
+        card = f" {card_words(event.card)}" if event.card else ""
+        return f"set-aside card{card} assigned to {event.to} by {event.by}"
+    if isinstance(event, SupervisorRefused):
+        lockout = f"; locked out for {event.lockout_s} s" if event.lockout_s else ""
+        return (f"{decision_words(event.action)} refused for supervisor {event.supervisor}: "
+                f"{event.reason}{lockout}")
+    if isinstance(event, DeviceAlarm):
+        return f"{event.device} alarm: {event.text}" + (" (on hold)" if event.hold else "")
+    if isinstance(event, ConfigChanged):
+        config = config_from_event(event)
+        offered = ", ".join(f"{wager_words(key, config.pay_tables)} #{table.id} "
+                            f"({table.sha256[:12]})" for key, table in
+                            config.pay_tables.items()) or "none"
+        options = ", ".join(f"{readable(k)} {_value(v)}" for k, v in event.rules.items())
+        return f"configuration: {event.game}; pay tables {offered}; rules {options or 'default'}"
+    if isinstance(event, Checkpoint):
+        return f"checkpoint ({event.reason})"
+    if isinstance(event, DayClosed):
+        return f"gaming day {event.day} closed by {event.by}"
+    if isinstance(event, DaySigned):
+        return f"gaming day {event.day} signed" + (f" (key {event.key})" if event.key else
+                                                    " (no key)")
+    fields = {k: v for k, v in event.to_dict().items()
+              if k not in ("kind", "seq", "utc", "mono_ns", "source")}
+    text = event_words(event.kind)
+    return f"{text}: " + ", ".join(f"{readable(k)} {_value(v)}" for k, v in fields.items()) \
+        if fields else text
+
+
+def _value(value: Any) -> str:
+    return ("yes" if value else "no") if isinstance(value, bool) else str(value)
+
+
+def _money(amount: int) -> str:
+    return f"{from_minor(amount):,}"
+
+
+def describe_effect(effect: Effect, tables: Mapping[str, PayTable], split: set[int]) -> str:
+    """An alert or a settlement, in words; `split`: the seats whose hands are named."""
+    if isinstance(effect, Alert):
+        return f"alert: {effect.message}"
+    wager = settled_wager(effect.seat, effect.wager, effect.hand, split, tables)
+    return (f"settled: seat {effect.seat} {wager}: {outcome_words(effect.outcome)} "
+            f"({award_words(effect.wager, effect.award, tables)}), net {_money(effect.net)}")
+
+
+def split_so_far(machine: RoundMachine) -> set[int]:
+    """The seats that have split: the play knows it before each of their hands settles."""
+    play = machine.play
+    return {seat.number for seat in play.seats if seat.splits} \
+        if isinstance(play, BlackjackPlay) else set()
