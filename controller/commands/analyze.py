@@ -7,7 +7,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.commands.inputs import (
     KeyValue,
@@ -15,12 +15,13 @@ from controller.commands.inputs import (
     TextFile,
     Whole,
 )
-from controller.daemon import config_file
 from controller.daemon.checked_files import BadInput
-from controller.daemon.config_file import RunConfig
 from controller.game.names import by_bet
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
+
+if TYPE_CHECKING:
+    from controller.daemon.config_file import RunConfig
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -43,6 +44,7 @@ def _analyze(args: argparse.Namespace) -> int:
     bets: list[str] | None = None
     config: RunConfig | None = None
     if args.config:
+        from controller.daemon import config_file
         config = config_file.load(args.config)
         options = {**config.rules, **options}
     game = config.game if config else args.game

@@ -64,6 +64,10 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                        help="the table configuration (TOML)")
     check.set_defaults(func=cmd_config_check)
 
+
+
+def add_pin_hash(commands: argparse._SubParsersAction[Any]) -> None:
+    """`tablectl pin-hash`."""
     pin = commands.add_parser(
         "pin-hash", help="hash a supervisor PIN for the configuration (read from standard input)")
     pin.set_defaults(func=cmd_pin_hash)

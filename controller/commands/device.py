@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.commands.inputs import (
     DeviceUrl,
@@ -27,12 +27,13 @@ from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
 from controller.game.table_config import config_change
 from controller.journal import JournalError
-from devices import beetek, cardid, pads
-from devices.events import DeviceEvent, as_json
-from drivers.serial_port import SerialDevice
-from drivers.usb_device import UsbDevice
-from simulators.recording import Recorder, RecordingError
-from simulators.replay import Replayer, summary
+from simulators.recording import RecordingError
+
+if TYPE_CHECKING:  # the drivers and simulators load when a device command runs, not for each
+    from devices.events import DeviceEvent  # `tablectl` command's parser
+    from drivers.serial_port import SerialDevice
+    from drivers.usb_device import UsbDevice
+    from simulators.recording import Recorder
 
 
 def _stop_on_signals(stop: threading.Event) -> None:
@@ -48,6 +49,8 @@ def _printer(shoe: list[SerialDevice], stop: threading.Event,
     """Print each event as one JSON line; acknowledge cardid frames so the shoe goes on. When
     the reader goes away (`| head`) it says so in `gone` and stops the command: the reader
     thread must not take the closed pipe for an unplugged device."""
+    from devices import cardid
+    from devices.events import as_json
     lock = threading.Lock()
 
     def post(event: DeviceEvent) -> None:
@@ -69,6 +72,8 @@ def _printer(shoe: list[SerialDevice], stop: threading.Event,
 
 def shoe_device(port: str, protocol: str, baud: int, post: Callable[[DeviceEvent], None],
                 tap: Callable[[str, bytes], None] | None = None) -> SerialDevice:
+    from devices import beetek, cardid
+    from drivers.serial_port import SerialDevice
     decode = beetek.decode if protocol == "beetek" else cardid.decode
     return SerialDevice("shoe", port, decode, post, baudrate=baud, tap=tap,
                         silence_s=cardid.SILENCE_LOST_S if protocol == "cardid" else None)
@@ -77,6 +82,8 @@ def shoe_device(port: str, protocol: str, baud: int, post: Callable[[DeviceEvent
 def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | None,
             serial_number: str | None = None, backend: Any = None,
             stop: threading.Event | None = None, tap: Recorder | None = None) -> int:
+    from devices import pads
+    from drivers.usb_device import UsbDevice
     stop = stop or threading.Event()
     _stop_on_signals(stop)
     holder: list[SerialDevice] = []
@@ -106,6 +113,7 @@ def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | 
 
 def record(path: Path, port: str, protocol: str, baud: int, game: str,
            pay_tables: dict[str, str]) -> int:
+    from simulators.recording import Recorder
     try:
         config_change(game, {}, pay_tables, PayTables.load())  # refuse a bad table up front
         recorder = Recorder(path, {"shoe": {"protocol": protocol, "port": {
@@ -120,6 +128,7 @@ def record(path: Path, port: str, protocol: str, baud: int, game: str,
 
 
 def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) -> int:
+    from simulators.replay import Replayer, summary
     try:
         rounds = summary(Replayer(path, journal, speed).run())
     except (RecordingError, JournalError, OSError, TimeoutError) as exc:
@@ -139,13 +148,12 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         raise BadInput("monitor shoe needs --port URL")
     if args.device == "pads" and not args.usb:
         raise BadInput("monitor pads needs --usb VID:PID")
-    return monitor(args.device, args.port, args.protocol, args.baud, args.usb,
-                                   args.serial)
+    return monitor(args.device, args.port, args.protocol, args.baud, args.usb, args.serial)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
     return record(args.file, args.shoe, args.protocol, args.baud, args.game,
-                                  dict(args.pay_table))
+                  dict(args.pay_table))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -21,16 +21,18 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from controller.commands.common import default_journal
 from controller.commands.inputs import (
     JournalPath,
     TextFile,
 )
-from controller.daemon import config_file
-from controller.daemon.floor_link import owed
 from controller.journal import JournalError
 from controller.journal.verify import verify_chain
+
+if TYPE_CHECKING:  # the daemon's modules load when the doctor runs, not for every command
+    from controller.daemon.config_file import JournalConfig, RunConfig
 
 UDEV_RULE = Path("/etc/udev/rules.d/99-tablectl.rules")
 SERVICE_USER = "tablectl"  # systemd/tablectl.service's User=
@@ -62,7 +64,8 @@ def _in_group(name: str) -> bool:
     return group.gr_gid in os.getgroups() or group.gr_gid == os.getgid()
 
 
-def check_config(path: Path | None) -> tuple[list[Finding], config_file.RunConfig | None]:
+def check_config(path: Path | None) -> tuple[list[Finding], RunConfig | None]:
+    from controller.daemon import config_file
     if path is None:
         return [Finding("warn", "configuration", "none given: `tablectl run` would start the "
                         "demo table", "pass --config /etc/tablectl/table.toml")], None
@@ -74,7 +77,7 @@ def check_config(path: Path | None) -> tuple[list[Finding], config_file.RunConfi
     return [Finding("ok", "configuration", f"{path} is valid")], config
 
 
-def check_shoe(config: config_file.RunConfig) -> list[Finding]:
+def check_shoe(config: RunConfig) -> list[Finding]:
     if config.shoe is None:
         return [Finding("warn", "shoe", "no shoe configured ([devices.shoe])")]
     url = config.shoe.url
@@ -98,7 +101,7 @@ def check_shoe(config: config_file.RunConfig) -> list[Finding]:
     return findings
 
 
-def check_pads(config: config_file.RunConfig) -> list[Finding]:
+def check_pads(config: RunConfig) -> list[Finding]:
     if config.pads is None:
         return [Finding("warn", "pads", "no bet-sensor pads configured ([devices.pads])")]
     import usb.core
@@ -146,7 +149,7 @@ def check_journal(path: Path) -> list[Finding]:
     return [Finding("ok", "journal", f"{path}: {count} records, chain intact")]
 
 
-def check_key(config: config_file.RunConfig | None, path: Path) -> list[Finding]:
+def check_key(config: RunConfig | None, path: Path) -> list[Finding]:
     """The signing key: the configuration's, or without one the demo's, which the demo makes
     beside its journal on its first start."""
     if config is None:
@@ -169,7 +172,7 @@ def check_key(config: config_file.RunConfig | None, path: Path) -> list[Finding]
     return [Finding("ok", "signing key", str(key))]
 
 
-def check_days(path: Path, days: config_file.JournalConfig) -> list[Finding]:
+def check_days(path: Path, days: JournalConfig) -> list[Finding]:
     """The closed days still to copy out, the disk against its reserve."""
     findings = []
     if path.exists():
@@ -199,6 +202,7 @@ def check_days(path: Path, days: config_file.JournalConfig) -> list[Finding]:
 def check_floor(path: Path) -> list[Finding]:
     """What the floor still lacks of this table, and what it will never have as it was: the
     messages the broker (or the link) refused for good."""
+    from controller.daemon.floor_link import owed
     if not path.exists():
         return []
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -243,8 +247,9 @@ def check_clock(run: Callable[..., subprocess.CompletedProcess[str]] = subproces
                     "be wrong", "sudo timedatectl set-ntp true")]
 
 
-def check_display(config: config_file.RunConfig | None) -> list[Finding]:
-    display = config.display if config else config_file.DisplayConfig()
+def check_display(config: RunConfig | None) -> list[Finding]:
+    from controller.daemon.config_file import DisplayConfig
+    display = config.display if config else DisplayConfig()
     host, port = display.bind, display.port
     token = f"?token={display.token}" if display.token else ""
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', 'localhost') else host}:{port}/health"
@@ -264,9 +269,9 @@ def run_checks(config_path: Path | None, journal: Path | None) -> list[Finding]:
     if config is not None:
         findings += check_shoe(config) + check_pads(config)
     findings += check_udev()
-    from controller.commands.common import default_journal
+    from controller.daemon.config_file import JournalConfig
     path = journal or (config.journal if config and config.journal else default_journal())
-    days = config.journal_config if config else config_file.JournalConfig()
+    days = config.journal_config if config else JournalConfig()
     findings += check_journal(path) + check_key(config, path) + check_days(path, days) + \
         check_floor(path) + check_clock() + check_display(config)
     return findings

@@ -16,7 +16,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Final
 
-from controller.daemon.broker import parse_broker
 from controller.daemon.checked_files import (
     BadInput,
     check_journal,
@@ -24,7 +23,6 @@ from controller.daemon.checked_files import (
     parent_folder,
     read_text,
 )
-from drivers.serial_port import check_url
 
 DAY: Final = re.compile(r"(\d{4}-\d{2}-\d{2})(\.[1-9]\d*)?")
 
@@ -149,6 +147,7 @@ class DeviceUrl(Checked):
     """A shoe's port: a device path or a URL whose scheme a driver opens."""
 
     def check(self, text: str) -> str:
+        from drivers.serial_port import check_url  # pyserial: only when a command takes a port
         try:
             return check_url(text)
         except ValueError as exc:
@@ -170,6 +169,7 @@ class BrokerUrl(Checked):
     """The floor's broker, mqtt://host[:port] or mqtts://..."""
 
     def check(self, text: str) -> str:
+        from controller.daemon.broker import parse_broker  # paho: only for a floor option
         try:
             parse_broker(text)
         except ValueError as exc:

@@ -27,7 +27,10 @@ from controller.commands.common import EXIT_BROKEN, EXIT_USAGE, Broken
 from controller.daemon import logs
 from controller.daemon.checked_files import BadInput
 
-FAMILIES = (run, config, analyze, doctor, settle, recall, journal, floor, device)
+# Each family adds its commands, in the order `tablectl --help` lists them.
+FAMILIES = (run.add_commands, config.add_commands, analyze.add_commands, doctor.add_commands,
+            settle.add_commands, recall.add_commands, journal.add_commands,
+            config.add_pin_hash, floor.add_commands, device.add_commands)
 EXTRAS = {"psycopg": "floor", "numpy": "analysis"}  # a module missing -> the extra that has it
 
 
@@ -41,12 +44,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="tablectl", description=__doc__)
+    parser = Parser(prog="tablectl", description="The `tablectl` command line.")
     parser.add_argument("--version", action="version",
                         version=f"%(prog)s {metadata.version('tablectl')}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for family in FAMILIES:
-        family.add_commands(commands)
+    for add_commands in FAMILIES:
+        add_commands(commands)
     for sub in subcommands(parser):
         sub.set_defaults(said_by=_said_by(sub.prog))
     return parser
@@ -91,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{args.said_by}: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE if isinstance(exc, BadInput) else EXIT_BROKEN
     except ModuleNotFoundError as exc:  # a table installs without the floor and analysis extras
-        wanting = EXTRAS.get((exc.name or "").partition(".")[0])
+        wanting = EXTRAS.get(exc.name or "")  # the package itself, not one of its modules
         if wanting is None:
             raise
         print(f"{args.said_by}: needs the {wanting} extra: pip install 'tablectl[{wanting}]'",

@@ -1,6 +1,6 @@
-"""Game recall: the current round and the previous ones, rebuilt from the journal alone (read
-only), with every card and the hand it went to, every wager, decision, settlement, alert and
-correction, and their times."""
+"""`tablectl recall`, game recall: the current round and the previous ones, rebuilt from the
+journal alone (read only), with every card and the hand it went to, every wager, decision,
+settlement, alert and correction, and their times."""
 
 from __future__ import annotations
 

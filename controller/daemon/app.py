@@ -1,4 +1,4 @@
-"""`tablectl run`: the table controller as a daemon.
+"""The table controller as a daemon, as `tablectl run` starts it (controller/commands/run.py).
 
 With a configuration: the real table, its devices by URL, its journal, its display. Without one:
 a demo table that works on any machine, with the virtual shoe and pads behind the real drivers (a

@@ -18,10 +18,11 @@ from controller.game.paytables import TIE_SPOTS, PayTable, PayTables
 from controller.game.rules import baccarat, blackjack
 from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.blackjack import BlackjackRules, RulesError
+from controller.game.rules.blackjack_side_bets import SIDE_BETS
 
 GAMES: Final = ("blackjack", "baccarat")
 MAX_SEATS: Final = {"blackjack": 7, "baccarat": 9}
-BLACKJACK_SIDE_BETS: Final = ("lucky_stiff", "blackjack_tie", "lucky7", "dead_mans_hand")
+BLACKJACK_SIDE_BETS: Final = tuple(SIDE_BETS)
 BACCARAT_MAIN: Final = ("player", "banker", "tie")
 LUCKY8_SPOTS: Final = ("lucky8_player", "lucky8_banker")
 TABLE_OPTIONS: Final = ("limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit",

@@ -2,9 +2,9 @@
 // alerts a supervisor acknowledges, and a table's last rounds. Text from the tables is always
 // set as text, never as markup, and each row is drawn on its own: a row that cannot be drawn
 // says so in its place, and never empties the list. Names come in words from the floor
-// (`phase_text`, `status_text`, `cards_text`, `settlements_text`: controller/names.py), never
-// as the keys. The API's `drop` is the handle (the total wagered) and `hold_pct` the win as a
-// percentage of the handle; amounts are in minor units.
+// (`phase_text`, `status_text`, `cards_text`, `settlements_text`: controller/game/names.py),
+// never as the keys. The API's `drop` is the handle (the total wagered) and `hold_pct` the win as
+// a percentage of the handle; amounts are in minor units.
 "use strict";
 const STALE_MS = 3000;
 const tables = new Map();

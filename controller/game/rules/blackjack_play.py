@@ -55,7 +55,6 @@ PEEK, END = "peek", "end"  # labels of the settlement moments that are not stage
 DECLINES: Final = ("no_insurance", "no_even_money")
 
 
-
 @dataclass(slots=True)
 class Hand:
     cards: list[Card]
