@@ -28,7 +28,8 @@ from controller.daemon import logs
 from controller.daemon.checked_files import BadInput
 
 FAMILIES = (run, config, analyze, doctor, settle, recall, journal, floor, device)
-EXTRAS = {"psycopg": "floor", "numpy": "analysis"}  # a module missing -> the extra that has it
+# a module missing -> the extra that has it
+EXTRAS = {"psycopg": "floor", "numpy": "analysis", "rich": "analysis"}
 
 
 class Parser(argparse.ArgumentParser):
