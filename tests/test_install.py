@@ -112,6 +112,22 @@ def test_the_table_runs_from_the_wheel_without_the_extras(installed: Installed) 
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
 
+def test_every_table_module_imports_without_the_extras(installed: Installed) -> None:
+    """A module-level `import numpy` or `import psycopg` on the table's side (anything but the
+    analysis and the floor service) would break some table command only where it is imported:
+    every module is imported here, so none can hide."""
+    sweep = installed.python(
+        "import importlib, pkgutil\n"
+        f"for top in {[p for p in _packages() if p != 'floor']!r}:\n"
+        "    package = importlib.import_module(top)\n"
+        "    for m in pkgutil.walk_packages(package.__path__, top + '.'):\n"
+        "        if not m.name.startswith('controller.analysis') and "
+        "not m.name.endswith('__main__'):\n"
+        "            importlib.import_module(m.name)\n"
+        "            print(m.name)\n")
+    assert "controller.daemon.app" in sweep.split()  # the sweep reached the table
+
+
 def test_every_file_of_the_packages_is_installed(installed: Installed) -> None:
     """Pay tables, the display's page, the floor's migrations and page: a data file the wheel
     leaves out is one a table (or the floor) misses on the Pi, not in a checkout."""
