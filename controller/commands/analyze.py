@@ -1,5 +1,5 @@
 """`tablectl analyze`: the house edge and award probabilities of every wager (the analysis
-extra: numpy)."""
+extra: numpy, and rich for the progress bar)."""
 
 from __future__ import annotations
 

@@ -31,7 +31,8 @@ from controller.daemon.checked_files import BadInput
 FAMILIES = (run.add_commands, config.add_commands, analyze.add_commands, doctor.add_commands,
             settle.add_commands, recall.add_commands, journal.add_commands,
             config.add_pin_hash, floor.add_commands, device.add_commands)
-EXTRAS = {"psycopg": "floor", "numpy": "analysis"}  # a module missing -> the extra that has it
+# A package missing -> the extra that installs it.
+EXTRAS = {"psycopg": "floor", "numpy": "analysis", "rich": "analysis"}
 
 
 class Parser(argparse.ArgumentParser):
