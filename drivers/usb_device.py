@@ -19,6 +19,7 @@ READ_TIMEOUT_MS = 50
 UDEV_HINT = ("permission denied: install systemd/99-tablectl.rules (sudo cp it to "
              "/etc/udev/rules.d/, then `sudo udevadm control --reload && sudo udevadm trigger`) "
              "and make the service user a member of plugdev")
+NO_LIBUSB = "pyusb finds no libusb: install it (sudo apt install libusb-1.0-0)"
 
 
 class UsbDevice(DeviceThread):
@@ -45,8 +46,11 @@ class UsbDevice(DeviceThread):
             def match(dev: Any) -> bool:
                 return bool(usb.util.get_string(dev, dev.iSerialNumber) == wanted)
 
-        device = usb.core.find(idVendor=self.vendor, idProduct=self.product,
-                               custom_match=match, backend=self.backend)
+        try:
+            device = usb.core.find(idVendor=self.vendor, idProduct=self.product,
+                                   custom_match=match, backend=self.backend)
+        except usb.core.NoBackendError:  # an outage to name and retry, not a reader that dies
+            raise LookupError(NO_LIBUSB) from None
         if device is None:
             raise LookupError(f"no USB device {self.vendor:04x}:{self.product:04x}"
                               + (f" with serial {self.serial_number}" if self.serial_number

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import usb.core
 
 from controller.commands import device as device_commands
 from controller.game.cards import parse_card
@@ -147,6 +148,41 @@ def test_monitor_pads_with_the_fake_backend() -> None:
     assert lines[1:] == [
         {"type": "spot", "seat": 3, "position": 0, "amount": 2500, "fault": False},
         {"type": "spot", "seat": 4, "position": 1, "amount": 0, "fault": True}]
+
+
+class NoLibusb:
+    """A pyusb backend as pyusb sees a machine without libusb: none to enumerate with."""
+
+    def enumerate_devices(self) -> None:
+        raise usb.core.NoBackendError("No backend available")
+
+
+def test_monitor_pads_without_libusb_names_it_and_keeps_trying() -> None:
+    """A Pi without libusb-1.0-0: the pads' reader died with pyusb's NoBackendError (a thread
+    traceback). Now the outage is named, with its fix, and the reader goes on trying."""
+    stop = threading.Event()
+    out = io.StringIO()
+
+    def run() -> None:
+        with redirect_stdout(out):
+            device_commands.monitor("pads", None, "beetek", 9600, f"{VENDOR:04x}:{PRODUCT:04x}",
+                                    backend=NoLibusb(), stop=stop)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        waited = threading.Event()
+        for _ in range(int(WAIT_S / 0.05)):
+            if out.getvalue().count("\n") >= 1:
+                break
+            waited.wait(0.05)
+        assert thread.is_alive(), "the monitor ended: its reader died"
+    finally:
+        stop.set()
+        thread.join(WAIT_S)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert len(lines) == 1 and lines[0]["type"] == "disconnected"
+    assert "libusb-1.0-0" in lines[0]["reason"]
 
 
 def test_monitor_needs_its_device_options() -> None:

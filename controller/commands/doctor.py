@@ -17,7 +17,6 @@ import pwd
 import shutil
 import sqlite3
 import subprocess
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,6 +247,8 @@ def check_clock(run: Callable[..., subprocess.CompletedProcess[str]] = subproces
 
 
 def check_display(config: RunConfig | None) -> list[Finding]:
+    import urllib.request  # with its email and http modules: loaded for the doctor alone
+
     from controller.daemon.config_file import DisplayConfig
     display = config.display if config else DisplayConfig()
     host, port = display.bind, display.port
