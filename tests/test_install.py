@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import structlog
 
 from controller.commands import main as cli
 
@@ -162,6 +163,10 @@ def test_a_dsn_is_let_through_unchecked_without_psycopg(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The same, in this process and without the index: parsing --db does not need psycopg."""
     monkeypatch.setitem(sys.modules, "psycopg", None)  # `import psycopg` fails
-    assert cli.main(["floor", "migrate", "--db", "not a connection string"]) == 1
+    saved = structlog.get_config()  # `main` sets up the logs on this test's stderr
+    try:
+        assert cli.main(["floor", "migrate", "--db", "not a connection string"]) == 1
+    finally:
+        structlog.configure(**saved)  # which closes: the tests after it must not log there
     assert capsys.readouterr().err == (
         "tablectl: floor migrate: needs the floor extra: pip install 'tablectl[floor]'\n")
