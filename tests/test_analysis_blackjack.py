@@ -1,12 +1,12 @@
 """Exact blackjack (controller/analysis/blackjack_exact.py) against a brute force: every way a
 small shoe can be dealt, card by card in the table's own order, through the controller's play
-engine with basic strategy, each with its exact probability. Without splits the two agree to
-1e-12 on every wager; with splits they differ only by the split approximation, which these tests
-bound and docs/analysis.md measures on a full shoe. Published figures and the pinned simulation
-tallies are checked too."""
+engine with basic strategy, each with its exact probability. The two agree to 1e-12 on every
+wager, with one split and with re-splits to 3 and 4 hands (split_exact.py). Published figures
+and the pinned simulation tallies are checked too."""
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections import defaultdict
@@ -35,7 +35,7 @@ from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, InsuranceDue
-from controller.game.strategy import decide
+from controller.game.strategy import Decide, decide
 from tests.conftest import REGISTRY
 
 SIDE = ("lucky_stiff", "dead_mans_hand", "blackjack_tie")
@@ -45,8 +45,8 @@ TIES = tuple(f"blackjack_tie.{spot}" for spot in ("LS", "RS", "17", "18", "19", 
 
 
 def brute_force(per_suit: Mapping[int, int], rules: BlackjackRules,
-                steer: Objective = BASIC, departures: Sequence[Departure] = ()
-                ) -> tuple[float, dict[str, dict[str, float]]]:
+                steer: Objective = BASIC, departures: Sequence[Departure] = (),
+                strategy: Decide = decide) -> tuple[float, dict[str, dict[str, float]]]:
     """(main wager's expectation, each side wager's award probabilities) over every deal,
     played by basic strategy except the `departures` a steered strategy takes (on hands not
     split, where its side wager is open)."""
@@ -58,18 +58,12 @@ def brute_force(per_suit: Mapping[int, int], rules: BlackjackRules,
     awards: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     main = 0.0
 
-    def replay(path: list[Any]) -> BlackjackPlay:
-        play = BlackjackPlay(rules, {1: wagers}, tables)
-        for step in path:
-            if isinstance(step, int):
-                play.take_card(Card(step, "S"))
-            else:
-                play.decide(1, step[0], step[1])
-        return play
+    def clone(play: BlackjackPlay) -> BlackjackPlay:
+        shared = (play.rules, play.pay_tables)
+        return copy.deepcopy(play, {id(x): x for x in shared})
 
-    def go(path: list[Any], p: float) -> None:
+    def go(play: BlackjackPlay, p: float) -> None:
         nonlocal main
-        play = replay(path)
         due = play.expected()
         if due is None:
             for s in play.settlements:
@@ -79,28 +73,32 @@ def brute_force(per_suit: Mapping[int, int], rules: BlackjackRules,
                     awards[s.wager][s.award if s.outcome == "win" else s.outcome] += p
             return
         if isinstance(due, InsuranceDue):
-            go([*path, (1, "no_insurance")], p)
+            play.decide(1, 1, "no_insurance")
+            go(play, p)
             return
         if not isinstance(due, CardDue):
             seat = play.seats[0]
             hand = seat.hands[due.hand - 1]
-            action = decide(hand.cards, play.dealer[0], due.options, rules)
+            action = strategy(hand.cards, play.dealer[0], due.options, rules)
             first, second = (card.bj_value - 1 for card in seat.initial)
             if seat.splits == 0 and opens(steer, first, second):
                 held = tuple(sum(c.bj_value - 1 == v for c in hand.cards) for v in range(10))
                 action = policy.get((play.dealer[0].bj_value - 1, held), action)
             if action != "hit":
-                go([*path, (due.hand, action)], p)
+                play.decide(1, due.hand, action)
+                go(play, p)
                 return
         left = sum(counts.values())
         assert left, "the shoe ran out: pick a larger one"
         for rank, n in list(counts.items()):
             if n:
                 counts[rank] -= 1
-                go([*path, rank], p * n / left)
+                branch = clone(play)
+                branch.take_card(Card(rank, "S"))
+                go(branch, p * n / left)
                 counts[rank] += 1
 
-    go([], 1.0)
+    go(BlackjackPlay(rules, {1: wagers}, tables), 1.0)
     return main, {wager: dict(found) for wager, found in awards.items()}
 
 
@@ -125,33 +123,29 @@ def assert_awards(exact: Mapping[str, float], brute: Mapping[str, float], tolera
     {"max_split_hands": 1, "dealer_peeks": False},
     {"max_split_hands": 1, "dealer_peeks": False, "original_bets_only": True,
      "double_on": "10-11", "blackjack_pays": "6:5"},
-    # One split is exact too: each split hand valued from the shoe without the pair and the
-    # up card, the other hand's cards being skipped cards of an exchangeable deal.
+    # One split: each split hand valued from the shoe without the pair and the up card, the
+    # other hand's cards being skipped cards of an exchangeable deal.
     {"max_split_hands": 2},
-], ids=["h17", "s17-surrender", "no-peek", "no-peek-obo-10-11-6:5", "one-split"])
-def test_without_resplits_every_wager_agrees_with_the_brute_force(options: dict[str, Any]
-                                                                   ) -> None:
+    # A dealer blackjack takes the first hand's original wager unless that hand busted.
+    {"max_split_hands": 2, "dealer_peeks": False, "original_bets_only": True},
+    # Re-splits (split_exact.py): 3 and 4 hands, re-split aces on and off, with and without a
+    # peek, original bets only, split aces that may be hit.
+    {"max_split_hands": 3, "dealer_peeks": False, "original_bets_only": True,
+     "resplit_aces": True},
+    {"max_split_hands": 3, "resplit_aces": True, "split_aces_one_card": False,
+     "surrender": "late", "dealer_hits_soft_17": False},
+    {"max_split_hands": 4, "resplit_aces": True},
+    {"max_split_hands": 4, "dealer_peeks": False},
+], ids=["h17", "s17-surrender", "no-peek", "no-peek-obo-10-11-6:5", "one-split",
+        "one-split-no-peek-obo", "3-hands-no-peek-obo-rsa",
+        "3-hands-rsa-hit-split-aces-s17-surrender", "4-hands-rsa", "4-hands-no-peek"])
+def test_every_wager_agrees_with_the_brute_force(options: dict[str, Any]) -> None:
     rules = BlackjackRules(**options)
     brute_main, brute = brute_force(SMALL, rules)
     main, exact = exact_awards(SMALL, rules)
     assert main == pytest.approx(brute_main, abs=1e-12)
     for wager, found in exact.items():
         assert_awards(found, brute.get(wager, {}), 1e-12, wager)
-
-
-def test_with_resplits_only_the_split_approximation_differs() -> None:
-    """Lucky Stiff (never split) and Dead Man's Hand (second cards enumerated) stay exact; the
-    main wager and Blackjack Tie move by the re-split approximation only. On this 20-card shoe
-    with four eights that is 0.07 % of the main wager (a bound of 0.1 % here)."""
-    rules = BlackjackRules(max_split_hands=3)
-    brute_main, brute = brute_force(SMALL, rules)
-    main, exact = exact_awards(SMALL, rules)
-    for wager in ("lucky_stiff", "dead_mans_hand"):
-        assert_awards(exact[wager], brute[wager], 1e-12, wager)
-    assert main == pytest.approx(brute_main, abs=0.001)
-    assert main != pytest.approx(brute_main, abs=1e-6)  # the approximation is in play
-    for wager in TIES:
-        assert_awards(exact[wager], brute.get(wager, {}), 1e-4, wager)
 
 
 @pytest.mark.parametrize(("strategy", "wager", "pay_table"), [

@@ -10,17 +10,20 @@ value under the strategy is a recursion over the cards it may draw, memoised by 
 and standing is valued against the dealer's final-hand distribution for exactly the cards out
 (`dealer_exact`, all compositions of one up card in one batch).
 
-Split hands are valued as combinatorial analysers do: each hand formed by a split draws from
-the shoe with only the initial cards removed (the pair and the up card), as if the other split
-hands' cards were still in it, and is played by basic strategy. Without a re-split that is
-exact, not an approximation: the other hand's cards are drawn at moments its own play decides,
-and skipping such cards of an exchangeable deal leaves the rest distributed as before (optional
-skipping). With re-splits it approximates: how many hands there are is taken as if each hand
-drew the split card with the same probability. Dead Man's Hand's split awards are exact even
-then: the split hands' second cards are enumerated with removal.
+Splits and re-splits are exact (`split_exact`): the split's value is a linear combination of
+a few one-hand values, each a hand drawing from the shoe with only the cards of known value out
+(the up card, the pair and a number of further split cards). Every hand a split makes is played
+by the strategy's decision for its own cards and the up card, which is what makes that exact.
+Dead Man's Hand's split awards enumerate the split hands' second cards with removal.
+
+The strategy is a function of the hand's cards, the up card, the options and the rules, as
+`controller.game.strategy.decide` (the default) is. An `Objective` may depart from it where that
+is strictly better for what it maximises.
 
 A value is a vector: the main wager's expectation, the probability that the hand wins, pushes,
-loses or is surrendered, and the probability that it stands and ties the dealer on 17 .. 21.
+loses or is surrendered, the probability that it stands and ties the dealer on 17 .. 21, and
+the probability that it busts in a round where the dealer has a blackjack (without a peek:
+original bets only takes no more than the bust did).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Final, NamedTuple
 
-from controller.analysis import dealer_exact
+from controller.analysis import dealer_exact, split_exact
 from controller.analysis.dealer_exact import BLACKJACK, VALUES, Counts, card
 from controller.game.cards import Card
 from controller.game.rules import dead_mans_hand
@@ -45,12 +48,14 @@ from controller.game.rules.blackjack import (
 from controller.game.rules.blackjack_tie import SPOT_TOTALS
 from controller.game.rules.lucky_stiff import is_stiff
 from controller.game.rules.settlement import LOSE, PUSH, SURRENDER, WIN, Outcome
-from controller.game.strategy import decide
+from controller.game.strategy import Decide, decide
 
 EV, WON, PUSHED, LOST, SURRENDERED = 0, 1, 2, 3, 4
 TIE: Final = 5  # TIE + t - 17: stands on t and ties the dealer's t, 17 <= t <= 21
+TIES: Final = slice(TIE, TIE + 5)
+BUST_BLACKJACK: Final = 10  # busts, and the dealer (who did not peek) has a blackjack
 BOTH_NATURALS: Final = 5  # Totals.ties: 17 .. 21, then both naturals
-SIZE: Final = 10
+SIZE: Final = 11
 ACE, SEVEN, EIGHT, TEN = 0, 6, 7, 9
 DEALER_HANDS: Final = (  # a dealer hand for each outcome of dealer_exact.OUTCOMES
     (10, 7), (10, 8), (10, 9), (10, 10), (10, 5, 6), (10, 6, 10), (1, 10))
@@ -92,10 +97,6 @@ def _net(outcome: Outcome) -> float:
     return float(outcome.odds) if outcome.kind == WIN else -1.0 if outcome.kind == LOSE else 0.0
 
 
-def _scaled(vector: Vector, weight: float) -> Vector:
-    return tuple(x * weight for x in vector)
-
-
 def _sum(vectors: Iterator[tuple[float, Vector]]) -> Vector:
     total = [0.0] * SIZE
     for weight, vector in vectors:
@@ -133,8 +134,9 @@ class Departure(NamedTuple):
 class Table:
     """One up card's recursion: the dealer distributions, the memo of hand values."""
 
-    def __init__(self, up: int, shoe: Counts, rules: BlackjackRules) -> None:
-        self.up, self.shoe, self.rules = up, shoe, rules
+    def __init__(self, up: int, shoe: Counts, rules: BlackjackRules,
+                 strategy: Decide = decide) -> None:
+        self.up, self.shoe, self.rules, self.strategy = up, shoe, rules, strategy
         self.up_card = card(up)
         self.peeks = rules.dealer_peeks and up in (ACE, TEN)
         self.left = list(shoe)
@@ -214,6 +216,8 @@ class Table:
         mass = self.no_blackjack(removed)
         value = [0.0] * SIZE
         value[EV], value[LOST] = -stake * mass, mass
+        if not self.peeks:
+            value[BUST_BLACKJACK] = self.blackjack_chance(removed)
         return tuple(value)
 
     def after_card(self, hand: Counts, extra: Counts, from_split: bool, stake: int) -> Vector:
@@ -238,8 +242,13 @@ class Table:
         if key in self.memo:
             return self.memo[key]
         removed = _joined(hand, extra)
+        options = self.options(hand, from_split)
+        if objective.basic:  # the strategy alone decides: value its action only
+            chosen = self.strategy(_cards(hand), self.up_card, options, self.rules)
+            self.memo[key] = (self.act(chosen, hand, extra, removed, from_split, BASIC), chosen)
+            return self.memo[key]
         values = {action: self.act(action, hand, extra, removed, from_split, objective)
-                  for action in self.options(hand, from_split)}
+                  for action in options}
         chosen = self.choose(hand, values, objective)
         self.memo[key] = (values[chosen], chosen)
         return values[chosen], chosen
@@ -267,10 +276,8 @@ class Table:
         return self.value(hand, extra, from_split, objective)[0]
 
     def choose(self, hand: Counts, values: Mapping[str, Vector], objective: Objective) -> str:
-        """Basic strategy's action, or the objective's best where it is strictly better."""
-        basic = decide(_cards(hand), self.up_card, tuple(values), self.rules)
-        if objective.basic:
-            return basic
+        """The strategy's action, or the objective's best where it is strictly better."""
+        basic = self.strategy(_cards(hand), self.up_card, tuple(values), self.rules)
         best = max(values, key=lambda a: self.score(values[a], objective))
         if self.score(values[best], objective) > self.score(values[basic], objective) + 1e-12:
             self.departures[objective].append(Departure(self.up, hand, best, basic))
@@ -286,7 +293,7 @@ class Table:
 
     def resplits(self, pair: int, hands: int) -> bool:
         """Whether a split hand that receives the split card again is split again: the rules
-        allow it and basic strategy takes it (the split hands are always played by basic)."""
+        allow it and the strategy takes it (split hands are always played by the strategy)."""
         if (pair, hands) not in self._resplits:
             self._resplits[pair, hands] = self._resplit(pair, hands)
         return self._resplits[pair, hands]
@@ -298,11 +305,20 @@ class Table:
         cards = [card(pair), card(pair)]
         options = ("split", "stand") if one_card else (
             *self.options(_plus(_plus(NONE, pair), pair), True), "split")
-        return decide(cards, self.up_card, options, self.rules) == "split"
+        return self.strategy(cards, self.up_card, options, self.rules) == "split"
 
-    def split_hand(self, pair: int, second: int) -> Vector:
+    def most_hands(self, pair: int) -> int:
+        """The most hands one split of this pair may make under the rules and the strategy."""
+        return self.rules.max_split_hands if self.resplits(pair, 2) else 2
+
+    def split_weights(self, pair: int) -> split_exact.SplitWeights:
+        left = sum(self.left) - 2
+        return split_exact.weights(left, self.left[pair] - 2, self.most_hands(pair))
+
+    def split_hand(self, pair: int, second: int, more: int = 0) -> Vector:
+        """A split hand {pair, second} with `more` further split cards out besides the pair."""
         hand = _plus(_plus(NONE, pair), second)
-        extra = _plus(NONE, pair)
+        extra = _plus(NONE, pair, 1 + more)
         if (pair == ACE and self.rules.split_aces_one_card) or _total(hand)[0] >= 21:
             return self.after_card(hand, extra, True, 1)
         return self.value(hand, extra, True, BASIC)[0]
@@ -310,22 +326,29 @@ class Table:
     def split(self, pair: int) -> Vector:
         """The split's value: the main wager's expectation over every hand it makes, and the
         first hand's ties (Blackjack Tie judges that hand, and loses on a second split)."""
-        pair_out = _plus(_plus(NONE, pair), pair)
-        draws = self.draw(pair_out)
-        hands = {x: self.split_hand(pair, x) for x, _ in draws}
-        again = self.resplits(pair, 2)
-        q = dict(draws).get(pair, 0.0)
-        others = _sum((p, hands[x]) for x, p in draws if x != pair)
-        other_hands, pair_hands = _hand_counts(q, again, self.rules.max_split_hands)
+        weights = self.split_weights(pair)
+        values = {family: self.split_family(pair, family) for family in weights.families()}
+
+        def combined(form: split_exact.Linear) -> Vector:
+            return _sum((c, values[family]) for family, c in form.items())
+
         value = [0.0] * SIZE
-        value[EV] = (other_hands * others[EV] / (1 - q) if q < 1 else 0.0) + (
-            pair_hands * hands[pair][EV] if pair in hands else 0.0)
+        value[EV] = combined(weights.hands)[EV]
         if not self.peeks and self.rules.original_bets_only:
-            value[EV] -= self.blackjack_chance(pair_out)  # the first hand's original wager
-        # After a re-split the ties lose: neither hand may draw the split card again.
-        first = _scaled(others, 1 - q) if again else _sum((p, hands[x]) for x, p in draws)
-        value[TIE:] = first[TIE:]
+            # The dealer's blackjack takes the first hand's original wager, unless it busted.
+            value[EV] += combined(weights.first)[BUST_BLACKJACK] - self.blackjack_chance(
+                _plus(NONE, pair, 2))
+        value[TIES] = combined(weights.unsplit_first)[TIES]
         return tuple(value)
+
+    def split_family(self, pair: int, family: split_exact.Family) -> Vector:
+        """One split hand's value with `more` further split cards out: its second card drawn
+        freely ("X") or the split card played as a total ("P")."""
+        kind, more = family
+        if kind == "P":
+            return self.split_hand(pair, pair, more)
+        return _sum((p, self.split_hand(pair, x, more))
+                    for x, p in self.draw(_plus(NONE, pair, 2 + more)))
 
     def dead_mans_split(self, pair: int) -> dict[str, float]:
         """Dead Man's Hand's awards once a pair of aces or eights is split, exactly: the split
@@ -371,23 +394,6 @@ class Table:
 NONE: Final[Counts] = (0,) * VALUES
 
 
-@cache
-def _hand_counts(q: float, again: bool, most: int) -> tuple[float, float]:
-    """Expected numbers of final split hands that did not and did receive the split card
-    again, each hand drawing it with probability q (the approximation's independence)."""
-
-    def go(hands: int, pending: int) -> tuple[float, float]:
-        if pending == 0:
-            return 0.0, 0.0
-        other, pairs = go(hands, pending - 1)
-        if again and hands < most:
-            more_other, more_pairs = go(hands + 1, pending + 1)
-            return (1 - q) * (other + 1) + q * more_other, (1 - q) * pairs + q * more_pairs
-        return (1 - q) * (other + 1) + q * other, (1 - q) * pairs + q * (pairs + 1)
-
-    return go(2, 2)
-
-
 def opens(objective: Objective, first: int, second: int) -> bool:
     """Whether the objective's side wager is still open, and so steers play, on this deal."""
     if objective.basic:
@@ -426,12 +432,12 @@ class Totals:
         self.sevens_stand = self.sevens_stand or other.sevens_stand
 
 
-def up_card(args: tuple[int, Counts, BlackjackRules, tuple[Objective, ...]]
+def up_card(args: tuple[int, Counts, BlackjackRules, tuple[Objective, ...], Decide]
             ) -> dict[Objective, Totals]:
     """Every strategy's figures for the deals under one up card."""
-    up, shoe, rules, objectives = args
-    table = Table(up, shoe, rules)
-    table.prepare(_compositions(table.left))
+    up, shoe, rules, objectives, strategy = args
+    table = Table(up, shoe, rules, strategy)
+    table.prepare(_compositions(table.left, _split_families(table)))
     totals = {objective: Totals() for objective in objectives}
     p_up = shoe[up] / sum(shoe)
     for first, second, p_hand in _initial_hands(table.left):
@@ -497,29 +503,41 @@ def _initial(table: Table, hand: Counts, first: int, second: int,
     """(value, action) of the two-card hand, the split among the choices."""
     key = (hand, objective)
     if key not in table.initial:
+        options = initial_options(table, hand, first, second, objective)
+        basic = table.strategy(list(_cards(hand)), table.up_card, options, table.rules)
+        if objective.basic:
+            table.initial[key] = (initial_value(table, basic, hand, objective), basic)
+            return table.initial[key]
         values = initial_values(table, hand, first, second, objective)
-        basic = decide(list(_cards(hand)), table.up_card, tuple(values), table.rules)
-        chosen = basic
-        if not objective.basic:
-            score = {a: Table.score(v, objective)
-                     + _dead_man_score(table, first, a, hand, objective)
-                     for a, v in values.items()}
-            best = max(score, key=lambda a: score[a])
-            chosen = best if score[best] > score[basic] + 1e-12 else basic
+        score = {a: Table.score(v, objective) + _dead_man_score(table, first, a, hand, objective)
+                 for a, v in values.items()}
+        best = max(score, key=lambda a: score[a])
+        chosen = best if score[best] > score[basic] + 1e-12 else basic
         table.initial[key] = (values[chosen], chosen)
     return table.initial[key]
 
 
+def initial_options(table: Table, hand: Counts, first: int, second: int,
+                    objective: Objective) -> tuple[str, ...]:
+    """What the engine offers on the two-card hand (what the optimiser may take)."""
+    split = ("split",) if _may_split(table, first, second, objective) else ()
+    return (*table.options(hand, False), *split)
+
+
+def initial_value(table: Table, action: str, hand: Counts, objective: Objective) -> Vector:
+    """One action's value on the two-card hand. Dead Man's Hand is open only for the choice to
+    split: a pair played as it is has its award."""
+    if action == "split":
+        return table.split(hand.index(2))
+    inner = BASIC if objective.wager == "dead_mans_hand" else objective
+    return table.act(action, hand, NONE, hand, False, inner)
+
+
 def initial_values(table: Table, hand: Counts, first: int, second: int,
                    objective: Objective) -> dict[str, Vector]:
-    """The value of each action the engine offers on the two-card hand. Dead Man's Hand is
-    open only for the choice to split: a pair played as it is has its award."""
-    inner = BASIC if objective.wager == "dead_mans_hand" else objective
-    values = {action: table.act(action, hand, NONE, hand, False, inner)
-              for action in table.options(hand, False)}
-    if _may_split(table, first, second, objective):
-        values["split"] = table.split(first)
-    return values
+    """The value of each action the engine offers on the two-card hand."""
+    return {action: initial_value(table, action, hand, objective)
+            for action in initial_options(table, hand, first, second, objective)}
 
 
 def _may_split(table: Table, first: int, second: int, objective: Objective) -> bool:
@@ -553,10 +571,18 @@ def _initial_hands(left: Sequence[int]) -> Iterator[tuple[int, int, float]]:
                 yield a, b, p if a == b else 2 * p
 
 
-def _compositions(left: Sequence[int]) -> list[Counts]:
+def _split_families(table: Table) -> dict[int, int]:
+    """For each value whose pair the strategy splits again here: the most further split cards
+    a split hand's family may have out (split_exact)."""
+    return {pair: 2 * table.most_hands(pair) - 4 for pair in range(VALUES)
+            if table.left[pair] >= 2 and table.most_hands(pair) > 2}
+
+
+def _compositions(left: Sequence[int], families: Mapping[int, int] | None = None
+                  ) -> list[Counts]:
     """Every multiset of cards a hand may stand on, as the cards out besides the up card:
-    a hand of two or more cards totalling at most 21 (hard), and a split hand with the other
-    split card."""
+    a hand of two or more cards totalling at most 21 (hard), a split hand with the other
+    split card and, for a pair in `families`, with up to that many more."""
     hands: list[Counts] = []
 
     def grow(hand: list[int], start: int, hard: int) -> None:
@@ -570,15 +596,20 @@ def _compositions(left: Sequence[int]) -> list[Counts]:
 
     grow([0] * VALUES, 0, 0)
     split = {_plus(h, v) for h in hands for v in range(VALUES) if h[v] and h[v] < left[v]}
+    for pair, more in (families or {}).items():
+        split |= {_plus(h, pair, 1 + k) for h in hands for k in range(1, more + 1)
+                  if h[pair] and h[pair] + 1 + k <= left[pair]}
     return sorted(set(hands) | split)
 
 
 def exact(per_suit: Mapping[int, int], rules: BlackjackRules,
           objectives: Sequence[Objective] = (BASIC,), workers: int = 1,
-          progress: Callable[[float], None] | None = None) -> dict[Objective, Totals]:
-    """Every strategy's figures for one seat dealt from a full shoe, on `workers` cores."""
+          progress: Callable[[float], None] | None = None,
+          strategy: Decide = decide) -> dict[Objective, Totals]:
+    """Every objective's figures for one seat dealt from a full shoe, the player's decisions
+    by `strategy` (where no objective departs from it), on `workers` cores."""
     shoe = shoe_counts(per_suit)
-    jobs = [(up, shoe, rules, tuple(objectives)) for up in range(VALUES) if shoe[up]]
+    jobs = [(up, shoe, rules, tuple(objectives), strategy) for up in range(VALUES) if shoe[up]]
     totals = {objective: Totals() for objective in objectives}
 
     def add(done: int, part: dict[Objective, Totals]) -> None:

@@ -9,10 +9,13 @@ side bet plays differently (docs/rules.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules, hand_value, is_pair
+
+# A player's decision: one of the open options for a hand, given the up card and the rules.
+Decide = Callable[[Sequence[Card], Card, Sequence[str], BlackjackRules], str]
 
 # Wanted action, by the dealer's up card value 2..11 (ace = 11). H hit, S stand, D double (else
 # hit), Ds double (else stand), P split, R surrender (else hit), Rs surrender (else stand).
