@@ -20,6 +20,8 @@ from typing import Any
 from controller.analysis import (
     baccarat_exact,
     blackjack_exact,
+    charts,
+    decision,
     initial_exact,
     lucky7_exact,
     simulate,
@@ -226,7 +228,7 @@ def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table:
     side = [b for b in BLACKJACK_BETS if bets is None or b in bets]
     tables = {bet: _tables(registry, bet, pay_table) for bet in side}
     steered: dict[tuple[str, str], blackjack_exact.Objective] = {}  # (wager, table id)
-    if strategy != "basic":
+    if strategy in ("side", "combined"):
         for bet in ("lucky_stiff", "dead_mans_hand", "blackjack_tie"):
             for table in tables.get(bet, []):
                 pays = {k: float(v) for k, v in table.pays.items()}
@@ -235,9 +237,10 @@ def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table:
                         strategy, wager, pays, ratio)
     objectives = [blackjack_exact.BASIC, *dict.fromkeys(steered.values())]
     played = side != ["lucky7"] or (bets is not None and "main" in bets) or (
-        strategy == "combined")  # Lucky 7 alone needs the play only to weigh the main wager
-    totals = blackjack_exact.exact(per_suit, rules, objectives, workers, progress) if played else {
-        blackjack_exact.BASIC: blackjack_exact.Totals()}
+        strategy in ("combined", "optimal"))  # Lucky 7 alone: the play only weighs the main
+    play = None if strategy == "optimal" else charts.basic(rules).decide
+    totals = (blackjack_exact.exact(per_suit, rules, objectives, workers, progress, play)
+              if played else {blackjack_exact.BASIC: blackjack_exact.Totals()})
     basic = totals[blackjack_exact.BASIC]
     rows: list[Row] = []
     if bets is None or "main" in bets:
@@ -314,11 +317,11 @@ def _steered(totals: blackjack_exact.Totals, edge: float, strategy: str,
 def _lucky7(rules: Any, table: PayTable, strategy: str = "basic",
             sevens_stand: bool = False) -> Row:
     """Lucky 7 is decided by whether 7-7 takes a third card. Its own strategy always takes one
-    (a third card can only raise the award); so does the combined strategy unless the main
-    wager's best play stands on some 7-7, where the trade-off is not computed."""
-    if strategy == "combined" and sevens_stand:
-        raise AnalysisError("lucky7 under --strategy combined: the main wager's best play stands "
-                         "on 7-7 against some up card under these rules, and that trade-off "
+    (a third card can only raise the award); so do the combined and optimal strategies unless
+    the main wager's best play stands on some 7-7, where the trade-off is not computed."""
+    if strategy in ("combined", "optimal") and sevens_stand:
+        raise AnalysisError(f"lucky7 under --strategy {strategy}: the main wager's best play "
+                         "stands on 7-7 against some up card under these rules, and that trade-off "
                          "is not computed")
     always = strategy != "basic"
     result = lucky7_exact.exact(baccarat_exact.shoe(rules.decks), rules, table, always)
@@ -380,3 +383,37 @@ def render(report: dict[str, Any], tables: Mapping[str, PayTable]) -> str:
                          + (": " + "; ".join(departures[:3]) + ("; ..." if len(departures) > 3
                                                                else "") if departures else ""))
     return "\n".join(lines) + "\n"
+
+
+def chart(options: dict[str, Any], as_json: bool) -> str:
+    """`--chart`: the basic strategy the analysis plays at this table, as a chart."""
+    rules = blackjack_rules(options)
+    played = charts.basic(rules)
+    if as_json:
+        return json.dumps(charts.as_json(played), indent=1) + "\n"
+    return charts.render(played, f"Basic strategy: {_described(rules)}")
+
+
+def _described(rules: Any) -> str:
+    parts = [f"{rules.decks} deck{'s' if rules.decks > 1 else ''}",
+             "dealer hits soft 17" if rules.dealer_hits_soft_17 else "dealer stands on soft 17",
+             "double after split" if rules.double_after_split else "no double after split",
+             f"double on {rules.double_on}", f"split to {rules.max_split_hands} hands",
+             "re-split aces" if rules.resplit_aces else "no re-split aces",
+             "late surrender" if rules.surrender == "late" else "no surrender",
+             "peek" if rules.dealer_peeks else "no hole card" + (
+                 ", original bets only" if rules.original_bets_only else ""),
+             f"blackjack pays {rules.blackjack_pays}"]
+    return ", ".join(parts)
+
+
+def hand(options: dict[str, Any], cards: list[int], up: int, removed: list[int],
+         strategy: str) -> dict[str, Any]:
+    """`analyze hand`: every action of one decision, valued exactly."""
+    rules = blackjack_rules(options)
+    play = None if strategy == "optimal" else charts.basic(rules).decide
+    try:
+        found = decision.action_values(rules, cards, up, removed, play)
+    except decision.DecisionError as exc:
+        raise AnalysisError(str(exc)) from None
+    return {"actions": dict(found.actions), "best": found.best}

@@ -135,8 +135,12 @@ class Table:
     """One up card's recursion: the dealer distributions, the memo of hand values."""
 
     def __init__(self, up: int, shoe: Counts, rules: BlackjackRules,
-                 strategy: Decide = decide) -> None:
-        self.up, self.shoe, self.rules, self.strategy = up, shoe, rules, strategy
+                 strategy: Decide | None = decide) -> None:
+        """`strategy` None: composition-dependent optimal play (`best`)."""
+        self.up, self.shoe, self.rules = up, shoe, rules
+        self.optimal = strategy is None
+        self.strategy: Decide = self.best if strategy is None else strategy
+        self.split_cap = rules.max_split_hands  # fewer when valuing a hand of a split
         self.up_card = card(up)
         self.peeks = rules.dealer_peeks and up in (ACE, TEN)
         self.left = list(shoe)
@@ -284,6 +288,21 @@ class Table:
             return best
         return basic
 
+    def best(self, cards: Sequence[Card], up: Card, options: Sequence[str],
+             rules: BlackjackRules) -> str:
+        """Composition-dependent optimal play for the main wager: the offered action worth most
+        to a hand of these cards that was not split, even when it was (so a split hand's play
+        depends on its own cards only, which keeps splits exact: "CDZ-"). Ties go to the first
+        of stand, hit, double, split, surrender."""
+        hand = _counts(cards)
+        values = {a: self.unsplit_value(a, hand)[EV] for a in _PREFERENCE if a in options}
+        return max(values, key=lambda a: values[a])
+
+    def unsplit_value(self, action: str, hand: Counts) -> Vector:
+        if action == "split":
+            return self.split(hand.index(2))
+        return self.act(action, hand, NONE, hand, False, BASIC)
+
     @staticmethod
     def score(value: Vector, objective: Objective) -> float:
         return objective.main * value[EV] + sum(
@@ -299,8 +318,10 @@ class Table:
         return self._resplits[pair, hands]
 
     def _resplit(self, pair: int, hands: int) -> bool:
-        if hands >= self.rules.max_split_hands or (pair == ACE and not self.rules.resplit_aces):
+        if hands >= self.split_cap or (pair == ACE and not self.rules.resplit_aces):
             return False
+        if self.optimal:  # whenever allowed: the split itself is chosen by its value
+            return True
         one_card = pair == ACE and self.rules.split_aces_one_card
         cards = [card(pair), card(pair)]
         options = ("split", "stand") if one_card else (
@@ -309,7 +330,7 @@ class Table:
 
     def most_hands(self, pair: int) -> int:
         """The most hands one split of this pair may make under the rules and the strategy."""
-        return self.rules.max_split_hands if self.resplits(pair, 2) else 2
+        return self.split_cap if self.resplits(pair, 2) else 2
 
     def split_weights(self, pair: int) -> split_exact.SplitWeights:
         left = sum(self.left) - 2
@@ -392,6 +413,14 @@ class Table:
 
 
 NONE: Final[Counts] = (0,) * VALUES
+_PREFERENCE: Final = ("stand", "hit", "double", "split", "surrender")
+
+
+def _counts(cards: Sequence[Card]) -> Counts:
+    counts = [0] * VALUES
+    for c in cards:
+        counts[c.bj_value - 1] += 1
+    return tuple(counts)
 
 
 def opens(objective: Objective, first: int, second: int) -> bool:
@@ -432,7 +461,7 @@ class Totals:
         self.sevens_stand = self.sevens_stand or other.sevens_stand
 
 
-def up_card(args: tuple[int, Counts, BlackjackRules, tuple[Objective, ...], Decide]
+def up_card(args: tuple[int, Counts, BlackjackRules, tuple[Objective, ...], Decide | None]
             ) -> dict[Objective, Totals]:
     """Every strategy's figures for the deals under one up card."""
     up, shoe, rules, objectives, strategy = args
@@ -583,18 +612,7 @@ def _compositions(left: Sequence[int], families: Mapping[int, int] | None = None
     """Every multiset of cards a hand may stand on, as the cards out besides the up card:
     a hand of two or more cards totalling at most 21 (hard), a split hand with the other
     split card and, for a pair in `families`, with up to that many more."""
-    hands: list[Counts] = []
-
-    def grow(hand: list[int], start: int, hard: int) -> None:
-        if sum(hand) >= 2:
-            hands.append(tuple(hand))
-        for v in range(start, VALUES):
-            if hard + v + 1 <= 21 and hand[v] < left[v]:
-                hand[v] += 1
-                grow(hand, v, hard + v + 1)
-                hand[v] -= 1
-
-    grow([0] * VALUES, 0, 0)
+    hands = supersets(left, NONE)
     split = {_plus(h, v) for h in hands for v in range(VALUES) if h[v] and h[v] < left[v]}
     for pair, more in (families or {}).items():
         split |= {_plus(h, pair, 1 + k) for h in hands for k in range(1, more + 1)
@@ -602,12 +620,31 @@ def _compositions(left: Sequence[int], families: Mapping[int, int] | None = None
     return sorted(set(hands) | split)
 
 
+def supersets(left: Sequence[int], start: Counts) -> list[Counts]:
+    """Every hand of two or more cards that holds `start`, totals at most 21 counting aces as
+    one, and holds no more of a value than `left` (which counts `start`'s cards)."""
+    hands: list[Counts] = []
+
+    def grow(hand: list[int], low: int, hard: int) -> None:
+        if sum(hand) >= 2:
+            hands.append(tuple(hand))
+        for v in range(low, VALUES):
+            if hard + v + 1 <= 21 and hand[v] < left[v]:
+                hand[v] += 1
+                grow(hand, v, hard + v + 1)
+                hand[v] -= 1
+
+    grow(list(start), 0, sum((v + 1) * k for v, k in enumerate(start)))
+    return hands
+
+
 def exact(per_suit: Mapping[int, int], rules: BlackjackRules,
           objectives: Sequence[Objective] = (BASIC,), workers: int = 1,
           progress: Callable[[float], None] | None = None,
-          strategy: Decide = decide) -> dict[Objective, Totals]:
+          strategy: Decide | None = decide) -> dict[Objective, Totals]:
     """Every objective's figures for one seat dealt from a full shoe, the player's decisions
-    by `strategy` (where no objective departs from it), on `workers` cores."""
+    by `strategy` (None: composition-dependent optimal) where no objective departs from it,
+    on `workers` cores."""
     shoe = shoe_counts(per_suit)
     jobs = [(up, shoe, rules, tuple(objectives), strategy) for up in range(VALUES) if shoe[up]]
     totals = {objective: Totals() for objective in objectives}

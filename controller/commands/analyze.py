@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from controller.commands.inputs import (
+    CardValues,
     KeyValue,
     Number,
     TextFile,
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
     from controller.daemon.config_file import RunConfig
 
 
+# Table options that are limits and units, not rules of play.
+NOT_RULES = ("limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit",
+             "four_wager_limit", "limited_wager_max")
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     # The analysis extra (numpy) is needed here only: every other command runs without it.
     from controller.analysis.analyze import AnalysisError
@@ -34,7 +40,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    if args.ratio is not None and args.strategy != "combined":
+    _refuse_strays(args)
+    if args.what == "hand" or args.chart:
+        return _decisions(args)
+    strategy = args.strategy or "basic"
+    if args.ratio is not None and strategy != "combined":
         raise BadInput(f"--ratio {args.ratio:g}: only --strategy combined plays for a ratio")
     if args.pay_table is not None and not args.bet:
         raise BadInput(f"--pay-table {args.pay_table}: a pay table is one side bet's: name the "
@@ -49,9 +59,7 @@ def _analyze(args: argparse.Namespace) -> int:
         options = {**config.rules, **options}
     game = config.game if config else args.game
     method = args.method or "exact"
-    options = {k: v for k, v in options.items() if k not in (
-        "limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit", "four_wager_limit",
-        "limited_wager_max")}
+    options = {k: v for k, v in options.items() if k not in NOT_RULES}
     registry = config.registry if config else PayTables.load()
     if args.bet:  # checked before any work
         bets = [chosen_bet(game, args.bet, args.pay_table, registry)]
@@ -69,9 +77,11 @@ def _analyze(args: argparse.Namespace) -> int:
         def progress(fraction: float) -> None:
             bar.update(task, completed=fraction)
     try:
-        report = analyze(game, options, bets, args.pay_table, method, args.rounds, args.seed,
+        rounds = 1_000_000 if args.rounds is None else args.rounds
+        seed = 1 if args.seed is None else args.seed
+        report = analyze(game, options, bets, args.pay_table, method, rounds, seed,
                          args.workers or os.cpu_count() or 1, registry, progress,
-                         args.strategy, 1.0 if args.ratio is None else args.ratio)
+                         strategy, 1.0 if args.ratio is None else args.ratio)
     finally:
         if bar is not None:
             bar.stop()
@@ -82,10 +92,65 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse_strays(args: argparse.Namespace) -> None:
+    """Options that belong to another form of the command, refused by name."""
+    hand_only = [name for name, value in (("--cards", args.cards), ("--up", args.up),
+                                          ("--removed", args.removed)) if value is not None]
+    if args.what != "hand" and hand_only:
+        raise BadInput(f"{hand_only[0]}: only `analyze hand` values one hand")
+    if args.what == "hand" and args.chart:
+        raise BadInput("--chart: `analyze hand` values one hand; --chart prints the whole chart")
+    if args.what == "hand" or args.chart:
+        form = "analyze hand" if args.what == "hand" else "--chart"
+        for name, value in (("--bet", args.bet), ("--pay-table", args.pay_table),
+                            ("--method", args.method), ("--ratio", args.ratio),
+                            ("--rounds", args.rounds), ("--seed", args.seed)):
+            if value is not None:
+                raise BadInput(f"{name}: not with {form}, which is blackjack's main wager, exact")
+        if args.strategy in ("side", "combined"):
+            raise BadInput(f"--strategy {args.strategy}: {form} plays basic or optimal")
+    if args.chart and args.strategy == "optimal":
+        raise BadInput("--chart --strategy optimal: optimal play decides by the exact cards, "
+                       "not by a chart; --chart prints basic strategy")
+
+
+def _decisions(args: argparse.Namespace) -> int:
+    """`analyze hand` and `--chart`: blackjack's decisions."""
+    from controller.analysis.analyze import chart, hand, options_from
+    options = options_from(args.rules)
+    game = args.game
+    if args.config:
+        from controller.daemon import config_file
+        config = config_file.load(args.config)
+        options, game = {**config.rules, **options}, config.game
+    if game != "blackjack":
+        raise BadInput(f"{'analyze hand' if args.what else '--chart'}: blackjack only "
+                       "(baccarat has no decisions)")
+    options = {k: v for k, v in options.items() if k not in NOT_RULES}
+    if args.chart:
+        sys.stdout.write(chart(options, args.json))
+        return 0
+    if args.cards is None or args.up is None:
+        raise BadInput("analyze hand needs --cards (the hand) and --up (the dealer's card)")
+    found = hand(options, args.cards, args.up[0], args.removed or [],
+                 args.strategy or "optimal")
+    if args.json:
+        sys.stdout.write(json.dumps(found, indent=2) + "\n")
+    else:
+        values = "\n".join(f"  {action:<10} {value:+.6f}" + ("   best" if action == found["best"]
+                                                             else "")
+                           for action, value in found["actions"].items())
+        sys.stdout.write(f"{','.join(map(str, args.cards))} v {args.up[0]}, per unit of the "
+                         f"hand's wager:\n{values}\n")
+    return 0
+
+
 def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """The family's commands on `tablectl`."""
     analyze_cmd = commands.add_parser(
         "analyze", help="house edge and award probabilities of every wager")
+    analyze_cmd.add_argument("what", nargs="?", choices=["hand"],
+                             help="hand: value every action of one blackjack decision")
     analyze_cmd.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack",
                              help="the game (default blackjack; --config names its own)")
     analyze_cmd.add_argument("--bet", metavar="NAME",
@@ -101,15 +166,24 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                              help="a table configuration: its game, rules and pay tables")
     analyze_cmd.add_argument("--method", choices=["exact", "simulate"],
                              help="exact (the default) or a simulation through the engine")
-    analyze_cmd.add_argument("--strategy", choices=["basic", "side", "combined"],
-                             default="basic",
-                             help="how the player plays: basic strategy, for each side wager "
-                                  "alone, or for main + RATIO x side (exact only)")
+    analyze_cmd.add_argument("--strategy", choices=["basic", "optimal", "side", "combined"],
+                             help="how the player plays: basic strategy (the default), the "
+                                  "best play for the exact cards (optimal; the default of "
+                                  "`analyze hand`), for each side wager alone, or for main + "
+                                  "RATIO x side (exact only)")
+    analyze_cmd.add_argument("--chart", action="store_true",
+                             help="print the basic strategy chart of the table's rules")
+    analyze_cmd.add_argument("--cards", type=CardValues(), metavar="C,C,...",
+                             help="analyze hand: the hand, e.g. 10,6 or A,7 (J, Q, K are 10)")
+    analyze_cmd.add_argument("--up", type=CardValues(1), metavar="C",
+                             help="analyze hand: the dealer's up card")
+    analyze_cmd.add_argument("--removed", type=CardValues(), metavar="C,C,...",
+                             help="analyze hand: other cards seen since the shuffle")
     analyze_cmd.add_argument("--ratio", type=Number(0, above=True), metavar="R",
                              help="--strategy combined: side wager per unit of main (default 1)")
-    analyze_cmd.add_argument("--rounds", type=Whole(1), default=1_000_000, metavar="N",
+    analyze_cmd.add_argument("--rounds", type=Whole(1), metavar="N",
                              help="--method simulate: rounds to play (default 1,000,000)")
-    analyze_cmd.add_argument("--seed", type=Whole(None), default=1, metavar="S",
+    analyze_cmd.add_argument("--seed", type=Whole(None), metavar="S",
                              help="--method simulate: the seed; the same seed, the same result "
                                   "(default 1)")
     analyze_cmd.add_argument("--workers", type=Whole(1), metavar="N",

@@ -14,7 +14,7 @@ import stat
 from abc import ABC, abstractmethod
 from datetime import date
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from controller.daemon.checked_files import (
     BadInput,
@@ -214,3 +214,22 @@ class KeyValue(Checked):
         if not (sep and key):
             raise BadInput(f"{text!r} is not KEY=VALUE")
         return key, value
+
+
+class CardValues(Checked):
+    """Blackjack cards by value, comma-separated: A (or 1), 2-10, and J, Q, K for 10."""
+
+    NAMES: ClassVar[dict[str, int]] = {
+        "A": 1, "J": 10, "Q": 10, "K": 10, "T": 10, **{str(v): v for v in range(1, 11)}}
+
+    def __init__(self, exactly: int | None = None) -> None:
+        self.exactly = exactly
+
+    def check(self, text: str) -> list[int]:
+        items = [item.strip().upper() for item in text.split(",")] if text.strip() else []
+        for position, item in enumerate(items, start=1):
+            if item not in self.NAMES:
+                raise BadInput(f"{text!r}: card {position} is {item!r}; use A, 2-10, J, Q, K")
+        if self.exactly is not None and len(items) != self.exactly:
+            raise BadInput(f"{text!r}: {len(items)} cards, not {self.exactly}")
+        return [self.NAMES[item] for item in items]
