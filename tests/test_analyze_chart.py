@@ -22,7 +22,8 @@ KEYS = {"total", "soft", "pair", "up", "may_double", "may_surrender", "action"}
 def chart_json(*rules: str) -> dict[str, Any]:
     result = analyze_command("--game", "blackjack", "--chart", "--json", "--rules", *rules)
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    found: dict[str, Any] = json.loads(result.stdout)
+    return found
 
 
 def test_the_chart_json_names_every_situation_once() -> None:
