@@ -49,6 +49,19 @@ def _ours() -> tuple[set[str], set[str]]:
     return threads, ptys
 
 
+@pytest.fixture(autouse=True, scope="session")
+def chart_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Derived strategy charts are cached in the user's cache folder (analysis/derive.py): the
+    tests and the commands they run share one temporary folder instead, for the session."""
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if saved is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = saved
+
+
 @pytest.fixture(autouse=True)
 def no_leaks() -> Iterator[None]:
     """Fail any test that leaves a reader thread, a port or a pty open."""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from controller.analysis.charts import basic
+from controller.analysis.charts import from_decide
 from controller.analysis.decision import DecisionError, action_values
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules
@@ -81,7 +81,7 @@ def test_every_action_agrees_with_the_engine(cards: tuple[int, int], up: int,
     """One deck less every 2, 3, 4, 5, 7 and 9 (28 cards): the exact values equal the engine's
     to 1e-12 for every action offered, play after it by the chart."""
     rules = BlackjackRules(decks=1, **options)  # type: ignore[arg-type]
-    chart = basic(rules).decide
+    chart = from_decide(decide, rules).decide
     found = action_values(rules, cards, up, STRIPPED, chart)
     assert set(found.actions) >= {"hit", "stand", "double"}
     for action, value in found.actions.items():
@@ -136,7 +136,7 @@ def test_basic_strategy_plays_the_chart_after_the_action() -> None:
     """With --strategy basic the hit of 10,2 v 4 is played on by the chart, which is worth no
     more than optimal play."""
     rules = BlackjackRules()
-    chart = action_values(rules, (10, 2), 4, (), basic(rules).decide)
+    chart = action_values(rules, (10, 2), 4, (), from_decide(decide, rules).decide)
     best = action_values(rules, (10, 2), 4)
     assert chart.actions["hit"] <= best.actions["hit"] + 1e-15
     assert chart.actions["stand"] == best.actions["stand"]

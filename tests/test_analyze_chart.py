@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.analysis.charts import basic, codes, situations
+from controller.analysis.charts import from_decide, situations
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules, hand_value, is_pair, may_double
 from controller.game.strategy import decide
@@ -75,7 +75,7 @@ def test_the_chart_decides_as_the_strategy_it_was_read_from(
         options.append("surrender")
     if len(cards) == 2 and is_pair(cards[0], cards[1], rules):
         options.append("split")
-    assert basic(rules).decide(cards, Card(up, "H"), tuple(options), rules) == decide(
+    assert from_decide(decide, rules).decide(cards, Card(up, "H"), tuple(options), rules) == decide(
         cards, Card(up, "H"), tuple(options), rules)
 
 
@@ -90,8 +90,9 @@ def test_the_printed_chart_has_the_codes_of_a_dealers_chart() -> None:
     assert row["16"] == ["S", "S", "S", "S", "S", "H", "H", "Rh", "Rh", "Rh"]
     assert row["11"] == ["Dh"] * 10
     assert row["A,7"][:5] == ["Ds"] * 5
-    cells = codes(basic(BlackjackRules(surrender="late")))
-    assert cells["pair 8", 1] == "P" and cells["hard 17", 1] == "Rs"
+    assert row["8,8"] == ["P"] * 10 and row["17"][-1] == "Rs"
+    # A 16 of three or more cards stands against a ten (docs/analysis.md, "Basic strategy").
+    assert "With three or more cards: hard 16 v 10: stand." in lines
 
 
 def test_situations_cover_pairs_with_and_without_the_split() -> None:

@@ -22,6 +22,7 @@ from controller.analysis import (
     blackjack_exact,
     charts,
     decision,
+    derive,
     initial_exact,
     lucky7_exact,
     simulate,
@@ -238,7 +239,7 @@ def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table:
     objectives = [blackjack_exact.BASIC, *dict.fromkeys(steered.values())]
     played = side != ["lucky7"] or (bets is not None and "main" in bets) or (
         strategy in ("combined", "optimal"))  # Lucky 7 alone: the play only weighs the main
-    play = None if strategy == "optimal" else charts.basic(rules).decide
+    play = None if strategy == "optimal" else derive.basic(rules, workers).decide
     totals = (blackjack_exact.exact(per_suit, rules, objectives, workers, progress, play)
               if played else {blackjack_exact.BASIC: blackjack_exact.Totals()})
     basic = totals[blackjack_exact.BASIC]
@@ -385,10 +386,10 @@ def render(report: dict[str, Any], tables: Mapping[str, PayTable]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def chart(options: dict[str, Any], as_json: bool) -> str:
+def chart(options: dict[str, Any], as_json: bool, workers: int) -> str:
     """`--chart`: the basic strategy the analysis plays at this table, as a chart."""
     rules = blackjack_rules(options)
-    played = charts.basic(rules)
+    played = derive.basic(rules, workers)
     if as_json:
         return json.dumps(charts.as_json(played), indent=1) + "\n"
     return charts.render(played, f"Basic strategy: {_described(rules)}")
@@ -408,10 +409,10 @@ def _described(rules: Any) -> str:
 
 
 def hand(options: dict[str, Any], cards: list[int], up: int, removed: list[int],
-         strategy: str) -> dict[str, Any]:
+         strategy: str, workers: int) -> dict[str, Any]:
     """`analyze hand`: every action of one decision, valued exactly."""
     rules = blackjack_rules(options)
-    play = None if strategy == "optimal" else charts.basic(rules).decide
+    play = None if strategy == "optimal" else derive.basic(rules, workers).decide
     try:
         found = decision.action_values(rules, cards, up, removed, play)
     except decision.DecisionError as exc:

@@ -328,6 +328,10 @@ class Table:
             *self.options(_plus(_plus(NONE, pair), pair), True), "split")
         return self.strategy(cards, self.up_card, options, self.rules) == "split"
 
+    def clear_resplits(self) -> None:
+        """Forget the re-split decisions: the strategy changed them (a chart being derived)."""
+        self._resplits.clear()
+
     def most_hands(self, pair: int) -> int:
         """The most hands one split of this pair may make under the rules and the strategy."""
         return self.split_cap if self.resplits(pair, 2) else 2

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from functools import cache
 from typing import Any, NamedTuple
 
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules, hand_value, is_pair
-from controller.game.strategy import Decide, decide
+from controller.game.strategy import Decide
 
 UPS = tuple(range(1, 11))  # 1 is the ace
 SHOWN_UPS = (*range(2, 11), 1)  # as charts print them: 2 .. 10, then A
@@ -114,12 +113,6 @@ def from_decide(decide: Decide, rules: BlackjackRules) -> Chart:
                          for s in situations(rules)})
 
 
-@cache
-def basic(rules: BlackjackRules) -> Chart:
-    """The basic strategy the analysis plays at a table with these rules."""
-    return from_decide(decide, rules)
-
-
 def as_json(chart: Chart) -> dict[str, Any]:
     """`--chart --json`: one object per situation; `may_split` only for pairs."""
     decisions = []
@@ -172,7 +165,26 @@ def render(chart: Chart, title: str) -> str:
               for p in range(1, 11)]
     lines += ["", "H hit, S stand, P split, D double (Dh: else hit, Ds: else stand), "
                   "R surrender (Rh: else hit, Rs: else stand)."]
+    lines += [f"With three or more cards: {note}." for note in _three_card_notes(chart)]
     return "\n".join(lines) + "\n"
+
+
+_FALLBACK = {"H": "hit", "S": "stand", "Dh": "hit", "Ds": "stand", "Rh": "hit", "Rs": "stand"}
+
+
+def _three_card_notes(chart: Chart) -> list[str]:
+    """Where a hand of three or more cards (nothing but hit and stand offered) does not do
+    what its two-card code says: the chart takes every such hand into account."""
+    notes = []
+    for soft, totals in ((False, range(5, 21)), (True, range(13, 21))):
+        for total in totals:
+            for up in SHOWN_UPS:
+                printed = _FALLBACK.get(code(chart, total, soft, None, up))
+                action = chart.action(Situation(total, soft, None, up, False, False, False))
+                if printed is not None and action != printed:
+                    notes.append(f"{'soft' if soft else 'hard'} {total} v "
+                                 f"{'A' if up == 1 else up}: {action}")
+    return notes
 
 
 def codes(chart: Chart) -> Mapping[tuple[str, int], str]:

@@ -127,13 +127,14 @@ def _decisions(args: argparse.Namespace) -> int:
         raise BadInput(f"{'analyze hand' if args.what else '--chart'}: blackjack only "
                        "(baccarat has no decisions)")
     options = {k: v for k, v in options.items() if k not in NOT_RULES}
+    workers = args.workers or os.cpu_count() or 1
     if args.chart:
-        sys.stdout.write(chart(options, args.json))
+        sys.stdout.write(chart(options, args.json, workers))
         return 0
     if args.cards is None or args.up is None:
         raise BadInput("analyze hand needs --cards (the hand) and --up (the dealer's card)")
     found = hand(options, args.cards, args.up[0], args.removed or [],
-                 args.strategy or "optimal")
+                 args.strategy or "optimal", workers)
     if args.json:
         sys.stdout.write(json.dumps(found, indent=2) + "\n")
     else:
