@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from controller.analysis import blackjack_exact
+from controller.analysis import blackjack_exact, derive
 from controller.analysis.analyze import _exact_awards, price
 from controller.analysis.baccarat_exact import shoe
 from controller.analysis.blackjack_exact import (
@@ -102,9 +102,9 @@ def brute_force(per_suit: Mapping[int, int], rules: BlackjackRules,
     return main, {wager: dict(found) for wager, found in awards.items()}
 
 
-def exact_awards(per_suit: Mapping[int, int], rules: BlackjackRules
+def exact_awards(per_suit: Mapping[int, int], rules: BlackjackRules, strategy: Decide = decide
                  ) -> tuple[float, dict[str, dict[str, float]]]:
-    totals = blackjack_exact.exact(per_suit, rules, workers=2)[BASIC]
+    totals = blackjack_exact.exact(per_suit, rules, workers=2, strategy=strategy)[BASIC]
     found = {wager: _exact_awards(wager, totals, per_suit, rules, REGISTRY.get(
         wager.partition(".")[0], "1")) for wager in ("lucky_stiff", "dead_mans_hand", *TIES)}
     return totals.main, found
@@ -194,12 +194,13 @@ def test_stand_and_double_values_match_the_published_appendix() -> None:
 
 def test_agrees_with_the_pinned_simulation_within_its_standard_error() -> None:
     """tests/regression/simulated-tallies.json: 2,000 seeded rounds through the engine (6 decks,
-    the ruled defaults, basic strategy). Every award of every wager lies within four standard
-    errors of the exact probability (a binomial count per award)."""
+    the ruled defaults, the derived basic strategy). Every award of every wager lies within
+    four standard errors of the exact probability (a binomial count per award)."""
     pinned = json.loads((Path(__file__).parent / "regression" / "simulated-tallies.json")
                         .read_text())["blackjack"]
     n = pinned["rounds"]
-    _, exact = exact_awards(shoe(6), BlackjackRules())
+    rules = BlackjackRules()
+    _, exact = exact_awards(shoe(6), rules, derive.basic(rules, workers=2).decide)
     for wager, found in exact.items():
         counts = pinned["awards"][wager]
         for award, p in found.items():

@@ -141,3 +141,19 @@ def test_basic_strategy_plays_the_chart_after_the_action() -> None:
     assert chart.actions["hit"] <= best.actions["hit"] + 1e-15
     assert chart.actions["stand"] == best.actions["stand"]
     assert decide([Card(10, "S"), Card(2, "S")], Card(4, "S"), ("hit", "stand"), rules) == "stand"
+
+
+@pytest.mark.parametrize(("cards", "ups"), [
+    ((10, 6), (7, 8, 9, 10, 1)), ((10, 2), (2, 3, 4, 5, 6)), ((6, 5), (10, 1)),
+    ((1, 7), (2, 3, 7, 9, 10, 1)), ((5, 4), (2, 3, 7)), ((9, 9), (7, 1)), ((8, 8), (10, 1)),
+])
+def test_the_best_action_of_a_full_shoe_is_the_charts(cards: tuple[int, int],
+                                                      ups: tuple[int, ...]) -> None:
+    """Six decks, H17, DAS, the first two cards: the exact best action is the published
+    chart's on the chart's closest calls (16 v 7-A, 12 v 2-6, 11 v 10 and A, soft 18, 9 v 2,
+    3 and 7, 9-9 v 7 and A, 8-8 v 10 and A)."""
+    rules = BlackjackRules()
+    for up in ups:
+        found = action_values(rules, cards, up)
+        chart = decide([Card(c, "S") for c in cards], Card(up, "S"), tuple(found.actions), rules)
+        assert found.best == chart, (cards, up, found.actions)

@@ -180,6 +180,7 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
                progress: Callable[[float], None] | None) -> tuple[list[Row], dict[str, Any]]:
     rules = blackjack_rules(options)  # the table's rules as given (defaults: docs/RULINGS.md)
     side = [b for b in BLACKJACK_BETS if bets is None or b in bets]
+    derive.basic(rules, workers)  # the chart the rounds are played by, before they fork
     tally = simulate.run(simulate.blackjack_chunk, _as_options(rules), side, rounds, seed,
                          workers, _counter(progress, rounds))
     n = tally.rounds
@@ -215,7 +216,7 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
                 edge, error = price(awards, pays, n)
                 rows.append(Row(bet, table.id, edge, error, awards))
     return rows, {"method": "simulate", "rounds": n, "seed": seed,
-                  "rules": _as_options(rules), "strategy": "basic (controller/game/strategy.py)"}
+                  "rules": _as_options(rules), "strategy": "basic (derived for the rules)"}
 
 
 def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,

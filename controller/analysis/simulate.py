@@ -1,8 +1,9 @@
 """Simulation through the controller's own play engines, on all cores, reproducible by seed.
 
-Blackjack: one seat with the main wager and every side bet, played by basic strategy
-(controller/game/strategy.py) against shuffled shoes dealt to 75 % penetration. What a side bet's
-awards come out at does not depend on its pay table, so one simulation prices every table.
+Blackjack: one seat with the main wager and every side bet, played by the basic strategy chart
+derived for the table's rules (derive.py) against shuffled shoes dealt to 75 % penetration.
+What a side bet's awards come out at does not depend on its pay table, so one simulation prices
+every table.
 Baccarat: coups from shuffled 8-deck shoes, for `--method simulate`.
 
 Rounds run in fixed chunks, each with its own seed derived from the seed given, and the
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.analysis import derive
 from controller.game.cards import Card, shoe_cards
 from controller.game.paytables import TIE_SPOTS, PayTable, PayTables
 from controller.game.rules.baccarat import BaccaratRules
@@ -26,7 +28,6 @@ from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, InsuranceDue
-from controller.game.strategy import decide
 
 CHUNK = 20_000
 PENETRATION = 0.75
@@ -101,6 +102,7 @@ def blackjack_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
     tables = {bet: registry.get(bet, "1") for bet in bets}
     wagers = {1: blackjack_wagers(tables)}
     shoe = Dealing(rules.decks, random.Random(seed))
+    chart = derive.basic(rules)  # derived before the workers fork: they inherit it
     tally = Tally()
     for _ in range(rounds):
         shoe.new_round()
@@ -112,7 +114,7 @@ def blackjack_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
                 play.decide(due.seat, 1, "no_insurance")
             else:
                 hand = play.seats[0].hands[due.hand - 1]
-                action = decide(hand.cards, play.dealer[0], due.options, rules)
+                action = chart.decide(hand.cards, play.dealer[0], due.options, rules)
                 if action == "hit":
                     play.take_card(shoe.next())
                 else:
