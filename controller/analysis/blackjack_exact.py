@@ -577,7 +577,13 @@ def exact(per_suit: Mapping[int, int], rules: BlackjackRules,
           objectives: Sequence[Objective] = (BASIC,), workers: int = 1,
           progress: Callable[[float], None] | None = None) -> dict[Objective, Totals]:
     """Every strategy's figures for one seat dealt from a full shoe, on `workers` cores."""
-    shoe = shoe_counts(per_suit)
+    return exact_counts(shoe_counts(per_suit), rules, objectives, workers, progress)
+
+
+def exact_counts(shoe: Counts, rules: BlackjackRules, objectives: Sequence[Objective] = (BASIC,),
+                 workers: int = 1, progress: Callable[[float], None] | None = None
+                 ) -> dict[Objective, Totals]:
+    """The same from a shoe of any composition by value (a card removed, a counted shoe)."""
     jobs = [(up, shoe, rules, tuple(objectives)) for up in range(VALUES) if shoe[up]]
     totals = {objective: Totals() for objective in objectives}
 
