@@ -44,8 +44,9 @@ def effects(expectations: Callable[[Shoe], Mapping[Key, float]], shoe: Shoe
     """Each wager's effects, from its expectations on the shoe and on the shoe less one card
     of each value."""
     full = expectations(shoe)
-    after = [expectations(removed(shoe, v)) for v in range(1, shoes.VALUES + 1)]
     weights = shoes.by_value(shoe)
+    after = [expectations(removed(shoe, v)) if weights[v - 1] else full  # none to remove
+             for v in range(1, shoes.VALUES + 1)]
     result: dict[Key, Effects] = {}
     for key, edge in full.items():
         eor = tuple(row[key] - edge for row in after)
