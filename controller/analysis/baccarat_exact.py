@@ -198,16 +198,31 @@ def evaluate(distribution: Mapping[Signature, float], rules: BaccaratRules,
     """Apply the controller's rules to each signature of a coup distribution."""
     lucky = [w for w in LUCKY8 if w in tables]
     results = {w: WagerResult() for w in (*MAIN, *lucky)}
-    for (pp, bp, player_len, banker_len, ps, bs), probability in distribution.items():
+    for signature, probability in distribution.items():
+        for wager in (*MAIN, *lucky):
+            results[wager].add(_outcome(signature, rules, wager, tables.get(wager)), probability)
+    return results
+
+
+_OUTCOMES: dict[tuple[Signature, BaccaratRules, str, str | None], Outcome] = {}
+
+
+def _outcome(signature: Signature, rules: BaccaratRules, wager: str,
+             table: PayTable | None) -> Outcome:
+    """The wager's outcome on a coup of this signature, remembered (a counted shoe prices
+    thousands of distributions of the same signatures)."""
+    key = (signature, rules, wager, None if table is None else table.id)
+    if key not in _OUTCOMES:
+        pp, bp, player_len, banker_len, ps, bs = signature
         player = _representative(pp, player_len, "S" if ps else "SHS")
         banker = _representative(bp, banker_len, "D" if bs else "DCD")
-        for wager in MAIN:
+        if table is None:
             outcome = main_outcome(wager, player, banker, rules)
-            results[wager].add(Outcome(outcome.kind, outcome.kind, outcome.odds), probability)
-        for wager in lucky:
+            _OUTCOMES[key] = Outcome(outcome.kind, outcome.kind, outcome.odds)
+        else:
             mine, theirs = (player, banker) if wager == "lucky8_player" else (banker, player)
-            results[wager].add(lucky8.outcome(mine, theirs, tables[wager]), probability)
-    return results
+            _OUTCOMES[key] = lucky8.outcome(mine, theirs, table)
+    return _OUTCOMES[key]
 
 
 @cache
