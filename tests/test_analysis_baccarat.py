@@ -10,7 +10,8 @@ from fractions import Fraction
 
 import pytest
 
-from controller.analysis.baccarat_exact import coup_distribution, enumerate_coups, evaluate, shoe
+from controller.analysis import shoes
+from controller.analysis.baccarat_exact import coup_distribution, enumerate_coups, evaluate
 from controller.game.cards import Card
 from controller.game.rules import lucky8
 from controller.game.rules.baccarat import BaccaratRules, banker_draws, main_outcome, player_draws
@@ -62,7 +63,7 @@ def test_exact_agrees_with_brute_force_on_a_small_shoe(per_suit: dict[int, int])
 
 @pytest.fixture(scope="module")
 def eight_decks() -> dict[tuple[int, int, int, int, bool, bool], float]:
-    return coup_distribution(shoe(8))
+    return coup_distribution(shoes.full(8))
 
 
 def test_eight_deck_anchors(eight_decks: dict[tuple[int, int, int, int, bool, bool],

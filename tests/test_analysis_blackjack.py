@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from controller.analysis import blackjack_exact, derive
+from controller.analysis import blackjack_exact, derive, shoes
 from controller.analysis.analyze import _exact_awards, price
 from controller.analysis.baccarat_exact import shoe
 from controller.analysis.blackjack_exact import (
@@ -105,7 +105,7 @@ def brute_force(per_suit: Mapping[int, int], rules: BlackjackRules,
 def exact_awards(per_suit: Mapping[int, int], rules: BlackjackRules, strategy: Decide = decide
                  ) -> tuple[float, dict[str, dict[str, float]]]:
     totals = blackjack_exact.exact(per_suit, rules, workers=2, strategy=strategy)[BASIC]
-    found = {wager: _exact_awards(wager, totals, per_suit, rules, REGISTRY.get(
+    found = {wager: _exact_awards(wager, totals, shoes.of(per_suit), rules, REGISTRY.get(
         wager.partition(".")[0], "1")) for wager in ("lucky_stiff", "dead_mans_hand", *TIES)}
     return totals.main, found
 
@@ -165,9 +165,9 @@ def test_a_steered_strategy_is_valued_as_the_engine_plays_it(strategy: str, wage
     assert totals[steer].departures  # it does play differently
     brute_main, brute = brute_force(SMALL, rules, steer, totals[steer].departures)
     assert totals[steer].main == pytest.approx(brute_main, abs=1e-12)
-    found = _exact_awards(wager, totals[steer], SMALL, rules, table)
+    found = _exact_awards(wager, totals[steer], shoes.of(SMALL), rules, table)
     assert_awards(found, brute[wager], 1e-12, wager)
-    basic = _exact_awards(wager, totals[BASIC], SMALL, rules, table)
+    basic = _exact_awards(wager, totals[BASIC], shoes.of(SMALL), rules, table)
     pays = {k: float(v) for k, v in table.pays.items()}
     spot = wager.partition(".")[2] or None
     side, side_basic = (-price(awards, pays, None, spot)[0] / 100 for awards in (found, basic))

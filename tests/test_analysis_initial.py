@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from controller.analysis.blackjack_exact import shoe_counts
 from controller.analysis.initial_exact import initial_deal
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules
@@ -32,7 +33,7 @@ def test_initial_deal_agrees_with_brute_force(bet: str) -> None:
         tally[(settled[0].award if settled[0].outcome == "win" else settled[0].outcome)
               if settled else "undecided"] += 1
     total = sum(tally.values())
-    decided, undecided = initial_deal(per_suit, rules, bet)
+    decided, undecided = initial_deal(shoe_counts(per_suit), rules, bet)
     assert undecided == pytest.approx(tally.pop("undecided", 0) / total, abs=1e-12)
     assert set(decided) == set(tally)
     for award, count in tally.items():

@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from controller.analysis import shoes
 from controller.analysis.lucky7_exact import exact
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules, make_rules
@@ -52,7 +53,7 @@ def test_exact_agrees_with_brute_force(per_suit: dict[int, int], peeks: bool) ->
     tally: Counter[str] = Counter(lucky7_of(order, rules)
                                   for order in itertools.permutations(cards, 5))
     total = sum(tally.values())
-    result = exact(per_suit, rules, TABLE)
+    result = exact(shoes.of(per_suit), rules, TABLE)
     assert set(result.awards) == set(tally)
     for award, count in tally.items():
         assert result.awards[award] == pytest.approx(count / total, abs=1e-12), award
@@ -62,7 +63,7 @@ def test_exact_agrees_with_brute_force(per_suit: dict[int, int], peeks: bool) ->
 
 
 def test_six_decks() -> None:
-    result = exact(dict.fromkeys(range(1, 14), 6), make_rules({}, lucky7_offered=True), TABLE)
+    result = exact(shoes.full(6), make_rules({}, lucky7_offered=True), TABLE)
     assert result.awards["lose"] == pytest.approx(12 / 13)  # the first card is not a 7
     assert sum(result.awards.values()) == pytest.approx(1.0)
     assert result.awards["three_sevens_suited"] > 0

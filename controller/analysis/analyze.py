@@ -9,6 +9,7 @@ each side bet is priced from the same award frequencies, unless --pay-table name
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -21,10 +22,13 @@ from controller.analysis import (
     baccarat_exact,
     blackjack_exact,
     charts,
+    countability,
     decision,
     derive,
+    eor,
     initial_exact,
     lucky7_exact,
+    shoes,
     simulate,
 )
 from controller.game.names import award_words, wager_words
@@ -129,7 +133,8 @@ def analyze(game: str, rules: dict[str, Any], bets: list[str] | None, pay_table:
     else:
         if method == "exact":
             rows, summary = _blackjack_exact(rules, bets, pay_table, strategy, ratio, workers,
-                                             registry, progress)
+                                             registry, progress, shoes.full(
+                                                 blackjack_rules(rules).decks))
         else:
             rows, summary = _blackjack(rules, bets, pay_table, rounds, seed, workers,
                                        registry, progress)
@@ -139,13 +144,15 @@ def analyze(game: str, rules: dict[str, Any], bets: list[str] | None, pay_table:
 
 def _baccarat(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
               method: str, rounds: int, seed: int, workers: int, registry: PayTables,
-              progress: Callable[[float], None] | None) -> tuple[list[Row], dict[str, Any]]:
+              progress: Callable[[float], None] | None, shoe: shoes.Shoe | None = None
+              ) -> tuple[list[Row], dict[str, Any]]:
+    """Every baccarat wager; exactly from `shoe` (default: the full shoe) or simulated."""
     rules = baccarat_rules(options)
     wanted = bets or ["player", "banker", "tie", "lucky8"]
     tables = _tables(registry, "lucky8", pay_table) if "lucky8" in wanted else []
     rows: list[Row] = []
     if method == "exact":
-        distribution = baccarat_exact.coup_distribution(baccarat_exact.shoe(rules.decks),
+        distribution = baccarat_exact.coup_distribution(shoe or shoes.full(rules.decks),
                                                         progress)
         main = baccarat_exact.evaluate(distribution, rules, {})
         rows += [Row(w, None, main[w].house_edge, None, dict(main[w].awards))
@@ -194,10 +201,10 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
         for table in _tables(registry, bet, pay_table):
             pays = {k: float(v) for k, v in table.pays.items()}
             if bet == "lucky7":  # decided by the first three cards: exact
-                rows.append(_lucky7(rules, table))
+                rows.append(_lucky7(rules, table, shoes.full(rules.decks)))
             elif bet in initial_exact.BETS:  # exact at the deal, simulated after the peek
                 decided, undecided = initial_exact.initial_deal(
-                    baccarat_exact.shoe(rules.decks), rules, bet)
+                    shoes.by_value(shoes.full(rules.decks)), rules, bet)
                 late = tally.late.get(bet, Counter())
                 n_late = sum(late.values())
                 awards = dict(decided)
@@ -221,12 +228,12 @@ def _blackjack(options: dict[str, Any], bets: list[str] | None, pay_table: str |
 
 def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
                      strategy: str, ratio: float, workers: int, registry: PayTables,
-                     progress: Callable[[float], None] | None
+                     progress: Callable[[float], None] | None, shoe: shoes.Shoe
                      ) -> tuple[list[Row], dict[str, Any]]:
-    """Every wager exactly (blackjack_exact.py): one pass prices the main wager, every pay
-    table and, for --strategy side or combined, each side wager under its own strategy."""
+    """Every wager exactly (blackjack_exact.py) from `shoe`: one pass prices the main wager,
+    every pay table and, for --strategy side or combined, each side wager under its own
+    strategy."""
     rules = blackjack_rules(options)
-    per_suit = baccarat_exact.shoe(rules.decks)
     side = [b for b in BLACKJACK_BETS if bets is None or b in bets]
     tables = {bet: _tables(registry, bet, pay_table) for bet in side}
     steered: dict[tuple[str, str], blackjack_exact.Objective] = {}  # (wager, table id)
@@ -241,7 +248,8 @@ def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table:
     played = side != ["lucky7"] or (bets is not None and "main" in bets) or (
         strategy in ("combined", "optimal"))  # Lucky 7 alone: the play only weighs the main
     play = None if strategy == "optimal" else derive.basic(rules, workers).decide
-    totals = (blackjack_exact.exact(per_suit, rules, objectives, workers, progress, play)
+    totals = (blackjack_exact.exact_counts(shoes.by_value(shoe), rules, objectives, workers,
+                                           progress, play)
               if played else {blackjack_exact.BASIC: blackjack_exact.Totals()})
     basic = totals[blackjack_exact.BASIC]
     rows: list[Row] = []
@@ -251,11 +259,11 @@ def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table:
         for table in tables[bet]:
             pays = {k: float(v) for k, v in table.pays.items()}
             if bet == "lucky7":
-                rows.append(_lucky7(rules, table, strategy, basic.sevens_stand))
+                rows.append(_lucky7(rules, table, shoe, strategy, basic.sevens_stand))
                 continue
             for wager in _spots(bet, table):
                 goal = steered.get((wager, table.id), blackjack_exact.BASIC)
-                awards = _exact_awards(wager, totals[goal], per_suit, rules, table)
+                awards = _exact_awards(wager, totals[goal], shoe, rules, table)
                 spot = wager.partition(".")[2] or None
                 edge, _ = price(awards, pays, None, spot)
                 extra = {} if goal.basic else _steered(totals[goal], edge, strategy, ratio)
@@ -273,7 +281,7 @@ def _spots(bet: str, table: PayTable) -> list[str]:
     return [bet]
 
 
-def _exact_awards(wager: str, totals: blackjack_exact.Totals, per_suit: Mapping[int, int],
+def _exact_awards(wager: str, totals: blackjack_exact.Totals, shoe: shoes.Shoe,
                   rules: Any, table: PayTable) -> dict[str, float]:
     """Each award's probability: what the deal decides from the engine (initial_exact), the
     rest from the strategy's play."""
@@ -284,7 +292,7 @@ def _exact_awards(wager: str, totals: blackjack_exact.Totals, per_suit: Mapping[
             awards["tie on blackjack"] = totals.ties[blackjack_exact.BOTH_NATURALS]
         awards["lose"] = 1.0 - sum(awards.values())
         return awards
-    decided, undecided = initial_exact.initial_deal(per_suit, rules, wager)
+    decided, undecided = initial_exact.initial_deal(shoes.by_value(shoe), rules, wager)
     late: dict[str, float] = defaultdict(float)
     if wager == "dead_mans_hand":
         late.update(totals.dead_man)
@@ -316,7 +324,7 @@ def _steered(totals: blackjack_exact.Totals, edge: float, strategy: str,
     return extra
 
 
-def _lucky7(rules: Any, table: PayTable, strategy: str = "basic",
+def _lucky7(rules: Any, table: PayTable, shoe: shoes.Shoe, strategy: str = "basic",
             sevens_stand: bool = False) -> Row:
     """Lucky 7 is decided by whether 7-7 takes a third card. Its own strategy always takes one
     (a third card can only raise the award); so do the combined and optimal strategies unless
@@ -326,7 +334,7 @@ def _lucky7(rules: Any, table: PayTable, strategy: str = "basic",
                          "stands on 7-7 against some up card under these rules, and that trade-off "
                          "is not computed")
     always = strategy != "basic"
-    result = lucky7_exact.exact(baccarat_exact.shoe(rules.decks), rules, table, always)
+    result = lucky7_exact.exact(shoe, rules, table, always)
     extra = {"strategy": strategy, "rule": "always a third card on 7-7"} if always else {}
     return Row("lucky7", table.id, result.house_edge, None, dict(result.awards), extra)
 
@@ -419,3 +427,79 @@ def hand(options: dict[str, Any], cards: list[int], up: int, removed: list[int],
     except decision.DecisionError as exc:
         raise AnalysisError(str(exc)) from None
     return {"actions": dict(found.actions), "best": found.best}
+
+
+def counting(game: str, options: dict[str, Any], bets: list[str] | None, pay_table: str | None,
+             registry: PayTables, workers: int, shoes_dealt: int | None, seed: int,
+             progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """`--eor` (and `--countability` when `shoes_dealt` is given): each wager's effects of
+    removal and count, and what a counter makes of it (eor.py, countability.py)."""
+    started = time.perf_counter()
+    decks = (baccarat_rules(options) if game == "baccarat" else blackjack_rules(options)).decks
+    exact = functools.partial(_expectations, game, options, bets, pay_table, registry, workers)
+    effects = eor.effects(exact, shoes.full(decks))
+    report: dict[str, Any] = {"game": game, "method": "exact", "decks": decks}
+    tally = None
+    if shoes_dealt is not None:
+        per_round = exact if game == "baccarat" else None  # blackjack: seconds per shoe
+        tally = countability.run(game, options, effects, per_round, shoes_dealt, seed,
+                                 workers, progress)
+        dealt, of = countability.PENETRATION[game]
+        report["countability"] = {"shoes": shoes_dealt, "seed": seed, "rounds": tally.rounds,
+                                  "penetration": f"{dealt * decks // of} of {decks} decks",
+                                  "edges": "exact" if per_round else "linear"}
+    rows = []
+    for (wager, table), e in effects.items():
+        row: dict[str, Any] = {
+            "wager": wager, "pay_table": table, "house_edge_percent": round(-e.edge * 100, 6),
+            "eor_percent": {name: round(x * 100, 8) for name, x in zip(
+                shoes.NAMES, e.eor, strict=True)},
+            "count": dict(zip(shoes.NAMES, e.count, strict=True)),
+            "correlation": round(e.correlation, 6),
+            "trigger_true_count": None if math.isinf(e.trigger) else round(e.trigger, 4)}
+        if tally is not None:
+            row["countability"] = countability.figures(tally, (wager, table))
+        rows.append(row)
+    return {**report, "seconds": round(time.perf_counter() - started, 2), "wagers": rows}
+
+
+def _expectations(game: str, options: dict[str, Any], bets: list[str] | None,
+                  pay_table: str | None, registry: PayTables, workers: int,
+                  shoe: shoes.Shoe) -> dict[tuple[str, str | None], float]:
+    """Every wager's exact expectation per unit for the player, dealt from `shoe`."""
+    if game == "baccarat":
+        rows, _ = _baccarat(options, bets, pay_table, "exact", 0, 0, 1, registry, None, shoe)
+    else:
+        rows, _ = _blackjack_exact(options, bets, pay_table, "basic", 1.0, workers, registry,
+                                   None, shoe)
+    return {(row.wager, row.pay_table): -row.house_edge / 100 for row in rows}
+
+
+def render_counting(report: dict[str, Any], tables: Mapping[str, PayTable]) -> str:
+    """--eor and --countability for a person."""
+    lines = [f"{report['game']}: effects of removal, {report['decks']} decks "
+             f"({report['seconds']} s); per card removed, points of the player's edge"]
+    if "countability" in report:
+        c = report["countability"]
+        lines.append(f"countability: {c['shoes']:,} shoes ({c['rounds']:,} rounds), seed "
+                     f"{c['seed']}, dealt to {c['penetration']}, {c['edges']} edges per round")
+    for row in report["wagers"]:
+        name = wager_words(row["wager"], tables) + (
+            f" #{row['pay_table']}" if row["pay_table"] else "")
+        eors = " ".join(f"{k} {v:+.4f}" for k, v in row["eor_percent"].items())
+        tags = " ".join(f"{k} {v:+d}" for k, v in row["count"].items())
+        trigger = row["trigger_true_count"]
+        lines += [f"  {name}: edge {row['house_edge_percent']:.4f} %",
+                  f"    EOR   {eors}",
+                  f"    count {tags}; correlation {row['correlation']:.3f}; bet from true "
+                  f"count {'never' if trigger is None else f'{trigger:+.2f}'}"]
+        if "countability" in row:
+            f, counter = row["countability"], row["countability"]["counter"]
+            lines.append(
+                f"    edge positive in {f['share_positive'] * 100:.3f} % of rounds"
+                + (f" at {f['edge_when_betting_percent']:+.3f} %" if f["share_positive"] else "")
+                + f", {f['win_per_100']:+.4f} units per 100 rounds; the counter bets "
+                f"{counter['share_bet'] * 100:.3f} %"
+                + (f" at {counter['edge_when_betting_percent']:+.3f} %" if counter["share_bet"]
+                   else "") + f", {counter['win_per_100']:+.4f} per 100")
+    return "\n".join(lines) + "\n"

@@ -649,7 +649,13 @@ def exact(per_suit: Mapping[int, int], rules: BlackjackRules,
     """Every objective's figures for one seat dealt from a full shoe, the player's decisions
     by `strategy` (None: composition-dependent optimal) where no objective departs from it,
     on `workers` cores."""
-    shoe = shoe_counts(per_suit)
+    return exact_counts(shoe_counts(per_suit), rules, objectives, workers, progress, strategy)
+
+
+def exact_counts(shoe: Counts, rules: BlackjackRules, objectives: Sequence[Objective] = (BASIC,),
+                 workers: int = 1, progress: Callable[[float], None] | None = None,
+                 strategy: Decide | None = decide) -> dict[Objective, Totals]:
+    """The same from a shoe of any composition by value (a card removed, a counted shoe)."""
     jobs = [(up, shoe, rules, tuple(objectives), strategy) for up in range(VALUES) if shoe[up]]
     totals = {objective: Totals() for objective in objectives}
 

@@ -11,10 +11,9 @@ or eights that is played) is returned for the simulation to share out.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
 from functools import cache
 
-from controller.analysis.blackjack_exact import shoe_counts
+from controller.analysis.dealer_exact import Counts
 from controller.game.cards import Card
 from controller.game.paytables import PayTable, PayTables
 from controller.game.rules.blackjack import BlackjackRules
@@ -24,10 +23,11 @@ from controller.game.rules.play import InsuranceDue
 BETS = ("lucky_stiff", "dead_mans_hand")
 
 
-def initial_deal(per_suit: Mapping[int, int], rules: BlackjackRules, bet: str
+def initial_deal(shoe: Counts, rules: BlackjackRules, bet: str
                  ) -> tuple[dict[str, float], float]:
-    """(probability of each award decided by the deal or the peek, probability undecided)."""
-    counts = dict(enumerate(shoe_counts(per_suit), start=1))  # by value, ten-values as one
+    """(probability of each award decided by the deal or the peek, probability undecided),
+    from a shoe with `shoe[v - 1]` cards of blackjack value v."""
+    counts = dict(enumerate(shoe, start=1))  # by value, ten-values as one
     total = sum(counts.values())
     decided: dict[str, float] = defaultdict(float)
     undecided = 0.0

@@ -11,11 +11,11 @@ so the rules are the controller's.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
 from functools import cache
 
 from controller.analysis.baccarat_exact import WagerResult
-from controller.game.cards import Card
+from controller.analysis.shoes import Shoe
+from controller.game.cards import SUITS, Card
 from controller.game.paytables import PayTable
 from controller.game.rules import lucky7
 from controller.game.rules.blackjack import BlackjackRules
@@ -25,21 +25,20 @@ from controller.game.rules.settlement import lose
 from controller.game.strategy import decide
 
 SEVEN = 7
-SUITS = "SHCD"
 
 
-def exact(per_suit: Mapping[int, int], rules: BlackjackRules,
-          table: PayTable, always_third: bool = False) -> WagerResult:
-    """Lucky 7's award probabilities for one seat, from a shoe with `per_suit[rank]` cards of
-    each rank in each suit; `always_third`: the player takes a third card on 7-7 whatever
-    basic strategy says (the side bet's own strategy)."""
-    # categories: ("7", suit) for sevens, (rank, "") for any other rank
+def exact(shoe: Shoe, rules: BlackjackRules, table: PayTable,
+          always_third: bool = False) -> WagerResult:
+    """Lucky 7's award probabilities for one seat, from a shoe of this composition (by value
+    and suit); `always_third`: the player takes a third card on 7-7 whatever basic strategy
+    says (the side bet's own strategy)."""
+    # categories: (7, suit) for sevens, (value, "") for any other value
     counts: dict[tuple[int, str], int] = {}
-    for rank, d in per_suit.items():
-        if rank == SEVEN:
-            counts.update({(SEVEN, s): d for s in SUITS})
-        elif d:
-            counts[(rank, "")] = 4 * d
+    for value, row in enumerate(shoe, start=1):
+        if value == SEVEN:
+            counts.update({(SEVEN, s): n for s, n in zip(SUITS, row, strict=True)})
+        elif sum(row):
+            counts[(value, "")] = sum(row)
     total = sum(counts.values())
     awards: dict[str, float] = defaultdict(float)
     result = WagerResult()

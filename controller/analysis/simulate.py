@@ -28,6 +28,7 @@ from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, InsuranceDue
+from controller.game.strategy import Decide
 
 CHUNK = 20_000
 PENETRATION = 0.75
@@ -95,6 +96,23 @@ def blackjack_wagers(tables: dict[str, PayTable]) -> dict[str, int]:
     return wagers
 
 
+def play_round(play: BlackjackPlay, draw: Callable[[], Card], rules: BlackjackRules,
+               strategy: Decide) -> None:
+    """Deal and play one seat's round to the end by `strategy`, never insuring."""
+    while (due := play.expected()) is not None:
+        if isinstance(due, CardDue):
+            play.take_card(draw())
+        elif isinstance(due, InsuranceDue):
+            play.decide(due.seat, 1, "no_insurance")
+        else:
+            hand = play.seats[0].hands[due.hand - 1]
+            action = strategy(hand.cards, play.dealer[0], due.options, rules)
+            if action == "hit":
+                play.take_card(draw())
+            else:
+                play.decide(due.seat, due.hand, action)
+
+
 def blackjack_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
     options, bets, rounds, seed = args
     rules = BlackjackRules(**options)
@@ -107,18 +125,7 @@ def blackjack_chunk(args: tuple[dict[str, Any], list[str], int, int]) -> Tally:
     for _ in range(rounds):
         shoe.new_round()
         play = BlackjackPlay(rules, wagers, tables)
-        while (due := play.expected()) is not None:
-            if isinstance(due, CardDue):
-                play.take_card(shoe.next())
-            elif isinstance(due, InsuranceDue):
-                play.decide(due.seat, 1, "no_insurance")
-            else:
-                hand = play.seats[0].hands[due.hand - 1]
-                action = chart.decide(hand.cards, play.dealer[0], due.options, rules)
-                if action == "hit":
-                    play.take_card(shoe.next())
-                else:
-                    play.decide(due.seat, due.hand, action)
+        play_round(play, shoe.next, rules, chart.decide)
         net = 0
         for s in play.settlements:
             if s.wager == "main":

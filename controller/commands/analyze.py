@@ -39,10 +39,29 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
 
 
+def _counting_conflicts(args: argparse.Namespace) -> None:
+    """--eor and --countability price the table's own play from exact figures: refuse what
+    they cannot honour, in one line."""
+    if args.countability is not None and not args.eor:
+        raise BadInput("--countability: give --eor too (the count is made from the effects)")
+    if not args.eor:
+        if args.shoes is not None:
+            raise BadInput("--shoes: only --countability deals shoes")
+        return
+    if args.method == "simulate":
+        raise BadInput("--eor: effects of removal are exact; --method simulate does not apply")
+    if args.strategy not in (None, "basic"):
+        raise BadInput(f"--eor: the effects are for basic strategy, not --strategy "
+                       f"{args.strategy}")
+    if args.shoes is not None and args.countability is None:
+        raise BadInput("--shoes: only --countability deals shoes")
+
+
 def _analyze(args: argparse.Namespace) -> int:
     _refuse_strays(args)
     if args.what == "hand" or args.chart:
         return _decisions(args)
+    _counting_conflicts(args)
     strategy = args.strategy or "basic"
     if args.ratio is not None and strategy != "combined":
         raise BadInput(f"--ratio {args.ratio:g}: only --strategy combined plays for a ratio")
@@ -76,19 +95,27 @@ def _analyze(args: argparse.Namespace) -> int:
 
         def progress(fraction: float) -> None:
             bar.update(task, completed=fraction)
+    workers = args.workers or os.cpu_count() or 1
     try:
         rounds = 1_000_000 if args.rounds is None else args.rounds
         seed = 1 if args.seed is None else args.seed
-        report = analyze(game, options, bets, args.pay_table, method, rounds, seed,
-                         args.workers or os.cpu_count() or 1, registry, progress,
-                         strategy, 1.0 if args.ratio is None else args.ratio)
+        if args.eor:
+            from controller.analysis.analyze import counting, render_counting
+            report = counting(game, options, bets, args.pay_table, registry, workers,
+                              args.shoes or 1000 if args.countability else None, seed,
+                              progress)
+        else:
+            report = analyze(game, options, bets, args.pay_table, method, rounds, seed,
+                             workers, registry, progress, strategy,
+                             1.0 if args.ratio is None else args.ratio)
     finally:
         if bar is not None:
             bar.stop()
     if args.bet and bets and args.bet != bets[0]:  # one spot of a family: its rows alone
         report["wagers"] = [row for row in report["wagers"] if row["wager"] == args.bet]
+    text = render_counting if args.eor else render
     sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json
-                     else render(report, by_bet(registry)))
+                     else text(report, by_bet(registry)))
     return 0
 
 
@@ -104,7 +131,9 @@ def _refuse_strays(args: argparse.Namespace) -> None:
         form = "analyze hand" if args.what == "hand" else "--chart"
         for name, value in (("--bet", args.bet), ("--pay-table", args.pay_table),
                             ("--method", args.method), ("--ratio", args.ratio),
-                            ("--rounds", args.rounds), ("--seed", args.seed)):
+                            ("--rounds", args.rounds), ("--seed", args.seed),
+                            ("--eor", args.eor or None), ("--countability", args.countability),
+                            ("--shoes", args.shoes)):
             if value is not None:
                 raise BadInput(f"{name}: not with {form}, which is blackjack's main wager, exact")
         if args.strategy in ("side", "combined"):
@@ -185,9 +214,17 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     analyze_cmd.add_argument("--rounds", type=Whole(1), metavar="N",
                              help="--method simulate: rounds to play (default 1,000,000)")
     analyze_cmd.add_argument("--seed", type=Whole(None), metavar="S",
-                             help="--method simulate: the seed; the same seed, the same result "
-                                  "(default 1)")
+                             help="--method simulate and --countability: the seed; the same "
+                                  "seed, the same result (default 1)")
     analyze_cmd.add_argument("--workers", type=Whole(1), metavar="N",
                              help="processes (default: every core)")
+    analyze_cmd.add_argument("--eor", action="store_true",
+                             help="each wager's exact effects of removal and its best linear "
+                                  "count")
+    analyze_cmd.add_argument("--countability", action="store_const", const=True,
+                             help="with --eor: a counter's share of rounds, edge and win per "
+                                  "100 rounds, dealt to 5 of 6 decks (baccarat 7 of 8)")
+    analyze_cmd.add_argument("--shoes", type=Whole(1), metavar="N",
+                             help="--countability: shoes to deal (default 1,000)")
     analyze_cmd.add_argument("--json", action="store_true", help="JSON instead of text")
     analyze_cmd.set_defaults(func=cmd_analyze)
