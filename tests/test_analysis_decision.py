@@ -157,3 +157,34 @@ def test_the_best_action_of_a_full_shoe_is_the_charts(cards: tuple[int, int],
         found = action_values(rules, cards, up)
         chart = decide([Card(c, "S") for c in cards], Card(up, "S"), tuple(found.actions), rules)
         assert found.best == chart, (cards, up, found.actions)
+
+
+def test_a_split_ace_that_takes_one_card_has_no_decision_but_a_resplit() -> None:
+    rules = BlackjackRules(resplit_aces=True)
+    with pytest.raises(DecisionError, match="a split ace takes one card"):
+        action_values(BlackjackRules(), (1, 5), 6, (1,), from_split=True, hands=2,
+                      split_ace=True)
+    found = action_values(rules, (1, 1), 6, (), from_split=True, hands=2, split_ace=True)
+    assert set(found.actions) == {"split", "stand"}
+
+
+def test_what_is_offered_follows_the_engine() -> None:
+    """No split at the most hands, nor of ten-value cards on a table that splits by rank (the
+    cards are values); no surrender once the seat has split."""
+    assert "split" not in action_values(BlackjackRules(), (8, 8), 6, hands=4).actions
+    assert "split" not in action_values(BlackjackRules(split_by="rank"), (10, 10), 6).actions
+    split_hand = action_values(BlackjackRules(surrender="late"), (10, 6), 10, (10,),
+                               from_split=True, hands=2)
+    assert "surrender" not in split_hand.actions
+
+
+def test_optimal_play_splits_again_only_where_that_is_worth_more() -> None:
+    """Splitting tens against a 6 is worth more without re-splitting them (a seat with three
+    hands may split once more: two hands at most); eights are worth more split again."""
+    rules = BlackjackRules()
+    tens, tens_once = (action_values(rules, (10, 10), 6, hands=h).actions["split"]
+                       for h in (1, 3))
+    eights, eights_once = (action_values(rules, (8, 8), 6, hands=h).actions["split"]
+                           for h in (1, 3))
+    assert tens == tens_once
+    assert eights > eights_once

@@ -20,7 +20,7 @@ from controller.game.cards import Card
 from tests.conftest import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
-BLACKJACK = {"max_split_hands": 2, "decks": 1}  # two hands: the split values are exact
+BLACKJACK = {"decks": 1}  # splits to four hands: exact (split_exact.py)
 
 
 def weighted_sum(effects: eor.Effects, shoe: shoes.Shoe) -> float:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.analysis.charts import from_decide, situations
+from controller.analysis.charts import codes, from_decide, situations
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules, hand_value, is_pair, may_double
 from controller.game.strategy import decide
@@ -75,6 +75,8 @@ def test_the_chart_decides_as_the_strategy_it_was_read_from(
         options.append("surrender")
     if len(cards) == 2 and is_pair(cards[0], cards[1], rules):
         options.append("split")
+    if from_split and values == [1, 1]:
+        options = ["split", "stand"]  # a split ace that drew an ace: only these
     assert from_decide(decide, rules).decide(cards, Card(up, "H"), tuple(options), rules) == decide(
         cards, Card(up, "H"), tuple(options), rules)
 
@@ -90,9 +92,17 @@ def test_the_printed_chart_has_the_codes_of_a_dealers_chart() -> None:
     assert row["16"] == ["S", "S", "S", "S", "S", "H", "H", "Rh", "Rh", "Rh"]
     assert row["11"] == ["Dh"] * 10
     assert row["A,7"][:5] == ["Ds"] * 5
-    assert row["8,8"] == ["P"] * 10 and row["17"][-1] == "Rs"
+    assert row["17"][-1] == "Rs"
+    # Surrender 8-8 against an ace, else split: the H17 surrender charts print it too.
+    assert row["8,8"] == ["P"] * 9 + ["Rp"]
     # A 16 of three or more cards stands against a ten (docs/analysis.md, "Basic strategy").
     assert "With three or more cards: hard 16 v 10: stand." in lines
+
+
+def test_the_printed_chart_shows_a_double_only_where_the_rules_allow_one() -> None:
+    cells = codes(from_decide(decide, BlackjackRules(double_on="10-11")))
+    assert cells["hard 9", 3] == "H" and cells["soft 17", 3] == "H"
+    assert cells["hard 10", 3] == "Dh" and cells["pair 5", 3] == "Dh"
 
 
 def test_situations_cover_pairs_with_and_without_the_split() -> None:

@@ -247,7 +247,8 @@ def _blackjack_exact(options: dict[str, Any], bets: list[str] | None, pay_table:
     objectives = [blackjack_exact.BASIC, *dict.fromkeys(steered.values())]
     played = side != ["lucky7"] or (bets is not None and "main" in bets) or (
         strategy in ("combined", "optimal"))  # Lucky 7 alone: the play only weighs the main
-    play = None if strategy == "optimal" else derive.basic(rules, workers).decide
+    chart = derive.basic(rules, workers)  # Lucky 7 plays its 7-7 by it too (_lucky7)
+    play = None if strategy == "optimal" else chart.decide
     totals = (blackjack_exact.exact_counts(shoes.by_value(shoe), rules, objectives, workers,
                                            progress, play)
               if played else {blackjack_exact.BASIC: blackjack_exact.Totals()})
@@ -334,7 +335,7 @@ def _lucky7(rules: Any, table: PayTable, shoe: shoes.Shoe, strategy: str = "basi
                          "stands on 7-7 against some up card under these rules, and that trade-off "
                          "is not computed")
     always = strategy != "basic"
-    result = lucky7_exact.exact(shoe, rules, table, always)
+    result = lucky7_exact.exact(shoe, rules, table, always, derive.basic(rules).decide)
     extra = {"strategy": strategy, "rule": "always a third card on 7-7"} if always else {}
     return Row("lucky7", table.id, result.house_edge, None, dict(result.awards), extra)
 

@@ -295,7 +295,7 @@ class Table:
         depends on its own cards only, which keeps splits exact: "CDZ-"). Ties go to the first
         of stand, hit, double, split, surrender."""
         hand = _counts(cards)
-        values = {a: self.unsplit_value(a, hand)[EV] for a in _PREFERENCE if a in options}
+        values = {a: self.unsplit_value(a, hand)[EV] for a in PREFERENCE if a in options}
         return max(values, key=lambda a: values[a])
 
     def unsplit_value(self, action: str, hand: Counts) -> Vector:
@@ -320,8 +320,8 @@ class Table:
     def _resplit(self, pair: int, hands: int) -> bool:
         if hands >= self.split_cap or (pair == ACE and not self.rules.resplit_aces):
             return False
-        if self.optimal:  # whenever allowed: the split itself is chosen by its value
-            return True
+        if self.optimal:  # the better of splitting again whenever allowed, and never
+            return self.split(pair, self.split_cap)[EV] > self.split(pair, 2)[EV]
         one_card = pair == ACE and self.rules.split_aces_one_card
         cards = [card(pair), card(pair)]
         options = ("split", "stand") if one_card else (
@@ -332,13 +332,27 @@ class Table:
         """Forget the re-split decisions: the strategy changed them (a chart being derived)."""
         self._resplits.clear()
 
+    def split_families(self, by_rules: bool = False) -> dict[int, int]:
+        """For `prepare`: by pair, the most further split cards a split hand's family may have
+        out (split_exact). By the strategy's re-split decisions, or by the rules alone where
+        the decision is made by value (optimal play, a chart being derived)."""
+        def again(pair: int) -> bool:
+            if by_rules or self.optimal:
+                return self.split_cap > 2 and (pair != ACE or self.rules.resplit_aces)
+            return self.most_hands(pair) > 2
+
+        return {pair: 2 * self.split_cap - 4 for pair in range(VALUES)
+                if self.left[pair] >= 2 and again(pair)}
+
     def most_hands(self, pair: int) -> int:
         """The most hands one split of this pair may make under the rules and the strategy."""
         return self.split_cap if self.resplits(pair, 2) else 2
 
-    def split_weights(self, pair: int) -> split_exact.SplitWeights:
+    def split_weights(self, pair: int, most: int | None = None) -> split_exact.SplitWeights:
+        """The split's forms, for at most `most` hands (default: as the strategy splits)."""
         left = sum(self.left) - 2
-        return split_exact.weights(left, self.left[pair] - 2, self.most_hands(pair))
+        return split_exact.weights(left, self.left[pair] - 2,
+                                   self.most_hands(pair) if most is None else most)
 
     def split_hand(self, pair: int, second: int, more: int = 0) -> Vector:
         """A split hand {pair, second} with `more` further split cards out besides the pair."""
@@ -348,10 +362,11 @@ class Table:
             return self.after_card(hand, extra, True, 1)
         return self.value(hand, extra, True, BASIC)[0]
 
-    def split(self, pair: int) -> Vector:
+    def split(self, pair: int, most: int | None = None) -> Vector:
         """The split's value: the main wager's expectation over every hand it makes, and the
-        first hand's ties (Blackjack Tie judges that hand, and loses on a second split)."""
-        weights = self.split_weights(pair)
+        first hand's ties (Blackjack Tie judges that hand, and loses on a second split). At
+        most `most` hands (default: as the strategy splits again)."""
+        weights = self.split_weights(pair, most)
         values = {family: self.split_family(pair, family) for family in weights.families()}
 
         def combined(form: split_exact.Linear) -> Vector:
@@ -417,7 +432,7 @@ class Table:
 
 
 NONE: Final[Counts] = (0,) * VALUES
-_PREFERENCE: Final = ("stand", "hit", "double", "split", "surrender")
+PREFERENCE: Final = ("stand", "hit", "double", "split", "surrender")
 
 
 def _counts(cards: Sequence[Card]) -> Counts:
@@ -470,7 +485,7 @@ def up_card(args: tuple[int, Counts, BlackjackRules, tuple[Objective, ...], Deci
     """Every strategy's figures for the deals under one up card."""
     up, shoe, rules, objectives, strategy = args
     table = Table(up, shoe, rules, strategy)
-    table.prepare(_compositions(table.left, _split_families(table)))
+    table.prepare(_compositions(table.left, table.split_families()))
     totals = {objective: Totals() for objective in objectives}
     p_up = shoe[up] / sum(shoe)
     for first, second, p_hand in _initial_hands(table.left):
@@ -602,13 +617,6 @@ def _initial_hands(left: Sequence[int]) -> Iterator[tuple[int, int, float]]:
             p = left[a] / total * (left[b] - (a == b)) / (total - 1)
             if p > 0:
                 yield a, b, p if a == b else 2 * p
-
-
-def _split_families(table: Table) -> dict[int, int]:
-    """For each value whose pair the strategy splits again here: the most further split cards
-    a split hand's family may have out (split_exact)."""
-    return {pair: 2 * table.most_hands(pair) - 4 for pair in range(VALUES)
-            if table.left[pair] >= 2 and table.most_hands(pair) > 2}
 
 
 def _compositions(left: Sequence[int], families: Mapping[int, int] | None = None

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules, hand_value, is_pair
+from controller.game.rules.blackjack import may_double as doubles_allowed
 from controller.game.strategy import Decide
 
 UPS = tuple(range(1, 11))  # 1 is the ace
@@ -117,8 +118,6 @@ def as_json(chart: Chart) -> dict[str, Any]:
     """`--chart --json`: one object per situation; `may_split` only for pairs."""
     decisions = []
     for s, action in chart.actions.items():
-        if s.pair is None and s.may_split:
-            continue
         row: dict[str, Any] = {"total": s.total, "soft": s.soft, "pair": s.pair, "up": s.up,
                                "may_double": s.may_double, "may_surrender": s.may_surrender}
         if s.pair is not None:
@@ -133,18 +132,21 @@ _LETTER = {"stand": "S", "hit": "H", "double": "D", "split": "P", "surrender": "
 
 def code(chart: Chart, total: int, soft: bool, pair: int | None, up: int) -> str:
     """The printed code of a two-card hand: its action with everything offered, and where that
-    is a double or a surrender, what is done where it is not (Dh, Ds, Rh, Rs)."""
+    is a double or a surrender, what is done where it is not (Dh, Ds, Rh, Rs, Rp)."""
     surrender = chart.rules.surrender == "late"
+    cards = representative(Situation(total, soft, pair, up, False, False, False))
+    doubles = doubles_allowed(cards, False, chart.rules)
+    splits = pair is not None and chart.rules.max_split_hands >= 2
 
-    def act(may_double: bool, may_surrender: bool, may_split: bool) -> str:
-        return chart.action(Situation(total, soft, pair, up, may_double,
-                                      may_surrender and surrender, may_split))
+    def act(may_double: bool, may_surrender: bool) -> str:
+        return chart.action(Situation(total, soft, pair if splits else None, up, may_double,
+                                      may_surrender and surrender, splits))
 
-    first = act(True, True, pair is not None)
+    first = act(doubles, True)
     if first == "double":
-        return "D" + _LETTER[act(False, True, pair is not None)].lower()
+        return "D" + _LETTER[act(False, True)].lower()
     if first == "surrender":
-        return "R" + _LETTER[act(True, False, pair is not None)].lower()
+        return "R" + _LETTER[act(doubles, False)].lower()
     return _LETTER[first]
 
 
@@ -164,7 +166,7 @@ def render(chart: Chart, title: str) -> str:
     lines += [row("A,A" if p == 1 else f"{p},{p}", 12 if p == 1 else 2 * p, p == 1, p)
               for p in range(1, 11)]
     lines += ["", "H hit, S stand, P split, D double (Dh: else hit, Ds: else stand), "
-                  "R surrender (Rh: else hit, Rs: else stand)."]
+                  "R surrender (Rh: else hit, Rs: else stand, Rp: else split)."]
     lines += [f"With three or more cards: {note}." for note in _three_card_notes(chart)]
     return "\n".join(lines) + "\n"
 

@@ -19,6 +19,8 @@ from controller.analysis.blackjack_exact import (
     BASIC,
     EV,
     NONE,
+    PREFERENCE,
+    TEN,
     Table,
     _cards,
     _plus,
@@ -28,8 +30,6 @@ from controller.analysis.blackjack_exact import (
 from controller.analysis.dealer_exact import VALUES, Counts
 from controller.game.rules.blackjack import BlackjackRules, hand_value, is_pair, may_double
 from controller.game.strategy import Decide
-
-ORDER = ("stand", "hit", "double", "split", "surrender")  # ties go to the first
 
 
 class DecisionError(ValueError):
@@ -52,28 +52,41 @@ def counts_of(values: Sequence[int], what: str) -> Counts:
     return tuple(counts)
 
 
-def offered(rules: BlackjackRules, hand: Counts, from_split: bool, hands: int) -> tuple[str, ...]:
-    """What the engine offers this hand: hit and stand, double by the rules, surrender on the
-    first two cards of an unsplit hand, split on a pair while the seat may have more hands."""
+def offered(rules: BlackjackRules, hand: Counts, from_split: bool, hands: int,
+            split_ace: bool) -> tuple[str, ...]:
+    """What the engine offers this hand (BlackjackPlay._options): hit and stand, double by the
+    rules, split on a pair while the seat may have more hands, surrender on the first two cards
+    of a seat with one hand. Cards are values here, so a ten-value pair on a table that splits
+    by rank is not offered the split (K-Q may not be split there)."""
     cards = list(_cards(hand))
+    pair = len(cards) == 2 and is_pair(cards[0], cards[1], rules) and not (
+        hand[TEN] == 2 and rules.split_by == "rank")
+    may_split = pair and hands < rules.max_split_hands and (
+        not hand[ACE] or hands == 1 or rules.resplit_aces)
+    if split_ace and rules.split_aces_one_card:
+        if may_split:
+            return ("split", "stand")
+        raise DecisionError("a split ace takes one card: it has no decision")
     options = ["hit", "stand"]
     if may_double(cards, from_split, rules):
         options.append("double")
-    if rules.surrender == "late" and not from_split and len(cards) == 2:
-        options.append("surrender")
-    if (len(cards) == 2 and is_pair(cards[0], cards[1], rules) and hands < rules.max_split_hands
-            and not (from_split and hand[ACE] == 2 and not rules.resplit_aces)):
+    if may_split:
         options.append("split")
+    if rules.surrender == "late" and hands == 1 and not from_split and len(cards) == 2:
+        options.append("surrender")
     return tuple(options)
 
 
 def action_values(rules: BlackjackRules, cards: Sequence[int], up: int,
                   removed: Sequence[int] = (), strategy: Decide | None = None,
-                  from_split: bool = False, hands: int = 1) -> Decision:
+                  from_split: bool = False, hands: int = 1, split_ace: bool = False
+                  ) -> Decision:
     """Every action the engine offers this hand, valued exactly; play after it goes on by
     `strategy` (None: composition-dependent optimal play). `hands` is how many hands the seat
     has (a split may make up to max_split_hands - hands + 1 more of this one); the other
-    hands' cards belong in `removed`."""
+    hands' cards belong in `removed`; `from_split` marks a hand of a split and `split_ace` one
+    that began with a split ace. Without a peek and with original bets only, a split's value
+    charges the original wager to its first hand, as if this were the seat's first hand."""
     hand = counts_of(cards, "--cards")
     up_value = counts_of([up], "--up").index(1)
     gone = counts_of(removed, "--removed")
@@ -91,7 +104,7 @@ def action_values(rules: BlackjackRules, cards: Sequence[int], up: int,
                             "--cards, --up and --removed use more")
     table = Table(up_value, tuple(left), rules, strategy)
     table.split_cap = rules.max_split_hands - hands + 1
-    options = offered(rules, hand, from_split, hands)
+    options = offered(rules, hand, from_split, hands, split_ace)
     compositions = set(supersets(table.left, hand))
     if "split" in options:
         compositions |= _split_compositions(table, hand.index(2))
@@ -104,7 +117,7 @@ def action_values(rules: BlackjackRules, cards: Sequence[int], up: int,
         else:
             value = table.act(action, hand, NONE, hand, from_split, BASIC)
         values[action] = value[EV] / weight
-    best = max((a for a in ORDER if a in values), key=lambda a: values[a])
+    best = max((a for a in PREFERENCE if a in values), key=lambda a: values[a])
     return Decision(values, best)
 
 
@@ -113,6 +126,6 @@ def _split_compositions(table: Table, pair: int) -> set[Counts]:
     each family's further split cards out (split_exact), and without (optimal play values a
     split hand as if it were not one)."""
     one = supersets(table.left, _plus(NONE, pair))
-    most = 2 * table.most_hands(pair) - 4
+    most = table.split_families(by_rules=True).get(pair, 0)
     return {_plus(h, pair, k) for h in one for k in range(most + 2)
             if h[pair] + k <= table.left[pair]}

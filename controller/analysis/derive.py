@@ -94,8 +94,8 @@ def _read(path: Path, rules: BlackjackRules) -> Chart | None:
                    row["action"] for row in found["decisions"]}
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    expected = set(charts.situations(rules))
-    if set(actions) != expected or not set(actions.values()) <= set(charts.ACTIONS):
+    if set(actions) != set(charts.situations(rules)) or any(
+            a not in charts.options(s) for s, a in actions.items()):
         return None
     return Chart(rules, {s: actions[s] for s in charts.situations(rules)})
 
@@ -142,13 +142,13 @@ def _one_pass(up: int, shoe: Counts, rules: BlackjackRules, actions: dict[Situat
     chart = Chart(rules, actions)  # shares `actions`: decisions made below are played at once
     table = Table(up, shoe, rules, chart.decide)
     if not dealer:
-        table.prepare(_compositions(table.left, _families(table)))
+        table.prepare(_compositions(table.left, table.split_families(by_rules=True)))
         dealer.update(table.dealer)
     table.dealer = dealer
     weights = _reach(table, chart)
     classes: dict[Situation, list[Node]] = defaultdict(list)
     for node in weights:
-        if not _is_pair(node):
+        if not _is_pair(table, node):
             classes[_situation(table, node)].append(node)
     changed = False
     for total, soft in ORDER:
@@ -160,13 +160,6 @@ def _one_pass(up: int, shoe: Counts, rules: BlackjackRules, actions: dict[Situat
         changed |= _pair(table, actions, pair)
     _fill_unreached(table, actions, set(classes))
     return changed
-
-
-def _families(table: Table) -> dict[int, int]:
-    """Every pair the rules let split again, whatever the chart does now."""
-    cap = table.rules.max_split_hands
-    return {pair: 2 * cap - 4 for pair in range(VALUES) if cap > 2 and table.left[pair] >= 2
-            and (pair != ACE or table.rules.resplit_aces)}
 
 
 def _situation(table: Table, node: Node) -> Situation:
@@ -225,7 +218,7 @@ def _reach(table: Table, chart: Chart) -> dict[Node, tuple[float, float]]:
         for node in by_size[size]:
             hand, extra, from_split = node
             offered = table.options(hand, from_split)
-            if _is_pair(node):
+            if _is_pair(table, node):
                 offered = (*offered, "split")
             if chart.decide(_cards(hand), table.up_card, offered, table.rules) != "hit":
                 continue
@@ -240,10 +233,12 @@ def _reach(table: Table, chart: Chart) -> dict[Node, tuple[float, float]]:
     return {n: (w[0], w[1]) for n, w in weights.items() if w[0] or w[1]}
 
 
-def _is_pair(node: Node) -> bool:
-    """The first two cards, a pair: decided by the pair's situation, not its total's."""
+def _is_pair(table: Table, node: Node) -> bool:
+    """The first two cards, a pair the table lets split: decided by the pair's situation, not
+    its total's."""
     hand, _, from_split = node
-    return not from_split and sum(hand) == 2 and max(hand) == 2
+    return (not from_split and sum(hand) == 2 and max(hand) == 2
+            and table.rules.max_split_hands >= 2)
 
 
 def _splits(table: Table, chart: Chart, pair: int) -> bool:
@@ -303,8 +298,12 @@ def _pair(table: Table, actions: dict[Situation, str], pair: int) -> bool:
 
 
 def _pair_situation(table: Table, hand: Counts, from_split: bool) -> Situation:
+    """The pair's situation with the split offered: first two cards, or a split hand that
+    drew the split card (split aces that take one card are offered split or stand only)."""
     total, soft = _total(hand)
     offered = table.options(hand, from_split)
+    if from_split and hand[ACE] and table.rules.split_aces_one_card:
+        offered = ("split", "stand")
     return Situation(total, soft, hand.index(2) + 1, table.up + 1, "double" in offered,
                      "surrender" in offered, True)
 

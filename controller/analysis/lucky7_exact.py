@@ -11,7 +11,6 @@ so the rules are the controller's.
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import cache
 
 from controller.analysis.baccarat_exact import WagerResult
 from controller.analysis.shoes import Shoe
@@ -22,16 +21,17 @@ from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.rules.settlement import lose
-from controller.game.strategy import decide
+from controller.game.strategy import Decide, decide
 
 SEVEN = 7
 
 
 def exact(shoe: Shoe, rules: BlackjackRules, table: PayTable,
-          always_third: bool = False) -> WagerResult:
+          always_third: bool = False, strategy: Decide = decide) -> WagerResult:
     """Lucky 7's award probabilities for one seat, from a shoe of this composition (by value
-    and suit); `always_third`: the player takes a third card on 7-7 whatever basic strategy
-    says (the side bet's own strategy)."""
+    and suit), 7-7 played by `strategy`; `always_third`: the player takes a third card on 7-7
+    whatever the strategy says (the side bet's own strategy)."""
+    comes: dict[tuple[int, int], bool] = {}
     # categories: (7, suit) for sevens, (value, "") for any other value
     counts: dict[tuple[int, str], int] = {}
     for value, row in enumerate(shoe, start=1):
@@ -69,8 +69,10 @@ def exact(shoe: Shoe, rules: BlackjackRules, table: PayTable,
                 for hole, p4 in (draws(total - 3) if peek else [((0, ""), 1.0)]):
                     if peek:
                         take(hole)
-                    third_comes = _third_card_comes(up[0], hole[0] if peek else 0, rules,
-                                                    always_third)
+                    key = (up[0], hole[0] if peek else 0)
+                    if key not in comes:
+                        comes[key] = _third_card_comes(*key, rules, always_third, strategy)
+                    third_comes = comes[key]
                     sevens = [first, second]
                     if third_comes:
                         left = total - 3 - (1 if peek else 0)
@@ -99,10 +101,10 @@ def _add(awards: dict[str, float], sevens: list[tuple[int, str]], probability: f
     awards[lucky7.award_for(cards, table).award] += probability
 
 
-@cache
-def _third_card_comes(up: int, hole: int, rules: BlackjackRules, always: bool = False) -> bool:
+def _third_card_comes(up: int, hole: int, rules: BlackjackRules, always: bool,
+                      strategy: Decide) -> bool:
     """Deal 7-7 against this up card (and hole card) through the play engine and play the first
-    decision by basic strategy (or, `always`, take a card): does a third card come?"""
+    decision by the strategy (or, `always`, take a card): does a third card come?"""
     play = BlackjackPlay(rules, {1: {"main": 100}}, {})
     deal = [Card(SEVEN, "S"), Card(up, "H"), Card(SEVEN, "C")]
     if rules.dealer_peeks:
@@ -117,5 +119,5 @@ def _third_card_comes(up: int, hole: int, rules: BlackjackRules, always: bool = 
         return isinstance(due, CardDue) and due.seat == 1
     if always:
         return True
-    action = decide(play.seats[0].hands[0].cards, play.dealer[0], due.options, rules)
+    action = strategy(play.seats[0].hands[0].cards, play.dealer[0], due.options, rules)
     return action in ("hit", "double", "split")
