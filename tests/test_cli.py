@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from controller.commands import main as cli
 from controller.commands.inputs import (
     BrokerUrl,
+    CardValues,
     Checked,
     Day,
     DeviceUrl,
@@ -81,6 +82,8 @@ def refused(checked: Checked) -> list[str]:
             return ["2026-13-01", "yesterday", "2026-01-01.x"]
         case KeyValue():
             return ["foo", "=x"]
+        case CardValues(exactly=count):
+            return ["X", "11", "0", "10,Z", *(["10,9", ""] if count else [])]
     raise AssertionError(f"{type(checked).__name__}: the test does not know its bad values")
 
 
@@ -113,6 +116,8 @@ def valid(checked: object, folder: Path) -> str:
             return "2026-01-01"
         case KeyValue():
             return "a=b"
+        case CardValues():
+            return "10"
     return "x"
 
 
