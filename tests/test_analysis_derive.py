@@ -87,3 +87,28 @@ def test_the_cache_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(derive, "derive", fail)
     assert derive.basic(rules) == derive._read(derive._cache_path(rules), rules)
+
+
+def test_without_a_hole_card_the_chart_stops_playing_into_the_dealers_blackjack() -> None:
+    """One deck, no hole card, doubles and splits lost to a dealer blackjack: the European
+    no-hole-card departures from the peek chart (do not double 11 against a ten or an ace;
+    do not split aces against an ace, nor eights against a ten or an ace; stand on 9-9
+    against an ace), and no other."""
+    peek = codes(derive.basic(BlackjackRules(decks=1), workers=2))
+    no_hole = codes(derive.basic(BlackjackRules(decks=1, dealer_peeks=False), workers=2))
+    assert {cell: no_hole[cell] for cell in no_hole if no_hole[cell] != peek[cell]} == {
+        ("hard 11", 10): "H", ("hard 11", 1): "H", ("pair 1", 1): "H", ("pair 8", 10): "H",
+        ("pair 8", 1): "H", ("pair 9", 1): "S",
+    }
+
+
+def test_with_original_bets_only_the_chart_differs_from_the_peek_chart_in_splits_only() -> None:
+    """No hole card but original bets only: a hand that stands or hits loses its one unit to a
+    blackjack either way, so only what stakes more can differ: splits (the engine settles a
+    busted split hand first, so its stake is lost too) and doubles. On one deck: splitting
+    eights and nines against an ace."""
+    peek = codes(derive.basic(BlackjackRules(decks=1), workers=2))
+    obo = codes(derive.basic(BlackjackRules(decks=1, dealer_peeks=False,
+                                            original_bets_only=True), workers=2))
+    assert {cell: obo[cell] for cell in obo if obo[cell] != peek[cell]} == {
+        ("pair 8", 1): "H", ("pair 9", 1): "S"}
