@@ -26,10 +26,10 @@ from controller.analysis.blackjack_exact import (
     Departure,
     Objective,
     Table,
-    _compositions,
-    _plus,
+    compositions,
     objective,
     opens,
+    plus,
 )
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules
@@ -197,11 +197,11 @@ def test_stand_and_double_values_match_the_published_appendix() -> None:
     beyond the one card of a double, so they pin the dealer's distribution and the removal."""
     rules = BlackjackRules(dealer_peeks=False)
     table = Table(0, blackjack_exact.shoe_counts(shoe(6)), rules)
-    table.prepare(_compositions(table.left))
+    table.prepare(compositions(table.left))
     published = {(2, 1): (-0.722356, -1.024099), (3, 2): (-0.721887, -1.443774),
                  (6, 5): (-0.720879, -0.535879), (6, 1): (-0.665166, -0.999484)}
     for (a, b), (stand, double) in published.items():
-        hand = _plus(_plus(NONE, a - 1), b - 1)
+        hand = plus(plus(NONE, a - 1), b - 1)
         assert table.stand(hand, NONE, False, 1)[EV] == pytest.approx(stand, abs=5e-7)
         assert table.act("double", hand, NONE, hand, False, BASIC)[EV] == pytest.approx(
             double, abs=5e-7)

@@ -72,22 +72,25 @@ def shoe_counts(per_suit: Mapping[int, int]) -> Counts:
     return tuple(counts)
 
 
-def _joined(hand: Counts, extra: Counts) -> Counts:
+def joined(hand: Counts, extra: Counts) -> Counts:
     """The cards out besides the up card: the hand's and the other split cards."""
     return tuple(a + b for a, b in zip(hand, extra, strict=True))
 
 
-def _plus(counts: Counts, value: int, n: int = 1) -> Counts:
+def plus(counts: Counts, value: int, n: int = 1) -> Counts:
+    """The counts with `n` more cards of `value`."""
     return (*counts[:value], counts[value] + n, *counts[value + 1:])
 
 
 @cache
-def _cards(hand: Counts) -> tuple[Card, ...]:
+def cards_of(hand: Counts) -> tuple[Card, ...]:
+    """Cards that make the hand (one rank per value), for the rule code that takes cards."""
     return tuple(card(v) for v, k in enumerate(hand) for _ in range(k))
 
 
 @cache
-def _total(hand: Counts) -> tuple[int, bool]:
+def total_of(hand: Counts) -> tuple[int, bool]:
+    """(total, soft) of the hand."""
     hard = sum((v + 1) * k for v, k in enumerate(hand))
     return (hard + 10, True) if hand[ACE] and hard <= 11 else (hard, False)
 
@@ -184,9 +187,9 @@ class Table:
     def payoffs(self, hand: Counts, from_split: bool) -> tuple[float, ...]:
         """Net per unit staked against each dealer outcome, by the controller's main_result
         (which looks at the total, and at two cards for a natural)."""
-        key = (*_total(hand), sum(hand) == 2, from_split)
+        key = (*total_of(hand), sum(hand) == 2, from_split)
         if key not in self._payoffs:
-            cards = _cards(hand)
+            cards = cards_of(hand)
             self._payoffs[key] = tuple(
                 _net(main_result(cards, from_split, [Card(r, "H") for r in dealer], self.rules))
                 for dealer in DEALER_HANDS)
@@ -199,9 +202,9 @@ class Table:
         return self._standing[key]
 
     def _stand(self, hand: Counts, extra: Counts, from_split: bool, stake: int) -> Vector:
-        dealer = self.dealer[_joined(hand, extra)]
+        dealer = self.dealer[joined(hand, extra)]
         pays = self.payoffs(hand, from_split)
-        total, _ = _total(hand)
+        total, _ = total_of(hand)
         value = [0.0] * SIZE
         for outcome, p in enumerate(dealer):
             if p == 0.0 or (outcome == BLACKJACK and self.peeks):
@@ -226,14 +229,14 @@ class Table:
 
     def after_card(self, hand: Counts, extra: Counts, from_split: bool, stake: int) -> Vector:
         """A hand that takes no more cards once it has this one (a double, a split ace)."""
-        if _total(hand)[0] > 21:
-            return self.bust(_joined(hand, extra), stake)
+        if total_of(hand)[0] > 21:
+            return self.bust(joined(hand, extra), stake)
         return self.stand(hand, extra, from_split, stake)
 
     def options(self, hand: Counts, from_split: bool) -> tuple[str, ...]:
         """The engine's options for a hand it may still play (split handled by the caller)."""
         options = ["hit", "stand"]
-        if may_double(_cards(hand), from_split, self.rules):
+        if may_double(cards_of(hand), from_split, self.rules):
             options.append("double")
         if self.rules.surrender == "late" and not from_split and sum(hand) == 2:
             options.append("surrender")
@@ -245,10 +248,10 @@ class Table:
         key = (hand, extra, from_split, objective)
         if key in self.memo:
             return self.memo[key]
-        removed = _joined(hand, extra)
+        removed = joined(hand, extra)
         options = self.options(hand, from_split)
         if objective.basic:  # the strategy alone decides: value its action only
-            chosen = self.strategy(_cards(hand), self.up_card, options, self.rules)
+            chosen = self.strategy(cards_of(hand), self.up_card, options, self.rules)
             self.memo[key] = (self.act(chosen, hand, extra, removed, from_split, BASIC), chosen)
             return self.memo[key]
         values = {action: self.act(action, hand, extra, removed, from_split, objective)
@@ -269,19 +272,19 @@ class Table:
             value[SURRENDERED], value[LOST] = mass, blackjack
             return tuple(value)
         stake = 2 if action == "double" else 1
-        return _sum((p, self.hit(_plus(hand, v), extra, from_split, stake, objective))
+        return _sum((p, self.hit(plus(hand, v), extra, from_split, stake, objective))
                     for v, p in self.draw(removed))
 
     def hit(self, hand: Counts, extra: Counts, from_split: bool, stake: int,
             objective: Objective) -> Vector:
-        total, _ = _total(hand)
+        total, _ = total_of(hand)
         if stake == 2 or total >= 21:
             return self.after_card(hand, extra, from_split, stake)
         return self.value(hand, extra, from_split, objective)[0]
 
     def choose(self, hand: Counts, values: Mapping[str, Vector], objective: Objective) -> str:
         """The strategy's action, or the objective's best where it is strictly better."""
-        basic = self.strategy(_cards(hand), self.up_card, tuple(values), self.rules)
+        basic = self.strategy(cards_of(hand), self.up_card, tuple(values), self.rules)
         best = max(values, key=lambda a: self.score(values[a], objective))
         if self.score(values[best], objective) > self.score(values[basic], objective) + 1e-12:
             self.departures[objective].append(Departure(self.up, hand, best, basic))
@@ -294,7 +297,7 @@ class Table:
         to a hand of these cards that was not split, even when it was (so a split hand's play
         depends on its own cards only, which keeps splits exact: "CDZ-"). Ties go to the first
         of stand, hit, double, split, surrender."""
-        hand = _counts(cards)
+        hand = hand_counts(cards)
         values = {a: self.unsplit_value(a, hand)[EV] for a in PREFERENCE if a in options}
         return max(values, key=lambda a: values[a])
 
@@ -325,7 +328,7 @@ class Table:
         one_card = pair == ACE and self.rules.split_aces_one_card
         cards = [card(pair), card(pair)]
         options = ("split", "stand") if one_card else (
-            *self.options(_plus(_plus(NONE, pair), pair), True), "split")
+            *self.options(plus(plus(NONE, pair), pair), True), "split")
         return self.strategy(cards, self.up_card, options, self.rules) == "split"
 
     def clear_resplits(self) -> None:
@@ -356,9 +359,9 @@ class Table:
 
     def split_hand(self, pair: int, second: int, more: int = 0) -> Vector:
         """A split hand {pair, second} with `more` further split cards out besides the pair."""
-        hand = _plus(_plus(NONE, pair), second)
-        extra = _plus(NONE, pair, 1 + more)
-        if (pair == ACE and self.rules.split_aces_one_card) or _total(hand)[0] >= 21:
+        hand = plus(plus(NONE, pair), second)
+        extra = plus(NONE, pair, 1 + more)
+        if (pair == ACE and self.rules.split_aces_one_card) or total_of(hand)[0] >= 21:
             return self.after_card(hand, extra, True, 1)
         return self.value(hand, extra, True, BASIC)[0]
 
@@ -377,7 +380,7 @@ class Table:
         if not self.peeks and self.rules.original_bets_only:
             # The dealer's blackjack takes the first hand's original wager, unless it busted.
             value[EV] += combined(weights.first)[BUST_BLACKJACK] - self.blackjack_chance(
-                _plus(NONE, pair, 2))
+                plus(NONE, pair, 2))
         value[TIES] = combined(weights.unsplit_first)[TIES]
         return tuple(value)
 
@@ -388,7 +391,7 @@ class Table:
         if kind == "P":
             return self.split_hand(pair, pair, more)
         return _sum((p, self.split_hand(pair, x, more))
-                    for x, p in self.draw(_plus(NONE, pair, 2 + more)))
+                    for x, p in self.draw(plus(NONE, pair, 2 + more)))
 
     def dead_mans_split(self, pair: int) -> dict[str, float]:
         """Dead Man's Hand's awards once a pair of aces or eights is split, exactly: the split
@@ -435,7 +438,8 @@ NONE: Final[Counts] = (0,) * VALUES
 PREFERENCE: Final = ("stand", "hit", "double", "split", "surrender")
 
 
-def _counts(cards: Sequence[Card]) -> Counts:
+def hand_counts(cards: Sequence[Card]) -> Counts:
+    """The hand's cards by value."""
     counts = [0] * VALUES
     for c in cards:
         counts[c.bj_value - 1] += 1
@@ -485,16 +489,16 @@ def up_card(args: tuple[int, Counts, BlackjackRules, tuple[Objective, ...], Deci
     """Every strategy's figures for the deals under one up card."""
     up, shoe, rules, objectives, strategy = args
     table = Table(up, shoe, rules, strategy)
-    table.prepare(_compositions(table.left, table.split_families()))
+    table.prepare(compositions(table.left, table.split_families()))
     totals = {objective: Totals() for objective in objectives}
     p_up = shoe[up] / sum(shoe)
-    for first, second, p_hand in _initial_hands(table.left):
+    for first, second, p_hand in initial_hands(table.left):
         weight = p_up * p_hand
-        hand = _plus(_plus(NONE, first), second)
+        hand = plus(plus(NONE, first), second)
         blackjack = table.blackjack_chance(hand)
         for objective, total in totals.items():
             _deal(table, hand, first, second, blackjack, weight, objective, total)
-    sevens = _plus(NONE, SEVEN, 2)
+    sevens = plus(NONE, SEVEN, 2)
     if table.left[SEVEN] >= 2:
         values = initial_values(table, sevens, SEVEN, SEVEN, BASIC)
         best = max(values, key=lambda a: values[a][EV])
@@ -552,7 +556,7 @@ def _initial(table: Table, hand: Counts, first: int, second: int,
     key = (hand, objective)
     if key not in table.initial:
         options = initial_options(table, hand, first, second, objective)
-        basic = table.strategy(list(_cards(hand)), table.up_card, options, table.rules)
+        basic = table.strategy(list(cards_of(hand)), table.up_card, options, table.rules)
         if objective.basic:
             table.initial[key] = (initial_value(table, basic, hand, objective), basic)
             return table.initial[key]
@@ -609,7 +613,7 @@ def _dead_man_score(table: Table, pair: int, action: str, hand: Counts,
         "pair_dealer_blackjack"] * dealt
 
 
-def _initial_hands(left: Sequence[int]) -> Iterator[tuple[int, int, float]]:
+def initial_hands(left: Sequence[int]) -> Iterator[tuple[int, int, float]]:
     """(first value, second value, probability) of the player's two cards, first <= second."""
     total = sum(left)
     for a in range(VALUES):
@@ -619,15 +623,15 @@ def _initial_hands(left: Sequence[int]) -> Iterator[tuple[int, int, float]]:
                 yield a, b, p if a == b else 2 * p
 
 
-def _compositions(left: Sequence[int], families: Mapping[int, int] | None = None
+def compositions(left: Sequence[int], families: Mapping[int, int] | None = None
                   ) -> list[Counts]:
     """Every multiset of cards a hand may stand on, as the cards out besides the up card:
     a hand of two or more cards totalling at most 21 (hard), a split hand with the other
     split card and, for a pair in `families`, with up to that many more."""
     hands = supersets(left, NONE)
-    split = {_plus(h, v) for h in hands for v in range(VALUES) if h[v] and h[v] < left[v]}
+    split = {plus(h, v) for h in hands for v in range(VALUES) if h[v] and h[v] < left[v]}
     for pair, more in (families or {}).items():
-        split |= {_plus(h, pair, 1 + k) for h in hands for k in range(1, more + 1)
+        split |= {plus(h, pair, 1 + k) for h in hands for k in range(1, more + 1)
                   if h[pair] and h[pair] + 1 + k <= left[pair]}
     return sorted(set(hands) | split)
 
@@ -704,7 +708,7 @@ def describe(departure: Departure) -> str:
     """A departure from basic strategy as a dealer would say it."""
     hand = departure.hand
     cards = sum(hand)
-    total, soft = _total(hand)
+    total, soft = total_of(hand)
     pair = cards == 2 and max(hand) == 2
     what = (f"{_name(hand.index(2))}-{_name(hand.index(2))}" if pair
             else f"{'soft' if soft else 'hard'} {total} ({cards} cards)")

@@ -22,8 +22,8 @@ from controller.analysis.blackjack_exact import (
     PREFERENCE,
     TEN,
     Table,
-    _cards,
-    _plus,
+    cards_of,
+    plus,
     shoe_counts,
     supersets,
 )
@@ -58,7 +58,7 @@ def offered(rules: BlackjackRules, hand: Counts, from_split: bool, hands: int,
     rules, split on a pair while the seat may have more hands, surrender on the first two cards
     of a seat with one hand. Cards are values here, so a ten-value pair on a table that splits
     by rank is not offered the split (K-Q may not be split there)."""
-    cards = list(_cards(hand))
+    cards = list(cards_of(hand))
     pair = len(cards) == 2 and is_pair(cards[0], cards[1], rules) and not (
         hand[TEN] == 2 and rules.split_by == "rank")
     may_split = pair and hands < rules.max_split_hands and (
@@ -90,7 +90,7 @@ def action_values(rules: BlackjackRules, cards: Sequence[int], up: int,
     hand = counts_of(cards, "--cards")
     up_value = counts_of([up], "--up").index(1)
     gone = counts_of(removed, "--removed")
-    total = hand_value(list(_cards(hand))).total
+    total = hand_value(list(cards_of(hand))).total
     if sum(hand) < 2 or total >= 21:
         raise DecisionError(f"--cards {','.join(map(str, cards))}: a hand of two or more cards "
                             f"below 21 has a decision; this one totals {total}")
@@ -125,7 +125,7 @@ def _split_compositions(table: Table, pair: int) -> set[Counts]:
     """What the split hands of this pair may stand on: every hand holding one split card, with
     each family's further split cards out (split_exact), and without (optimal play values a
     split hand as if it were not one)."""
-    one = supersets(table.left, _plus(NONE, pair))
+    one = supersets(table.left, plus(NONE, pair))
     most = table.split_families(by_rules=True).get(pair, 0)
-    return {_plus(h, pair, k) for h in one for k in range(most + 2)
+    return {plus(h, pair, k) for h in one for k in range(most + 2)
             if h[pair] + k <= table.left[pair]}

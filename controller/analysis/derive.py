@@ -36,13 +36,14 @@ from controller.analysis.blackjack_exact import (
     EV,
     NONE,
     Table,
-    _cards,
-    _compositions,
-    _counts,
-    _initial_hands,
-    _plus,
-    _total,
+    cards_of,
+    compositions,
+    hand_counts,
+    initial_hands,
+    joined,
+    plus,
     shoe_counts,
+    total_of,
 )
 from controller.analysis.charts import Chart, Situation
 from controller.analysis.dealer_exact import VALUES, Counts, card
@@ -142,7 +143,7 @@ def _one_pass(up: int, shoe: Counts, rules: BlackjackRules, actions: dict[Situat
     chart = Chart(rules, actions)  # shares `actions`: decisions made below are played at once
     table = Table(up, shoe, rules, chart.decide)
     if not dealer:
-        table.prepare(_compositions(table.left, table.split_families(by_rules=True)))
+        table.prepare(compositions(table.left, table.split_families(by_rules=True)))
         dealer.update(table.dealer)
     table.dealer = dealer
     weights = _reach(table, chart)
@@ -164,7 +165,7 @@ def _one_pass(up: int, shoe: Counts, rules: BlackjackRules, actions: dict[Situat
 
 def _situation(table: Table, node: Node) -> Situation:
     hand, _, from_split = node
-    total, soft = _total(hand)
+    total, soft = total_of(hand)
     offered = table.options(hand, from_split)
     return Situation(total, soft, None, table.up + 1, "double" in offered,
                      "surrender" in offered, False)
@@ -172,12 +173,8 @@ def _situation(table: Table, node: Node) -> Situation:
 
 def _score(table: Table, weight: tuple[float, float], action: str, node: Node) -> float:
     hand, extra, from_split = node
-    value = table.act(action, hand, extra, _plus_all(hand, extra), from_split, BASIC)
+    value = table.act(action, hand, extra, joined(hand, extra), from_split, BASIC)
     return weight[0] * value[EV] + weight[1] * value[BUST_BLACKJACK]
-
-
-def _plus_all(hand: Counts, extra: Counts) -> Counts:
-    return tuple(a + b for a, b in zip(hand, extra, strict=True))
 
 
 def _choose(actions: dict[Situation, str], situation: Situation,
@@ -197,8 +194,8 @@ def _reach(table: Table, chart: Chart) -> dict[Node, tuple[float, float]]:
     blackjack. Split hands are weighted by the exact split forms (split_exact)."""
     weights: dict[Node, list[float]] = defaultdict(lambda: [0.0, 0.0])
     obo = not table.peeks and table.rules.original_bets_only
-    for first, second, p in _initial_hands(table.left):
-        hand = _plus(_plus(NONE, first), second)
+    for first, second, p in initial_hands(table.left):
+        hand = plus(plus(NONE, first), second)
         if is_natural([card(first), card(second)], False):
             continue
         if first == second and _splits(table, chart, first):
@@ -220,11 +217,11 @@ def _reach(table: Table, chart: Chart) -> dict[Node, tuple[float, float]]:
             offered = table.options(hand, from_split)
             if _is_pair(table, node):
                 offered = (*offered, "split")
-            if chart.decide(_cards(hand), table.up_card, offered, table.rules) != "hit":
+            if chart.decide(cards_of(hand), table.up_card, offered, table.rules) != "hit":
                 continue
-            for v, q in table.draw(_plus_all(hand, extra)):
-                child = _plus(hand, v)
-                if _total(child)[0] < 21:
+            for v, q in table.draw(joined(hand, extra)):
+                child = plus(hand, v)
+                if total_of(child)[0] < 21:
                     w = weights[child, extra, from_split]
                     w[0] += weights[node][0] * q
                     w[1] += weights[node][1] * q
@@ -242,20 +239,20 @@ def _is_pair(table: Table, node: Node) -> bool:
 
 
 def _splits(table: Table, chart: Chart, pair: int) -> bool:
-    hand = _plus(NONE, pair, 2)
+    hand = plus(NONE, pair, 2)
     offered = (*table.options(hand, False), "split")
     return table.rules.max_split_hands >= 2 and chart.decide(
-        _cards(hand), table.up_card, offered, table.rules) == "split"
+        cards_of(hand), table.up_card, offered, table.rules) == "split"
 
 
 def _add_family(table: Table, weights: dict[Node, list[float]], pair: int,
                 family: tuple[str, int], weight: tuple[float, float]) -> None:
     kind, more = family
-    extra = _plus(NONE, pair, 1 + more)
-    seconds = [(pair, 1.0)] if kind == "P" else table.draw(_plus(NONE, pair, 2 + more))
+    extra = plus(NONE, pair, 1 + more)
+    seconds = [(pair, 1.0)] if kind == "P" else table.draw(plus(NONE, pair, 2 + more))
     for second, q in seconds:
-        hand = _plus(_plus(NONE, pair), second)
-        if (pair == ACE and table.rules.split_aces_one_card) or _total(hand)[0] >= 21:
+        hand = plus(plus(NONE, pair), second)
+        if (pair == ACE and table.rules.split_aces_one_card) or total_of(hand)[0] >= 21:
             continue  # no decision: one card to a split ace, or 21
         w = weights[hand, extra, True]
         w[0] += weight[0] * q
@@ -266,7 +263,7 @@ def _pair(table: Table, actions: dict[Situation, str], pair: int) -> bool:
     """Split the pair or play it as a total, and split it again or not, by their values."""
     if table.left[pair] < 2 or table.rules.max_split_hands < 2:
         return False
-    hand = _plus(NONE, pair, 2)
+    hand = plus(NONE, pair, 2)
     first, again = (_pair_situation(table, hand, from_split) for from_split in (False, True))
     total_again = _total_action(actions, again)
     resplits = table.rules.max_split_hands > 2 and (pair != ACE or table.rules.resplit_aces)
@@ -300,7 +297,7 @@ def _pair(table: Table, actions: dict[Situation, str], pair: int) -> bool:
 def _pair_situation(table: Table, hand: Counts, from_split: bool) -> Situation:
     """The pair's situation with the split offered: first two cards, or a split hand that
     drew the split card (split aces that take one card are offered split or stand only)."""
-    total, soft = _total(hand)
+    total, soft = total_of(hand)
     offered = table.options(hand, from_split)
     if from_split and hand[ACE] and table.rules.split_aces_one_card:
         offered = ("split", "stand")
@@ -319,7 +316,7 @@ def _fill_unreached(table: Table, actions: dict[Situation, str],
     mine = [s for s in actions if s.up == table.up + 1]
     for situation in mine:
         if situation.pair is None and situation not in reached:
-            hand = _counts(charts.representative(situation))
+            hand = hand_counts(charts.representative(situation))
             if any(h > n for h, n in zip(hand, table.left, strict=True)):
                 continue
             values = {a: table.act(a, hand, NONE, hand, False, BASIC)[EV]
