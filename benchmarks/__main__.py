@@ -11,13 +11,14 @@ import sys
 MODULES = {
     "engine": ["--rounds", "5000"], "journal_commit": ["--rounds", "300"],
     "devices": [], "pipeline": [], "daemon": ["--rounds", "1000"],
-    "analyze": ["--rounds", "1000000"], "history": [],
+    "analyze": ["--rounds", "1000000"], "decision": ["--decisions", "200"], "history": [],
     "floor": ["--tables", "300", "--speed", "10", "--seconds", "60"],
 }
 QUICK = {
     "engine": ["--rounds", "500", "--runs", "2"], "journal_commit": ["--rounds", "20"],
     "devices": ["--frames", "5000", "--cards", "50"], "pipeline": ["--cards", "50"],
     "daemon": ["--rounds", "5", "--runs", "1"], "analyze": ["--rounds", "20000"],
+    "decision": ["--decisions", "5"],
     "history": ["--days", "1", "2", "--rounds-per-day", "10", "--open", "30", "--measured", "10",
                 "--runs", "1"],
     "floor": ["--tables", "4", "--speed", "100", "--seconds", "5", "--workers", "1"],

@@ -49,6 +49,7 @@ def test_every_benchmark_runs_with_one_command() -> None:
                    "beetek card-to-event latency", "card-to-display latency",
                    "full replay of a recorded shoe", "start-up to READY", "RSS at READY",
                    "exact baccarat and Lucky 8", "simulated blackjack rounds on 2 cores",
+                   "decisions, 6 decks: median",
                    "| fresh journal |", "| 2 days, 70 rounds |", "records/s",
                    "commit to PostgreSQL", "CPU per table", "reconciled: 4 of 4 tables"):
         assert figure in result.stdout
