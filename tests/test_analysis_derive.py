@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.analysis import derive
+from controller.analysis import cache, derive
 from controller.analysis.charts import Situation, as_json, codes, from_decide
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.strategy import decide
@@ -61,7 +61,7 @@ def test_a_cached_chart_is_read_back_and_a_damaged_one_is_not(tmp_path: Path) ->
     rules = BlackjackRules(decks=2)
     chart = from_decide(decide, rules)
     path = tmp_path / "chart.json"
-    derive._write(path, chart)
+    cache.write(path, json.dumps(as_json(chart)))
     assert derive._read(path, rules) == chart
     assert derive._read(path, BlackjackRules(decks=3)) is None  # another table's
     found = as_json(chart)

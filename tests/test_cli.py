@@ -416,4 +416,5 @@ def test_archive_is_an_option_only_where_it_is_read() -> None:
     """--archive: where copied-out days are, for the commands that read closed days."""
     with_archive = {" ".join(command) for command, parser in leaves(build_parser()).items()
                     if any("--archive" in a.option_strings for a in parser._actions)}
-    assert with_archive == {"recall", "journal verify", "journal export", "floor reconcile"}
+    assert with_archive == {"recall", "journal verify", "journal export", "floor reconcile",
+                            "players report"}

@@ -21,13 +21,12 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import os
 from collections import defaultdict
 from dataclasses import asdict
 from pathlib import Path
 from typing import Final
 
-from controller.analysis import charts
+from controller.analysis import cache, charts
 from controller.analysis.baccarat_exact import shoe as full_shoe
 from controller.analysis.blackjack_exact import (
     ACE,
@@ -72,15 +71,14 @@ def basic(rules: BlackjackRules, workers: int = 1) -> Chart:
         chart = _read(path, rules)
         if chart is None:
             chart = derive(rules, workers)
-            _write(path, chart)
+            cache.write(path, json.dumps(charts.as_json(chart)))
         _DERIVED[rules] = chart
     return _DERIVED[rules]
 
 
 def _cache_path(rules: BlackjackRules) -> Path:
-    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     key = hashlib.sha256(json.dumps([DERIVATION, asdict(rules)], sort_keys=True).encode())
-    return Path(home) / "tablectl" / "charts" / f"{key.hexdigest()[:32]}.json"
+    return cache.path("charts", key.hexdigest()[:32])
 
 
 def _read(path: Path, rules: BlackjackRules) -> Chart | None:
@@ -99,17 +97,6 @@ def _read(path: Path, rules: BlackjackRules) -> Chart | None:
             a not in charts.options(s) for s, a in actions.items()):
         return None
     return Chart(rules, {s: actions[s] for s in charts.situations(rules)})
-
-
-def _write(path: Path, chart: Chart) -> None:
-    """Written whole or not at all; a cache that cannot be written is only slower."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(charts.as_json(chart)))
-        temporary.replace(path)
-    except OSError:
-        pass
 
 
 def derive(rules: BlackjackRules, workers: int = 1) -> Chart:

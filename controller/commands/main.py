@@ -19,6 +19,7 @@ from controller.commands import (
     doctor,
     floor,
     journal,
+    players,
     recall,
     run,
     settle,
@@ -29,7 +30,7 @@ from controller.daemon.checked_files import BadInput
 
 # Each family adds its commands, in the order `tablectl --help` lists them.
 FAMILIES = (run.add_commands, config.add_commands, analyze.add_commands, doctor.add_commands,
-            settle.add_commands, recall.add_commands, journal.add_commands,
+            settle.add_commands, recall.add_commands, players.add_commands, journal.add_commands,
             config.add_pin_hash, floor.add_commands, device.add_commands)
 # A package missing -> the extra that installs it.
 EXTRAS = {"psycopg": "floor", "numpy": "analysis", "rich": "analysis"}

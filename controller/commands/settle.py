@@ -32,10 +32,14 @@ from controller.game.events import (
     CardDrawn,
     ConfigChanged,
     DealerAction,
+    DealerSignedIn,
+    DealerSignedOut,
     Event,
     NewShoe,
     PayoutConfirmed,
     PayoutShown,
+    PlayerLeft,
+    PlayerSeated,
     WagerPlaced,
 )
 from controller.game.money import from_minor, to_minor
@@ -51,8 +55,9 @@ from controller.game.table_config import TableConfig, build_table, config_change
 from controller.journal import Journal, JournalError
 from controller.journal.fold import events
 
-TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe")
-SEAT_KEYS: Final = ("wagers", "decisions")
+TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe", "dealer")
+SEAT_KEYS: Final = ("wagers", "decisions", "player")
+MAX_ID: Final = 64  # characters of a player or dealer id
 WAGER_KEYS: Final = {
     "blackjack": ("main", "lucky_stiff", "lucky7", "dead_mans_hand", "blackjack_tie"),
     "baccarat": ("player", "banker", "tie", "lucky8_player", "lucky8_banker"),
@@ -70,6 +75,7 @@ class ScriptError(ValueError):
 class SeatScript:
     wagers: dict[str, int]  # minor units, flattened ("blackjack_tie.LS")
     decisions: list[str]
+    player: str | None = None  # the casino's player id; None: nobody identified
     insurance_token: str | None = None
     used: int = 0  # decision tokens consumed
 
@@ -78,7 +84,8 @@ class SeatScript:
 class Script:
     config: TableConfig
     seats: dict[int, SeatScript]
-    shoe: list[Card]
+    shoe: list[Card] | None  # None: deal on from the cards the previous round left
+    dealer: str | None = None
 
 
 def _require(condition: bool, message: str) -> None:
@@ -91,7 +98,7 @@ def parse_script(data: Any, registry: PayTables) -> Script:
     _require(isinstance(data, dict), "script: must be a JSON object")
     for key in data:
         _require(key in TOP_KEYS, f"{key}: unknown key (known: {', '.join(TOP_KEYS)})")
-    for key in ("game", "seats", "shoe"):
+    for key in ("game", "seats"):
         _require(key in data, f"{key}: missing")
     rules, tables = data.get("rules", {}), data.get("pay_tables", {})
     _require(isinstance(rules, dict), "rules: must be an object")
@@ -99,7 +106,19 @@ def parse_script(data: Any, registry: PayTables) -> Script:
         config = build_table(data["game"], rules, tables, registry)
     except RulesError as exc:
         raise ScriptError(str(exc)) from None
-    return Script(config, _parse_seats(data["seats"], config), _parse_shoe(data["shoe"]))
+    dealer = _identity(data["dealer"], "dealer") if "dealer" in data else None
+    return Script(config, _parse_seats(data["seats"], config),
+                  _parse_shoe(data["shoe"]) if "shoe" in data else None, dealer)
+
+
+def _identity(value: Any, where: str) -> str:
+    """A player or dealer id as the casino's systems issue it: printable text, no spaces at
+    either end, at most MAX_ID characters. Never a name (docs/players.md)."""
+    _require(isinstance(value, str) and value.strip() == value and 0 < len(value) <= MAX_ID
+             and value.isprintable(),
+             f"{where}: {value!r} is not an id (1-{MAX_ID} printable characters, no spaces at "
+             "either end)")
+    return str(value)
 
 
 def _parse_shoe(raw: Any) -> list[Card]:
@@ -127,7 +146,8 @@ def _parse_seats(raw: Any, config: TableConfig) -> dict[int, SeatScript]:
                  f"{where}: seat must be a number from 1 to {config.max_seats}")
         _require(isinstance(seat, dict), f"{where}: must be an object")
         for name in seat:
-            _require(name in SEAT_KEYS, f"{where}.{name}: unknown key (known: wagers, decisions)")
+            _require(name in SEAT_KEYS,
+                     f"{where}.{name}: unknown key (known: {', '.join(SEAT_KEYS)})")
         decisions = seat.get("decisions", [])
         _require(isinstance(decisions, list) and all(isinstance(t, str) for t in decisions),
                  f"{where}.decisions: must be a list of strings")
@@ -136,8 +156,10 @@ def _parse_seats(raw: Any, config: TableConfig) -> dict[int, SeatScript]:
         for index, token in enumerate(decisions):
             allowed = PLAY_TOKENS + (INSURANCE_TOKENS if index == 0 else ())
             _require(token in allowed, f"{where}.decisions[{index}]: unknown token {token!r}")
+        player = seat.get("player")
         script = SeatScript(_parse_wagers(seat.get("wagers", {}), config.game, where),
-                            list(decisions))
+                            list(decisions),
+                            None if player is None else _identity(player, f"{where}.player"))
         if script.decisions and script.decisions[0] in INSURANCE_TOKENS:
             script.insurance_token = script.decisions.pop(0)
         seats[int(key)] = script
@@ -185,15 +207,19 @@ class ScriptedDealer:
     payout; `report` describes the round afterwards."""
 
     def __init__(self, script: Script, submit: Callable[[Event], list[Effect]],
-                 table: Table) -> None:
+                 table: Table, shoe: list[Card]) -> None:
         self.script = script
         self.submit = submit
         self.table = table
-        self.shoe = list(script.shoe)
+        self.shoe = shoe  # the session's: what this round leaves, the next deals on from
         self.cleared: list[str] = []
+        self.cards_left = 0
 
     def run(self) -> None:
-        self.submit(NewShoe(seq=0, by="script", burn=False))  # each script lists its own cards
+        if self.script.shoe is not None:  # a new shoe; the script lists the cards dealt
+            self.submit(NewShoe(seq=0, by="script", burn=False))
+            self.shoe[:] = self.script.shoe
+        self._people()
         for seat, seat_script in self.script.seats.items():
             for spot, amount in seat_script.wagers.items():
                 self.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))
@@ -214,6 +240,30 @@ class ScriptedDealer:
                 raise ScriptError(f"round went on hold: {machine.hold_reason}")
         self.submit(PayoutShown(seq=0))
         self.submit(PayoutConfirmed(seq=0, by="script"))
+        for seat in self.table.ratings.idle_seats(self.script.config.idle_rounds):
+            self.submit(PlayerLeft(seq=0, seat=seat, reason="no_wager", by="script"))
+        self.cards_left = len(self.shoe)
+
+    def _people(self) -> None:
+        """The dealer, then who sits where, as the script names them: a seat's `player` that
+        differs from the one rated there means that player walked and this one sat down; a
+        seat that wagers with no `player` is rated anonymous (docs/players.md)."""
+        dealer = self.script.dealer
+        if dealer is not None and dealer != self.table.dealer:
+            if self.table.dealer is not None:
+                self.submit(DealerSignedOut(seq=0, dealer=self.table.dealer))
+            self.submit(DealerSignedIn(seq=0, dealer=dealer, how="script"))
+        for number, seat in self.script.seats.items():
+            if seat.player is None and not seat.wagers:
+                continue  # nobody plays here this round: the rating on it counts an idle round
+            rating = self.table.ratings.open.get(number)
+            if rating is not None and rating.player == seat.player:
+                continue
+            if rating is not None:
+                self.submit(PlayerLeft(seq=0, seat=number, reason="walked", by="script"))
+            self.submit(PlayerSeated(seq=0, seat=number, player=seat.player,
+                                     how="anonymous" if seat.player is None else "script",
+                                     by="script"))
 
     def _deal(self, target: str) -> None:
         if not self.shoe:
@@ -272,7 +322,7 @@ class ScriptedDealer:
             "settlements": [_settlement_json(s) for s in machine.settlements],
             "players_net": from_minor(sum(s.net for s in machine.settlements)),
             "unused_decisions": unused,
-            "cards_left": len(self.shoe),
+            "cards_left": self.cards_left,
         }
 
 
@@ -341,11 +391,15 @@ def settle_session(data: Any, registry: PayTables, journal_path: Path | None = N
         return memory.submit(event)
 
     dealers = []
+    shoe: list[Card] = []
     for index, script in enumerate(scripts):
         if index == 0 or configs[index] != configs[index - 1]:
             record(configs[index])
-        dealer = ScriptedDealer(script, record, memory.table)
+        dealer = ScriptedDealer(script, record, memory.table, shoe)
         try:
+            if index == 0 and script.shoe is None:
+                raise ScriptError("shoe: missing (the first round names the cards; a later "
+                                  "round without one deals on from them)")
             dealer.run()
         except ScriptError as exc:
             raise ScriptError(f"round {index + 1}: {exc}" if isinstance(data, list)

@@ -15,13 +15,18 @@ from controller.game.events import (
     DayClosed,
     DaySigned,
     DealerAction,
+    DealerSignedIn,
+    DealerSignedOut,
     DeviceAlarm,
     Event,
+    PlayerLeft,
+    PlayerSeated,
     SupervisorRefused,
     WagerPlaced,
 )
 from controller.game.money import from_minor
 from controller.game.names import (
+    LEFT_WORDS,
     NO_TABLES,
     award_words,
     card_words,
@@ -57,6 +62,16 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
                 f"{event.reason}{lockout}")
     if isinstance(event, DeviceAlarm):
         return f"{event.device} alarm: {event.text}" + (" (on hold)" if event.hold else "")
+    if isinstance(event, PlayerSeated):
+        by = f", by {event.by}" if event.by else ""
+        return (f"player {event.player or '(anonymous)'} seated at seat {event.seat} "
+                f"({readable(event.how)}{by})")
+    if isinstance(event, PlayerLeft):
+        return f"player left seat {event.seat} ({LEFT_WORDS.get(event.reason, event.reason)})"
+    if isinstance(event, DealerSignedIn):
+        return f"dealer {event.dealer} signed in (by {readable(event.how)})"
+    if isinstance(event, DealerSignedOut):
+        return f"dealer {event.dealer} signed out ({readable(event.reason)})"
     if isinstance(event, ConfigChanged):
         config = config_from_event(event)
         offered = ", ".join(f"{wager_words(key, config.pay_tables)} #{table.id} "

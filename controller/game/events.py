@@ -270,6 +270,50 @@ class DiskOk(Event):
     kind: ClassVar[str] = "disk_ok"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerSeated(Event):
+    """A player was identified at a seat and a rating opens for them. Only the casino's own
+    player id is kept, never a name; `player` is None for an anonymous rating, kept by seat.
+    `how`: "card" (a player card read), "number" (typed by a supervisor), "anonymous",
+    "script"; `by`: the reader, supervisor or dealer that did it."""
+
+    seat: int
+    player: str | None
+    how: str
+    by: str = ""
+    kind: ClassVar[str] = "player_seated"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerLeft(Event):
+    """The rating on a seat closes. `reason`: "card_out" (the card was taken back), "walked"
+    (the dealer or supervisor saw the player go), "no_wager" (no wager for the configured
+    number of rounds), "replaced" (another player sat down)."""
+
+    seat: int
+    reason: str
+    by: str = ""
+    kind: ClassVar[str] = "player_left"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealerSignedIn(Event):
+    """A dealer took the table (`how`: "card" or "pin"); every round from here carries them."""
+
+    dealer: str
+    how: str
+    kind: ClassVar[str] = "dealer_signed_in"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealerSignedOut(Event):
+    """The dealer left the table (`reason`: "rotation", "break", "end of shift")."""
+
+    dealer: str
+    reason: str = "rotation"
+    kind: ClassVar[str] = "dealer_signed_out"
+
+
 SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided,
                                               NewShoe)
 
@@ -286,7 +330,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         WagerPlaced, BetsLocked, AlertsCleared, CardDrawn, DealerAction, Resumed, CardAssigned,
         CardVoided, RoundVoided, PayoutShown, PayoutConfirmed, ConfigChanged, ControllerStarted,
         NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound, DeviceAlarm,
-        SupervisorRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk)
+        SupervisorRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk, PlayerSeated,
+        PlayerLeft, DealerSignedIn, DealerSignedOut)
 }
 
 

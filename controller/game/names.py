@@ -40,6 +40,10 @@ DECISIONS: Final = {"no_insurance": "no insurance", "even_money": "even money",
                     "no_even_money": "no even money"}  # the others are words already
 # What happened (an event's kind), where its key made readable would not say it.
 EVENTS: Final = {"payout_shown": "payout on the dealer display"}
+# Why a rating closed (PlayerLeft.reason).
+LEFT_WORDS: Final = {"card_out": "card taken out", "walked": "walked",
+                     "no_wager": "no wager for too many rounds",
+                     "replaced": "another player sat down"}
 # Why a wager was refused at bet lock (the award of a refused settlement).
 REFUSALS: Final = {"spot_not_offered": "not offered at this table",
                    "side_without_main": "no main wager"}

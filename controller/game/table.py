@@ -31,6 +31,8 @@ from controller.game.events import (
     CutCardReached,
     DayClosed,
     DaySigned,
+    DealerSignedIn,
+    DealerSignedOut,
     DeviceAlarm,
     DeviceFound,
     DeviceLost,
@@ -38,6 +40,8 @@ from controller.game.events import (
     DiskOk,
     Event,
     NewShoe,
+    PlayerLeft,
+    PlayerSeated,
     ShoeEmpty,
     SupervisorRefused,
     WagerPlaced,
@@ -48,9 +52,10 @@ from controller.game.names import (
     NO_TABLES,
     where_words,
 )
+from controller.game.ratings import Ratings
 from controller.game.round_machine import BURN, VOIDED, DealtCard, Effect, RoundMachine
 from controller.game.rules.baccarat_play import BaccaratPlay
-from controller.game.table_config import TableConfig, config_from_event
+from controller.game.table_config import TableConfig, config_from_event, edge_key
 
 OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
 CLOSING: Final = (DayClosed, Checkpoint, DaySigned)  # the end of a day, never the next one's start
@@ -66,6 +71,8 @@ class RoundRecord:
     number: int
     machine: RoundMachine
     shoe: int = 0  # the shoe it was dealt from (for the baccarat bead road)
+    dealer: str = ""  # the dealer signed in when it opened ("": none)
+    config_key: str = ""  # its configuration's `edge_key`, for the ratings
     events: list[Event] = field(default_factory=list)
     log: list[tuple[int, str, str]] = field(default_factory=list)  # (seq, utc, text)
     voided_cards: set[int] = field(default_factory=set)  # seqs of played cards voided
@@ -145,9 +152,10 @@ class FoldMismatch(ValueError):
 class Table:
     """Folds events into table state. `apply` returns the effects of one event."""
 
-    def __init__(self, keep_rounds: int = 100) -> None:
+    def __init__(self, keep_rounds: int = 100, keep_ratings: int | None = 200) -> None:
         self.config: TableConfig | None = None
         self.config_event: ConfigChanged | None = None
+        self.config_key = ""
         self.current: RoundRecord | None = None
         self.recent: deque[RoundRecord] = deque(maxlen=keep_rounds)
         self.rounds_played = 0
@@ -160,6 +168,8 @@ class Table:
         self.day = DayLedger()
         self.deal_refused: str | None = None  # why no new round may open (the disk's reserve)
         self.pins = PinState()
+        self.ratings = Ratings(keep_ratings)
+        self.dealer: str | None = None
 
     # ----- queries ---------------------------------------------------------------------------
 
@@ -209,19 +219,24 @@ class Table:
                 "lost_devices": sorted(self.lost_devices), "last_shoe_frame":
                 self.last_shoe_frame, "deal_refused": self.deal_refused,
                 "alerts": self.standing_alerts(), "set_aside": [], "day": self.day.to_state(),
-                "pins": self.pins.to_state()}
+                "pins": self.pins.to_state(),
+                # Only when there is something to keep: checkpoints written before players
+                # were rated must still match their fold.
+                **({"ratings": self.ratings.to_state()} if self.ratings.count else {}),
+                **({"dealer": self.dealer} if self.dealer else {})}
 
     @classmethod
-    def restore(cls, checkpoint: Checkpoint, keep_rounds: int = 100) -> Table:
+    def restore(cls, checkpoint: Checkpoint, keep_rounds: int = 100,
+                keep_ratings: int | None = 200) -> Table:
         """The table as it stood at `checkpoint`, ready to fold the records after it."""
         state = checkpoint.state
         if state.get("v") != SNAPSHOT_VERSION:
             raise FoldMismatch(f"checkpoint {checkpoint.seq} is of version {state.get('v')}, "
                                f"this tablectl reads version {SNAPSHOT_VERSION}")
-        table = cls(keep_rounds)
+        table = cls(keep_rounds, keep_ratings)
         if state["config"] is not None:
             event = ConfigChanged(**{k: v for k, v in state["config"].items() if k != "kind"})
-            table.config_event, table.config = event, config_from_event(event)
+            table._configure(event)
         table.rounds_played = state["rounds_played"]
         table.shoe = Shoe.from_state(state["shoe"])
         table.lost_devices = set(state["lost_devices"])
@@ -229,6 +244,9 @@ class Table:
         table.deal_refused = state["deal_refused"]
         table.day = DayLedger.from_state(state["day"])
         table.pins = PinState(**state["pins"])
+        if "ratings" in state:
+            table.ratings = Ratings.from_state(state["ratings"], keep_ratings)
+        table.dealer = state.get("dealer")
         table.last_seq = checkpoint.seq
         table.table_log.append((checkpoint.seq, checkpoint.utc, describe(checkpoint)))
         return table
@@ -294,8 +312,10 @@ class Table:
 
     def _apply(self, event: Event) -> list[Effect]:
         if isinstance(event, ConfigChanged):
-            self.config_event, self.config = event, config_from_event(event)
+            self._configure(event)
             return []
+        if isinstance(event, PlayerSeated | PlayerLeft | DealerSignedIn | DealerSignedOut):
+            return self._people(event)
         if isinstance(event, (*CLOSING, DiskLow, DiskOk)):
             return self._journal_event(event)
         if isinstance(event, ControllerStarted):
@@ -329,6 +349,25 @@ class Table:
         if isinstance(event, CardAssigned) and event.card and record.machine.pending_card:
             self.shoe.counts[parse_card(event.card)] += 1
         return self._feed(record, event)
+
+    def _configure(self, event: ConfigChanged) -> None:
+        self.config_event, self.config = event, config_from_event(event)
+        self.config_key = edge_key(self.config)
+
+    def _people(self, event: PlayerSeated | PlayerLeft | DealerSignedIn | DealerSignedOut
+                ) -> list[Effect]:
+        """Who plays and who deals: ratings open and close, the dealer changes."""
+        if isinstance(event, DealerSignedIn):
+            self.dealer = event.dealer
+        elif isinstance(event, DealerSignedOut):
+            if self.dealer != event.dealer:
+                return [Alert("not_signed_in", f"dealer {event.dealer} is not signed in here")]
+            self.dealer = None
+        elif isinstance(event, PlayerSeated):
+            self.ratings.seat(event)
+        elif not self.ratings.leave(event):
+            return [Alert("no_rating", f"seat {event.seat}: no player is rated there")]
+        return []
 
     def _feed(self, record: RoundRecord, event: Event) -> list[Effect]:
         """Apply one event to a round, the table's own decision first if it made one."""
@@ -380,7 +419,7 @@ class Table:
             return None
         self.rounds_played += 1
         self.current = RoundRecord(self.rounds_played, RoundMachine(self.config),
-                                   self.shoe.number)
+                                   self.shoe.number, self.dealer or "", self.config_key)
         return self.current
 
     def _archive(self) -> None:
@@ -388,6 +427,9 @@ class Table:
         assert record is not None
         record.machine.release()
         self.day.round_finished(record.status, record.machine.settlements)
+        self.ratings.round_finished(record.number, record.machine.accepted,
+                                    record.machine.settlements, record.config_key,
+                                    record.dealer, record.status == "voided")
         play = record.machine.play
         if isinstance(play, BaccaratPlay) and play.stage == "done" and record.status != "voided":
             self.shoe.coups.append(coup_of(play))

@@ -7,12 +7,13 @@ Amounts in the mapping are in currency units and become minor units here.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any, Final
 
-from controller.game.events import ConfigChanged
+from controller.game.events import ConfigChanged, canonical
 from controller.game.money import to_minor
 from controller.game.paytables import TIE_SPOTS, PayTable, PayTables
 from controller.game.rules import baccarat, blackjack
@@ -26,7 +27,8 @@ BLACKJACK_SIDE_BETS: Final = tuple(SIDE_BETS)
 BACCARAT_MAIN: Final = ("player", "banker", "tie")
 LUCKY8_SPOTS: Final = ("lucky8_player", "lucky8_banker")
 TABLE_OPTIONS: Final = ("limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit",
-                        "four_wager_limit", "limited_wager_max")
+                        "four_wager_limit", "limited_wager_max", "idle_rounds")
+IDLE_ROUNDS: Final = 10  # a rated player with no wager for this many rounds has left
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class TableConfig:
     lucky7_unit: int = 100
     four_wager_limit: bool = False
     limited_wager_max: int = 500
+    idle_rounds: int = IDLE_ROUNDS
 
     @property
     def max_seats(self) -> int:
@@ -88,9 +91,12 @@ def build_table(game: str, options: Mapping[str, Any], pay_table_ids: Mapping[st
     four = options.get("four_wager_limit", len(config.offered_spots()) > 4)
     if not isinstance(four, bool):
         raise RulesError("rules.four_wager_limit: must be true or false")
+    idle = options.get("idle_rounds", IDLE_ROUNDS)
+    if not isinstance(idle, int) or isinstance(idle, bool) or not 1 <= idle <= 1000:
+        raise RulesError(f"rules.idle_rounds: {idle!r} is not a number of rounds from 1 to 1000")
     return TableConfig(game, rules, pay_tables, limits, unit, aggregate,
                        _amount(options, "lucky7_unit", 100), four,
-                       _amount(options, "limited_wager_max", 500))
+                       _amount(options, "limited_wager_max", 500), idle)
 
 
 def _amount(options: Mapping[str, Any], name: str, default: int) -> int:
@@ -180,3 +186,14 @@ def config_change(game: str, rules: dict[str, Any], pay_tables: dict[str, str],
               for t in config.pay_tables.values()}
     return ConfigChanged(seq=0, game=game, rules=dict(rules), pay_tables=dict(pay_tables),
                          tables=tables)
+
+
+def edge_key(config: TableConfig) -> str:
+    """What a wager's house edge depends on, hashed: the game, its rules and the pays of each
+    spot offered (not the limits or the rounding, which change no edge). Ratings keep their
+    handle under it and the analysis caches the edges under it."""
+    rules = {k: str(v) for k, v in sorted(asdict(config.rules).items())}
+    pays = {spot: {k: str(v) for k, v in sorted(table.pays.items())}
+            for spot, table in sorted(config.pay_tables.items())}
+    text = canonical({"game": config.game, "rules": rules, "pays": pays})
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,136 @@
+"""Player ratings, folded from events like the rest of the table, so that a rating survives a
+restart and a checkpoint carries the open ones.
+
+A rating runs from `player_seated` to `player_left` on one seat. Each round that finishes while
+it is open and in which the seat had a wager in action adds to it:
+- the handle of each wager: the amounts accepted at bet lock (a refused wager was never in
+  action, a voided round returns everything), kept per table configuration so that a
+  configuration changed mid-rating is rated at each part's own edges;
+- the rounds on which each wager was placed (the average bet divides by them);
+- the player's result: the sum of the seat's settlements, insurance, doubles and splits
+  included, as `settle` reports them (negative: the player lost);
+- the dealer who dealt the round.
+The theoretical win needs the edges, which the analysis works out away from the table.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final
+
+from controller.game.events import PlayerLeft, PlayerSeated
+from controller.game.rules.settlement import Settlement
+
+LEFT_REASONS: Final = ("card_out", "walked", "no_wager", "replaced")
+SEATED_HOW: Final = ("card", "number", "anonymous", "script")
+
+
+@dataclass
+class Rating:
+    number: int  # the table's ratings, counted from its first
+    seat: int
+    player: str | None  # the casino's player id; None: anonymous, kept by seat
+    how: str
+    by: str
+    start: str  # UTC of the seating
+    start_seq: int
+    end: str | None = None
+    end_seq: int | None = None
+    reason: str | None = None
+    rounds: int = 0
+    idle: int = 0  # rounds in a row that finished without a wager on the seat
+    handle: dict[str, dict[str, int]] = field(default_factory=dict)  # config key -> spot -> minor
+    placed: dict[str, int] = field(default_factory=dict)  # spot -> rounds it was wagered on
+    actual: int = 0  # the player's result, minor units
+    dealers: dict[str, int] = field(default_factory=dict)  # dealer -> rounds ("": none signed in)
+    first_round: int | None = None
+    last_round: int | None = None
+
+    def total_handle(self) -> dict[str, int]:
+        """The handle of each wager, every configuration together."""
+        totals: dict[str, int] = {}
+        for part in self.handle.values():
+            for spot, amount in part.items():
+                totals[spot] = totals.get(spot, 0) + amount
+        return totals
+
+    def to_state(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> Rating:
+        return cls(**state)
+
+
+@dataclass
+class Ratings:
+    """The open rating of each seat and the last closed ones (`keep`: None keeps them all)."""
+
+    keep: int | None = 200
+    open: dict[int, Rating] = field(default_factory=dict)
+    count: int = 0
+    closed: deque[Rating] = field(default_factory=deque)
+
+    def __post_init__(self) -> None:
+        self.closed = deque(self.closed, maxlen=self.keep)
+
+    def seat(self, event: PlayerSeated) -> list[Rating]:
+        """Open a rating; one already open on the seat closes first ("replaced")."""
+        ended = self._close(event.seat, "replaced", event.seq, event.utc)
+        self.count += 1
+        self.open[event.seat] = Rating(self.count, event.seat, event.player, event.how,
+                                       event.by, event.utc, event.seq)
+        return ended
+
+    def leave(self, event: PlayerLeft) -> list[Rating]:
+        return self._close(event.seat, event.reason, event.seq, event.utc)
+
+    def _close(self, seat: int, reason: str, seq: int, utc: str) -> list[Rating]:
+        rating = self.open.pop(seat, None)
+        if rating is None:
+            return []
+        rating.end, rating.end_seq, rating.reason = utc, seq, reason
+        self.closed.append(rating)
+        return [rating]
+
+    def round_finished(self, number: int, accepted: Mapping[int, Mapping[str, int]],
+                       settlements: Iterable[Settlement], config_key: str, dealer: str,
+                       voided: bool) -> None:
+        """Credit a finished round to the open ratings: a voided round credits nothing, and
+        a seat without a wager in action counts an idle round."""
+        nets: dict[int, int] = {}
+        for settlement in settlements:
+            nets[settlement.seat] = nets.get(settlement.seat, 0) + settlement.net
+        for seat, rating in self.open.items():
+            wagers = {} if voided else {s: a for s, a in accepted.get(seat, {}).items() if a}
+            if not wagers:
+                rating.idle += 1
+                continue
+            rating.idle = 0
+            rating.rounds += 1
+            part = rating.handle.setdefault(config_key, {})
+            for spot, amount in wagers.items():
+                part[spot] = part.get(spot, 0) + amount
+                rating.placed[spot] = rating.placed.get(spot, 0) + 1
+            rating.actual += nets.get(seat, 0)
+            rating.dealers[dealer] = rating.dealers.get(dealer, 0) + 1
+            rating.first_round = rating.first_round or number
+            rating.last_round = number
+
+    def idle_seats(self, rounds: int) -> list[int]:
+        """The seats whose player has had no wager for `rounds` rounds in a row."""
+        return [seat for seat, rating in sorted(self.open.items()) if rating.idle >= rounds]
+
+    def to_state(self) -> dict[str, Any]:
+        return {"count": self.count,
+                "open": [rating.to_state() for _, rating in sorted(self.open.items())]}
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any], keep: int | None) -> Ratings:
+        ratings = cls(keep, count=state["count"])
+        for item in state["open"]:
+            rating = Rating.from_state(item)
+            ratings.open[rating.seat] = rating
+        return ratings
