@@ -20,14 +20,13 @@ from controller.daemon.checked_files import BadInput
 from controller.game.names import by_bet
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
+from controller.game.table_config import TABLE_OPTIONS
 
 if TYPE_CHECKING:
     from controller.daemon.config_file import RunConfig
 
 
 # Table options that are limits and units, not rules of play.
-NOT_RULES = ("limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit",
-             "four_wager_limit", "limited_wager_max")
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -78,7 +77,7 @@ def _analyze(args: argparse.Namespace) -> int:
         options = {**config.rules, **options}
     game = config.game if config else args.game
     method = args.method or "exact"
-    options = {k: v for k, v in options.items() if k not in NOT_RULES}
+    options = {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
     registry = config.registry if config else PayTables.load()
     if args.bet:  # checked before any work
         bets = [chosen_bet(game, args.bet, args.pay_table, registry)]
@@ -155,7 +154,7 @@ def _decisions(args: argparse.Namespace) -> int:
     if game != "blackjack":
         raise BadInput(f"{'analyze hand' if args.what else '--chart'}: blackjack only "
                        "(baccarat has no decisions)")
-    options = {k: v for k, v in options.items() if k not in NOT_RULES}
+    options = {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
     workers = args.workers or os.cpu_count() or 1
     if args.chart:
         sys.stdout.write(chart(options, args.json, workers))

@@ -64,7 +64,7 @@ def rating_json(rating: Rating, edges: Mapping[str, Mapping[str, float]]) -> dic
     for key, part in rating.handle.items():
         for spot, amount in part.items():
             theo[spot] = theo.get(spot, 0.0) + amount * edges[key][spot] / 100
-    hours = _hours(rating.start, rating.end)
+    hours = _hours(rating.start, rating.end or rating.last_utc)
     dealer = max(rating.dealers, key=lambda d: rating.dealers[d], default="") or None
     return {
         "number": rating.number,

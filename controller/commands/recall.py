@@ -41,6 +41,7 @@ def round_view(record: RoundRecord) -> dict[str, Any]:
         "round": record.number,
         "game": machine.config.game,
         "status": record.status,
+        "dealer": record.dealer or None,
         "on_hold": machine.hold_reason if machine.state == "hold" else None,
         "started": record.log[0][1] if record.log else None,
         "last": record.log[-1][1] if record.log else None,
@@ -99,7 +100,9 @@ def render(views: list[dict[str, Any]], where: str = "in the journal") -> str:
     lines: list[str] = []
     for view in views:
         hold = f" ON HOLD: {view['on_hold']}" if view["on_hold"] else ""
-        lines.append(f"Round {view['round']} ({view['game']}) {phase_words(view['status'])}{hold}")
+        dealer = f", dealer {view['dealer']}" if view["dealer"] else ""
+        lines.append(f"Round {view['round']} ({view['game']}{dealer}) "
+                     f"{phase_words(view['status'])}{hold}")
         lines += [f"  {entry['utc']}  #{entry['seq']:<6} {entry['text']}"
                   for entry in view["log"]]
         lines.append("")

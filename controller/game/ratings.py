@@ -47,6 +47,7 @@ class Rating:
     dealers: dict[str, int] = field(default_factory=dict)  # dealer -> rounds ("": none signed in)
     first_round: int | None = None
     last_round: int | None = None
+    last_utc: str | None = None  # when the last round credited to it ended
 
     def total_handle(self) -> dict[str, int]:
         """The handle of each wager, every configuration together."""
@@ -97,7 +98,7 @@ class Ratings:
 
     def round_finished(self, number: int, accepted: Mapping[int, Mapping[str, int]],
                        settlements: Iterable[Settlement], config_key: str, dealer: str,
-                       voided: bool) -> None:
+                       voided: bool, utc: str) -> None:
         """Credit a finished round to the open ratings: a voided round credits nothing, and
         a seat without a wager in action counts an idle round."""
         nets: dict[int, int] = {}
@@ -118,6 +119,7 @@ class Ratings:
             rating.dealers[dealer] = rating.dealers.get(dealer, 0) + 1
             rating.first_round = rating.first_round or number
             rating.last_round = number
+            rating.last_utc = utc
 
     def idle_seats(self, rounds: int) -> list[int]:
         """The seats whose player has had no wager for `rounds` rounds in a row."""

@@ -429,7 +429,8 @@ class Table:
         self.day.round_finished(record.status, record.machine.settlements)
         self.ratings.round_finished(record.number, record.machine.accepted,
                                     record.machine.settlements, record.config_key,
-                                    record.dealer, record.status == "voided")
+                                    record.dealer, record.status == "voided",
+                                    record.log[-1][1] if record.log else "")
         play = record.machine.play
         if isinstance(play, BaccaratPlay) and play.stage == "done" and record.status != "voided":
             self.shoe.coups.append(coup_of(play))
