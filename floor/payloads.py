@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from controller.game.events import canonical
+from controller.game.ratings import Rating
 from controller.journal.outbox import FLOOR_ALERTS
 from floor.defaults import CLOCK_TOLERANCE_S
 from floor.validate import (
@@ -25,6 +26,7 @@ from floor.validate import (
     MAX_NAME,
     MAX_ROUND,
     MAX_ROUND_MINOR,
+    MAX_SEAT,
     MAX_TEXT,
     ROUND_STATUSES,
     STATUSES,
@@ -84,6 +86,8 @@ class Incoming:
             raise Rejected("body: not an object")
         if kind == "round":
             _round_body(body)
+        elif kind == "rating":
+            _rating_body(body)
         return cls(table, n, seq, kind, number, utc, body, canonical(body), journal, from_n,
                    received, _dated(utc, received, tolerance, clock), payload)
 
@@ -120,6 +124,47 @@ def _round_body(body: dict[str, Any]) -> None:
         if len(card) != 2 or not (card[0] is None or isinstance(card[0], str)) \
                 or not isinstance(card[1], str):
             raise Rejected(f"body.cards[{index}]: not [card or null, where it went]")
+
+
+def _rating_body(body: dict[str, Any]) -> None:
+    """What the floor reads of a rating: who, where, when, and its money by configuration."""
+    whole(body, "number", 1, MAX_N, "body.")
+    whole(body, "seat", 1, MAX_SEAT + 1, "body.")
+    whole(body, "rounds", 0, MAX_ROUND, "body.")
+    whole(body, "actual", -MAX_N, MAX_N, "body.")
+    if body.get("player") is not None:
+        text(body, "player", MAX_NAME, "body.")
+    moment(body, "start", "body.")
+    if body.get("last_utc") is not None:
+        moment(body, "last_utc", "body.")
+    if body.get("end") is not None:
+        moment(body, "end", "body.")
+        text(body, "reason", MAX_NAME, "body.")
+    handle = body.get("handle")
+    if not isinstance(handle, dict) or len(handle) > MAX_LIST:
+        raise Rejected(f"body.handle: not an object of at most {MAX_LIST} configurations")
+    for key, part in handle.items():
+        _amounts(part, f"body.handle.{shown(key)}")
+    for key in ("placed", "dealers"):
+        _amounts(body.get(key), f"body.{key}")
+    try:
+        rating = Rating.from_state(body)
+    except TypeError as exc:
+        raise Rejected(f"body: not a rating ({exc})") from None
+    spots = set(rating.total_handle())
+    if set(rating.placed) != spots:
+        raise Rejected(f"body.placed: names {sorted(rating.placed)[:8]}, the handle "
+                       f"{sorted(spots)[:8]}")
+
+
+def _amounts(part: Any, where: str) -> None:
+    """An object of at most MAX_LIST short names, each a whole number from 0 to MAX_N."""
+    if not isinstance(part, dict) or len(part) > MAX_LIST:
+        raise Rejected(f"{where}: not an object of at most {MAX_LIST} entries")
+    for name in part:
+        if len(name) > MAX_NAME:
+            raise Rejected(f"{where}: a name of {len(name)} characters, more than {MAX_NAME}")
+        whole(part, name, 0, MAX_N, f"{where}.")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ is summed over the same hours. Boundaries fall on quarter hours, as the tallies 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from controller.daemon.gaming_day import DayPolicy
@@ -33,3 +33,9 @@ class Periods:
         start = datetime.combine(date, self.day_start, self.zone).astimezone(UTC)
         shift = timedelta(hours=self.shift_hours)
         return start, start + (now - start) // shift * shift
+
+    def day(self, business: date) -> tuple[datetime, datetime]:
+        """The gaming day of a business date: its start and the next day's, in UTC."""
+        start = datetime.combine(business, self.day_start, self.zone)
+        end = datetime.combine(business + timedelta(days=1), self.day_start, self.zone)
+        return start.astimezone(UTC), end.astimezone(UTC)

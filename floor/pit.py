@@ -38,7 +38,7 @@ import contextlib
 import json
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
@@ -50,12 +50,14 @@ from psycopg.errors import OperationalError
 
 from controller.daemon.broker import TABLE_ID
 from devices.display.server import LOOPBACK, Gate, frame_headers, sse
-from floor import health, queries
+from floor import health, players, queries
 from floor.accounts import MAX_NAME, SESSION_H, Logins
+from floor.edges import EdgeWorker
 from floor.health import Part
 from floor.periods import Periods
 from floor.store import CHANNEL
 from floor.validate import MAX_N, Rejected, load
+from floor.validate import MAX_NAME as MAX_ID
 
 STATIC: Final = Path(__file__).with_name("static")
 TICK_S: Final = 0.25  # the pages are told at most this often
@@ -117,6 +119,7 @@ class Pit:
         self.on_failure = on_failure
         self._wake = asyncio.Event()
         self._lanes = {"page": Lane(), "login": Lane()}
+        self.edges = EdgeWorker(self.query)
 
     def app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard], client_max_size=BODY_MAX)
@@ -127,6 +130,12 @@ class Pit:
             web.get("/api/alerts", self._alerts), web.post("/api/alerts/ack", self._ack),
             web.post("/api/login", self._login), web.post("/api/logout", self._logout),
             web.get("/api/me", self._me), web.get("/events", self._events),
+            web.get("/players", self._page("players.html")),
+            web.get("/api/seats", self._seats), web.get("/api/ratings", self._ratings),
+            web.get("/api/ratings.csv", self._ratings_csv),
+            web.get("/api/players/{player}", self._player),
+            web.get("/api/dealers", self._dealers),
+            web.get("/api/tables/{table}/day", self._table_day),
             web.get("/health", self._health), web.static("/static", STATIC)])
         app.cleanup_ctx.append(self._background)
         app.on_shutdown.append(self._end_streams)
@@ -158,6 +167,7 @@ class Pit:
         for task in tasks:
             task.remove_done_callback(self._task_ended)
             task.cancel()
+        await self.edges.close()
         for lane in self._lanes.values():
             if lane.db is not None:
                 await lane.db.close()
@@ -330,6 +340,76 @@ class Pit:
         rows = await self.query(lambda db: queries.last_rounds(db, table, max(1, min(limit,
                                                                                     100))))
         return web.json_response(rows)
+
+    # ----- players and dealers ----------------------------------------------------------------
+
+    def _period(self, request: web.Request) -> tuple[datetime, datetime]:
+        """?day=YYYY-MM-DD, the gaming day of that business date; else the current one. A
+        day that is not one raises Rejected."""
+        text = request.query.get("day")
+        if text is None:
+            start, _ = self._now()
+            return start, start + timedelta(days=2)  # to now, whatever the clocks say
+        try:
+            return self.periods.day(date.fromisoformat(text))
+        except ValueError:
+            raise Rejected(f"day: {text[:40]!r} is not a date (YYYY-MM-DD)") from None
+
+    async def _ratings_of(self, request: web.Request) -> list[dict[str, Any]]:
+        start, end = self._period(request)
+        rows, missing = await self.query(lambda db: players.in_period(db, start, end))
+        self.edges.want(missing)
+        return rows  # type: ignore[no-any-return]
+
+    async def _seats(self, request: web.Request) -> web.StreamResponse:
+        rows, missing = await self.query(players.seated)
+        self.edges.want(missing)
+        return web.json_response(rows)
+
+    async def _ratings(self, request: web.Request) -> web.StreamResponse:
+        try:
+            return web.json_response(await self._ratings_of(request))
+        except Rejected as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+
+    async def _ratings_csv(self, request: web.Request) -> web.StreamResponse:
+        try:
+            rows = await self._ratings_of(request)
+        except Rejected as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        day = request.query.get("day") or "today"
+        return web.Response(text=players.as_csv(rows), content_type="text/csv", headers={
+            "Content-Disposition": f'attachment; filename="ratings-{day}.csv"'})
+
+    async def _player(self, request: web.Request) -> web.StreamResponse:
+        player = request.match_info["player"]
+        if not 0 < len(player) <= MAX_ID or not player.isprintable():
+            return web.json_response({"error": f"no player {player[:64]!r}"}, status=404)
+        rows, missing = await self.query(lambda db: players.of_player(db, player))
+        self.edges.want(missing)
+        if not rows:
+            return web.json_response({"error": f"no ratings of player {player!r}"},
+                                     status=404)
+        return web.json_response({"player": player, "ratings": rows})
+
+    async def _dealers(self, request: web.Request) -> web.StreamResponse:
+        try:
+            start, end = self._period(request)
+        except Rejected as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        return web.json_response(await self.query(lambda db: players.dealers(db, start, end)))
+
+    async def _table_day(self, request: web.Request) -> web.StreamResponse:
+        table = request.match_info["table"]
+        if not TABLE_ID.fullmatch(table):
+            return web.json_response({"error": f"no table {table[:64]!r}"}, status=404)
+        try:
+            start, end = self._period(request)
+        except Rejected as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        series, missing = await self.query(lambda db: players.table_day(db, table, start, end))
+        self.edges.want(missing)
+        return web.json_response(series)
 
     async def _alerts(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(await self.query(queries.alerts))

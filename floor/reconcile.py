@@ -10,7 +10,10 @@ What must agree:
   floor once with the same status and settlements, and the floor has no round the journal lacks;
 - the floor has the table from this journal (its id, made when it was first linked);
 - no message from the table was kept aside as a conflict, and none was refused by the broker
-  (a stand-in took its number on the floor: `controller.journal.outbox.refused_body`).
+  (a stand-in took its number on the floor: `controller.journal.outbox.refused_body`);
+- the ratings: each rating the floor stores is the table's (the fold of its journal), with the
+  same player, seat, rounds, handle, result and close; a rating the journal has is on the
+  floor, once the floor has every message (one still on its way is not a difference).
 Sent messages leave the table with their sealed day, so for older days the rounds carry the
 comparison. Read-only on both sides.
 
@@ -37,6 +40,7 @@ import psycopg
 from controller.game.events import canonical
 from controller.journal import History, JournalError, codec
 from controller.journal.files import settlements_text
+from controller.journal.fold import journal_ratings
 from controller.journal.outbox import refused_body
 
 WAIT_S: Final = 10.0  # how long the floor is given to store what a dealing table has made
@@ -54,6 +58,7 @@ class Side:
     unsent: int = 0
     journal: str | None = None  # the journal's own id (the floor: the one it has the table from)
     refused: dict[int, str] = field(default_factory=dict)  # n -> its topic and why
+    ratings: dict[int, dict[str, Any]] = field(default_factory=dict)  # number -> what counts
 
 
 def ranges(numbers: Iterable[int]) -> str:
@@ -120,6 +125,8 @@ def floor_side(db: psycopg.Connection, table_id: str, upto: int) -> tuple[Side, 
         side.rounds[number] = (body["status"], body["settlements"])
     known = db.execute("SELECT journal FROM tables WHERE table_id = %s", (table_id,)).fetchone()
     side.journal = known[0] if known else None
+    side.ratings = {int(number): compared(body) for number, body in db.execute(
+        "SELECT number, body FROM ratings WHERE table_id = %s", (table_id,))}
     conflicts = db.execute("SELECT count(*) FROM conflicts WHERE table_id = %s",
                            (table_id,)).fetchone()
     return side, int(conflicts[0]) if conflicts else 0
@@ -190,4 +197,32 @@ def reconcile(dsn: str, journal: Path, table_id: str | None = None,
         while in_flight(db, table, mine) and time.monotonic() < deadline:
             time.sleep(0.2)  # polling the floor, bounded by `wait_s`
         theirs, conflicts = floor_side(db, table, mine.last_n)
-    return table, differences(mine, theirs, conflicts, last_made(journal)), mine
+        complete = not in_flight(db, table, mine)
+    mine.ratings = {r.number: compared(r.to_state())
+                    for r in journal_ratings(journal, None, archive_dirs or [])[0]}
+    found = differences(mine, theirs, conflicts, last_made(journal))
+    return table, found + rating_differences(mine, theirs, complete), mine
+
+
+COMPARED: Final = ("player", "seat", "rounds", "handle", "actual", "end", "reason")
+
+
+def compared(state: dict[str, Any]) -> dict[str, Any]:
+    """What must agree of a rating (not its idle count: the table sends it only with a
+    round credited)."""
+    return {key: state.get(key) for key in COMPARED}
+
+
+def rating_differences(journal: Side, floor: Side, complete: bool) -> list[str]:
+    found = []
+    for number, theirs in sorted(floor.ratings.items()):
+        mine = journal.ratings.get(number)
+        if mine is None:
+            found.append(f"rating {number}: on the floor, not in the journal")
+        elif mine != theirs and complete:
+            fields = ", ".join(k for k in COMPARED if mine[k] != theirs[k])
+            found.append(f"rating {number}: the {fields} differ")
+    absent = journal.ratings.keys() - floor.ratings.keys()
+    if absent and complete:
+        found.append(f"ratings missing on the floor: {ranges(absent)}")
+    return found

@@ -48,9 +48,9 @@ WITH incoming AS (
     RETURNING table_id, n, topic, round, utc, body, stored
 ), new_rounds AS (
     INSERT INTO rounds (table_id, n, round, status, closed_utc, drop_minor, win_minor,
-                        clock_off)
+                        clock_off, dealer)
     SELECT n.table_id, n.n, n.round, n.body->>'status', i.dated, (n.body->>'drop')::bigint,
-           (n.body->>'win')::bigint, i.dated <> i.utc
+           (n.body->>'win')::bigint, i.dated <> i.utc, n.body->>'dealer'
     FROM new n JOIN incoming i USING (table_id, n) WHERE n.topic = 'round'
     ON CONFLICT DO NOTHING
     RETURNING table_id, status, closed_utc, drop_minor, win_minor
@@ -62,6 +62,28 @@ WITH incoming AS (
     ON CONFLICT (table_id, quarter) DO UPDATE SET rounds = t.rounds + EXCLUDED.rounds,
         drop_minor = t.drop_minor + EXCLUDED.drop_minor,
         win_minor = t.win_minor + EXCLUDED.win_minor
+), new_ratings AS (
+    INSERT INTO ratings AS r (table_id, number, n, player, seat, start_utc, end_utc, reason,
+                              rounds, actual_minor, body)
+    SELECT DISTINCT ON (table_id, (body->>'number')::bigint)
+           table_id, (body->>'number')::bigint, n, body->>'player', (body->>'seat')::integer,
+           (body->>'start')::timestamptz, (body->>'end')::timestamptz, body->>'reason',
+           (body->>'rounds')::integer, (body->>'actual')::bigint, body
+    FROM new WHERE topic = 'rating'
+    ORDER BY table_id, (body->>'number')::bigint, n DESC
+    ON CONFLICT (table_id, number) DO UPDATE SET n = EXCLUDED.n, player = EXCLUDED.player,
+        seat = EXCLUDED.seat, start_utc = EXCLUDED.start_utc, end_utc = EXCLUDED.end_utc,
+        reason = EXCLUDED.reason, rounds = EXCLUDED.rounds,
+        actual_minor = EXCLUDED.actual_minor, body = EXCLUDED.body
+    WHERE EXCLUDED.n > r.n
+    RETURNING player, start_utc,
+        coalesce(end_utc, (body->>'last_utc')::timestamptz, start_utc) AS last_utc
+), new_players AS (
+    INSERT INTO players AS p (player_id, first_utc, last_utc)
+    SELECT player, min(start_utc), max(last_utc) FROM new_ratings
+    WHERE player IS NOT NULL GROUP BY player
+    ON CONFLICT (player_id) DO UPDATE SET first_utc = least(p.first_utc, EXCLUDED.first_utc),
+        last_utc = greatest(p.last_utc, EXCLUDED.last_utc)
 ), new_alerts AS (
     INSERT INTO alerts (table_id, n, kind, round, utc, text, received)
     SELECT n.table_id, n.n, n.topic, n.round, n.utc, i.alert, i.received

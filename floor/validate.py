@@ -29,7 +29,8 @@ MAX_NAME: Final = 64  # a device, a phase, a game, a journal id
 MAX_TEXT: Final = 1000  # a hold's reason, an alert's text
 MAX_LIST: Final = 64  # lost devices, standing alerts
 TOPICS: Final = ("round", "hold", "hold_ended", "alert", "supervisor", "device", "day", "config",
-                 "refused")
+                 "refused", "rating")
+MAX_SEAT: Final = 9  # baccarat's nine
 STATUSES: Final = ("open", "closed", "offline")
 ROUND_STATUSES: Final = ("confirmed", "voided")
 # Strings, each taken whole, closed or not (so a text that never ends is one match, never
@@ -132,17 +133,17 @@ def text(data: dict[str, Any], key: str, longest: int, where: str = "",
     return value
 
 
-def moment(data: dict[str, Any], key: str) -> datetime:
+def moment(data: dict[str, Any], key: str, where: str = "") -> datetime:
     """`data[key]`, an ISO 8601 time with its offset (as tables write UTC: ...Z)."""
-    value = text(data, key, 40)
+    value = text(data, key, 40, where)
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise Rejected(f"{key}: {shown(value)} is not a time") from None
+        raise Rejected(f"{where}{key}: {shown(value)} is not a time") from None
     if parsed.tzinfo is None:
-        raise Rejected(f"{key}: {shown(value)} has no offset from UTC")
+        raise Rejected(f"{where}{key}: {shown(value)} has no offset from UTC")
     if not YEARS[0] <= parsed.year <= YEARS[1]:
-        raise Rejected(f"{key}: {shown(value)} is not between the years {YEARS[0]} and "
+        raise Rejected(f"{where}{key}: {shown(value)} is not between the years {YEARS[0]} and "
                        f"{YEARS[1]}")
     return parsed
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 from controller.analysis import cache
 from controller.analysis.analyze import analyze
@@ -57,3 +58,19 @@ def _by_spot(rows: list[dict[str, object]], table_ids: Mapping[str, str],
     if missing:
         raise AssertionError(f"the analysis priced no {', '.join(missing)}")
     return result
+
+
+def of_config_message(body: Mapping[str, Any]) -> dict[str, float]:
+    """The edges of a configuration as a table's `config` message to the floor gives it. The
+    message is a stranger's: anything that does not rebuild into a configuration whose
+    `edge_key` is the one it claims raises ValueError saying what."""
+    try:
+        event = ConfigChanged(seq=1, game=body["game"], rules=dict(body["rules"]),
+                              pay_tables=dict(body["pay_tables"]), tables=dict(body["tables"]))
+        key = edge_key(config_from_event(event))
+    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+        raise ValueError(f"not a configuration: {type(exc).__name__}: {exc}") from None
+    if key != body.get("edge_key"):
+        raise ValueError(f"edge_key {body.get('edge_key')!r} is not this configuration's "
+                         f"({key})")
+    return edges(event)

@@ -11,89 +11,14 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from controller.commands.common import Broken, journal_arguments, journal_path
 from controller.commands.inputs import Day, Whole
-from controller.game.events import ConfigChanged
-from controller.game.money import from_minor
-from controller.game.ratings import Rating
-from controller.game.table import Table
-from controller.game.table_config import config_from_event, edge_key
-from controller.journal import History, JournalError
-from controller.journal.fold import events
-
-
-def journal_ratings(path: Path, day: str | None = None, archive: Sequence[Path] = ()
-                    ) -> tuple[list[Rating], dict[str, ConfigChanged]]:
-    """Every rating of the journal (those that ran during the closed day `day`, if given),
-    oldest first, and the configurations their handle was wagered under, by `edge_key`."""
-    history = History.open(path, archive)
-    try:
-        within = None
-        if day is not None:
-            days = history.closed_days(day)
-            within = (days[0].first_seq, days[-1].last_seq)
-        table = Table(keep_rounds=1, keep_ratings=None)
-        configs: dict[str, ConfigChanged] = {}
-        try:
-            for event in events(history):
-                table.apply(event)
-                if isinstance(event, ConfigChanged):
-                    configs[edge_key(config_from_event(event))] = event
-        except ValueError as exc:
-            raise JournalError(f"journal {path}: the records do not fold: {exc}") from None
-    finally:
-        history.close()
-    ratings = [*table.ratings.closed, *table.ratings.open.values()]
-    if within is not None:
-        first, last = within
-        ratings = [r for r in ratings
-                   if r.start_seq <= last and (r.end_seq is None or r.end_seq >= first)]
-    return sorted(ratings, key=lambda r: r.number), configs
-
-
-def rating_json(rating: Rating, edges: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
-    """One rating as the report gives it, in currency units (`settle`'s): handle, result and
-    the average bet exactly; theo to 1/100 of a cent, for it is a figure, not a payment."""
-    handle = rating.total_handle()
-    theo: dict[str, float] = {}
-    for key, part in rating.handle.items():
-        for spot, amount in part.items():
-            theo[spot] = theo.get(spot, 0.0) + amount * edges[key][spot] / 100
-    hours = _hours(rating.start, rating.end or rating.last_utc)
-    dealer = max(rating.dealers, key=lambda d: rating.dealers[d], default="") or None
-    return {
-        "number": rating.number,
-        "player": rating.player,
-        "seat": rating.seat,
-        "how": rating.how,
-        "start": rating.start,
-        "end": rating.end,
-        "left": rating.reason,
-        "rounds": rating.rounds,
-        "rounds_per_hour": round(rating.rounds / hours, 1) if hours else None,
-        "first_round": rating.first_round,
-        "last_round": rating.last_round,
-        "dealer": dealer,
-        "dealers": {d or "(none)": n for d, n in rating.dealers.items()},
-        "handle": {spot: from_minor(amount) for spot, amount in handle.items()},
-        "average_bet": {spot: round(amount / rating.placed[spot] / 100, 2)
-                        for spot, amount in handle.items()},
-        "theo": {spot: round(value, 4) for spot, value in theo.items()},
-        "theo_total": round(sum(theo.values()), 4),
-        "actual": from_minor(rating.actual),
-    }
-
-
-def _hours(start: str, end: str | None) -> float | None:
-    if not end:
-        return None
-    seconds = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
-    return seconds / 3600 if seconds > 0 else None
+from controller.journal import JournalError
+from controller.journal.fold import journal_ratings
 
 
 def report(path: Path, day: str | None, archive: Sequence[Path], workers: int
@@ -105,7 +30,7 @@ def report(path: Path, day: str | None, archive: Sequence[Path], workers: int
     return {"journal": str(path), "day": day,
             "edges": {key: {spot: round(edge, 10) for spot, edge in spots.items()}
                       for key, spots in found.items()},
-            "ratings": [rating_json(rating, found) for rating in ratings]}
+            "ratings": [rating.report(found) for rating in ratings]}
 
 
 def render(data: dict[str, Any]) -> str:

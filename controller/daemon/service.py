@@ -167,7 +167,8 @@ class TableService:
         """The event with its messages for the floor, and the round's row when its status or
         settlements changed."""
         record = self.table.touched
-        outbox = messages(event, record, before, was_on_hold, effects)
+        outbox = messages(event, record, before, was_on_hold, effects,
+                          self.table.ratings.touched)
         if record is None:
             return Entry(event, None, outbox)
         machine = record.machine

@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any, Final
 
 from controller.game.events import PlayerLeft, PlayerSeated
+from controller.game.money import from_minor
 from controller.game.rules.settlement import Settlement
 
 LEFT_REASONS: Final = ("card_out", "walked", "no_wager", "replaced")
@@ -57,12 +59,44 @@ class Rating:
                 totals[spot] = totals.get(spot, 0) + amount
         return totals
 
+    def report(self, edges: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
+        """The rating as reports give it (docs/players.md), in currency units: handle, result
+        and the average bet exactly; theo, with `edges` (configuration key -> spot -> edge), to
+        1/100 of a cent, for it is a figure, not a payment."""
+        handle = self.total_handle()
+        theo: dict[str, float] = {}
+        for key, part in self.handle.items():
+            for spot, amount in part.items():
+                theo[spot] = theo.get(spot, 0.0) + amount * edges[key][spot] / 100
+        hours = _hours(self.start, self.end or self.last_utc)
+        dealer = max(self.dealers, key=lambda d: self.dealers[d], default="") or None
+        return {
+            "number": self.number, "player": self.player, "seat": self.seat, "how": self.how,
+            "start": self.start, "end": self.end, "left": self.reason, "rounds": self.rounds,
+            "rounds_per_hour": round(self.rounds / hours, 1) if hours else None,
+            "first_round": self.first_round, "last_round": self.last_round,
+            "dealer": dealer, "dealers": {d or "(none)": n for d, n in self.dealers.items()},
+            "handle": {spot: from_minor(amount) for spot, amount in handle.items()},
+            "average_bet": {spot: round(amount / self.placed[spot] / 100, 2)
+                            for spot, amount in handle.items()},
+            "theo": {spot: round(value, 4) for spot, value in theo.items()},
+            "theo_total": round(sum(theo.values()), 4),
+            "actual": from_minor(self.actual),
+        }
+
     def to_state(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> Rating:
         return cls(**state)
+
+
+def _hours(start: str, end: str | None) -> float | None:
+    if not end:
+        return None
+    seconds = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+    return seconds / 3600 if seconds > 0 else None
 
 
 @dataclass
@@ -73,6 +107,7 @@ class Ratings:
     open: dict[int, Rating] = field(default_factory=dict)
     count: int = 0
     closed: deque[Rating] = field(default_factory=deque)
+    touched: list[Rating] = field(default_factory=list)  # what the last event changed
 
     def __post_init__(self) -> None:
         self.closed = deque(self.closed, maxlen=self.keep)
@@ -81,8 +116,10 @@ class Ratings:
         """Open a rating; one already open on the seat closes first ("replaced")."""
         ended = self._close(event.seat, "replaced", event.seq, event.utc)
         self.count += 1
-        self.open[event.seat] = Rating(self.count, event.seat, event.player, event.how,
-                                       event.by, event.utc, event.seq)
+        rating = Rating(self.count, event.seat, event.player, event.how, event.by, event.utc,
+                        event.seq)
+        self.open[event.seat] = rating
+        self.touched += [*ended, rating]
         return ended
 
     def leave(self, event: PlayerLeft) -> list[Rating]:
@@ -94,6 +131,7 @@ class Ratings:
             return []
         rating.end, rating.end_seq, rating.reason = utc, seq, reason
         self.closed.append(rating)
+        self.touched.append(rating)
         return [rating]
 
     def round_finished(self, number: int, accepted: Mapping[int, Mapping[str, int]],
@@ -120,6 +158,7 @@ class Ratings:
             rating.first_round = rating.first_round or number
             rating.last_round = number
             rating.last_utc = utc
+            self.touched.append(rating)
 
     def idle_seats(self, rounds: int) -> list[int]:
         """The seats whose player has had no wager for `rounds` rounds in a row."""

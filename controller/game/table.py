@@ -258,6 +258,7 @@ class Table:
             raise ValueError(f"event {event.seq} is not after event {self.last_seq}")
         self.last_seq = event.seq
         self.touched = None
+        self.ratings.touched = []
         if not isinstance(event, CLOSING):
             self.day.open(event.seq, event.utc)
         before = self.current

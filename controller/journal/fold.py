@@ -1,6 +1,7 @@
 """The table a journal leaves, folded from the checkpoint that covers the rounds wanted rather
 than from the first record: start-up, recall and verify cost the same after a year as after a
-day."""
+day. Ratings are the exception: a rating's report folds from the first record.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from controller.game.events import Checkpoint, Event, event_from_dict
+from controller.game.events import Checkpoint, ConfigChanged, Event, event_from_dict
+from controller.game.ratings import Rating
 from controller.game.table import FoldMismatch, Table
 from controller.journal.files import DayRow, JournalError, Record
 from controller.journal.history import History
@@ -70,3 +72,33 @@ def read_events(path: Path, archive_dirs: Sequence[Path] = ()) -> list[Event]:
         return list(events(history))
     finally:
         history.close()
+
+
+def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[Path] = ()
+                    ) -> tuple[list[Rating], dict[str, ConfigChanged]]:
+    """Every rating of the journal (those that ran during the closed day `day`, if given),
+    oldest first, and the configurations their handle was wagered under, by `edge_key`:
+    folded from the first record, so that each rating has every round it ran over."""
+    history = History.open(path, archive_dirs)
+    try:
+        within = None
+        if day is not None:
+            days = history.closed_days(day)
+            within = (days[0].first_seq, days[-1].last_seq)
+        table = Table(keep_rounds=1, keep_ratings=None)
+        configs: dict[str, ConfigChanged] = {}
+        try:
+            for event in events(history):
+                table.apply(event)
+                if isinstance(event, ConfigChanged):
+                    configs[table.config_key] = event
+        except (FoldMismatch, ValueError, TypeError) as exc:
+            raise JournalError(f"journal {path}: the records do not fold: {exc}") from None
+    finally:
+        history.close()
+    ratings = [*table.ratings.closed, *table.ratings.open.values()]
+    if within is not None:
+        first, last = within
+        ratings = [r for r in ratings
+                   if r.start_seq <= last and (r.end_seq is None or r.end_seq >= first)]
+    return sorted(ratings, key=lambda r: r.number), configs

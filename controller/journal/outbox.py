@@ -11,7 +11,10 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
 - `supervisor`: a supervisor's correction or a refused one;
 - `device`: a device lost, found, or raising an alarm;
 - `day`: a gaming day closed, with its summary;
-- `config`: the configuration put in force;
+- `config`: the configuration put in force, with its `edge_key` and each spot's pays (the
+  floor works out the edges of a rating's handle from them);
+- `rating`: a rating opened, credited with a round, or closed: the whole rating each time
+  (`controller.game.ratings`), so the last one the floor has is the rating;
 - `refused`: sent by the link in place of a message too large for the floor (`MAX_MESSAGE`):
   which message it was, its size, digest and why. The floor then has every number, and the pit
   an alert.
@@ -20,7 +23,7 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from controller.game.alerts import Alert
@@ -35,8 +38,10 @@ from controller.game.events import (
     SupervisorRefused,
     is_correction,
 )
+from controller.game.ratings import Rating
 from controller.game.round_machine import Effect
 from controller.game.table import RoundRecord
+from controller.game.table_config import config_from_event, edge_key
 from controller.journal.store import Message, settlement_list
 
 FLOOR_ALERTS: Final = ("past_posting", "pinching")
@@ -53,9 +58,11 @@ def refused_body(topic: str, text: str, reason: str) -> dict[str, Any]:
 
 
 def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | None,
-             was_on_hold: bool, effects: Sequence[Effect]) -> list[Message]:
+             was_on_hold: bool, effects: Sequence[Effect],
+             ratings: Sequence[Rating] = ()) -> list[Message]:
     """The messages of one applied event: `touched` is the round it changed, `before` the round
-    open before it, `was_on_hold` whether that round was on hold."""
+    open before it, `was_on_hold` whether that round was on hold, `ratings` the ratings it
+    opened, credited or closed."""
     found: list[Message] = []
     number = touched.number if touched else (before.number if before else None)
     machine = touched.machine if touched else None
@@ -78,9 +85,22 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
             "status": touched.status, "first_seq": touched.events[0].seq if touched.events
             else event.seq, "last_seq": event.seq, "shoe": touched.shoe, "drop": drop,
             "win": win, "started": touched.log[0][1] if touched.log else event.utc,
+            "dealer": touched.dealer or None, "edge_key": touched.config_key,
+            "handle": round_handle(machine.accepted) if touched.status == "confirmed" else {},
             "cards": [[str(c.card) if c.card else None, c.to] for c in machine.cards],
             "settlements": settlement_list(machine.settlements)}))
+    found += [Message("rating", number if rating.last_round == number else None,
+                      rating.to_state()) for rating in ratings]
     return found
+
+
+def round_handle(accepted: Mapping[int, Mapping[str, int]]) -> dict[str, int]:
+    """A round's handle by spot, every seat together (the floor's theo of the table)."""
+    handle: dict[str, int] = {}
+    for spots in accepted.values():
+        for spot, amount in spots.items():
+            handle[spot] = handle.get(spot, 0) + amount
+    return handle
 
 
 def _event_message(event: Event, number: int | None) -> list[Message]:
@@ -101,6 +121,7 @@ def _event_message(event: Event, number: int | None) -> list[Message]:
         return [Message("day", None, {"day": event.day, "by": event.by,
                                       "summary": event.summary})]
     if isinstance(event, ConfigChanged):
-        return [Message("config", None, {"game": event.game, "rules": event.rules,
-                                         "pay_tables": event.pay_tables})]
+        return [Message("config", None, {
+            "game": event.game, "rules": event.rules, "pay_tables": event.pay_tables,
+            "edge_key": edge_key(config_from_event(event)), "tables": event.tables})]
     return []

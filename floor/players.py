@@ -1,0 +1,176 @@
+"""What the pit reads of players and dealers: who sits where now, a player's sessions, a gaming
+day's ratings (also as CSV for the casino's player system), each dealer's figures, and the
+table's win and theo through the day.
+
+Ratings are stored as the tables last sent them (`ratings`, handle by configuration key); theo
+is worked out here from each configuration's edges (`edges`, filled by `floor.edges`). A rating
+whose configuration's edges are not worked out yet has `theo` null and says why."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from psycopg import AsyncConnection
+
+from controller.game.ratings import Rating
+
+RATING_COLUMNS: Final = "table_id, body"
+SEATED: Final = f"SELECT {RATING_COLUMNS} FROM ratings WHERE end_utc IS NULL " \
+    "ORDER BY table_id, seat"
+IN_PERIOD: Final = f"""
+SELECT {RATING_COLUMNS} FROM ratings
+WHERE start_utc < %(end)s AND (end_utc IS NULL OR end_utc >= %(start)s)
+ORDER BY start_utc, table_id, number LIMIT %(limit)s
+"""
+OF_PLAYER: Final = f"""
+SELECT {RATING_COLUMNS} FROM ratings WHERE player = %s ORDER BY start_utc LIMIT %s
+"""
+EDGES: Final = "SELECT key, edges, failed FROM edges WHERE key = ANY(%s)"
+DEALERS: Final = """
+SELECT r.dealer, r.table_id, count(*), min(r.closed_utc), max(r.closed_utc),
+       count(*) FILTER (WHERE a.holds > 0), coalesce(sum(a.corrections), 0),
+       coalesce(sum(a.past_posting), 0)
+FROM rounds r
+LEFT JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE kind = 'hold') AS holds,
+           count(*) FILTER (WHERE kind = 'supervisor') AS corrections,
+           count(*) FILTER (WHERE kind = 'alert') AS past_posting
+    FROM alerts WHERE alerts.table_id = r.table_id AND alerts.round = r.round) a ON true
+WHERE r.closed_utc >= %(start)s AND r.closed_utc < %(end)s AND r.dealer IS NOT NULL
+GROUP BY r.dealer, r.table_id ORDER BY r.dealer, r.table_id
+"""
+TABLE_DAY: Final = """
+SELECT m.utc, m.body->>'edge_key', m.body->'handle', (m.body->>'win')::bigint
+FROM messages m JOIN rounds r USING (table_id, n)
+WHERE m.table_id = %(table)s AND r.closed_utc >= %(start)s AND r.closed_utc < %(end)s
+  AND r.status = 'confirmed'
+ORDER BY r.closed_utc
+"""
+MAX_RATINGS: Final = 5000  # a day's ratings on one page: more than any floor has
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z") if moment else None
+
+
+async def _edges(db: AsyncConnection[Any], keys: set[str]
+                 ) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+    """The edges known for `keys`, and why those that failed did."""
+    cursor = await db.execute(EDGES, (sorted(keys),))
+    found, failed = {}, {}
+    for key, edges, why in await cursor.fetchall():
+        if edges is not None:
+            found[key] = edges
+        else:
+            failed[key] = why
+    return found, failed
+
+
+def report(table: str, rating: Rating, edges: Mapping[str, Mapping[str, float]],
+           failed: Mapping[str, str]) -> dict[str, Any]:
+    """A rating as `tablectl players report` gives it, with its table; theo null (and
+    `theo_pending` saying why) until its configurations' edges are known."""
+    missing = [key for key in rating.handle if key not in edges]
+    if not missing:
+        return {"table": table, **rating.report(edges)}
+    out = {"table": table, **rating.report(_zero(rating))}
+    out["theo"] = out["theo_total"] = None
+    out["theo_pending"] = "; ".join(f"configuration {key}: " + (
+        f"its edges could not be worked out ({failed[key]})" if key in failed
+        else "its edges are being worked out") for key in missing)
+    return out
+
+
+def _zero(rating: Rating) -> dict[str, dict[str, float]]:
+    return {key: dict.fromkeys(part, 0.0) for key, part in rating.handle.items()}
+
+
+async def ratings(db: AsyncConnection[Any], sql: str, params: Any
+                  ) -> tuple[list[dict[str, Any]], set[str]]:
+    """The ratings a query selects, reported; and the configurations lacking edges."""
+    cursor = await db.execute(sql, params)
+    rows = [(table, Rating.from_state(body)) for table, body in await cursor.fetchall()]
+    keys = {key for _, rating in rows for key in rating.handle}
+    edges, failed = await _edges(db, keys)
+    return [report(table, rating, edges, failed) for table, rating in rows], \
+        keys - set(edges) - set(failed)
+
+
+async def seated(db: AsyncConnection[Any]) -> tuple[list[dict[str, Any]], set[str]]:
+    return await ratings(db, SEATED, ())
+
+
+async def in_period(db: AsyncConnection[Any], start: datetime, end: datetime
+                    ) -> tuple[list[dict[str, Any]], set[str]]:
+    return await ratings(db, IN_PERIOD, {"start": start, "end": end, "limit": MAX_RATINGS})
+
+
+async def of_player(db: AsyncConnection[Any], player: str
+                    ) -> tuple[list[dict[str, Any]], set[str]]:
+    return await ratings(db, OF_PLAYER, (player, MAX_RATINGS))
+
+
+async def dealers(db: AsyncConnection[Any], start: datetime, end: datetime
+                  ) -> list[dict[str, Any]]:
+    """Each dealer's figures at each table in the period: rounds, rounds per hour between the
+    first and the last, and the rounds held, corrections and past-posting alerts."""
+    cursor = await db.execute(DEALERS, {"start": start, "end": end})
+    out = []
+    for dealer, table, rounds, first, last, held, corrections, posted in \
+            await cursor.fetchall():
+        hours = (last - first).total_seconds() / 3600
+        out.append({"dealer": dealer, "table": table, "rounds": rounds,
+                    "rounds_per_hour": round(rounds / hours, 1) if hours > 0 else None,
+                    "first": _iso(first), "last": _iso(last), "holds": held,
+                    "corrections": int(corrections), "past_posting": int(posted)})
+    return out
+
+
+async def table_day(db: AsyncConnection[Any], table: str, start: datetime, end: datetime
+                    ) -> tuple[dict[str, Any], set[str]]:
+    """The table's win and theo through the period, round by round, cumulative, in currency
+    units; and the configurations lacking edges (their rounds count no theo yet)."""
+    cursor = await db.execute(TABLE_DAY, {"table": table, "start": start, "end": end})
+    rows = await cursor.fetchall()
+    keys = {key for _, key, _, _ in rows if key}
+    edges, _ = await _edges(db, keys)
+    times, win, theo = [], [], []
+    total_win = total_theo = 0.0
+    for utc, key, handle, result in rows:
+        total_win += result / 100
+        spots = edges.get(key or "", {})
+        total_theo += sum(amount * spots.get(spot, 0.0) for spot, amount in
+                          (handle or {}).items() if isinstance(amount, int)) / 100
+        times.append(_iso(utc))
+        win.append(round(total_win, 2))
+        theo.append(round(total_theo, 4))
+    return {"table": table, "times": times, "win": win, "theo": theo}, keys - set(edges)
+
+
+CSV_COLUMNS: Final = ("player_id", "table_id", "seat", "start_utc", "end_utc", "minutes",
+                      "rounds", "average_bet", "handle", "theo", "casino_win", "dealer")
+
+
+def as_csv(rows: list[dict[str, Any]]) -> str:
+    """Ratings in the flat shape casino player systems import: one row per rating, money in
+    currency units with cents, the average bet as the handle over the rounds, the casino's win
+    (the player's result turned round) beside the theo. Anonymous ratings have an empty
+    player_id."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in rows:
+        start = datetime.fromisoformat(r["start"])
+        end = datetime.fromisoformat(r["end"]) if r["end"] else None
+        minutes = round((end - start).total_seconds() / 60) if end else ""
+        handle = sum(r["handle"].values())
+        average = f"{handle / r['rounds']:.2f}" if r["rounds"] else ""
+        writer.writerow([r["player"] or "", r["table"], r["seat"], r["start"], r["end"] or "",
+                         minutes, r["rounds"], average, f"{handle:.2f}",
+                         "" if r["theo_total"] is None else f"{r['theo_total']:.2f}",
+                         f"{-r['actual']:.2f}", r["dealer"] or ""])
+    return out.getvalue()
