@@ -1,0 +1,132 @@
+// The pit's players and dealers: who sits where now, the gaming day's ratings (CSV for the
+// casino's player system), one player's sessions with their theo against the actual result,
+// each dealer's figures, and a table's win and theo through the day. Amounts come in currency
+// units (as `tablectl players report` gives them); the player's result is negative when the
+// player lost, and the charts show the house's side: theo and the house's win. Text from the
+// tables is set as text, never as markup; each row is drawn on its own.
+"use strict";
+let currency = "USD";
+const $ = (id) => document.getElementById(id);
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value; else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : String(child ?? ""));
+  return node;
+}
+const money = (units) => units === null || units === undefined ? "…"
+  : new Intl.NumberFormat(undefined, { style: "currency", currency }).format(units);
+const num = (text) => el("td", { class: "num" }, text);
+const when = (iso) => iso ? new Date(iso).toLocaleString() : "";
+const sum = (values) => Object.values(values || {}).reduce((a, b) => a + b, 0);
+const average = (r) => r.rounds ? money(sum(r.handle) / r.rounds) : "";
+const minutes = (r) => r.end ? Math.round((new Date(r.end) - new Date(r.start)) / 60000) : "";
+const theo = (r) => r.theo_total === null ? el("td", { class: "num when", title: r.theo_pending || "" }, "working out")
+  : num(money(r.theo_total));
+const day = () => $("day").value;
+const query = () => day() ? `?day=${encodeURIComponent(day())}` : "";
+
+function playerLink(r) {
+  if (r.player === null) return el("span", { class: "when" }, `anonymous (seat ${r.seat})`);
+  return el("a", { href: `players?player=${encodeURIComponent(r.player)}` }, r.player);
+}
+function rows(id, items, draw, columns) {
+  const drawn = items.map((item) => {
+    try { return draw(item); } catch (error) {
+      return el("tr", { class: "broken" }, el("td", { colspan: columns }, `cannot show this row: ${error}`));
+    }
+  });
+  $(id).replaceChildren(...(drawn.length ? drawn : [el("tr", {}, el("td", { colspan: columns, class: "when" }, "none"))]));
+}
+async function get(path) {
+  const response = await fetch(path);
+  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  return response.json();
+}
+
+// A line chart of money: `xs` are times (ISO) when `time`, else session numbers 1, 2, ...
+function chart(target, title, xs, series, time = true) {
+  target.replaceChildren();
+  const width = Math.max(target.clientWidth, 400);
+  const options = {
+    title, width, height: 220,
+    scales: time ? { x: { time: true } } : { x: { time: false, range: (u, lo, hi) => [lo - 0.5, hi + 0.5] } },
+    axes: [{ stroke: "#9aa39c", ...(time ? {} : { label: "session", incrs: [1, 2, 5, 10, 20, 50, 100] }) },
+      { stroke: "#9aa39c", size: 90, values: (u, ticks) => ticks.map(money) }],
+    series: [time ? {} : { label: "session" }, ...series.map((s) => ({ label: s.label, stroke: s.colour, width: 2,
+      points: { show: s.points || false, size: 8 }, value: (u, v) => money(v) }))],
+  };
+  const x = time ? xs.map((t) => new Date(t).getTime() / 1000) : xs.map((_, i) => i + 1);
+  return new uPlot(options, [x, ...series.map((s) => s.values)], target);
+}
+
+async function seated() {
+  rows("seated", await get("api/seats"), (r) => el("tr", {},
+    el("td", {}, r.table), num(r.seat), el("td", {}, playerLink(r)), el("td", {}, when(r.start)),
+    num(r.rounds), num(average(r)), num(money(sum(r.handle))), theo(r), num(money(r.actual))), 9);
+}
+
+async function ratings() {
+  const items = await get(`api/ratings${query()}`);
+  $("day-count").textContent = `(${items.length})`;
+  rows("ratings", items, (r) => el("tr", {},
+    el("td", {}, playerLink(r)), el("td", {}, r.table), num(r.seat), el("td", {}, when(r.start)),
+    el("td", {}, r.end ? when(r.end) : "playing"), num(r.rounds), num(average(r)),
+    num(money(sum(r.handle))), theo(r), num(money(r.actual)), el("td", {}, r.dealer ?? "")), 11);
+  const tables = [...new Set(items.map((r) => r.table))].sort();
+  const pick = $("table-pick");
+  const chosen = pick.value;
+  pick.replaceChildren(...tables.map((t) => el("option", { value: t }, t)));
+  if (tables.includes(chosen)) pick.value = chosen;
+  await tableDay();
+}
+
+async function tableDay() {
+  const table = $("table-pick").value;
+  if (!table) { $("table-chart").replaceChildren(); $("table-note").textContent = "no rated table this day"; return; }
+  const series = await get(`api/tables/${encodeURIComponent(table)}/day${query()}`);
+  $("table-note").textContent = `${series.times.length} rounds`;
+  chart($("table-chart"), `${table}: the house's win and theo, cumulative`, series.times, [
+    { label: "win", colour: "#f2c14e", values: series.win },
+    { label: "theo", colour: "#5cc27a", values: series.theo }]);
+}
+
+async function dealers() {
+  rows("dealers", await get(`api/dealers${query()}`), (d) => el("tr", {},
+    el("td", {}, d.dealer), el("td", {}, d.table), num(d.rounds), num(d.rounds_per_hour ?? "–"),
+    el("td", {}, when(d.first)), el("td", {}, when(d.last)), num(d.holds), num(d.corrections),
+    num(d.past_posting)), 9);
+}
+
+async function player(id) {
+  $("player-panel").classList.remove("hidden");
+  $("player-id").textContent = id;
+  const found = await get(`api/players/${encodeURIComponent(id)}`);
+  rows("sessions", found.ratings, (r) => el("tr", {},
+    el("td", {}, r.table), num(r.seat), el("td", {}, when(r.start)),
+    el("td", {}, r.end ? when(r.end) : "playing"), num(minutes(r)), num(r.rounds), num(average(r)),
+    num(money(sum(r.handle))), theo(r), num(money(r.actual)), el("td", {}, r.dealer ?? "")), 11);
+  chart($("player-chart"), "each session: theo against the house's actual win", found.ratings.map((r) => r.start), [
+    { label: "theo", colour: "#5cc27a", values: found.ratings.map((r) => r.theo_total), points: true },
+    { label: "actual (house)", colour: "#f2c14e", values: found.ratings.map((r) => -r.actual), points: true }],
+    false);
+}
+
+async function refresh() {
+  $("csv").href = `api/ratings.csv${query()}`;
+  const parts = [seated(), ratings(), dealers()];
+  const id = new URLSearchParams(location.search).get("player");
+  if (id) parts.push(player(id));
+  const results = await Promise.allSettled(parts);
+  const failed = results.filter((r) => r.status === "rejected").map((r) => String(r.reason));
+  $("who").textContent = failed.length ? `not shown: ${failed.join("; ")}` : "";
+}
+
+(async () => {
+  try { currency = (await get("api/me")).currency || currency; } catch (error) { /* the default */ }
+  $("day").addEventListener("change", refresh);
+  $("table-pick").addEventListener("change", tableDay);
+  await refresh();
+  setInterval(refresh, 10000);
+})();

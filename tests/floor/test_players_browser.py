@@ -1,0 +1,63 @@
+"""The pit's players and dealers page in a real browser (Playwright driving Debian's chromium)
+against the real `tablectl floor serve`: who sits where, the day's ratings with their theo
+once the configuration's edges are worked out, a player's sessions with the chart of theo
+against the actual result, the table's win and theo through the day, and the dealers. It
+leaves screenshots in docs/screenshots/players.png and player.png."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Browser, expect
+
+from controller.game.events import DealerSignedIn, PlayerLeft, PlayerSeated
+from tests.floor.harness import FloorProcess, LinkedTable
+from tests.servers import Mosquitto
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+WAIT_MS = 30_000
+EDGES_MS = 300_000  # a 6-deck table's edges, worked out cold in the floor's child process
+
+
+def test_the_players_page(tmp_path: Path, broker: Mosquitto, floor_dsn: str,
+                          browser: Browser) -> None:
+    floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path).start()
+    table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        table.rig.console(DealerSignedIn(seq=0, dealer="D-5", how="pin"))
+        table.rig.console(PlayerSeated(seq=0, seat=1, player="P-1001", how="number",
+                                       by="Dana"))
+        table.rig.console(PlayerSeated(seq=0, seat=2, player="P-2002", how="card",
+                                       by="reader"))
+        table.play(3)
+        table.rig.console(PlayerLeft(seq=0, seat=1, reason="walked", by="dealer"))
+        table.play(1)
+        table.rig.settle_queue()
+
+        page.goto(floor.url + "players")
+        seated = page.locator("#seated tr")
+        expect(seated).to_have_count(1, timeout=WAIT_MS)
+        expect(seated.first).to_contain_text("P-2002")
+        expect(seated.first).not_to_contain_text("P-1001")  # walked: no longer seated
+        expect(page.locator("#ratings tr")).to_have_count(2, timeout=WAIT_MS)
+        expect(page.locator("#ratings")).not_to_contain_text("working out", timeout=EDGES_MS)
+        expect(page.locator("#dealers")).to_contain_text("D-5")
+        expect(page.locator("#table-chart canvas")).to_have_count(1, timeout=WAIT_MS)
+        expect(page.locator("#table-chart")).to_contain_text("theo")
+        expect(page.locator("#player-panel")).to_be_hidden()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "players.png"), full_page=True)
+
+        page.locator("#ratings a", has_text="P-1001").click()
+        expect(page.locator("#player-panel")).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator("#player-id")).to_have_text("P-1001")
+        expect(page.locator("#sessions tr")).to_have_count(1)
+        expect(page.locator("#sessions tr").first).to_contain_text("bj-01")
+        expect(page.locator("#player-chart canvas")).to_have_count(1)
+        expect(page.locator("#player-chart")).to_contain_text("actual (house)")
+        page.screenshot(path=str(SCREENSHOTS / "player.png"), full_page=True)
+    finally:
+        page.close()
+        table.close()
+        floor.stop()
