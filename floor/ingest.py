@@ -380,6 +380,14 @@ class Ingest:
             self.client.publish(f"{FLOOR_ROOT}/{table}/stored",
                                 json.dumps(mark.word(self.name)), qos=1, retain=True)
 
+    def tell_table(self, table: str, what: str, body: dict[str, Any]) -> bool:
+        """Publish a request to a table (`tablectl/floor/<table>/<what>`, QoS 1, not retained):
+        False if the broker is not connected, so the pit says it was not sent."""
+        if not self.connected.is_set():
+            return False
+        info = self.client.publish(f"{FLOOR_ROOT}/{table}/{what}", json.dumps(body), qos=1)
+        return info.rc == mqtt.MQTT_ERR_SUCCESS
+
     def _nag(self) -> None:
         """Every `NAG_S`: the tables the floor knows it lacks messages of hear it again."""
         now = time.monotonic()

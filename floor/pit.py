@@ -49,6 +49,7 @@ from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
 from controller.daemon.broker import TABLE_ID
+from controller.game.ratings import is_id
 from devices.display.server import LOOPBACK, Gate, frame_headers, sse
 from floor import health, players, queries
 from floor.accounts import MAX_NAME, SESSION_H, Logins
@@ -106,7 +107,9 @@ class Pit:
     def __init__(self, dsn: str, periods: Periods, bind: str = "127.0.0.1",
                  hosts: tuple[str, ...] = (), currency: str = "USD",
                  parts: Mapping[str, Part] | None = None, proxy: str | None = None,
-                 on_failure: Callable[[BaseException], None] = lambda exc: None) -> None:
+                 on_failure: Callable[[BaseException], None] = lambda exc: None,
+                 tell_table: Callable[[str, str, dict[str, Any]], bool] = lambda *a: False
+                 ) -> None:
         self.dsn, self.periods, self.bind, self.currency = dsn, periods, bind, currency
         self.proxy = proxy
         self.gate = Gate(bind, hosts)
@@ -120,6 +123,7 @@ class Pit:
         self._wake = asyncio.Event()
         self._lanes = {"page": Lane(), "login": Lane()}
         self.edges = EdgeWorker(self.query)
+        self.tell_table = tell_table
 
     def app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard], client_max_size=BODY_MAX)
@@ -131,7 +135,8 @@ class Pit:
             web.post("/api/login", self._login), web.post("/api/logout", self._logout),
             web.get("/api/me", self._me), web.get("/events", self._events),
             web.get("/players", self._page("players.html")),
-            web.get("/api/seats", self._seats), web.get("/api/ratings", self._ratings),
+            web.get("/api/seats", self._seats), web.post("/api/seats", self._seat),
+            web.get("/api/ratings", self._ratings),
             web.get("/api/ratings.csv", self._ratings_csv),
             web.get("/api/players/{player}", self._player),
             web.get("/api/dealers", self._dealers),
@@ -365,6 +370,37 @@ class Pit:
         rows, missing = await self.query(players.seated)
         self.edges.want(missing)
         return web.json_response(rows)
+
+    async def _seat(self, request: web.Request) -> web.StreamResponse:
+        """A logged-in supervisor seats a player by number at a table (`player` null: rated
+        anonymous), or ends the seat's rating (`leave`): sent to the table, which journals it
+        (docs/players.md)."""
+        by = await self._who(request)
+        if by is None:
+            return web.json_response({"error": "log in to seat a player"}, status=401)
+        try:
+            payload = await _json_body(request)
+            table, seat = payload.get("table"), payload.get("seat")
+            player, leave = payload.get("player"), payload.get("leave", False)
+            if not isinstance(table, str) or not TABLE_ID.fullmatch(table):
+                raise Rejected("table: not a table id")
+            if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 9:
+                raise Rejected("seat: a seat number from 1 to 9")
+            if player is not None and not is_id(player):
+                raise Rejected("player: the casino's player id (1-64 printable characters), "
+                               "or null for an anonymous rating")
+            if not isinstance(leave, bool):
+                raise Rejected("leave: true or false")
+        except Rejected as exc:
+            return web.json_response({"error": f'send {{"table", "seat", "player"}} or '
+                                      f'{{"table", "seat", "leave": true}}: {exc}'}, status=400)
+        sent = self.tell_table(table, "seat", {"seat": seat, "player": player, "leave": leave,
+                                                "by": by})
+        if not sent:
+            return web.json_response({"error": "the floor is not connected to the broker: "
+                                      "nothing was sent"}, status=503)
+        self.log.info("pit seats a player", table=table, seat=seat, leave=leave, by=by)
+        return web.json_response({"table": table, "seat": seat, "sent": True}, status=202)
 
     async def _ratings(self, request: web.Request) -> web.StreamResponse:
         try:

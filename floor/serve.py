@@ -134,7 +134,7 @@ async def _serve(options: ServeOptions) -> int:
                     "table may join it; set TABLECTL_FLOOR_GROUP (docs/floor.md)")
     ingest = Ingest(options.broker, options.dsn, options.process_name, options.ingest, fail)
     pit = Pit(options.dsn, options.periods, options.bind, options.hosts, options.currency,
-              ingest.parts, options.proxy, fail)
+              ingest.parts, options.proxy, fail, ingest.tell_table)
     runner = web.AppRunner(pit.app(), handle_signals=False)
     notifier = Notifier.from_environment()
     started = False

@@ -65,8 +65,10 @@ def of_config_message(body: Mapping[str, Any]) -> dict[str, float]:
     message is a stranger's: anything that does not rebuild into a configuration whose
     `edge_key` is the one it claims raises ValueError saying what."""
     try:
+        tables = {key: {"title": "", "path": "", "sha256": "", "pays": dict(table["pays"])}
+                  for key, table in dict(body["tables"]).items()}  # pays are all an edge needs
         event = ConfigChanged(seq=1, game=body["game"], rules=dict(body["rules"]),
-                              pay_tables=dict(body["pay_tables"]), tables=dict(body["tables"]))
+                              pay_tables=dict(body["pay_tables"]), tables=tables)
         key = edge_key(config_from_event(event))
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
         raise ValueError(f"not a configuration: {type(exc).__name__}: {exc}") from None

@@ -44,6 +44,7 @@ from controller.game.events import (
 )
 from controller.game.money import from_minor, to_minor
 from controller.game.paytables import TIE_SPOTS, PayTableError, PayTables
+from controller.game.ratings import MAX_ID, is_id
 from controller.game.round_machine import Effect, RoundMachine
 from controller.game.rules import baccarat
 from controller.game.rules.blackjack import RulesError, hand_value, is_natural
@@ -57,7 +58,6 @@ from controller.journal.fold import events
 
 TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe", "dealer")
 SEAT_KEYS: Final = ("wagers", "decisions", "player")
-MAX_ID: Final = 64  # characters of a player or dealer id
 WAGER_KEYS: Final = {
     "blackjack": ("main", "lucky_stiff", "lucky7", "dead_mans_hand", "blackjack_tie"),
     "baccarat": ("player", "banker", "tie", "lucky8_player", "lucky8_banker"),
@@ -112,12 +112,8 @@ def parse_script(data: Any, registry: PayTables) -> Script:
 
 
 def _identity(value: Any, where: str) -> str:
-    """A player or dealer id as the casino's systems issue it: printable text, no spaces at
-    either end, at most MAX_ID characters. Never a name (docs/players.md)."""
-    _require(isinstance(value, str) and value.strip() == value and 0 < len(value) <= MAX_ID
-             and value.isprintable(),
-             f"{where}: {value!r} is not an id (1-{MAX_ID} printable characters, no spaces at "
-             "either end)")
+    _require(is_id(value), f"{where}: {value!r} is not an id (1-{MAX_ID} printable characters, "
+             "no spaces at either end)")
     return str(value)
 
 

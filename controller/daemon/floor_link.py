@@ -59,7 +59,8 @@ import structlog
 from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.daemon.broker import FLOOR_ROOT, Broker, make_client, table_topic
-from controller.daemon.loop import ControllerLoop
+from controller.daemon.loop import ControllerLoop, PitSeat
+from controller.game.ratings import is_id
 from controller.game.table import Table
 from controller.journal import codec
 from controller.journal.files import utc_now
@@ -74,6 +75,7 @@ GAP_GRACE_S: Final = 2.0  # a message in a gap, sent this long ago, is not on it
 DRAIN_S: Final = 10.0  # a clean stop waits this long, at most, for the floor to have everything
 HEALTH_S: Final = 1.0  # the count of messages waiting is refreshed at most this often
 REFUSED_RETRY_S: Final = 5.0  # a message the broker refused is offered again this often
+PIT_SEAT_BYTES: Final = 4096  # a seating from the pit is a few dozen bytes
 SILENT_S: Final = 30.0  # the floor silent this long about messages it lacks: "behind"
 Health = Callable[[dict[str, Any]], None]
 
@@ -92,9 +94,34 @@ def table_status(table: Table) -> dict[str, Any]:
 
 
 def follow(link: FloorLink, loop: ControllerLoop) -> None:
-    """The link told the table's status now and after each event the loop applies."""
+    """The link told the table's status now and after each event the loop applies; what the
+    pit asks of the table (seating a player) posted to the loop."""
     link.status(table_status(loop.service.table))
     loop.listeners.append(lambda event, effects: link.status(table_status(loop.service.table)))
+    link.on_pit_seat = loop.post
+
+
+def pit_seat(payload: bytes) -> PitSeat | str:
+    """A seating from the pit (`tablectl/floor/<table>/seat`), or why it is not one. Only the
+    floor may write there (the broker's ACL), and it is checked all the same."""
+    if len(payload) > PIT_SEAT_BYTES:
+        return f"{len(payload)} bytes, more than {PIT_SEAT_BYTES}"
+    try:
+        data = json.loads(payload)
+    except (ValueError, RecursionError):
+        return "not JSON"
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    seat, player, leave, by = (data.get("seat"), data.get("player"), data.get("leave", False),
+                               data.get("by"))
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 9:
+        return f"seat: {seat!r} is not a seat"
+    if player is not None and not is_id(player):
+        return "player: not a player id"
+    if not isinstance(leave, bool) or not isinstance(by, str) or not 0 < len(by) <= 100 \
+            or not by.isprintable():
+        return "leave must be true or false, by a supervisor's name"
+    return PitSeat(seat, player, leave, by)
 
 
 class FloorLink:
@@ -116,6 +143,7 @@ class FloorLink:
         self.client.on_disconnect = self._disconnected
         self.client.on_publish = self._published
         self.client.on_message = self._floor_says
+        self.on_pit_seat: Callable[[PitSeat], None] = lambda request: None
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._connected_now = False
@@ -309,7 +337,17 @@ class FloorLink:
 
     def _floor_says(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage
                     ) -> None:
-        """paho's thread: how far the floor has this table's messages."""
+        """paho's thread: how far the floor has this table's messages, or a seating from the
+        pit (for the controller's loop)."""
+        if message.topic.endswith("/seat"):
+            request = pit_seat(bytes(message.payload))
+            if isinstance(request, str):
+                self.log.error("the pit's seating is not one", reason=request)
+            else:
+                self.log.info("the pit seats a player", seat=request.seat, by=request.by,
+                              leave=request.leave)
+                self.on_pit_seat(request)
+            return
         word = Word.parse(bytes(message.payload))
         if word is None:
             self.log.error("floor sent a word the link cannot read", topic=message.topic)
@@ -403,6 +441,7 @@ class FloorLink:
         self._connected_now = True
         self._status_sent = 0  # a fresh connection gets a fresh status (the will may have run)
         client.subscribe(f"{FLOOR_ROOT}/{self.table_id}/stored", qos=1)
+        client.subscribe(f"{FLOOR_ROOT}/{self.table_id}/seat", qos=1)
         self.log.info("floor link connected", broker=str(self.broker))
         self._tell("connected", "")
 

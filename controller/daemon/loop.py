@@ -33,6 +33,8 @@ from controller.game.events import (
     DeviceFound,
     DeviceLost,
     Event,
+    PlayerLeft,
+    PlayerSeated,
     ShoeEmpty,
     WagerPlaced,
 )
@@ -68,7 +70,19 @@ class Supervised:
     pin: str
 
 
-Input = DeviceEvent | Event | Supervised | DayCloseRequest
+@dataclass(frozen=True)
+class PitSeat:
+    """A floor supervisor seated a player by number (or anonymous: `player` None), or ended
+    the seat's rating (`leave`), from the pit page. The floor may deliver it twice: one that
+    would change nothing is dropped."""
+
+    seat: int
+    player: str | None
+    leave: bool
+    by: str
+
+
+Input = DeviceEvent | Event | Supervised | DayCloseRequest | PitSeat
 
 
 class ControllerLoop:
@@ -137,12 +151,30 @@ class ControllerLoop:
         elif isinstance(item, Supervised):
             self._commit(None, lambda: self.service.supervise(item.event, item.supervisor,
                                                               item.pin))
+        elif isinstance(item, PitSeat):
+            self._pit_seat(item)
         elif isinstance(item, BetsLocked) and (why := self.service.table.lock_refused()):
             self.log.warning("lock refused", reason=why)  # the page said so before asking
         elif isinstance(item, Event):
             self._commit(item, lambda: self.service.submit(item))
         else:
             self._device(item)
+
+    def _pit_seat(self, request: PitSeat) -> None:
+        table = self.service.table
+        rating = table.ratings.open.get(request.seat)
+        by = f"pit {request.by}"
+        event: Event | None = None
+        if table.config is None or not 1 <= request.seat <= table.config.max_seats:
+            self.log.warning("pit seating refused: no such seat", seat=request.seat, by=by)
+        elif request.leave:
+            event = PlayerLeft(seq=0, seat=request.seat, reason="walked", by=by) \
+                if rating is not None else None
+        elif rating is None or rating.player != request.player:
+            event = PlayerSeated(seq=0, seat=request.seat, player=request.player,
+                                 how="anonymous" if request.player is None else "number", by=by)
+        if event is not None:
+            self._commit(event, lambda: self.service.submit(event))
 
     def _close_asked(self, request: DayCloseRequest) -> None:
         if self.closer is None:

@@ -26,6 +26,14 @@ from controller.game.money import from_minor
 from controller.game.rules.settlement import Settlement
 
 LEFT_REASONS: Final = ("card_out", "walked", "no_wager", "replaced")
+MAX_ID: Final = 64  # characters of a player or dealer id
+
+
+def is_id(value: object) -> bool:
+    """A player or dealer id as the casino's systems issue it: printable text, no spaces at
+    either end, 1 to MAX_ID characters. Never a name (docs/players.md)."""
+    return isinstance(value, str) and value.strip() == value and 0 < len(value) <= MAX_ID \
+        and value.isprintable()
 SEATED_HOW: Final = ("card", "number", "anonymous", "script")
 
 

@@ -11,8 +11,8 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
 - `supervisor`: a supervisor's correction or a refused one;
 - `device`: a device lost, found, or raising an alarm;
 - `day`: a gaming day closed, with its summary;
-- `config`: the configuration put in force, with its `edge_key` and each spot's pays (the
-  floor works out the edges of a rating's handle from them);
+- `config`: the configuration put in force, with its `edge_key` and each pay table's pays
+  (the floor works out the edges of a rating's handle from them);
 - `rating`: a rating opened, credited with a round, or closed: the whole rating each time
   (`controller.game.ratings`), so the last one the floor has is the rating;
 - `refused`: sent by the link in place of a message too large for the floor (`MAX_MESSAGE`):
@@ -123,5 +123,6 @@ def _event_message(event: Event, number: int | None) -> list[Message]:
     if isinstance(event, ConfigChanged):
         return [Message("config", None, {
             "game": event.game, "rules": event.rules, "pay_tables": event.pay_tables,
-            "edge_key": edge_key(config_from_event(event)), "tables": event.tables})]
+            "edge_key": edge_key(config_from_event(event)),
+            "tables": {key: {"pays": table["pays"]} for key, table in event.tables.items()}})]
     return []

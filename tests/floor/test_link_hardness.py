@@ -101,7 +101,7 @@ def test_a_message_too_large_goes_as_a_stand_in(tmp_path: Path, broker: Mosquitt
     """Over the floor's limit (here made small), a message is journaled as refused and a
     stand-in takes its number: the floor has every number and an alert, the link goes on, and
     the display, `doctor` and `reconcile` name it."""
-    monkeypatch.setattr(floor_link, "MAX_MESSAGE", 700)  # rounds are larger, the rest smaller
+    monkeypatch.setattr(floor_link, "MAX_MESSAGE", 1000)  # rounds are larger, the rest smaller
     table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
     try:
         table.play(2)
@@ -111,7 +111,7 @@ def test_a_message_too_large_goes_as_a_stand_in(tmp_path: Path, broker: Mosquitt
             refused = db.execute("SELECT n, topic, refused FROM outbox WHERE refused IS NOT "
                                  "NULL").fetchall()
         assert [topic for _, topic, _ in refused] == ["round", "round"]
-        assert all("over the floor's limit of 700" in why for *_, why in refused)
+        assert all("over the floor's limit of 1000" in why for *_, why in refused)
         assert one(floor_dsn, "SELECT count(*) FROM messages WHERE topic = 'refused'") == 2
         assert one(floor_dsn, "SELECT count(*) FROM alerts WHERE text LIKE "
                               "'%%refused for good%%'") == 2

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.game.events import DealerSignedIn, PlayerLeft, PlayerSeated
 from floor.players import CSV_COLUMNS
@@ -114,3 +117,78 @@ def test_a_hostile_rating_is_refused_with_its_field() -> None:
         with pytest.raises(Rejected) as refused:
             parse({**good, **change})
         assert reason in str(refused.value), (change, str(refused.value))
+
+
+def test_a_supervisor_seats_a_player_from_the_pit(tmp_path: Path, broker: Mosquitto,
+                                                  floor_dsn: str) -> None:
+    """POST /api/seats (logged in) reaches the table, which journals the seating; the same
+    request again changes nothing; `leave` ends the rating. Refusals name the field."""
+    import urllib.error
+    from http.cookiejar import CookieJar
+
+    from floor.accounts import add_supervisor
+    from tests.floor.test_floor import post
+
+    floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path).start()
+    table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
+    try:
+        table.play(1)
+        wait_until(lambda: table.unsent() == 0, "the table linked")
+        anonymous = urllib.request.build_opener()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            post(anonymous, floor.url + "api/seats", {"table": "bj-01", "seat": 3,
+                                                      "player": "P-3003"})
+        assert refused.value.code == 401
+        with psycopg.connect(floor_dsn, autocommit=True) as db:
+            add_supervisor(db, "Dana Pit", "correct horse battery")
+        session = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        post(session, floor.url + "api/login",
+             {"name": "Dana Pit", "password": "correct horse battery"})
+        bad_requests: list[tuple[dict[str, Any], str]] = [
+            ({"seat": 0}, "seat:"), ({"player": " P"}, "player:"),
+            ({"table": "no/such"}, "table:"), ({"leave": "yes"}, "leave:")]
+        for bad, field in bad_requests:
+            with pytest.raises(urllib.error.HTTPError) as wrong:
+                post(session, floor.url + "api/seats",
+                     {"table": "bj-01", "seat": 3, "player": "P-3003", **bad})
+            assert wrong.value.code == 400
+            assert field in json.loads(wrong.value.read())["error"]
+
+        def rated() -> list[tuple[int, str | None, str]]:
+            table.rig.settle_queue()
+            ratings = table.rig.service.table.ratings
+            return [(r.seat, r.player, r.by) for r in ratings.open.values()]
+
+        for _ in range(2):  # the second changes nothing
+            post(session, floor.url + "api/seats", {"table": "bj-01", "seat": 3,
+                                                    "player": "P-3003"})
+        wait_until(lambda: rated() == [(3, "P-3003", "pit Dana Pit")], "the seating")
+        table.play(1)
+        assert table.rig.service.table.ratings.count == 1
+        post(session, floor.url + "api/seats", {"table": "bj-01", "seat": 3, "leave": True})
+        wait_until(lambda: rated() == [], "the rating ended")
+        [closed] = table.rig.service.table.ratings.closed
+        assert (closed.reason, closed.rounds) == ("walked", 1)
+    finally:
+        table.close()
+        floor.stop()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.binary(max_size=200), st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=80),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.sampled_from(["seat", "player", "leave", "by", "x"]), children,
+                      max_size=5)).map(lambda v: json.dumps(v).encode())))
+def test_a_seating_from_the_pit_is_checked(payload: bytes) -> None:
+    """Whatever arrives on the seat topic is a seating with every field valid, or a reason."""
+    from controller.daemon.floor_link import pit_seat
+    from controller.daemon.loop import PitSeat
+    from controller.game.ratings import is_id
+
+    found = pit_seat(payload)
+    if isinstance(found, PitSeat):
+        assert 1 <= found.seat <= 9 and (found.player is None or is_id(found.player))
+        assert isinstance(found.leave, bool) and 0 < len(found.by) <= 100
+    else:
+        assert isinstance(found, str) and found
