@@ -27,10 +27,12 @@ from controller.game.events import (
     Checkpoint,
     ConfigChanged,
     DealerAction,
+    DealerSignedIn,
     Event,
     NewShoe,
     PayoutConfirmed,
     PayoutShown,
+    PlayerSeated,
     RoundVoided,
 )
 from controller.game.paytables import PayTables
@@ -288,9 +290,19 @@ class Rig:
                       f"the table to deal: {self.service.table.lock_refused()}")
 
     def start_demo(self) -> None:
-        """A demo starts on a fresh virtual shoe: finish what a previous run left, then say so."""
+        """A demo starts on a fresh virtual shoe: finish what a previous run left, then say so.
+        A demo dealer signs in and the seats are rated (one anonymous), as a floor would see a
+        live table; what a previous run left seated stays."""
         self.finish_open_round()
         self.new_shoe()
+        table = self.service.table
+        if table.dealer is None:
+            self.console(DealerSignedIn(seq=0, dealer="DEMO-D1", how="pin"))
+        for seat in range(1, self.seats + 1):
+            if seat not in table.ratings.open:
+                self.console(PlayerSeated(seq=0, seat=seat, how="number", by="demo",
+                                          player=None if seat == self.seats else f"DEMO-{seat}"))
+        self.settle_queue()
 
     def finish_open_round(self) -> None:
         """After a restart: play out the round in progress (or void it if it is on hold)."""

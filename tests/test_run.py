@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from controller.commands import doctor
 from controller.daemon import config_file
 from controller.game.supervisors import hash_pin
+from controller.journal.fold import journal_ratings
 from controller.journal.signing import keygen
 from controller.journal.verify import verify_chain
 from simulators.virtual_shoe import VirtualShoe
@@ -122,9 +123,14 @@ def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
                                 timeout=WAIT_S)
         assert result.returncode == 0, result.stdout + result.stderr
         if command[0] == "recall":
-            assert [r["status"] for r in json.loads(result.stdout)["rounds"]][:1] == [
-                "confirmed"]
+            rounds = json.loads(result.stdout)["rounds"]
+            assert [r["status"] for r in rounds][:1] == ["confirmed"]
+            assert {r["dealer"] for r in rounds} == {"DEMO-D1"}  # the demo's dealer signed in
     assert "1 closed days, 1 signatures hold" in result.stdout
+    ratings, _ = journal_ratings(journal)  # the demo rates its seats, one of them anonymous
+    assert sorted((r.seat, r.player) for r in ratings) == [
+        *((seat, f"DEMO-{seat}") for seat in range(1, 7)), (7, None)]
+    assert all(r.rounds >= 3 and r.end is None for r in ratings)
     count, problem = verify_chain(journal)
     assert problem is None and count > 50
 
