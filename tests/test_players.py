@@ -88,8 +88,10 @@ def test_a_round_with_shoe_starts_a_new_one(tmp_path: Path) -> None:
     ([round_script({"1": {"wagers": {"main": 10}}})], "round 1: shoe: missing"),
     ([round_script({"1": {"player": "", "wagers": {"main": 10}}}, ["TS"])],
      "round 1: seats.1.player: '' is not an id"),
-    ([round_script({"1": {"player": 1001, "wagers": {"main": 10}}}, ["TS"])],
-     "round 1: seats.1.player: 1001 is not an id"),
+    ([round_script({"1": {"player": -1, "wagers": {"main": 10}}}, ["TS"])],
+     "round 1: seats.1.player: -1 is not an id"),
+    ([round_script({"1": {"player": True, "wagers": {"main": 10}}}, ["TS"])],
+     "round 1: seats.1.player: True is not an id"),
     ([round_script({"1": {"player": " P-1", "wagers": {"main": 10}}}, ["TS"])],
      "seats.1.player: ' P-1' is not an id"),
     ([round_script({"1": {"player": "P" * 65, "wagers": {"main": 10}}}, ["TS"])],
@@ -256,3 +258,11 @@ def test_report_refuses_a_day_that_is_not_closed(tmp_path: Path) -> None:
                       "--day", "2026-01-01")
     assert result.returncode == 1
     assert "no closed gaming day 2026-01-01" in result.stderr
+
+
+def test_a_numbered_player_is_rated_by_the_number_as_text(tmp_path: Path) -> None:
+    settle([round_script({"4": {"player": 1001, "wagers": {"main": 10},
+                                "decisions": ["stand"]}}, ["TS", "9H", "TD", "8C"])],
+           tmp_path / "j.sqlite3")
+    [rating] = report(tmp_path / "j.sqlite3")
+    assert (rating["player"], rating["seat"], rating["handle"]) == ("1001", 4, {"main": 10})

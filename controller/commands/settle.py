@@ -112,8 +112,11 @@ def parse_script(data: Any, registry: PayTables) -> Script:
 
 
 def _identity(value: Any, where: str) -> str:
+    """An id as text; a player system that numbers its players may give a whole number."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = str(value)
     _require(is_id(value), f"{where}: {value!r} is not an id (1-{MAX_ID} printable characters, "
-             "no spaces at either end)")
+             "no spaces at either end, or a whole number)")
     return str(value)
 
 
