@@ -28,6 +28,7 @@ from controller.game.events import (
 from controller.game.paytables import PayTables
 from controller.game.table_config import config_change
 from controller.journal import Journal
+from controller.journal.fold import read_events
 from tests.sessions import Sitter, shoe_session
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,3 +267,32 @@ def test_a_numbered_player_is_rated_by_the_number_as_text(tmp_path: Path) -> Non
            tmp_path / "j.sqlite3")
     [rating] = report(tmp_path / "j.sqlite3")
     assert (rating["player"], rating["seat"], rating["handle"]) == ("1001", 4, {"main": 10})
+
+
+def test_a_player_with_no_wager_for_idle_rounds_has_left(tmp_path: Path) -> None:
+    """The table journals `player_left` (no_wager) with the round that made it so, before the
+    checkpoint that round is due: a restart folds through both."""
+    path = tmp_path / "j.sqlite3"
+    service = TableService(Journal.open(path), checkpoint_rounds=2)
+    service.submit(config_change("blackjack", {"decks": 1, "idle_rounds": 2}, {},
+                                 PayTables.load()))
+    service.submit(NewShoe(seq=0, burn=False))
+    service.submit(PlayerSeated(seq=0, seat=3, player="P-77", how="card", by="reader"))
+    for cards in (["TS", "9H", "TD", "8C"], ["TH", "9C", "TC", "8S"]):
+        service.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=500))  # not seat 3
+        service.submit(BetsLocked(seq=0))
+        for card in cards:
+            service.submit(CardDrawn(seq=0, card=card))
+        service.submit(DealerAction(seq=0, seat=1, action="stand"))
+        service.submit(PayoutShown(seq=0))
+        service.submit(PayoutConfirmed(seq=0))
+    [closed] = service.table.ratings.closed
+    assert (closed.reason, closed.rounds, closed.idle) == ("no_wager", 0, 2)
+    assert service.journal is not None
+    kinds = [e.kind for e in read_events(path)][-3:]
+    assert kinds == ["payout_confirmed", "player_left", "checkpoint"]
+    service.journal.close()
+    again = TableService(Journal.open(path))  # folds from that checkpoint
+    assert again.table.ratings.open == {} and again.table.ratings.count == 1
+    assert again.journal is not None
+    again.journal.close()

@@ -239,8 +239,6 @@ class ScriptedDealer:
                 raise ScriptError(f"round went on hold: {machine.hold_reason}")
         self.submit(PayoutShown(seq=0))
         self.submit(PayoutConfirmed(seq=0, by="script"))
-        for seat in self.table.ratings.idle_seats(self.script.config.idle_rounds):
-            self.submit(PlayerLeft(seq=0, seat=seat, reason="no_wager", by="script"))
         self.cards_left = len(self.shoe)
 
     def _people(self) -> None:

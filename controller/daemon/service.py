@@ -31,6 +31,7 @@ from controller.game.events import (
     DiskLow,
     DiskOk,
     Event,
+    PlayerLeft,
     SupervisorRefused,
 )
 from controller.game.round_machine import Effect
@@ -117,17 +118,33 @@ class TableService:
         if self.disk is not None and self.table.current is None and \
                 isinstance(pending[0], OPENS_A_ROUND):
             pending[:0] = self._disk_state()
+        leaves, checkpoint = 0, False
         while pending:
             before = self.table.current
             was_on_hold = before is not None and before.machine.state == "hold"
             stamped, done = self._stamp(pending.pop(0))
+            leaves = max(leaves - 1, 0)
             effects += done
             entries.append(self._entry(stamped, before, was_on_hold, done))
-            if self._checkpoint_due(before):
+            if before is not None and self.table.current is None:  # the round is over
+                idle = self._idle_leaves()
+                pending[:0], leaves = idle, len(idle)
+                checkpoint = self._checkpoint_due()
+            if checkpoint and not leaves:  # after the players who left with the round
+                checkpoint = False
                 pending.append(Checkpoint(seq=0, state=self.table.snapshot(), reason="rounds",
                                           head=self._head_after(entries)))
         self._write(entries)
         return effects
+
+    def _idle_leaves(self) -> list[Event]:
+        """A rated player with no wager for the configured number of rounds has left: journaled
+        with the round that made it so."""
+        config = self.table.config
+        if config is None:
+            return []
+        return [PlayerLeft(seq=0, seat=seat, reason="no_wager", by="table")
+                for seat in self.table.ratings.idle_seats(config.idle_rounds)]
 
     def _write(self, entries: list[Entry]) -> None:
         if self.journal is None:
@@ -146,10 +163,10 @@ class TableService:
             head = record_hash(head, entry.event)
         return head
 
-    def _checkpoint_due(self, before: RoundRecord | None) -> bool:
-        table = self.table
-        return (self.journal is not None and before is not None and table.current is None
-                and table.rounds_played % self.checkpoint_rounds == 0)
+    def _checkpoint_due(self) -> bool:
+        """Every `checkpoint_rounds` rounds, when one is over (journaled tables only)."""
+        return (self.journal is not None
+                and self.table.rounds_played % self.checkpoint_rounds == 0)
 
     def _disk_state(self) -> list[Event]:
         """DiskLow or DiskOk if the disk crossed its reserve since the table last knew."""
