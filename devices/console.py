@@ -5,7 +5,8 @@ ConsoleError naming the field. Dealer actions: hit, stand, double, split, surren
 insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_alerts,
 payout_shown, confirm_payout. Supervisor actions carry "supervisor" and "pin", checked by the
 controller and never journaled: resume, void_card, void_round (reason), assign_card (to, and card
-for a misread), new_shoe. docs/devices.md lists them with examples.
+for a misread), new_shoe, seat_player (seat, player: the casino's id, or null for anonymous),
+unseat_player (seat). docs/devices.md lists them with examples.
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ from controller.game.events import (
     NewShoe,
     PayoutConfirmed,
     PayoutShown,
+    PlayerLeft,
+    PlayerSeated,
     Resumed,
     RoundVoided,
 )
+from controller.game.ratings import is_id
 
 HAND_ACTIONS: Final = ("hit", "stand", "double", "split", "surrender")
 SEAT_ACTIONS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
@@ -44,6 +48,8 @@ SUPERVISOR_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
     "assign_card": lambda a: CardAssigned(seq=0, by="", to=_text(a, "to"),
                                           card=_card(a.get("card", ""))),
     "new_shoe": lambda a: NewShoe(seq=0, by=""),
+    "seat_player": lambda a: _seating(a),
+    "unseat_player": lambda a: PlayerLeft(seq=0, seat=_number(a, "seat"), reason="walked"),
 }
 ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, *SUPERVISOR_ACTIONS)
 
@@ -64,6 +70,16 @@ def _number(action: dict[str, Any], field: str, default: int | None = None) -> i
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConsoleError(f"{action.get('action')}: field {field}: must be a whole number >= 1")
     return value
+
+
+def _seating(action: dict[str, Any]) -> PlayerSeated:
+    """A supervisor seats a player by number (`player`), or rates the seat anonymous (null)."""
+    player = action.get("player")
+    if player is not None and not is_id(player):
+        raise ConsoleError("seat_player: field player: the casino's player id (1-64 printable "
+                           "characters) or null for an anonymous rating")
+    return PlayerSeated(seq=0, seat=_number(action, "seat"), player=player,
+                        how="anonymous" if player is None else "number")
 
 
 def _card(text: Any) -> str:

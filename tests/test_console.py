@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from controller.daemon.loop import Supervised
+from controller.daemon.service import TableService
 from controller.game.events import (
     BetsLocked,
     CardAssigned,
@@ -15,6 +16,9 @@ from controller.game.events import (
     PayoutConfirmed,
     RoundVoided,
 )
+from controller.game.paytables import PayTables
+from controller.game.supervisors import hash_pin
+from controller.game.table_config import config_change
 from devices.console import ConsoleError, parse_action
 
 
@@ -42,6 +46,29 @@ def test_supervisor_actions_carry_the_pin_outside_the_event() -> None:
     assert "2468" not in str(action.event.to_dict())
 
 
+def test_a_supervisor_seats_a_player_by_number_with_the_pin() -> None:
+    """seat_player and unseat_player need the PIN; a wrong one is refused and journaled, the
+    right one journals the seating by the supervisor's name (not as a correction)."""
+    service = TableService(supervisors={"sup1": hash_pin("2468", iterations=1000)})
+    service.submit(config_change("blackjack", {}, {}, PayTables.load()))
+    seat = parse_action({"action": "seat_player", "seat": 5, "player": "P-9",
+                         "supervisor": "sup1", "pin": "1111"})
+    assert isinstance(seat, Supervised)
+    service.supervise(seat.event, seat.supervisor, seat.pin)
+    assert service.table.ratings.open == {}  # wrong PIN: refused
+    service.supervise(seat.event, seat.supervisor, "2468")
+    rating = service.table.ratings.open[5]
+    assert (rating.player, rating.how, rating.by) == ("P-9", "number", "sup1")
+    leave = parse_action({"action": "unseat_player", "seat": 5, "supervisor": "sup1",
+                          "pin": "2468"})
+    assert isinstance(leave, Supervised)
+    service.supervise(leave.event, leave.supervisor, leave.pin)
+    assert service.table.ratings.open == {} and service.table.ratings.closed[0].reason == \
+        "walked"
+    assert service.table.day.corrections.count == 0
+    assert service.table.day.refusals.count == 1
+
+
 @pytest.mark.parametrize(("action", "field"), [
     ({"action": "hit"}, "field seat"),
     ({"action": "hit", "seat": 0}, "field seat"),
@@ -50,6 +77,10 @@ def test_supervisor_actions_carry_the_pin_outside_the_event() -> None:
     ({"action": "assign_card", "supervisor": "s", "pin": "1", "card": "ZZ", "to": "dealer"},
      "field card"),
     ({"action": "fold"}, "field action"),
+    ({"action": "seat_player", "seat": 2, "player": " P-1", "supervisor": "s", "pin": "1"},
+     "field player"),
+    ({"action": "seat_player", "player": "P-1", "supervisor": "s", "pin": "1"}, "field seat"),
+    ({"action": "unseat_player", "seat": 2, "supervisor": "s"}, "field pin"),
     (["stand"], "JSON object"),
 ])
 def test_malformed_actions_name_the_field(action: Any, field: str) -> None:

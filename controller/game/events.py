@@ -315,13 +315,14 @@ class DealerSignedOut(Event):
 
 
 SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided,
-                                              NewShoe)
+                                              NewShoe, PlayerSeated, PlayerLeft)
+NOT_CORRECTIONS: tuple[type[Event], ...] = (NewShoe, PlayerSeated, PlayerLeft)
 
 
 def is_correction(event: Event) -> bool:
     """A supervisor's correction: what the day's ledger lists and the floor must see (a new
-    shoe is not one, nor alerts the dealer cleared)."""
-    return (isinstance(event, SUPERVISOR_ACTIONS) and not isinstance(event, NewShoe)) or (
+    shoe is not one, nor seating a player, nor alerts the dealer cleared)."""
+    return (isinstance(event, SUPERVISOR_ACTIONS) and not isinstance(event, NOT_CORRECTIONS)) or (
         isinstance(event, AlertsCleared) and event.by != "dealer")
 
 
