@@ -4,9 +4,10 @@ A table's `config` message carries its configuration whole (rules, each spot's p
 `edge_key`. When the pit needs the edges of a key it does not have, one is worked out by the
 exact analysis (`controller.analysis.edges`), in a child process: a 6-deck blackjack table takes
 tens of seconds of CPU, which must not hold up the pit's requests or the ingest. One at a time,
-so a table that sends many configurations only delays its own theo. What cannot be worked out
-(a configuration that does not rebuild, a key that is not its own) is stored as failed, with
-why, and the page says so instead of a figure.
+for the whole floor process (a table that sends many configurations delays every table's theo,
+never the pit or the ingest). What cannot be worked out (a configuration that does not rebuild,
+a key that is not its own) is stored as failed, with why, and the page says so instead of a
+figure; a failure is tried again after ten minutes.
 """
 
 from __future__ import annotations
@@ -22,12 +23,17 @@ from typing import Any, Final
 import structlog
 from psycopg import AsyncConnection, DatabaseError
 
-from controller.analysis.edges import of_config_message
+from controller.analysis.edges import config_of_message, of_config_message
 
 CONFIG: Final = """
 SELECT body FROM messages WHERE topic = 'config' AND body->>'edge_key' = %s
 ORDER BY stored DESC LIMIT 1
 """
+UNKEYED: Final = """
+SELECT body FROM messages WHERE topic = 'config' AND NOT body ? 'edge_key'
+ORDER BY stored DESC LIMIT %s
+"""
+UNKEYED_LOOKED_AT: Final = 200  # configurations are rare: a floor has a few per table
 STORE: Final = """
 INSERT INTO edges (key, edges, failed) VALUES (%s, %s, %s)
 ON CONFLICT (key) DO UPDATE SET edges = EXCLUDED.edges, failed = EXCLUDED.failed,
@@ -57,19 +63,19 @@ class EdgeWorker:
         try:
             async with self._turn:
                 body = await self.query(lambda db: _config(db, key))
+                if body is None:  # not stored yet: asked again with the next request
+                    self.log.info("no configuration for these edges yet", key=key)
+                    return
                 edges, failed = None, None
-                if body is None:
-                    failed = "no configuration message has this key"
-                else:
-                    try:
-                        edges = await asyncio.get_running_loop().run_in_executor(
-                            self._executor(), of_config_message, body)
-                    except BrokenProcessPool:
-                        self._pool = None  # the child died (killed, out of memory): next time
-                        return
-                    except Exception as exc:  # a stranger's configuration that breaks the
-                        # analysis in any way is recorded as failed, never the pit's end
-                        failed = f"{type(exc).__name__}: {exc}"[:500]
+                try:
+                    edges = await asyncio.get_running_loop().run_in_executor(
+                        self._executor(), of_config_message, body, key)
+                except BrokenProcessPool:
+                    self._pool = None  # the child died (killed, out of memory): next time
+                    return
+                except Exception as exc:  # a stranger's configuration that breaks the
+                    # analysis in any way is recorded as failed, never the pit's end
+                    failed = f"{type(exc).__name__}: {exc}"[:500]
                 await self.query(lambda db: db.execute(
                     STORE, (key, None if edges is None else json.dumps(edges), failed)))
                 self.log.info("edges worked out", key=key, failed=failed)
@@ -91,6 +97,17 @@ class EdgeWorker:
 
 
 async def _config(db: AsyncConnection[Any], key: str) -> Any:
+    """The latest configuration message of `key`: by the key it names, else among the messages
+    of tables from before edge keys (the key worked out from each, newest first)."""
     cursor = await db.execute(CONFIG, (key,))
     row = await cursor.fetchone()
-    return None if row is None else row[0]
+    if row is not None:
+        return row[0]
+    cursor = await db.execute(UNKEYED, (UNKEYED_LOOKED_AT,))
+    for (body,) in await cursor.fetchall():
+        try:
+            if config_of_message(body)[0] == key:
+                return body
+        except ValueError:
+            continue
+    return None

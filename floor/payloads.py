@@ -12,12 +12,13 @@ table that was cut off for an hour.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from controller.game.events import canonical
-from controller.game.ratings import Rating
+from controller.game.ratings import Rating, is_id, summed
+from controller.game.table_config import MOST_SEATS
 from controller.journal.outbox import FLOOR_ALERTS
 from floor.defaults import CLOCK_TOLERANCE_S
 from floor.validate import (
@@ -26,7 +27,6 @@ from floor.validate import (
     MAX_NAME,
     MAX_ROUND,
     MAX_ROUND_MINOR,
-    MAX_SEAT,
     MAX_TEXT,
     ROUND_STATUSES,
     STATUSES,
@@ -42,6 +42,7 @@ from floor.validate import (
 )
 
 CLOCK_TOLERANCE: Final = timedelta(seconds=CLOCK_TOLERANCE_S)
+RATING_FIELDS: Final = frozenset(field.name for field in fields(Rating))
 ALERT_TEXT: Final = 500  # characters of an alert the pit shows
 
 
@@ -124,47 +125,56 @@ def _round_body(body: dict[str, Any]) -> None:
         if len(card) != 2 or not (card[0] is None or isinstance(card[0], str)) \
                 or not isinstance(card[1], str):
             raise Rejected(f"body.cards[{index}]: not [card or null, where it went]")
+    if "handle" in body:  # since tablectl 0.3: with the dealer and the configuration's key
+        amounts(body["handle"], "body.handle", 0)
+        text(body, "edge_key", MAX_NAME, "body.")
+        if body.get("dealer") is not None and not is_id(body["dealer"]):
+            raise Rejected(f"body.dealer: {shown(body['dealer'])} is not a dealer id")
 
 
 def _rating_body(body: dict[str, Any]) -> None:
-    """What the floor reads of a rating: who, where, when, and its money by configuration."""
+    """A rating, every field of it: what the pit reports from it must never fail."""
+    if set(body) != RATING_FIELDS:
+        raise Rejected(f"body: not a rating (fields {', '.join(sorted(set(body))[:20])})")
     whole(body, "number", 1, MAX_N, "body.")
-    whole(body, "seat", 1, MAX_SEAT + 1, "body.")
-    whole(body, "rounds", 0, MAX_ROUND, "body.")
+    whole(body, "seat", 1, MOST_SEATS + 1, "body.")
+    for key in ("start_seq", "rounds", "idle"):
+        whole(body, key, 0, MAX_N, "body.")
     whole(body, "actual", -MAX_N, MAX_N, "body.")
-    if body.get("player") is not None:
-        text(body, "player", MAX_NAME, "body.")
+    if body["player"] is not None and not is_id(body["player"]):
+        raise Rejected(f"body.player: {shown(body['player'])} is not a player id")
+    text(body, "how", MAX_NAME, "body.")
+    text(body, "by", MAX_TEXT, "body.")
     moment(body, "start", "body.")
-    if body.get("last_utc") is not None:
-        moment(body, "last_utc", "body.")
-    if body.get("end") is not None:
-        moment(body, "end", "body.")
-        text(body, "reason", MAX_NAME, "body.")
-    handle = body.get("handle")
+    for key, check in (("end", moment), ("last_utc", moment),
+                       ("reason", lambda b, k, w: text(b, k, MAX_NAME, w)),
+                       ("end_seq", lambda b, k, w: whole(b, k, 0, MAX_N, w)),
+                       ("first_round", lambda b, k, w: whole(b, k, 1, MAX_N, w)),
+                       ("last_round", lambda b, k, w: whole(b, k, 1, MAX_N, w))):
+        if body[key] is not None:
+            check(body, key, "body.")
+    handle = body["handle"]
     if not isinstance(handle, dict) or len(handle) > MAX_LIST:
         raise Rejected(f"body.handle: not an object of at most {MAX_LIST} configurations")
     for key, part in handle.items():
-        _amounts(part, f"body.handle.{shown(key)}")
-    for key in ("placed", "dealers"):
-        _amounts(body.get(key), f"body.{key}")
-    try:
-        rating = Rating.from_state(body)
-    except TypeError as exc:
-        raise Rejected(f"body: not a rating ({exc})") from None
-    spots = set(rating.total_handle())
-    if set(rating.placed) != spots:
-        raise Rejected(f"body.placed: names {sorted(rating.placed)[:8]}, the handle "
+        amounts(part, f"body.handle.{shown(key)}", 0)
+    amounts(body["placed"], "body.placed", 1)
+    amounts(body["dealers"], "body.dealers", 1)
+    spots = set(summed(handle.values()))
+    if set(body["placed"]) != spots:
+        raise Rejected(f"body.placed: names {sorted(body['placed'])[:8]}, the handle "
                        f"{sorted(spots)[:8]}")
 
 
-def _amounts(part: Any, where: str) -> None:
-    """An object of at most MAX_LIST short names, each a whole number from 0 to MAX_N."""
+def amounts(part: Any, where: str, least: int) -> None:
+    """An object of at most MAX_LIST short names, each a whole number from `least` to
+    MAX_N."""
     if not isinstance(part, dict) or len(part) > MAX_LIST:
         raise Rejected(f"{where}: not an object of at most {MAX_LIST} entries")
     for name in part:
         if len(name) > MAX_NAME:
             raise Rejected(f"{where}: a name of {len(name)} characters, more than {MAX_NAME}")
-        whole(part, name, 0, MAX_N, f"{where}.")
+        whole(part, name, least, MAX_N, f"{where}.")
 
 
 @dataclass(frozen=True)

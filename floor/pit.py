@@ -50,6 +50,7 @@ from psycopg.errors import OperationalError
 
 from controller.daemon.broker import TABLE_ID
 from controller.game.ratings import is_id
+from controller.game.table_config import MOST_SEATS
 from devices.display.server import LOOPBACK, Gate, frame_headers, sse
 from floor import health, players, queries
 from floor.accounts import MAX_NAME, SESSION_H, Logins
@@ -58,7 +59,6 @@ from floor.health import Part
 from floor.periods import Periods
 from floor.store import CHANNEL
 from floor.validate import MAX_N, Rejected, load
-from floor.validate import MAX_NAME as MAX_ID
 
 STATIC: Final = Path(__file__).with_name("static")
 TICK_S: Final = 0.25  # the pages are told at most this often
@@ -357,7 +357,7 @@ class Pit:
             return start, start + timedelta(days=2)  # to now, whatever the clocks say
         try:
             return self.periods.day(date.fromisoformat(text))
-        except ValueError:
+        except (ValueError, OverflowError):
             raise Rejected(f"day: {text[:40]!r} is not a date (YYYY-MM-DD)") from None
 
     async def _ratings_of(self, request: web.Request) -> list[dict[str, Any]]:
@@ -384,8 +384,9 @@ class Pit:
             player, leave = payload.get("player"), payload.get("leave", False)
             if not isinstance(table, str) or not TABLE_ID.fullmatch(table):
                 raise Rejected("table: not a table id")
-            if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 9:
-                raise Rejected("seat: a seat number from 1 to 9")
+            if not isinstance(seat, int) or isinstance(seat, bool) or \
+                    not 1 <= seat <= MOST_SEATS:
+                raise Rejected(f"seat: a seat number from 1 to {MOST_SEATS}")
             if player is not None and not is_id(player):
                 raise Rejected("player: the casino's player id (1-64 printable characters), "
                                "or null for an anonymous rating")
@@ -419,7 +420,7 @@ class Pit:
 
     async def _player(self, request: web.Request) -> web.StreamResponse:
         player = request.match_info["player"]
-        if not 0 < len(player) <= MAX_ID or not player.isprintable():
+        if not is_id(player):
             return web.json_response({"error": f"no player {player[:64]!r}"}, status=404)
         rows, missing = await self.query(lambda db: players.of_player(db, player))
         self.edges.want(missing)

@@ -29,7 +29,12 @@ ORDER BY start_utc, table_id, number LIMIT %(limit)s
 OF_PLAYER: Final = f"""
 SELECT {RATING_COLUMNS} FROM ratings WHERE player = %s ORDER BY start_utc LIMIT %s
 """
-EDGES: Final = "SELECT key, edges, failed FROM edges WHERE key = ANY(%s)"
+# Edges that failed are tried again after a while: what failed may have been passing (the
+# configuration's message not stored yet, a child process killed).
+EDGES: Final = """
+SELECT key, edges, failed FROM edges
+WHERE key = ANY(%s) AND (failed IS NULL OR computed > now() - interval '10 minutes')
+"""
 DEALERS: Final = """
 SELECT r.dealer, r.table_id, count(*), min(r.closed_utc), max(r.closed_utc),
        count(*) FILTER (WHERE a.holds > 0), coalesce(sum(a.corrections), 0),
@@ -38,7 +43,8 @@ FROM rounds r
 LEFT JOIN LATERAL (
     SELECT count(*) FILTER (WHERE kind = 'hold') AS holds,
            count(*) FILTER (WHERE kind = 'supervisor') AS corrections,
-           count(*) FILTER (WHERE kind = 'alert') AS past_posting
+           count(*) FILTER (WHERE kind = 'alert' AND text LIKE '%%past-posting:%%')
+               AS past_posting
     FROM alerts WHERE alerts.table_id = r.table_id AND alerts.round = r.round) a ON true
 WHERE r.closed_utc >= %(start)s AND r.closed_utc < %(end)s AND r.dealer IS NOT NULL
 GROUP BY r.dealer, r.table_id ORDER BY r.dealer, r.table_id
@@ -74,7 +80,8 @@ def report(table: str, rating: Rating, edges: Mapping[str, Mapping[str, float]],
            failed: Mapping[str, str]) -> dict[str, Any]:
     """A rating as `tablectl players report` gives it, with its table; theo null (and
     `theo_pending` saying why) until its configurations' edges are known."""
-    missing = [key for key in rating.handle if key not in edges]
+    missing = [key for key, part in rating.handle.items()
+               if key not in edges or not set(part) <= set(edges[key])]
     if not missing:
         return {"table": table, **rating.report(edges)}
     out = {"table": table, **rating.report(_zero(rating))}
@@ -169,8 +176,14 @@ def as_csv(rows: list[dict[str, Any]]) -> str:
         minutes = round((end - start).total_seconds() / 60) if end else ""
         handle = sum(r["handle"].values())
         average = f"{handle / r['rounds']:.2f}" if r["rounds"] else ""
-        writer.writerow([r["player"] or "", r["table"], r["seat"], r["start"], r["end"] or "",
-                         minutes, r["rounds"], average, f"{handle:.2f}",
+        writer.writerow([cell(r["player"] or ""), r["table"], r["seat"], r["start"],
+                         r["end"] or "", minutes, r["rounds"], average, f"{handle:.2f}",
                          "" if r["theo_total"] is None else f"{r['theo_total']:.2f}",
-                         f"{-r['actual']:.2f}", r["dealer"] or ""])
+                         f"{-r['actual']:.2f}", cell(r["dealer"] or "")])
     return out.getvalue()
+
+
+def cell(text: str) -> str:
+    """A table's text as a CSV cell no spreadsheet takes for a formula (`=HYPERLINK(...)` as a
+    player id): quoted with a leading apostrophe, as OWASP advises."""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

@@ -11,9 +11,12 @@ What must agree:
 - the floor has the table from this journal (its id, made when it was first linked);
 - no message from the table was kept aside as a conflict, and none was refused by the broker
   (a stand-in took its number on the floor: `controller.journal.outbox.refused_body`);
-- the ratings: each rating the floor stores is the table's (the fold of its journal), with the
-  same player, seat, rounds, handle, result and close; a rating the journal has is on the
-  floor, once the floor has every message (one still on its way is not a difference).
+- the ratings: each rating the floor stores is the table's (the fold of its journal, as of
+  the moment read), with the same player, seat, rounds, handle, result and close; a rating
+  the journal has (since its outbox began) is on the floor, once the floor has every message.
+  A rating the floor has from a message past that moment is not compared. Ratings need the
+  whole journal: with a closed day's file not here (removed, no --archive) they are not
+  compared.
 Sent messages leave the table with their sealed day, so for older days the rounds carry the
 comparison. Read-only on both sides.
 
@@ -58,7 +61,9 @@ class Side:
     unsent: int = 0
     journal: str | None = None  # the journal's own id (the floor: the one it has the table from)
     refused: dict[int, str] = field(default_factory=dict)  # n -> its topic and why
-    ratings: dict[int, dict[str, Any]] = field(default_factory=dict)  # number -> what counts
+    ratings: dict[int, dict[str, Any]] | None = field(default_factory=dict)  # number -> state
+    from_seq: int = 1  # the first record whose messages went to the outbox
+    last_seq: int = 0  # the last record when the journal was read
 
 
 def ranges(numbers: Iterable[int]) -> str:
@@ -80,7 +85,9 @@ def journal_side(path: Path, archive_dirs: list[Path]) -> tuple[str | None, Side
         live.query("BEGIN")  # one moment of a table that may be dealing
         table_id = live.meta("floor_table_id")
         side.journal = live.meta("floor_journal")
-        from_seq = int(live.meta("outbox_from_seq") or 1)
+        from_seq = side.from_seq = int(live.meta("outbox_from_seq") or 1)
+        bounds = live.bounds()
+        side.last_seq = bounds[1] if bounds else 0
         side.first_n = int(live.meta("outbox_from_n") or 1)
         sequence = live.query("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'")
         side.last_n = int(sequence[0][0]) if sequence else 0
@@ -126,7 +133,7 @@ def floor_side(db: psycopg.Connection, table_id: str, upto: int) -> tuple[Side, 
     known = db.execute("SELECT journal FROM tables WHERE table_id = %s", (table_id,)).fetchone()
     side.journal = known[0] if known else None
     side.ratings = {int(number): compared(body) for number, body in db.execute(
-        "SELECT number, body FROM ratings WHERE table_id = %s", (table_id,))}
+        "SELECT number, body FROM ratings WHERE table_id = %s AND n <= %s", (table_id, upto))}
     conflicts = db.execute("SELECT count(*) FROM conflicts WHERE table_id = %s",
                            (table_id,)).fetchone()
     return side, int(conflicts[0]) if conflicts else 0
@@ -198,8 +205,12 @@ def reconcile(dsn: str, journal: Path, table_id: str | None = None,
             time.sleep(0.2)  # polling the floor, bounded by `wait_s`
         theirs, conflicts = floor_side(db, table, mine.last_n)
         complete = not in_flight(db, table, mine)
-    mine.ratings = {r.number: compared(r.to_state())
-                    for r in journal_ratings(journal, None, archive_dirs or [])[0]}
+    try:
+        mine.ratings = {r.number: compared(r.to_state()) for r in journal_ratings(
+            journal, None, archive_dirs or [], mine.last_seq)[0]
+            if r.end_seq is None or r.end_seq >= mine.from_seq}
+    except JournalError:
+        mine.ratings = None  # a closed day's file is not here: ratings are not compared
     found = differences(mine, theirs, conflicts, last_made(journal))
     return table, found + rating_differences(mine, theirs, complete), mine
 
@@ -214,6 +225,8 @@ def compared(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def rating_differences(journal: Side, floor: Side, complete: bool) -> list[str]:
+    if journal.ratings is None or floor.ratings is None:
+        return []
     found = []
     for number, theirs in sorted(floor.ratings.items()):
         mine = journal.ratings.get(number)

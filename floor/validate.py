@@ -30,7 +30,6 @@ MAX_TEXT: Final = 1000  # a hold's reason, an alert's text
 MAX_LIST: Final = 64  # lost devices, standing alerts
 TOPICS: Final = ("round", "hold", "hold_ended", "alert", "supervisor", "device", "day", "config",
                  "refused", "rating")
-MAX_SEAT: Final = 9  # baccarat's nine
 STATUSES: Final = ("open", "closed", "offline")
 ROUND_STATUSES: Final = ("confirmed", "voided")
 # Strings, each taken whole, closed or not (so a text that never ends is one match, never
@@ -42,6 +41,7 @@ _STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
 # only a payload with one of these is walked for the field that holds it.
 _SUSPECT: Final = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a journal's id (the link's: 32 hex digits)
+RFC3339: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)?")
 YEARS: Final = (2000, 2999)  # a time outside them is no table's: PostgreSQL could store it,
 # but Python could not read it back
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
@@ -134,8 +134,11 @@ def text(data: dict[str, Any], key: str, longest: int, where: str = "",
 
 
 def moment(data: dict[str, Any], key: str, where: str = "") -> datetime:
-    """`data[key]`, an ISO 8601 time with its offset (as tables write UTC: ...Z)."""
+    """`data[key]`, an RFC 3339 time with its offset (as tables write UTC: ...Z): what Python
+    and PostgreSQL both read, and read alike."""
     value = text(data, key, 40, where)
+    if not RFC3339.fullmatch(value):
+        raise Rejected(f"{where}{key}: {shown(value)} is not a time (YYYY-MM-DDTHH:MM:SS[.f]Z)")
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:

@@ -14,7 +14,12 @@ from controller.analysis import cache
 from controller.analysis.analyze import analyze
 from controller.game.events import ConfigChanged
 from controller.game.paytables import PayTables
-from controller.game.table_config import TABLE_OPTIONS, config_from_event, edge_key
+from controller.game.table_config import (
+    TABLE_OPTIONS,
+    config_change,
+    config_from_event,
+    edge_key,
+)
 
 VERSION = 1  # bumped when the analysis changes its figures: older cached edges are ignored
 
@@ -60,19 +65,29 @@ def _by_spot(rows: list[dict[str, object]], table_ids: Mapping[str, str],
     return result
 
 
-def of_config_message(body: Mapping[str, Any]) -> dict[str, float]:
-    """The edges of a configuration as a table's `config` message to the floor gives it. The
-    message is a stranger's: anything that does not rebuild into a configuration whose
-    `edge_key` is the one it claims raises ValueError saying what."""
+def config_of_message(body: Mapping[str, Any]) -> tuple[str, ConfigChanged]:
+    """The configuration a table's `config` message to the floor gives, and its `edge_key`.
+    The message is a stranger's: anything that does not rebuild into a configuration raises
+    ValueError saying what. A message from before tablectl 0.3 names its pay tables by id
+    only: they are the packaged ones."""
     try:
-        tables = {key: {"title": "", "path": "", "sha256": "", "pays": dict(table["pays"])}
-                  for key, table in dict(body["tables"]).items()}  # pays are all an edge needs
-        event = ConfigChanged(seq=1, game=body["game"], rules=dict(body["rules"]),
-                              pay_tables=dict(body["pay_tables"]), tables=tables)
-        key = edge_key(config_from_event(event))
+        if "tables" in body:
+            tables = {key: {"title": "", "path": "", "sha256": "", "pays": dict(table["pays"])}
+                      for key, table in dict(body["tables"]).items()}  # pays: all edges need
+            event = ConfigChanged(seq=1, game=body["game"], rules=dict(body["rules"]),
+                                  pay_tables=dict(body["pay_tables"]), tables=tables)
+        else:
+            event = config_change(body["game"], dict(body["rules"]), dict(body["pay_tables"]),
+                                  PayTables.load())
+        return edge_key(config_from_event(event)), event
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
         raise ValueError(f"not a configuration: {type(exc).__name__}: {exc}") from None
-    if key != body.get("edge_key"):
-        raise ValueError(f"edge_key {body.get('edge_key')!r} is not this configuration's "
-                         f"({key})")
+
+
+def of_config_message(body: Mapping[str, Any], key: str) -> dict[str, float]:
+    """The edges of the configuration `key` from a table's `config` message (ValueError if it
+    is not that configuration)."""
+    found, event = config_of_message(body)
+    if found != key:
+        raise ValueError(f"the configuration message is {found}'s, not {key}'s")
     return edges(event)

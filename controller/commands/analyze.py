@@ -26,9 +26,6 @@ if TYPE_CHECKING:
     from controller.daemon.config_file import RunConfig
 
 
-# Table options that are limits and units, not rules of play.
-
-
 def cmd_analyze(args: argparse.Namespace) -> int:
     # The analysis extra (numpy) is needed here only: every other command runs without it.
     from controller.analysis.analyze import AnalysisError

@@ -62,6 +62,7 @@ from controller.daemon.broker import FLOOR_ROOT, Broker, make_client, table_topi
 from controller.daemon.loop import ControllerLoop, PitSeat
 from controller.game.ratings import is_id
 from controller.game.table import Table
+from controller.game.table_config import MOST_SEATS
 from controller.journal import codec
 from controller.journal.files import utc_now
 from controller.journal.outbox import MAX_MESSAGE, refused_body
@@ -114,12 +115,11 @@ def pit_seat(payload: bytes) -> PitSeat | str:
         return "not a JSON object"
     seat, player, leave, by = (data.get("seat"), data.get("player"), data.get("leave", False),
                                data.get("by"))
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 9:
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= MOST_SEATS:
         return f"seat: {seat!r} is not a seat"
     if player is not None and not is_id(player):
         return "player: not a player id"
-    if not isinstance(leave, bool) or not isinstance(by, str) or not 0 < len(by) <= 100 \
-            or not by.isprintable():
+    if not isinstance(leave, bool) or not isinstance(by, str) or not 0 < len(by) <= 100:
         return "leave must be true or false, by a supervisor's name"
     return PitSeat(seat, player, leave, by)
 

@@ -37,6 +37,15 @@ def is_id(value: object) -> bool:
 SEATED_HOW: Final = ("card", "number", "anonymous", "script")
 
 
+def summed(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """Amounts by spot, added up over `parts` (configurations, seats)."""
+    totals: dict[str, int] = {}
+    for part in parts:
+        for spot, amount in part.items():
+            totals[spot] = totals.get(spot, 0) + amount
+    return totals
+
+
 @dataclass
 class Rating:
     number: int  # the table's ratings, counted from its first
@@ -61,11 +70,7 @@ class Rating:
 
     def total_handle(self) -> dict[str, int]:
         """The handle of each wager, every configuration together."""
-        totals: dict[str, int] = {}
-        for part in self.handle.values():
-            for spot, amount in part.items():
-                totals[spot] = totals.get(spot, 0) + amount
-        return totals
+        return summed(self.handle.values())
 
     def report(self, edges: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
         """The rating as reports give it (docs/players.md), in currency units: handle, result
@@ -121,13 +126,17 @@ class Ratings:
         self.closed = deque(self.closed, maxlen=self.keep)
 
     def seat(self, event: PlayerSeated) -> list[Rating]:
-        """Open a rating; one already open on the seat closes first ("replaced")."""
+        """Open a rating; one already open on the seat closes first ("replaced"). The player
+        already rated there (a card read twice, a request delivered twice) changes nothing."""
+        current = self.open.get(event.seat)
+        if current is not None and current.player == event.player:
+            return []
         ended = self._close(event.seat, "replaced", event.seq, event.utc)
         self.count += 1
         rating = Rating(self.count, event.seat, event.player, event.how, event.by, event.utc,
                         event.seq)
         self.open[event.seat] = rating
-        self.touched += [*ended, rating]
+        self.touched.append(rating)
         return ended
 
     def leave(self, event: PlayerLeft) -> list[Rating]:
@@ -145,13 +154,15 @@ class Ratings:
     def round_finished(self, number: int, accepted: Mapping[int, Mapping[str, int]],
                        settlements: Iterable[Settlement], config_key: str, dealer: str,
                        voided: bool, utc: str) -> None:
-        """Credit a finished round to the open ratings: a voided round credits nothing, and
-        a seat without a wager in action counts an idle round."""
+        """Credit a finished round to the open ratings; a seat without a wager in action counts
+        an idle round. A voided round changes nothing: every wager on it went back."""
+        if voided:
+            return
         nets: dict[int, int] = {}
         for settlement in settlements:
             nets[settlement.seat] = nets.get(settlement.seat, 0) + settlement.net
         for seat, rating in self.open.items():
-            wagers = {} if voided else {s: a for s, a in accepted.get(seat, {}).items() if a}
+            wagers = {s: a for s, a in accepted.get(seat, {}).items() if a}
             if not wagers:
                 rating.idle += 1
                 continue

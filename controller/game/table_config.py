@@ -23,6 +23,7 @@ from controller.game.rules.blackjack_side_bets import SIDE_BETS
 
 GAMES: Final = ("blackjack", "baccarat")
 MAX_SEATS: Final = {"blackjack": 7, "baccarat": 9}
+MOST_SEATS: Final = max(MAX_SEATS.values())
 BLACKJACK_SIDE_BETS: Final = tuple(SIDE_BETS)
 BACCARAT_MAIN: Final = ("player", "banker", "tie")
 LUCKY8_SPOTS: Final = ("lucky8_player", "lucky8_banker")

@@ -74,11 +74,12 @@ def read_events(path: Path, archive_dirs: Sequence[Path] = ()) -> list[Event]:
         history.close()
 
 
-def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[Path] = ()
-                    ) -> tuple[list[Rating], dict[str, ConfigChanged]]:
-    """Every rating of the journal (those that ran during the closed day `day`, if given),
-    oldest first, and the configurations their handle was wagered under, by `edge_key`:
-    folded from the first record, so that each rating has every round it ran over."""
+def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[Path] = (),
+                    last: int | None = None) -> tuple[list[Rating], dict[str, ConfigChanged]]:
+    """Every rating of the journal up to record `last` (those that ran during the closed day
+    `day`, if given), oldest first, and the configurations their handle was wagered under, by
+    `edge_key`: folded from the first record, so that each rating has every round it ran
+    over (JournalError if a closed day's file is not here)."""
     history = History.open(path, archive_dirs)
     try:
         within = None
@@ -88,7 +89,7 @@ def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[P
         table = Table(keep_rounds=1, keep_ratings=None)
         configs: dict[str, ConfigChanged] = {}
         try:
-            for event in events(history):
+            for event in events(history, 1, last):
                 table.apply(event)
                 if isinstance(event, ConfigChanged):
                     configs[table.config_key] = event

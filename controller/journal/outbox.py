@@ -23,7 +23,7 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from controller.game.alerts import Alert
@@ -38,7 +38,7 @@ from controller.game.events import (
     SupervisorRefused,
     is_correction,
 )
-from controller.game.ratings import Rating
+from controller.game.ratings import Rating, summed
 from controller.game.round_machine import Effect
 from controller.game.table import RoundRecord
 from controller.game.table_config import config_from_event, edge_key
@@ -86,21 +86,13 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
             else event.seq, "last_seq": event.seq, "shoe": touched.shoe, "drop": drop,
             "win": win, "started": touched.log[0][1] if touched.log else event.utc,
             "dealer": touched.dealer or None, "edge_key": touched.config_key,
-            "handle": round_handle(machine.accepted) if touched.status == "confirmed" else {},
+            "handle": summed(machine.accepted.values()) if touched.status == "confirmed"
+            else {},
             "cards": [[str(c.card) if c.card else None, c.to] for c in machine.cards],
             "settlements": settlement_list(machine.settlements)}))
     found += [Message("rating", number if rating.last_round == number else None,
                       rating.to_state()) for rating in ratings]
     return found
-
-
-def round_handle(accepted: Mapping[int, Mapping[str, int]]) -> dict[str, int]:
-    """A round's handle by spot, every seat together (the floor's theo of the table)."""
-    handle: dict[str, int] = {}
-    for spots in accepted.values():
-        for spot, amount in spots.items():
-            handle[spot] = handle.get(spot, 0) + amount
-    return handle
 
 
 def _event_message(event: Event, number: int | None) -> list[Message]:

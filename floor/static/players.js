@@ -22,7 +22,10 @@ const when = (iso) => iso ? new Date(iso).toLocaleString() : "";
 const sum = (values) => Object.values(values || {}).reduce((a, b) => a + b, 0);
 const average = (r) => r.rounds ? money(sum(r.handle) / r.rounds) : "";
 const minutes = (r) => r.end ? Math.round((new Date(r.end) - new Date(r.start)) / 60000) : "";
-const theo = (r) => r.theo_total === null ? el("td", { class: "num when", title: r.theo_pending || "" }, "working out")
+const failed = (r) => r.theo_total === null && /could not/.test(r.theo_pending || "");
+const theo = (r) => r.theo_total === null
+  ? el("td", { class: failed(r) ? "num broken" : "num when", title: r.theo_pending || "" },
+    failed(r) ? "unavailable" : "working out")
   : num(money(r.theo_total));
 const day = () => $("day").value;
 const query = () => day() ? `?day=${encodeURIComponent(day())}` : "";
@@ -70,6 +73,8 @@ async function seated() {
 async function ratings() {
   const items = await get(`api/ratings${query()}`);
   $("day-count").textContent = `(${items.length})`;
+  const reasons = [...new Set(items.filter(failed).map((r) => r.theo_pending))];
+  $("theo-note").textContent = reasons.length ? `No theo: ${reasons.join("; ")}` : "";
   rows("ratings", items, (r) => el("tr", {},
     el("td", {}, playerLink(r)), el("td", {}, r.table), num(r.seat), el("td", {}, when(r.start)),
     el("td", {}, r.end ? when(r.end) : "playing"), num(r.rounds), num(average(r)),

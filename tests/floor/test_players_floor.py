@@ -112,7 +112,11 @@ def test_a_hostile_rating_is_refused_with_its_field() -> None:
         ({"handle": {"k": {"main": -5}}}, "body.handle.\"k\".main: -5"),
         ({"placed": {}}, "body.placed: names []"),
         ({"colour": "red"}, "body: not a rating"),
-        ({"player": "x" * 65}, "body.player: 65 characters")]
+        ({"player": "x" * 65}, "is not a player id"),
+        ({"placed": {"main": 0}}, "body.placed.main: 0 is outside 1"),
+        ({"how": 7}, "body.how: 7 is not text"),
+        ({"last_utc": "2026-11-24 06Z"}, "body.last_utc: \"2026-11-24 06Z\" is not a time"),
+        ({"end_seq": "9"}, "body.end_seq: \"9\" is not a whole number")]
     for change, reason in changes:
         with pytest.raises(Rejected) as refused:
             parse({**good, **change})
@@ -159,12 +163,19 @@ def test_a_supervisor_seats_a_player_from_the_pit(tmp_path: Path, broker: Mosqui
             ratings = table.rig.service.table.ratings
             return [(r.seat, r.player, r.by) for r in ratings.open.values()]
 
+        loop = table.rig.loop
+        assert loop is not None
         for _ in range(2):  # the second changes nothing
             post(session, floor.url + "api/seats", {"table": "bj-01", "seat": 3,
                                                     "player": "P-3003"})
-        wait_until(lambda: rated() == [(3, "P-3003", "pit Dana Pit")], "the seating")
-        table.play(1)
+        def handled() -> int:
+            table.rig.settle_queue()  # the rig's loop runs when it is stepped
+            return loop.handled["PitSeat"]
+
+        wait_until(lambda: handled() == 2, "both requests at the table")
+        assert rated() == [(3, "P-3003", "pit Dana Pit")]
         assert table.rig.service.table.ratings.count == 1
+        table.play(1)
         post(session, floor.url + "api/seats", {"table": "bj-01", "seat": 3, "leave": True})
         wait_until(lambda: rated() == [], "the rating ended")
         [closed] = table.rig.service.table.ratings.closed
@@ -185,10 +196,11 @@ def test_a_seating_from_the_pit_is_checked(payload: bytes) -> None:
     from controller.daemon.floor_link import pit_seat
     from controller.daemon.loop import PitSeat
     from controller.game.ratings import is_id
+    from controller.game.table_config import MOST_SEATS
 
     found = pit_seat(payload)
     if isinstance(found, PitSeat):
-        assert 1 <= found.seat <= 9 and (found.player is None or is_id(found.player))
+        assert 1 <= found.seat <= MOST_SEATS and (found.player is None or is_id(found.player))
         assert isinstance(found.leave, bool) and 0 < len(found.by) <= 100
     else:
         assert isinstance(found, str) and found
