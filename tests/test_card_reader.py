@@ -4,7 +4,13 @@ key streams (simulators/virtual_reader.py). A garbled read is reported and never
 from __future__ import annotations
 
 import itertools
+import queue
 import re
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -23,8 +29,17 @@ from devices.card_reader import (
     KeyDecoder,
     pack,
 )
-from devices.events import CardGarbled, CardRead, DeviceEvent, as_json
-from simulators.virtual_reader import key_events, wire
+from devices.events import CardGarbled, CardRead, Connected, DeviceEvent, Disconnected, as_json
+from drivers.input_device import InputDevice, check_url
+from simulators.virtual_reader import (
+    SocketReader,
+    UInputReader,
+    key_events,
+    uinput_available,
+    wire,
+)
+
+WAIT_S = 10
 
 DEALER_RULES = CardRules(dealer=re.compile(r"^D-"))
 
@@ -163,3 +178,95 @@ def test_a_foreign_key_anywhere_is_garbled_never_a_player(number: str, code: int
     events = [*key_events(number[:at], enter=False), (EV_KEY, code, KEY_DOWN),
               *key_events(number[at:])]
     assert [type(event) for event in decode(events)] == [CardGarbled]
+
+
+# ----- the real driver thread, over the fake transport ------------------------------------------
+
+class Posted:
+    """What a driver posts, with bounded waits for a condition on it."""
+
+    def __init__(self) -> None:
+        self.items: queue.Queue[DeviceEvent] = queue.Queue()
+        self.seen: list[DeviceEvent] = []
+
+    def post(self, event: DeviceEvent) -> None:
+        self.items.put(event)
+
+    def next(self, kind: type, timeout: float = WAIT_S) -> Any:
+        """The next posted item of `kind` (others are kept in `seen`)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            item = self.items.get(timeout=max(0.0, deadline - time.monotonic()))
+            self.seen.append(item)
+            if isinstance(item, kind):
+                return item
+
+
+@pytest.fixture
+def short_path() -> Iterator[Path]:
+    """A socket path short enough for AF_UNIX (pytest's tmp_path can be too long)."""
+    with tempfile.TemporaryDirectory(prefix="tc-") as folder:
+        yield Path(folder) / "reader.sock"
+
+
+def test_the_driver_reads_swipes_from_the_virtual_reader(short_path: Path) -> None:
+    reader, posted = SocketReader(short_path), Posted()
+    driver = InputDevice("seat 3 reader", reader.url, posted.post, DEALER_RULES)
+    driver.start()
+    try:
+        assert isinstance(posted.next(Connected), Connected)
+        reader.swipe("P-1001")
+        assert posted.next(CardRead) == CardRead("seat 3 reader", "P-1001", "player")
+        reader.swipe(";E?")
+        assert "bad swipe" in posted.next(CardGarbled).detail
+        reader.send(wire(key_events("D-0"))[:50])  # half an event: waits for the rest
+        reader.send(wire(key_events("D-0"))[50:] + wire(key_events("D-07")))
+        assert posted.next(CardGarbled).detail.startswith("'D-0' does not match")
+        assert posted.next(CardRead) == CardRead("seat 3 reader", "D-07", "dealer")
+    finally:
+        driver.stop()
+        reader.close()
+
+
+def test_an_unplugged_reader_is_reported_and_reconnected(short_path: Path) -> None:
+    reader, posted = SocketReader(short_path), Posted()
+    driver = InputDevice("dealer reader", reader.url, posted.post)
+    driver.start()
+    try:
+        posted.next(Connected)
+        reader.send(wire(key_events("P-10", enter=False)))  # a swipe cut by the unplug
+        reader.unplug()
+        lost = posted.next(Disconnected)
+        assert lost.device == "dealer reader"
+        reader.plug()
+        posted.next(Connected)
+        reader.swipe("P-2002")
+        assert posted.next(CardRead) == CardRead("dealer reader", "P-2002")
+        assert not any(isinstance(item, CardRead) and item.number != "P-2002"
+                       for item in posted.seen)
+    finally:
+        driver.stop()
+        reader.close()
+
+
+def test_reader_urls() -> None:
+    for url in ("evdev:///dev/input/by-id/usb-x-event-kbd", "evdev://name=MSR Reader",
+                "evdev-socket:///tmp/r.sock"):
+        assert check_url(url) == url
+    for url in ("/dev/input/event3", "evdev://event3", "evdev://name=", "serial:///dev/x"):
+        with pytest.raises(ValueError, match=r"reader URL|empty"):
+            check_url(url)
+
+
+@pytest.mark.skipif(not uinput_available(), reason="needs a writable /dev/uinput")
+def test_a_uinput_reader_is_found_by_name_and_grabbed() -> None:
+    device, posted = UInputReader("tablectl test reader"), Posted()
+    driver = InputDevice("seat 1 reader", "evdev://name=tablectl test reader", posted.post)
+    driver.start()
+    try:
+        assert "grabbed" in posted.next(Connected).detail
+        device.swipe("P-3003")
+        assert posted.next(CardRead) == CardRead("seat 1 reader", "P-3003")
+    finally:
+        driver.stop()
+        device.close()
