@@ -79,7 +79,7 @@ class SocketReader:
 
     def unplug(self) -> None:
         """Close the connection and the socket, as pulling the USB cable closes the device."""
-        for sock in (self._conn, self._listener):
+        for sock in (self._listener, self._conn):  # no new connection once the cable is out
             if sock is not None:
                 sock.close()
         self._conn = self._listener = None
