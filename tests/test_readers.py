@@ -34,6 +34,7 @@ from controller.journal.store import Journal
 from devices.card_reader import CardRules
 from devices.console import parse_action
 from devices.display.server import DisplayServer, Hub
+from devices.display.view import view
 from devices.events import CardRead
 from drivers.input_device import InputDevice
 from simulators.virtual_reader import SocketReader
@@ -117,7 +118,7 @@ def test_a_seat_reader_seats_the_player_and_the_same_card_takes_them_out(table: 
 def test_a_swipe_at_the_dealer_reader_then_a_seat_tap_on_the_display(table: Table) -> None:
     hub = Hub()
     table.loop.listeners.append(lambda event, effects: hub.publish(
-        {"pending_card": table.loop.pending_card()}))
+        view(table.loop.service.table, "t", pending_card=table.loop.pending_card())))
     server = DisplayServer(hub, table.loop.post, port=0)
     server.start()
     try:
