@@ -250,3 +250,17 @@ def test_bad_reader_entries_refuse_to_start_naming_the_field(tmp_path: Path, ent
     with pytest.raises(config_file.ConfigError, match=r".*") as caught:
         load(tmp_path, entries)
     assert str(caught.value).startswith(f"{tmp_path / 'table.toml'}: {key}")
+
+
+def test_the_example_readers_load_once_uncommented(tmp_path: Path) -> None:
+    example = (Path(__file__).resolve().parents[1] / "examples" / "blackjack-table.toml")
+    lines = example.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line == "# [[readers]]")
+    for i in range(start, len(lines)):
+        if not lines[i].startswith("# "):
+            break
+        lines[i] = lines[i][2:]
+    path = tmp_path / "table.toml"
+    path.write_text("\n".join(lines) + "\n")
+    dealer, seat = config_file.load(path).readers
+    assert (dealer.seat, seat.seat, seat.name) == (None, 3, "seat 3 reader")

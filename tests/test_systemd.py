@@ -1,6 +1,7 @@
 """The unit file passes `systemd-analyze verify` and has what the issue names: Type=notify, a
-watchdog, Restart=always, hardening that still allows serial and USB (DeviceAllow and the
-dialout/plugdev/input groups, no PrivateDevices), logs to journald. The udev rules name both devices."""
+watchdog, Restart=always, hardening that still allows serial, USB and input devices (DeviceAllow
+and the dialout/plugdev/input groups, no PrivateDevices), logs to journald. The udev rules name
+both devices."""
 
 from __future__ import annotations
 
