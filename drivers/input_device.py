@@ -70,7 +70,12 @@ class InputDevice(DeviceThread):
             self._socket = sock
             return f"event bytes on {rest}"
         import evdev
-        path = _find(rest.removeprefix("name=")) if rest.startswith("name=") else rest
+        path = rest
+        if rest.startswith("name="):
+            found = find_named(rest.removeprefix("name="))
+            if found is None:  # not plugged in (yet): retried with the backoff
+                raise OSError(errno.ENODEV, f"no input device named {rest[5:]!r}")
+            path = found
         device = evdev.InputDevice(path)
         try:
             device.grab()  # EBUSY when another program holds it: retried with the backoff
@@ -110,8 +115,8 @@ class InputDevice(DeviceThread):
             device.close()
 
 
-def _find(name: str) -> str:
-    """The path of the input device named `name`; OSError (retried) when none is plugged in."""
+def find_named(name: str) -> str | None:
+    """The path of the input device named `name` among those this user may open, if any."""
     import evdev
     for path in evdev.list_devices():
         try:
@@ -122,4 +127,4 @@ def _find(name: str) -> str:
         device.close()
         if found:
             return str(path)
-    raise OSError(errno.ENODEV, f"no input device named {name!r}")
+    return None

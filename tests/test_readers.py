@@ -264,3 +264,17 @@ def test_the_example_readers_load_once_uncommented(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
     dealer, seat = config_file.load(path).readers
     assert (dealer.seat, seat.seat, seat.name) == (None, 3, "seat 3 reader")
+
+
+def test_doctor_checks_each_reader(tmp_path: Path) -> None:
+    from controller.commands import doctor
+    config = load(tmp_path, '[[readers]]\nurl = "evdev:///dev/input/by-id/no-such-reader"\n'
+                  'seat = 1\n[[readers]]\nurl = "evdev-socket:///tmp/r.sock"\nseat = 2\n'
+                  '[[readers]]\nurl = "evdev://name=no such reader here"\nseat = 3\n')
+    found = {f.check: f for f in doctor.check_readers(config)}
+    assert found["seat 1 reader"].level == "FAIL" and "does not exist" in \
+        found["seat 1 reader"].detail
+    assert found["seat 2 reader"].level == "warn" and "fake transport" in \
+        found["seat 2 reader"].detail
+    assert found["seat 3 reader"].level == "FAIL" and "no readable input device named" in \
+        found["seat 3 reader"].detail
