@@ -86,7 +86,7 @@ class SocketReader:
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 
-    def send(self, data: bytes, timeout: float = 5.0) -> None:
+    def send(self, data: bytes, timeout: float = 20.0) -> None:
         """Raw bytes to the driver, once it has connected (waits up to `timeout` for it)."""
         if self._conn is None:
             if self._listener is None:
@@ -95,9 +95,9 @@ class SocketReader:
             self._conn, _ = self._listener.accept()
         self._conn.sendall(data)
 
-    def swipe(self, text: str) -> None:
+    def swipe(self, text: str, timeout: float = 20.0) -> None:
         """Type `text` and ENTER, as a swipe or a tap of the card does."""
-        self.send(wire(key_events(text)))
+        self.send(wire(key_events(text)), timeout)
 
     def close(self) -> None:
         self.unplug()
