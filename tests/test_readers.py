@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.daemon import config_file
 from controller.daemon.loop import ControllerLoop, SeatTapped
@@ -278,3 +280,28 @@ def test_doctor_checks_each_reader(tmp_path: Path) -> None:
         found["seat 2 reader"].detail
     assert found["seat 3 reader"].level == "FAIL" and "no readable input device named" in \
         found["seat 3 reader"].detail
+
+
+READER_VALUES = st.recursive(
+    st.one_of(st.integers(-3, 10**12), st.booleans(), st.floats(), st.text(max_size=6),
+              st.sampled_from(["dealer", "evdev://name=A", "evdev:///dev/x", "^D-", "(["])),
+    lambda inner: st.lists(inner, max_size=3), max_leaves=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    st.lists(st.dictionaries(st.sampled_from(config_file.READER_KEYS), READER_VALUES,
+                             max_size=5), max_size=3),
+    READER_VALUES))
+def test_any_readers_entry_loads_or_is_refused_naming_the_field(raw: Any) -> None:
+    """Whatever `readers` holds, the configuration loads or says file: field: reason, in one
+    line: never a Python error."""
+    path = Path("table.toml")
+    try:
+        config = config_file._parse(path, {"table": {"game": "blackjack"}, "readers": raw})
+    except config_file.ConfigError as exc:
+        assert str(exc).startswith(f"{path}: readers") and "\n" not in str(exc), str(exc)
+    else:
+        for reader in config.readers:
+            assert reader.url.startswith("evdev") and (reader.seat is None or
+                                                       1 <= reader.seat <= 7)
