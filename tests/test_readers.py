@@ -37,7 +37,7 @@ from devices.card_reader import CardRules
 from devices.console import parse_action
 from devices.display.server import DisplayServer, Hub
 from devices.display.view import view
-from devices.events import CardRead
+from devices.events import CardGarbled, CardRead
 from drivers.input_device import InputDevice
 from simulators.virtual_reader import SocketReader
 
@@ -305,3 +305,22 @@ def test_any_readers_entry_loads_or_is_refused_naming_the_field(raw: Any) -> Non
         for reader in config.readers:
             assert reader.url.startswith("evdev") and (reader.seat is None or
                                                        1 <= reader.seat <= 7)
+
+
+def test_a_reader_typing_junk_does_not_flood_the_journal() -> None:
+    now = [100.0]
+    service = TableService(None)
+    service.submit(config_change("blackjack", {}, {}, PayTables.load()))
+    loop = ControllerLoop(service, readers={"seat 1 reader": 1}, clock=lambda: now[0])
+    alarms: list[Event] = []
+    loop.listeners.append(lambda event, effects: alarms.append(event) if isinstance(
+        event, DeviceAlarm) else None)
+    for _ in range(50):
+        loop.handle(CardGarbled("seat 1 reader", "key code 29 is not in the keymap"))
+        now[0] += 0.01
+    assert len(alarms) == 1
+    now[0] += 2
+    loop.handle(CardGarbled("seat 1 reader", "key code 29 is not in the keymap"))
+    assert len(alarms) == 2
+    loop.handle(CardRead("seat 1 reader", "P-1001"))  # a good read still goes through
+    assert service.table.ratings.open[1].player == "P-1001"

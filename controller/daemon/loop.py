@@ -73,6 +73,7 @@ STATUS_ALARMS = {"lid_open": ("shoe lid or door open (tamper)", True),
                  "burn_mode_on": ("burn mode on", False), "burn_mode_off": ("burn mode off", False)}
 Listener = Callable[[Event | None, list[Effect]], None]
 SWIPE_WAIT_S = 60.0  # a card read at the dealer's reader waits this long for a seat tap
+GARBLED_QUIET_S = 2.0  # garbled reads within this of the last one journaled are only logged
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,7 @@ class ControllerLoop:
         self.readers = readers or {}  # reader name -> its seat; None at the dealer's position
         self.swipe: Swipe | None = None
         self._readers_down: set[str] = set()  # alerted once per outage, however it retries
+        self._garbled_at: dict[str, float] = {}  # a reader's last garbled read journaled
         self.clock = clock
         self.closer = closer
         self.shoe, self.shoe_protocol, self.pads = shoe, shoe_protocol, pads_device
@@ -256,6 +258,10 @@ class ControllerLoop:
             return
         if isinstance(read, CardGarbled):
             self.log.warning("card garbled", reader=read.reader, detail=read.detail)
+            now, last = self.clock(), self._garbled_at.get(read.reader)
+            if last is not None and now - last < GARBLED_QUIET_S:
+                return  # a device typing junk must not flood the journal: the alert is up
+            self._garbled_at[read.reader] = now
             self._submit(DeviceAlarm(seq=0, device=read.reader, code="garbled",
                                      text=f"{read.detail}: read the card again", hold=False))
             return
