@@ -3,6 +3,8 @@ on a seat's button seats that player (issue 24)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from playwright.sync_api import Browser, expect
 
 from controller.daemon.loop import ControllerLoop
@@ -14,6 +16,7 @@ from devices.events import CardRead
 from tests.conftest import REGISTRY
 
 WAIT_MS = 10_000
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
 
 def test_a_swipe_waits_on_the_display_and_a_seat_tap_seats_the_player(browser: Browser) -> None:
@@ -36,6 +39,16 @@ def test_a_swipe_waits_on_the_display_and_a_seat_tap_seats_the_player(browser: B
         expect(page.locator("#pending-card")).to_be_hidden()
         loop.handle(CardRead("dealer reader", "P-1001"))
         expect(page.locator("#pending-text")).to_have_text("card P-1001 read: tap the seat")
+        page.set_viewport_size({"width": 800, "height": 480})  # the 7" touchscreen
+        buttons = page.locator("#pending-seats button")
+        expect(buttons).to_have_count(7)
+        for i in range(7):
+            box = buttons.nth(i).bounding_box()
+            assert box is not None and box["height"] >= 48 and box["width"] >= 48
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 800
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 480
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "card-swipe-800x480.png"))
         page.get_by_role("button", name="Seat 4", exact=True).click()
         for _ in range(400):  # the page's post reaches the queue: handle it here, bounded
             loop.step(0.025)
