@@ -3,7 +3,8 @@
 One JSON object per action; `parse_action` turns it into the controller's input, or raises
 ConsoleError naming the field. Dealer actions: hit, stand, double, split, surrender (seat, hand),
 insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_alerts,
-payout_shown, confirm_payout. Supervisor actions carry "supervisor" and "pin", checked by the
+payout_shown, confirm_payout, seat_card (seat: the seat for the card waiting at the dealer's
+reader). Supervisor actions carry "supervisor" and "pin", checked by the
 controller and never journaled: resume, void_card, void_round (reason), assign_card (to, and card
 for a misread), new_shoe, seat_player (seat, player: the casino's id, or null for anonymous),
 unseat_player (seat). docs/devices.md lists them with examples.
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from controller.daemon.loop import Supervised
+from controller.daemon.loop import SeatTapped, Supervised
 from controller.game.cards import CardError, parse_card
 from controller.game.events import (
     AlertsCleared,
@@ -51,7 +52,8 @@ SUPERVISOR_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
     "seat_player": lambda a: _seating(a),
     "unseat_player": lambda a: PlayerLeft(seq=0, seat=_number(a, "seat"), reason="walked"),
 }
-ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, *SUPERVISOR_ACTIONS)
+ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, "seat_card",
+                  *SUPERVISOR_ACTIONS)
 
 
 class ConsoleError(ValueError):
@@ -91,7 +93,7 @@ def _card(text: Any) -> str:
         raise ConsoleError(f"assign_card: field card: {exc}") from None
 
 
-def parse_action(action: Any) -> Event | Supervised:
+def parse_action(action: Any) -> Event | Supervised | SeatTapped:
     if not isinstance(action, dict):
         raise ConsoleError("an action must be a JSON object")
     name = action.get("action")
@@ -102,6 +104,8 @@ def parse_action(action: Any) -> Event | Supervised:
         return DealerAction(seq=0, seat=_number(action, "seat"), action=name)
     if name in TABLE_ACTIONS:
         return TABLE_ACTIONS[name](action)
+    if name == "seat_card":
+        return SeatTapped(_number(action, "seat"))
     if name in SUPERVISOR_ACTIONS:
         event = SUPERVISOR_ACTIONS[name](action)
         return Supervised(event, _text(action, "supervisor"), _text(action, "pin"))

@@ -65,6 +65,24 @@ class SpotsComplete:
 
 
 @dataclass(frozen=True, slots=True)
+class CardRead:
+    """A card reader read a valid card number (devices/card_reader.py): a player's card, or a
+    dealer's (`kind` "dealer") when the number matches the reader's dealer pattern."""
+
+    reader: str
+    number: str
+    kind: str = "player"
+
+
+@dataclass(frozen=True, slots=True)
+class CardGarbled:
+    """A card read that is not a valid number, and why: the dealer is told, nobody is seated."""
+
+    reader: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
 class Garbage:
     bytes: int
     offset: int = 0  # where in the stream the skipped bytes began
@@ -83,7 +101,7 @@ class Disconnected:
 
 
 DeviceEvent = (ShoeCard | Misread | Alarm | ShoeWarning | Status | SpotReport | SpotsComplete
-               | Garbage | Connected | Disconnected)
+               | CardRead | CardGarbled | Garbage | Connected | Disconnected)
 
 
 def as_json(event: DeviceEvent) -> dict[str, Any]:
@@ -108,6 +126,11 @@ def as_json(event: DeviceEvent) -> dict[str, Any]:
                 "amount": event.amount, "fault": event.fault}
     elif isinstance(event, SpotsComplete):
         data = {"type": "snapshot_end"}
+    elif isinstance(event, CardRead):
+        data = {"type": "card_read", "reader": event.reader, "number": event.number,
+                "kind": event.kind}
+    elif isinstance(event, CardGarbled):
+        data = {"type": "card_garbled", "reader": event.reader, "detail": event.detail}
     elif isinstance(event, Garbage):
         data = {"type": "garbage", "bytes": event.bytes, "offset": event.offset}
     elif isinstance(event, Connected):

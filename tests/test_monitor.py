@@ -11,6 +11,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -26,6 +27,7 @@ from drivers.serial_port import SerialDevice
 from simulators import virtual_shoe
 from simulators.recording import read_recording
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
+from simulators.virtual_reader import SocketReader
 from simulators.virtual_shoe import VirtualShoe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -236,3 +238,36 @@ def test_a_virtual_shoe_by_url(tmp_path: Path) -> None:
         assert "sim://nothing: no virtual shoe of that name" in lost.reason
     finally:
         missing.stop()
+
+
+def test_monitor_reader_over_the_fake_transport() -> None:
+    """`tablectl monitor reader`: what a card reader reads, decoded as the table would."""
+    with tempfile.TemporaryDirectory(prefix="tc-") as folder:  # AF_UNIX paths are short
+        reader = SocketReader(Path(folder) / "reader.sock")
+        proc = subprocess.Popen([sys.executable, "-m", "controller", "monitor", "reader",
+                                 "--reader", reader.url, "--dealer-pattern", "^D-"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                cwd=ROOT)
+        try:
+            reader.swipe(";12345678=2512?")
+            reader.swipe("D-0007")
+            reader.swipe("%E?")
+            lines = read_until(proc, "card_garbled")
+        finally:
+            assert interrupt(proc) == 0
+            reader.close()
+    assert lines == [
+        {"type": "connected", "device": "reader", "detail": f"event bytes on {reader.path}"},
+        {"type": "card_read", "reader": "reader", "number": "12345678", "kind": "player"},
+        {"type": "card_read", "reader": "reader", "number": "D-0007", "kind": "dealer"},
+        {"type": "card_garbled", "reader": "reader", "detail": "the reader reported a bad swipe"}]
+
+
+def test_monitor_reader_refuses_a_bad_url_or_pattern() -> None:
+    for args, said in ((["--reader", "/dev/input/event3"], "is not a reader URL"),
+                       (["--reader", "evdev://name=x", "--dealer-pattern", "(["], "unterminated"),
+                       ([], "monitor reader needs --reader URL")):
+        result = subprocess.run([sys.executable, "-m", "controller", "monitor", "reader", *args],
+                                capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
+        assert result.returncode == 2 and said in result.stderr, result.stderr
+        assert len(result.stderr.splitlines()) == 1

@@ -1,6 +1,7 @@
 """The unit file passes `systemd-analyze verify` and has what the issue names: Type=notify, a
-watchdog, Restart=always, hardening that still allows serial and USB (DeviceAllow and the
-dialout/plugdev groups, no PrivateDevices), logs to journald. The udev rules name both devices."""
+watchdog, Restart=always, hardening that still allows serial, USB and input devices (DeviceAllow
+and the dialout/plugdev/input groups, no PrivateDevices), logs to journald. The udev rules name
+both devices."""
 
 from __future__ import annotations
 
@@ -31,10 +32,11 @@ def test_unit_has_what_a_table_needs() -> None:
     settings = dict(re.findall(r"^(\w+)=(.*)$", text, re.M))
     assert settings["Type"] == "notify" and settings["Restart"] == "always"
     assert int(settings["WatchdogSec"]) > 0 and settings["StandardOutput"] == "journal"
-    assert settings["SupplementaryGroups"] == "dialout plugdev"
+    assert settings["SupplementaryGroups"] == "dialout plugdev input"  # input: card readers
     assert "PrivateDevices" not in settings
     allowed = re.findall(r"^DeviceAllow=(\S+) rw$", text, re.M)
     assert {"char-ttyUSB", "char-usb_device"} <= set(allowed)
+    assert "char-input" in re.findall(r"^DeviceAllow=(\S+) r$", text, re.M)
     assert "--config /etc/tablectl/table.toml" in settings["ExecStart"]
 
 

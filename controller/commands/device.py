@@ -1,4 +1,5 @@
-"""`tablectl monitor`, `record` and `replay`: the devices for installers, and recordings."""
+"""`tablectl monitor`, `record` and `replay`: the devices (shoe, pads, card readers) for
+installers, and recordings."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from simulators.recording import RecordingError
 
 if TYPE_CHECKING:  # the drivers and simulators load when a device command runs, not for each
     from devices.events import DeviceEvent  # `tablectl` command's parser
+    from drivers.input_device import InputDevice
     from drivers.serial_port import SerialDevice
     from drivers.usb_device import UsbDevice
     from simulators.recording import Recorder
@@ -81,7 +83,8 @@ def shoe_device(port: str, protocol: str, baud: int, post: Callable[[DeviceEvent
 
 def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | None,
             serial_number: str | None = None, backend: Any = None,
-            stop: threading.Event | None = None, tap: Recorder | None = None) -> int:
+            stop: threading.Event | None = None, tap: Recorder | None = None,
+            reader: str | None = None, dealer_pattern: str | None = None) -> int:
     from devices import pads
     from drivers.usb_device import UsbDevice
     stop = stop or threading.Event()
@@ -89,8 +92,11 @@ def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | 
     holder: list[SerialDevice] = []
     gone = threading.Event()
     post = _printer(holder, stop, gone)
-    driver: SerialDevice | UsbDevice
-    if device == "shoe":
+    driver: SerialDevice | UsbDevice | InputDevice
+    if device == "reader":
+        assert reader is not None
+        driver = reader_device(reader, dealer_pattern, post)
+    elif device == "shoe":
         assert port is not None
         driver = shoe_device(port, protocol, baud, post, tap.tap("shoe") if tap else None)
         holder.append(driver)
@@ -109,6 +115,22 @@ def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | 
     if gone.is_set():
         raise BrokenPipeError("standard output was closed")  # quiet, as `main` ends it
     return 0 if stop.is_set() else 1  # else the reader died, and said why
+
+
+def reader_device(url: str, dealer_pattern: str | None,
+                  post: Callable[[DeviceEvent], None]) -> InputDevice:
+    """A card reader's driver for the monitor: what it reads, as the table would decode it
+    with the default player pattern."""
+    import re
+
+    from devices.card_reader import CardRules
+    from drivers.input_device import InputDevice, check_url
+    try:
+        check_url(url)
+        dealer = re.compile(dealer_pattern) if dealer_pattern else None
+    except (ValueError, re.error) as exc:
+        raise BadInput(str(exc)) from None
+    return InputDevice("reader", url, post, CardRules(dealer=dealer))
 
 
 def record(path: Path, port: str, protocol: str, baud: int, game: str,
@@ -148,7 +170,10 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         raise BadInput("monitor shoe needs --port URL")
     if args.device == "pads" and not args.usb:
         raise BadInput("monitor pads needs --usb VID:PID")
-    return monitor(args.device, args.port, args.protocol, args.baud, args.usb, args.serial)
+    if args.device == "reader" and not args.reader:
+        raise BadInput("monitor reader needs --reader URL")
+    return monitor(args.device, args.port, args.protocol, args.baud, args.usb, args.serial,
+                   reader=args.reader, dealer_pattern=args.dealer_pattern)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -164,7 +189,8 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """The family's commands on `tablectl`."""
     monitor = commands.add_parser(
         "monitor", help="print a device's decoded events as JSON lines until interrupted")
-    monitor.add_argument("device", choices=["shoe", "pads"], help="the device to watch")
+    monitor.add_argument("device", choices=["shoe", "pads", "reader"],
+                         help="the device to watch")
     monitor.add_argument("--port", type=DeviceUrl(), metavar="URL",
                          help="shoe: /dev/ttyUSB0, socket://..., ...")
     monitor.add_argument("--protocol", choices=["beetek", "cardid"], default="beetek",
@@ -173,6 +199,10 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     monitor.add_argument("--usb", type=UsbId(), metavar="VID:PID",
                          help="pads: vendor and product id (hex)")
     monitor.add_argument("--serial", metavar="SERIAL", help="pads: the device's serial number")
+    monitor.add_argument("--reader", metavar="URL", help="reader: evdev:///dev/input/by-id/..., "
+                         "evdev://name=NAME (grabbed while watched)")
+    monitor.add_argument("--dealer-pattern", metavar="REGEX",
+                         help="reader: numbers that are dealers' cards (e.g. ^D-)")
     monitor.set_defaults(func=cmd_monitor)
 
     record_cmd = commands.add_parser("record", help="record a shoe's raw bytes to FILE")

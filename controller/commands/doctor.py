@@ -1,7 +1,8 @@
 """`tablectl doctor`: what an installer gets wrong, each with how to fix it.
 
 Checks: the configuration, the shoe's device (present, readable and writable, the dialout
-group, unless root), the pads (libusb, present, permissions, the plugdev group), the udev
+group, unless root), the pads (libusb, present, permissions, the plugdev group), the card
+readers (present, readable, the input group), the udev
 rule, the journal (writable, and its chain verified), the signing key (the configuration's, or
 the demo's), the floor link (messages the floor lacks, messages refused
 for good), the clock (synchronised), the display (reachable). Exits 1 if any check fails;
@@ -117,6 +118,38 @@ def check_pads(config: RunConfig) -> list[Finding]:
         return [Finding("FAIL", "pads", f"{node} ({usb_id}) is not accessible to this user",
                         "install systemd/99-tablectl.rules and add the user to plugdev")]
     return [Finding("ok", "pads", f"{usb_id} present at {node}")]
+
+
+def check_readers(config: RunConfig) -> list[Finding]:
+    """Each card reader's input device: there and readable (the driver grabs it at the start)."""
+    from drivers.input_device import find_named
+    findings = []
+    for reader in config.readers:
+        scheme, _, rest = reader.url.partition("://")
+        if scheme == "evdev-socket":
+            findings.append(Finding("warn", reader.name, f"{reader.url} is the fake transport "
+                                    "(tests and replay), not a reader",
+                                    "name the reader's /dev/input/by-id/... path"))
+            continue
+        path = rest if rest.startswith("/") else find_named(rest.removeprefix("name="))
+        if path is None:
+            findings.append(Finding("FAIL", reader.name, f"no readable input device named "
+                                    f"{rest.removeprefix('name=')!r}",
+                                    "plug the reader in; `cat /proc/bus/input/devices` lists "
+                                    "names (the input group lets this user read them)"))
+        elif not os.path.exists(path):
+            findings.append(Finding("FAIL", reader.name, f"{path} does not exist",
+                                    "plug the reader in; `ls -l /dev/input/by-id/` lists "
+                                    "readers (the one ending -event-kbd)"))
+        elif not os.access(path, os.R_OK):
+            findings.append(Finding("FAIL", reader.name, f"{path} is not readable by this "
+                                    "user", "sudo usermod -aG input $USER (then log in again)"))
+        else:
+            findings.append(Finding("ok", reader.name, f"{path} present and readable"))
+    if config.readers and os.geteuid() != 0 and not _in_group("input"):
+        findings.append(Finding("warn", "groups", "this user is not in input (card readers)",
+                                "sudo usermod -aG input $USER"))
+    return findings
 
 
 def check_udev() -> list[Finding]:
@@ -268,7 +301,7 @@ def check_display(config: RunConfig | None) -> list[Finding]:
 def run_checks(config_path: Path | None, journal: Path | None) -> list[Finding]:
     findings, config = check_config(config_path)
     if config is not None:
-        findings += check_shoe(config) + check_pads(config)
+        findings += check_shoe(config) + check_pads(config) + check_readers(config)
     findings += check_udev()
     from controller.daemon.config_file import JournalConfig
     path = journal or (config.journal if config and config.journal else default_journal())

@@ -37,6 +37,7 @@ from controller.journal.signing import keygen
 from devices import beetek, cardid, pads
 from devices.display.server import DisplayServer, Hub
 from devices.display.view import view
+from drivers.input_device import InputDevice
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
 from simulators.recording import Recorder
@@ -89,9 +90,12 @@ class Daemon:
                  port: int | None) -> DisplayServer:
         """The display server, on `port` when the command line names one."""
         cashier = config.cashier
-        self.hub.publish(view(loop.service.table, name, cashier))
-        loop.listeners.append(lambda event, effects: self.hub.publish(
-            view(loop.service.table, name, cashier)))
+
+        def shown() -> dict[str, Any]:  # the table, and a card waiting at the dealer's reader
+            return view(loop.service.table, name, cashier, loop.pending_card())
+
+        self.hub.publish(shown())
+        loop.listeners.append(lambda event, effects: self.hub.publish(shown()))
         port = config.port if port is None else port
         server = DisplayServer(self.hub, loop.post, config.bind, port, config.token,
                                config.hosts)
@@ -176,9 +180,12 @@ class Daemon:
             service.submit(wanted)
         recorder = self._recorder(config)
         loop = ControllerLoop(service, shoe_protocol=config.shoe.protocol if config.shoe
-                              else "beetek", name=config.name, closer=closer)
+                              else "beetek", name=config.name, closer=closer,
+                              readers={reader.name: reader.seat for reader in config.readers})
         control = ControlServer(socket_path(journal_path), loop.post)
-        drivers: list[SerialDevice | UsbDevice] = []
+        drivers: list[SerialDevice | UsbDevice | InputDevice] = [
+            InputDevice(reader.name, reader.url, loop.post, reader.rules)
+            for reader in config.readers]
         if config.shoe is not None:
             shoe = config.shoe
             loop.shoe = SerialDevice(

@@ -9,6 +9,7 @@ A file that does not validate refuses to start with the file, the key and the re
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from datetime import time
@@ -23,11 +24,13 @@ from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
 from controller.game.supervisors import check_hash_format
 from controller.game.table_config import MAX_SEATS, build_table
+from devices.card_reader import DEFAULT_PLAYER_PATTERN, CardRules
 from devices.display.cashier import Cashier, CashierError
+from drivers import input_device
 from drivers.serial_port import check_url
 
-SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "devices", "display", "journal",
-                   "floor")
+SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "devices", "readers", "display",
+                   "journal", "floor")
 PROTOCOLS: Final = ("beetek", "cardid")
 
 
@@ -47,6 +50,17 @@ class PadsConfig:
     vendor: int
     product: int
     serial: str | None = None
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """A player card reader (a `[[readers]]` entry): at a seat, or at the dealer's position
+    (`seat` None), where a swipe waits for the dealer to tap the seat."""
+
+    url: str
+    name: str
+    seat: int | None
+    rules: CardRules = field(default_factory=CardRules)
 
 
 @dataclass(frozen=True)
@@ -97,6 +111,7 @@ class RunConfig:
     journal_config: JournalConfig = JournalConfig()
     registry: PayTables = field(default_factory=PayTables.load)
     floor: FloorConfig | None = None
+    readers: tuple[ReaderConfig, ...] = ()
 
     @property
     def journal(self) -> Path | None:
@@ -159,7 +174,7 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
         _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail),
         _display(_section(data, "display", fail), unit, fail),
         _journal(path, _section(data, "journal", fail), fail), registry,
-        _floor(path, data.get("floor"), fail))
+        _floor(path, data.get("floor"), fail), _readers(data.get("readers", []), seats, fail))
 
 
 def check_ready(config: RunConfig) -> None:
@@ -302,6 +317,66 @@ def _floor(path: Path, raw: Any, fail: Any) -> FloorConfig | None:
                    "has 60 s to stop)")
     return FloorConfig(broker.with_credentials(raw.get("username"), password), table_id,
                        float(drain))
+
+
+READER_KEYS: Final = ("url", "position", "seat", "name", "player_pattern", "dealer_pattern",
+                       "max_keys")
+
+
+def _readers(raw: Any, seats: int, fail: Any) -> tuple[ReaderConfig, ...]:
+    """The `[[readers]]` entries: each at a seat or at the dealer's position (one at most),
+    with a URL, a name of its own, and patterns that compile."""
+    if not isinstance(raw, list):
+        raise fail("readers", "must be [[readers]] entries")
+    readers: list[ReaderConfig] = []
+    for i, entry in enumerate(raw):
+        where = f"readers[{i}]"
+        if not isinstance(entry, dict):
+            raise fail(where, "must be a table")
+        for key in entry:
+            if key not in READER_KEYS:
+                raise fail(f"{where}.{key}", f"unknown key (known: {', '.join(READER_KEYS)})")
+        url = entry.get("url")
+        if not isinstance(url, str):
+            raise fail(f"{where}.url", "missing (e.g. \"evdev:///dev/input/by-id/usb-..."
+                       "-event-kbd\")")
+        try:
+            input_device.check_url(url)
+        except ValueError as exc:
+            raise fail(f"{where}.url", str(exc)) from None
+        seat, position = entry.get("seat"), entry.get("position")
+        if (seat is None) == (position is None):
+            raise fail(where, "needs either seat = N or position = \"dealer\"")
+        if position is not None and position != "dealer":
+            raise fail(f"{where}.position", f"{position!r} is not \"dealer\"")
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 1 <= seat <= seats):
+            raise fail(f"{where}.seat", f"must be a seat from 1 to {seats}")
+        if position is not None and any(r.seat is None for r in readers):
+            raise fail(f"{where}.position", "only one reader may be at the dealer's position")
+        name = entry.get("name", "dealer reader" if seat is None else f"seat {seat} reader")
+        if not isinstance(name, str) or not name or name in ("shoe", "pads"):
+            raise fail(f"{where}.name", "must be a name of its own (not shoe or pads)")
+        if any(r.name == name for r in readers):
+            raise fail(f"{where}.name", f"{name!r} names another reader too")
+        max_keys = entry.get("max_keys", 128)
+        if isinstance(max_keys, bool) or not isinstance(max_keys, int) or \
+                not 8 <= max_keys <= 1024:
+            raise fail(f"{where}.max_keys", "must be a whole number from 8 to 1024")
+        patterns = []
+        for key, default in (("player_pattern", DEFAULT_PLAYER_PATTERN),
+                             ("dealer_pattern", None)):
+            text = entry.get(key, default)
+            if text is not None and not isinstance(text, str):
+                raise fail(f"{where}.{key}", "must be a regular expression in a string")
+            try:
+                patterns.append(None if text is None else re.compile(text))
+            except re.error as exc:
+                raise fail(f"{where}.{key}", f"not a regular expression: {exc}") from None
+        player, dealer = patterns
+        assert player is not None
+        readers.append(ReaderConfig(url, name, seat, CardRules(player, dealer, max_keys)))
+    return tuple(readers)
 
 
 def _section(data: dict[str, Any], name: str, fail: Any) -> dict[str, Any]:

@@ -7,12 +7,21 @@ tell the listeners (the dealer display). Between inputs it closes the gaming day
 due or asked for, at the first moment between rounds. A cardid frame whose sequence number and
 content were already committed (a retransmission, perhaps across a controller restart) is
 acknowledged again and dropped.
+
+Card readers (docs/devices.md): a player's card at a seat's reader seats that player, and the
+same card again while their rating is open is the card taken out. A player's card at the
+dealer's reader waits (one at a time, `SWIPE_WAIT_S`) for the dealer to tap the seat on the
+display. A dealer's card at any reader signs that dealer in (the one signed in before signs out
+at the rotation), and the same card again signs them out. A garbled read is a journaled alert
+that holds nothing: nobody is seated on it. A reader lost or back is an alert too, never a lost
+device: the game goes on without it.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +38,8 @@ from controller.game.events import (
     CardDrawn,
     CardMisread,
     CutCardReached,
+    DealerSignedIn,
+    DealerSignedOut,
     DeviceAlarm,
     DeviceFound,
     DeviceLost,
@@ -43,6 +54,8 @@ from controller.game.rules.settlement import Settlement
 from devices import cardid, pads
 from devices.events import (
     Alarm,
+    CardGarbled,
+    CardRead,
     Connected,
     DeviceEvent,
     Disconnected,
@@ -59,6 +72,8 @@ STATUS_ALARMS = {"lid_open": ("shoe lid or door open (tamper)", True),
                  "lid_closed": ("shoe lid closed", False),
                  "burn_mode_on": ("burn mode on", False), "burn_mode_off": ("burn mode off", False)}
 Listener = Callable[[Event | None, list[Effect]], None]
+SWIPE_WAIT_S = 60.0  # a card read at the dealer's reader waits this long for a seat tap
+GARBLED_QUIET_S = 2.0  # garbled reads within this of the last one journaled are only logged
 
 
 @dataclass(frozen=True)
@@ -82,14 +97,36 @@ class PitSeat:
     by: str
 
 
-Input = DeviceEvent | Event | Supervised | DayCloseRequest | PitSeat
+@dataclass(frozen=True)
+class SeatTapped:
+    """The dealer tapped a seat on the display for the card waiting at the dealer's reader."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Swipe:
+    """A player's card read at the dealer's reader, waiting for its seat until `until`."""
+
+    reader: str
+    number: str
+    until: float
+
+
+Input = DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat
 
 
 class ControllerLoop:
     def __init__(self, service: TableService, shoe: Any = None, shoe_protocol: str = "beetek",
-                 pads_device: Any = None, name: str = "", closer: DayCloser | None = None
-                 ) -> None:
+                 pads_device: Any = None, name: str = "", closer: DayCloser | None = None,
+                 readers: dict[str, int | None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.service = service
+        self.readers = readers or {}  # reader name -> its seat; None at the dealer's position
+        self.swipe: Swipe | None = None
+        self._readers_down: set[str] = set()  # alerted once per outage, however it retries
+        self._garbled_at: dict[str, float] = {}  # a reader's last garbled read journaled
+        self.clock = clock
         self.closer = closer
         self.shoe, self.shoe_protocol, self.pads = shoe, shoe_protocol, pads_device
         self.inputs: queue.Queue[Input] = queue.Queue()
@@ -118,10 +155,26 @@ class ControllerLoop:
             item = self.inputs.get(timeout=timeout)
         except queue.Empty:
             self._day_due()
+            self._swipe_due()
             return False
         self.handle(item)
         self._day_due()
+        self._swipe_due()
         return True
+
+    def _swipe_due(self) -> None:
+        if self.swipe is not None and self.clock() >= self.swipe.until:
+            self.log.info("card swipe expired", reader=self.swipe.reader)
+            self.swipe = None
+            self._told(None, [])
+
+    def pending_card(self) -> dict[str, Any] | None:
+        """The card waiting for a seat tap, as the display shows it."""
+        swipe = self.swipe
+        if swipe is None:
+            return None
+        return {"number": swipe.number, "reader": swipe.reader,
+                "text": f"card {swipe.number} read: tap the seat"}
 
     def _day_due(self) -> None:
         if self.closer is not None and self.closer.tick():
@@ -148,6 +201,8 @@ class ControllerLoop:
         self.handled[type(item).__name__] += 1
         if isinstance(item, DayCloseRequest):
             self._close_asked(item)
+        elif isinstance(item, SeatTapped):
+            self._seat_tapped(item.seat)
         elif isinstance(item, Supervised):
             self._commit(None, lambda: self.service.supervise(item.event, item.supervisor,
                                                               item.pin))
@@ -191,6 +246,12 @@ class ControllerLoop:
             return
         if isinstance(item, Status) and item.status == "heartbeat":
             return
+        if isinstance(item, CardRead | CardGarbled):
+            self._card(item)
+            return
+        if isinstance(item, Connected | Disconnected) and item.device in self.readers:
+            self._reader_link(item)
+            return
         if isinstance(item, Connected | Disconnected):
             pads_back = isinstance(item, Connected) and item.device == "pads"
             if pads_back:
@@ -218,6 +279,71 @@ class ControllerLoop:
             self._submit(self._shoe_event(item, source))
         if seq is not None and self.shoe is not None:
             self.shoe.write(cardid.ack(seq))
+
+    # ----- card readers ----------------------------------------------------------------------
+
+    def _card(self, read: CardRead | CardGarbled) -> None:
+        if read.reader not in self.readers:
+            self.log.warning("read from an unknown reader", reader=read.reader)
+            return
+        if isinstance(read, CardGarbled):
+            self.log.warning("card garbled", reader=read.reader, detail=read.detail)
+            now, last = self.clock(), self._garbled_at.get(read.reader)
+            if last is not None and now - last < GARBLED_QUIET_S:
+                return  # a device typing junk must not flood the journal: the alert is up
+            self._garbled_at[read.reader] = now
+            self._submit(DeviceAlarm(seq=0, device=read.reader, code="garbled",
+                                     text=f"{read.detail}: read the card again", hold=False))
+            return
+        if read.kind == "dealer":
+            self._dealer_card(read.number)
+            return
+        seat = self.readers[read.reader]
+        if seat is None:
+            self.swipe = Swipe(read.reader, read.number, self.clock() + SWIPE_WAIT_S)
+            self._told(None, [])  # the display shows it
+            return
+        rating = self.service.table.ratings.open.get(seat)
+        if rating is not None and rating.player == read.number:
+            self._submit(PlayerLeft(seq=0, seat=seat, reason="card_out", by=read.reader))
+        else:  # another player's rating on the seat is closed by the fold ("replaced")
+            self._submit(PlayerSeated(seq=0, seat=seat, player=read.number, how="card",
+                                      by=read.reader))
+
+    def _dealer_card(self, dealer: str) -> None:
+        current = self.service.table.dealer
+        if current:
+            self._submit(DealerSignedOut(seq=0, dealer=current, reason="rotation"))
+        if current != dealer:
+            self._submit(DealerSignedIn(seq=0, dealer=dealer, how="card"))
+
+    def _seat_tapped(self, seat: int) -> None:
+        """The waiting card seats its player at the tapped seat."""
+        swipe, config = self.swipe, self.service.table.config
+        if swipe is None:
+            self.log.warning("seat tapped with no card waiting", seat=seat)
+            return
+        if config is None or not 1 <= seat <= config.max_seats:
+            self.log.warning("seat tapped that the table does not have", seat=seat)
+            return
+        self.swipe = None
+        self._submit(PlayerSeated(seq=0, seat=seat, player=swipe.number, how="card",
+                                  by=swipe.reader))
+
+    def _reader_link(self, item: Connected | Disconnected) -> None:
+        """A reader lost or back: an alert that holds nothing (players can still be seated by
+        number, and the cards and wagers do not depend on it)."""
+        if isinstance(item, Connected):
+            self._readers_down.discard(item.device)
+            self.log.info("card reader connected", reader=item.device, detail=item.detail)
+            return
+        self.log.warning("card reader lost", reader=item.device, reason=item.reason)
+        if item.device in self._readers_down:
+            return
+        self._readers_down.add(item.device)
+        self._submit(DeviceAlarm(seq=0, device=item.device, code="lost",
+                                 text=f"card reader unplugged or failing ({item.reason})",
+                                 hold=False))
 
     def _shoe_event(self, item: DeviceEvent, source: str) -> Event | None:
         if isinstance(item, ShoeCard):

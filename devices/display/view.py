@@ -74,8 +74,11 @@ def expected_view(machine: RoundMachine | None) -> dict[str, Any] | None:
     return None
 
 
-def view(table: Table, name: str = "", cashier: Cashier = DEFAULT_CASHIER) -> dict[str, Any]:
-    return _View(table, cashier).build(name)
+def view(table: Table, name: str = "", cashier: Cashier = DEFAULT_CASHIER,
+         pending_card: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The display's view of the table; `pending_card` is a card read at the dealer's reader
+    that waits for the dealer to tap its seat (the loop's, never journaled)."""
+    return {**_View(table, cashier).build(name), "pending_card": pending_card}
 
 
 class _View:

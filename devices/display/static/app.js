@@ -147,6 +147,15 @@ function renderActions(v) {
   document.body.classList.toggle("paying", !!step);
 }
 
+// A card read at the dealer's reader waits for its seat: one button per seat seats that player.
+function renderPendingCard(v) {
+  const card = v.pending_card;
+  $("pending-card").classList.toggle("hidden", !card);
+  $("pending-text").textContent = card ? card.text : "";
+  $("pending-seats").innerHTML = card ? (v.seats || []).map((s) =>
+    `<button type="button" data-action="seat_card" data-fields='{"seat": ${Number(s.seat)}}'>Seat ${Number(s.seat)}</button>`).join("") : "";
+}
+
 function render(v) {
   view = v;
   $("table-name").textContent = v.table || "tablectl";
@@ -155,7 +164,7 @@ function render(v) {
   $("shoe").textContent = v.shoe ? `shoe ${v.shoe.number}${v.shoe.cut_card ? " · cut card" : ""}` : "";
   $("alerts").innerHTML = (v.alerts || []).filter((a) => a.code !== "hold").map((a) =>
     `<li class="${a.blocking ? "blocking" : ""}">${a.message}</li>`).join("");
-  renderDealer(v); renderBaccarat(v); renderSeats(v); renderActions(v);
+  renderDealer(v); renderBaccarat(v); renderSeats(v); renderActions(v); renderPendingCard(v);
   $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>Round ${r.round} ${r.status_text || ""}${r.hold ? " · on hold" : ""}: `
     + Object.entries(r.nets_text).map(([s, n]) => `seat ${s} ${n}`).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
   if (v.payout && v.payout.status === "computed" && !v.do_not_pay && shownRound !== v.round) {
