@@ -4,10 +4,11 @@ One JSON object per action; `parse_action` turns it into the controller's input,
 ConsoleError naming the field. Dealer actions: hit, stand, double, split, surrender (seat, hand),
 insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_alerts,
 payout_shown, confirm_payout, seat_card (seat: the seat for the card waiting at the dealer's
-reader). Supervisor actions carry "supervisor" and "pin", checked by the
-controller and never journaled: resume, void_card, void_round (reason), assign_card (to, and card
-for a misread), new_shoe, seat_player (seat, player: the casino's id, or null for anonymous),
-unseat_player (seat). docs/devices.md lists them with examples.
+reader), dealer_sign_in (dealer, pin: checked by the controller against `[dealers]`, never
+journaled), dealer_sign_out (dealer). Supervisor actions carry "supervisor" and "pin", checked
+by the controller and never journaled: resume, void_card, void_round (reason), assign_card (to,
+and card for a misread), new_shoe, seat_player (seat, player: the casino's id, or null for
+anonymous), unseat_player (seat). docs/devices.md lists them with examples.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from controller.daemon.loop import SeatTapped, Supervised
+from controller.daemon.loop import DealerPin, SeatTapped, Supervised
 from controller.game.cards import CardError, parse_card
 from controller.game.events import (
     AlertsCleared,
@@ -23,6 +24,7 @@ from controller.game.events import (
     CardAssigned,
     CardVoided,
     DealerAction,
+    DealerSignedOut,
     Event,
     NewShoe,
     PayoutConfirmed,
@@ -52,8 +54,8 @@ SUPERVISOR_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
     "seat_player": lambda a: _seating(a),
     "unseat_player": lambda a: PlayerLeft(seq=0, seat=_number(a, "seat"), reason="walked"),
 }
-ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, "seat_card",
-                  *SUPERVISOR_ACTIONS)
+ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, "seat_card", "dealer_sign_in",
+                  "dealer_sign_out", *SUPERVISOR_ACTIONS)
 
 
 class ConsoleError(ValueError):
@@ -93,7 +95,15 @@ def _card(text: Any) -> str:
         raise ConsoleError(f"assign_card: field card: {exc}") from None
 
 
-def parse_action(action: Any) -> Event | Supervised | SeatTapped:
+def _dealer(action: dict[str, Any]) -> str:
+    dealer = action.get("dealer")
+    if not is_id(dealer):
+        raise ConsoleError(f"{action.get('action')}: field dealer: the dealer's id (1-64 "
+                           "printable characters)")
+    return str(dealer)
+
+
+def parse_action(action: Any) -> Event | Supervised | SeatTapped | DealerPin:
     if not isinstance(action, dict):
         raise ConsoleError("an action must be a JSON object")
     name = action.get("action")
@@ -106,6 +116,10 @@ def parse_action(action: Any) -> Event | Supervised | SeatTapped:
         return TABLE_ACTIONS[name](action)
     if name == "seat_card":
         return SeatTapped(_number(action, "seat"))
+    if name == "dealer_sign_in":
+        return DealerPin(_dealer(action), _text(action, "pin"))
+    if name == "dealer_sign_out":
+        return DealerSignedOut(seq=0, dealer=_dealer(action))
     if name in SUPERVISOR_ACTIONS:
         event = SUPERVISOR_ACTIONS[name](action)
         return Supervised(event, _text(action, "supervisor"), _text(action, "pin"))

@@ -55,7 +55,7 @@ from simulators.virtual_shoe import VirtualShoe
 TEST_DAYS = JournalConfig(day_close=None, keep_days=None, reserve_mb=0)
 WAIT_S = 15.0  # a bound on every wait, never a synchronisation sleep
 PAYOUT_PACES = 8  # the payout stays on screen 8 paces (4.8 s at the demo's 0.6 s)
-PIN = "1357"  # the rig's own supervisor "sup": a simulator, not a table's secret
+PIN = "1357"  # the rig's own supervisor "sup" and dealer "D-1": a simulator, not a secret
 
 
 class AnotherGame(ValueError):
@@ -130,7 +130,8 @@ class Rig:
             service.submit(wanted)
         decode = beetek.decode if self.protocol == "beetek" else cardid.decode
         silence = cardid.SILENCE_LOST_S if self.protocol == "cardid" else None
-        self.loop = ControllerLoop(service, shoe_protocol=self.protocol, closer=closer)
+        self.loop = ControllerLoop(service, shoe_protocol=self.protocol, closer=closer,
+                                   dealers=PinGuard({"D-1": self.supervisors["sup"]}))
         self.loop.listeners.append(self._count)
         recorder = self.recorder
         self.serial = SerialDevice("shoe", str(self.shoe.path), decode, self.loop.post,

@@ -225,6 +225,9 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
      'cert = "t.crt"\n', "floor.cert: "),
     ('[table]\ngame = "blackjack"\n[floor]\nbroker = "mqtt://x"\ntable_id = "t"\n'
      'password = "x"\n', "floor.password: unknown key"),
+    ('[table]\ngame = "blackjack"\n[dealers]\n"D-7" = "1234"\n', "dealers.D-7: "),
+    ('[table]\ngame = "blackjack"\n[dealers]\n" D-7" = "1234"\n',
+     "dealers. D-7: not a dealer id"),
 ])
 def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
                                                     key: str) -> None:

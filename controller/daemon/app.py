@@ -181,7 +181,8 @@ class Daemon:
         recorder = self._recorder(config)
         loop = ControllerLoop(service, shoe_protocol=config.shoe.protocol if config.shoe
                               else "beetek", name=config.name, closer=closer,
-                              readers={reader.name: reader.seat for reader in config.readers})
+                              readers={reader.name: reader.seat for reader in config.readers},
+                              dealers=PinGuard(config.dealers))
         control = ControlServer(socket_path(journal_path), loop.post)
         drivers: list[SerialDevice | UsbDevice | InputDevice] = [
             InputDevice(reader.name, reader.url, loop.post, reader.rules)

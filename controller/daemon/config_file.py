@@ -21,6 +21,7 @@ from controller.daemon.broker import Broker, check_table_id, parse_broker
 from controller.daemon.checked_files import BadInput, read_text
 from controller.game.money import to_minor
 from controller.game.paytables import PayTableError, PayTables
+from controller.game.ratings import is_id
 from controller.game.rules.blackjack import RulesError
 from controller.game.supervisors import check_hash_format
 from controller.game.table_config import MAX_SEATS, build_table
@@ -29,8 +30,8 @@ from devices.display.cashier import Cashier, CashierError
 from drivers import input_device
 from drivers.serial_port import check_url
 
-SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "devices", "readers", "display",
-                   "journal", "floor")
+SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "devices", "readers",
+                   "display", "journal", "floor")
 PROTOCOLS: Final = ("beetek", "cardid")
 
 
@@ -112,6 +113,7 @@ class RunConfig:
     registry: PayTables = field(default_factory=PayTables.load)
     floor: FloorConfig | None = None
     readers: tuple[ReaderConfig, ...] = ()
+    dealers: dict[str, str] = field(default_factory=dict)  # dealer id -> PIN hash
 
     @property
     def journal(self) -> Path | None:
@@ -159,12 +161,7 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
     except RulesError as exc:
         key, _, reason = str(exc).partition(": ")
         raise fail(key, reason) from None
-    supervisors = {str(k): v for k, v in _section(data, "supervisors", fail).items()}
-    for supervisor, stored in supervisors.items():
-        try:
-            check_hash_format(str(stored))
-        except ValueError as exc:
-            raise fail(f"supervisors.{supervisor}", str(exc)) from None
+    supervisors, dealers = (_pins(data, section, fail) for section in ("supervisors", "dealers"))
     devices = _section(data, "devices", fail)
     for name in devices:
         if name not in ("shoe", "pads"):
@@ -174,7 +171,21 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
         _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail),
         _display(_section(data, "display", fail), unit, fail),
         _journal(path, _section(data, "journal", fail), fail), registry,
-        _floor(path, data.get("floor"), fail), _readers(data.get("readers", []), seats, fail))
+        _floor(path, data.get("floor"), fail), _readers(data.get("readers", []), seats, fail),
+        dealers)
+
+
+def _pins(data: dict[str, Any], section: str, fail: Any) -> dict[str, str]:
+    """`[supervisors]` or `[dealers]`: id = the PIN's hash from `tablectl pin-hash`."""
+    pins = {str(k): v for k, v in _section(data, section, fail).items()}
+    for who, stored in pins.items():
+        if section == "dealers" and not is_id(who):
+            raise fail(f"dealers.{who}", "not a dealer id (1-64 printable characters)")
+        try:
+            check_hash_format(str(stored))
+        except ValueError as exc:
+            raise fail(f"{section}.{who}", str(exc)) from None
+    return pins
 
 
 def check_ready(config: RunConfig) -> None:

@@ -47,10 +47,13 @@ from controller.game.events import (
     PlayerLeft,
     PlayerSeated,
     ShoeEmpty,
+    SupervisorRefused,
     WagerPlaced,
 )
+from controller.game.ratings import MAX_ID
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
+from controller.game.supervisors import PinGuard
 from devices import cardid, pads
 from devices.events import (
     Alarm,
@@ -98,6 +101,15 @@ class PitSeat:
 
 
 @dataclass(frozen=True)
+class DealerPin:
+    """A dealer signs in at the display with their id and PIN (checked here, never
+    journaled)."""
+
+    dealer: str
+    pin: str
+
+
+@dataclass(frozen=True)
 class SeatTapped:
     """The dealer tapped a seat on the display for the card waiting at the dealer's reader."""
 
@@ -113,15 +125,17 @@ class Swipe:
     until: float
 
 
-Input = DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat
+Input = DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat | DealerPin
 
 
 class ControllerLoop:
     def __init__(self, service: TableService, shoe: Any = None, shoe_protocol: str = "beetek",
                  pads_device: Any = None, name: str = "", closer: DayCloser | None = None,
                  readers: dict[str, int | None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 dealers: PinGuard | None = None) -> None:
         self.service = service
+        self.dealers = dealers or PinGuard({})  # dealer id -> PIN hash
         self.readers = readers or {}  # reader name -> its seat; None at the dealer's position
         self.swipe: Swipe | None = None
         self._readers_down: set[str] = set()  # alerted once per outage, however it retries
@@ -208,6 +222,8 @@ class ControllerLoop:
                                                               item.pin))
         elif isinstance(item, PitSeat):
             self._pit_seat(item)
+        elif isinstance(item, DealerPin):
+            self._dealer_pin(item)
         elif isinstance(item, BetsLocked) and (why := self.service.table.lock_refused()):
             self.log.warning("lock refused", reason=why)  # the page said so before asking
         elif isinstance(item, Event):
@@ -311,11 +327,30 @@ class ControllerLoop:
                                       by=read.reader))
 
     def _dealer_card(self, dealer: str) -> None:
+        """A dealer's card signs them in, the dealer before them out; their own card again
+        signs them out."""
         current = self.service.table.dealer
         if current:
             self._submit(DealerSignedOut(seq=0, dealer=current, reason="rotation"))
         if current != dealer:
             self._submit(DealerSignedIn(seq=0, dealer=dealer, how="card"))
+
+    def _dealer_pin(self, request: DealerPin) -> None:
+        """A dealer's PIN signs them in (the dealer before them out). A wrong one is journaled
+        as refused, not counted against the supervisors' lockout: dealers have their own, kept
+        while the controller runs."""
+        refusal = self.dealers.refusal(request.dealer, request.pin)
+        if refusal is not None:
+            self._submit(SupervisorRefused(
+                seq=0, supervisor=request.dealer[:MAX_ID], action="dealer_signed_in",
+                reason=refusal.reason, counted=False, lockout_s=refusal.lockout_s))
+            return
+        current = self.service.table.dealer
+        if current == request.dealer:
+            return
+        if current:
+            self._submit(DealerSignedOut(seq=0, dealer=current, reason="rotation"))
+        self._submit(DealerSignedIn(seq=0, dealer=request.dealer, how="pin"))
 
     def _seat_tapped(self, seat: int) -> None:
         """The waiting card seats its player at the tapped seat."""

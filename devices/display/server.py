@@ -34,7 +34,7 @@ from typing import Any, Final
 from aiohttp import web
 
 from controller.daemon.config_file import TOKEN_MIN_CHARS
-from controller.daemon.loop import SeatTapped, Supervised
+from controller.daemon.loop import DealerPin, SeatTapped, Supervised
 from controller.game.events import BetsLocked, Event
 from devices.console import ConsoleError, parse_action
 from devices.display.mailbox import Mailbox
@@ -169,7 +169,8 @@ def sse(event: str, data: dict[str, Any]) -> bytes:
 
 
 class DisplayServer:
-    def __init__(self, hub: Hub, post: Callable[[Event | Supervised | SeatTapped], None],
+    def __init__(self, hub: Hub,
+                 post: Callable[[Event | Supervised | SeatTapped | DealerPin], None],
                  host: str = "127.0.0.1", port: int = 8080, token: str | None = None,
                  hosts: tuple[str, ...] = ()) -> None:
         if host not in LOOPBACK and not token:

@@ -127,6 +127,10 @@ class _View:
             "recall": [self.recall(r) for r in list(table.recent)[-RECALL_ROUNDS:]][::-1],
             "shoe": {"number": table.shoe.number, "cut_card": table.shoe.cut_card,
                      "change_required": table.shoe.change_required},
+            # Who deals and who is rated where: ids only, as the journal has them.
+            "dealer_on": table.dealer,
+            "rated": [{"seat": seat, "player": rating.player}
+                      for seat, rating in sorted(table.ratings.open.items())],
         }
         play = shown.play if shown else None
         if isinstance(play, BlackjackPlay):

@@ -148,6 +148,21 @@ function renderActions(v) {
 }
 
 // A card read at the dealer's reader waits for its seat: one button per seat seats that player.
+// Who deals, and the player rated at each seat (anonymous: "rated"), set as text: ids come
+// from card readers and supervisors, never markup.
+function renderPeople(v) {
+  $("dealer-on").textContent = v.dealer_on ? `dealer ${v.dealer_on}` : "no dealer signed in";
+  $("dealer-on").classList.toggle("missing", !v.dealer_on);
+  for (const r of v.rated || []) {
+    const seat = document.querySelector(`.seat[data-seat="${Number(r.seat)}"] h3`);
+    if (!seat) continue;
+    const tag = document.createElement("span");
+    tag.className = "player";
+    tag.textContent = r.player === null ? "rated" : r.player;
+    seat.append(" ", tag);
+  }
+}
+
 function renderPendingCard(v) {
   const card = v.pending_card;
   $("pending-card").classList.toggle("hidden", !card);
@@ -164,7 +179,7 @@ function render(v) {
   $("shoe").textContent = v.shoe ? `shoe ${v.shoe.number}${v.shoe.cut_card ? " · cut card" : ""}` : "";
   $("alerts").innerHTML = (v.alerts || []).filter((a) => a.code !== "hold").map((a) =>
     `<li class="${a.blocking ? "blocking" : ""}">${a.message}</li>`).join("");
-  renderDealer(v); renderBaccarat(v); renderSeats(v); renderActions(v); renderPendingCard(v);
+  renderDealer(v); renderBaccarat(v); renderSeats(v); renderPeople(v); renderActions(v); renderPendingCard(v);
   $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>Round ${r.round} ${r.status_text || ""}${r.hold ? " · on hold" : ""}: `
     + Object.entries(r.nets_text).map(([s, n]) => `seat ${s} ${n}`).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
   if (v.payout && v.payout.status === "computed" && !v.do_not_pay && shownRound !== v.round) {
@@ -261,12 +276,19 @@ document.addEventListener("click", (ev) => {
     const action = { action: s.dataset.sup, supervisor: $("sup-id").value, pin: $("sup-pin").value };
     if (s.dataset.sup === "assign_card") { action.to = $("assign-to").value; if ($("assign-card").value) action.card = $("assign-card").value; }
     if (s.dataset.sup === "void_round") action.reason = $("void-reason").value;
+    if (s.dataset.sup === "seat_player" || s.dataset.sup === "unseat_player") action.seat = Number($("seat-no").value);
+    if (s.dataset.sup === "seat_player") action.player = s.dataset.anonymous ? null : $("player-id").value;
     $("sup-message").textContent = "";
     send(action).then((ok) => { if (ok) { $("sup-pin").value = ""; $("supervisor").close(); } });
   }
 });
 $("supervisor-button").onclick = () => $("supervisor").showModal();
 $("recall-button").onclick = () => $("recall").showModal();
+$("dealer-button").onclick = () => $("dealer-dialog").showModal();
+$("dealer-in").onclick = () => send({ action: "dealer_sign_in", dealer: $("dealer-id").value, pin: $("dealer-pin").value })
+  .then((ok) => { $("dealer-pin").value = ""; if (ok) $("dealer-dialog").close(); });
+$("dealer-out").onclick = () => view && view.dealer_on && send({ action: "dealer_sign_out", dealer: view.dealer_on })
+  .then((ok) => { if (ok) $("dealer-dialog").close(); });
 
 const KEYS = { h: "hit", s: "stand", d: "double", p: "split", r: "surrender", i: "insurance", n: "no_insurance", e: "even_money" };
 document.addEventListener("keydown", (ev) => {
