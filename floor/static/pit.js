@@ -13,15 +13,6 @@ let me = null;
 let lastMessage = 0;
 let health = null; // this floor process's parts, with every ping
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value; else node.setAttribute(key, value);
-  }
-  for (const child of children) node.append(child instanceof Node ? child : String(child ?? ""));
-  return node;
-}
-const $ = (id) => document.getElementById(id);
 const money = (minor) => new Intl.NumberFormat(undefined, { style: "currency", currency }).format(minor / 100);
 const pct = (value) => value === null || value === undefined ? "–" : `${value.toFixed(2)} %`;
 const time = (iso) => iso ? new Date(iso).toLocaleTimeString() : "";

@@ -6,15 +6,6 @@
 // tables is set as text, never as markup; each row is drawn on its own.
 "use strict";
 let currency = "USD";
-const $ = (id) => document.getElementById(id);
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value; else node.setAttribute(key, value);
-  }
-  for (const child of children) node.append(child instanceof Node ? child : String(child ?? ""));
-  return node;
-}
 const money = (units) => units === null || units === undefined ? "…"
   : new Intl.NumberFormat(undefined, { style: "currency", currency }).format(units);
 const num = (text) => el("td", { class: "num" }, text);
