@@ -365,6 +365,10 @@ class Table:
                 return [Alert("not_signed_in", f"dealer {event.dealer} is not signed in here")]
             self.dealer = None
         elif isinstance(event, PlayerSeated):
+            seats = self.config.max_seats if self.config else 0
+            if not 1 <= event.seat <= seats:
+                return [Alert("no_such_seat", f"seat {event.seat}: this table has seats 1 to "
+                              f"{seats}; nobody was seated")]
             self.ratings.seat(event)
         elif not self.ratings.leave(event):
             return [Alert("no_rating", f"seat {event.seat}: no player is rated there")]
