@@ -33,6 +33,7 @@ KEY_ENTER: Final = 28
 KEY_KPENTER: Final = 96
 SHIFTS: Final = frozenset({42, 54})  # KEY_LEFTSHIFT, KEY_RIGHTSHIFT
 EVENT_FORMAT: Final = "@llHHi"  # struct input_event: timeval, type, code, value
+KEY_GAP_S: Final = 0.5  # a reader types a card in a burst: a longer pause is a broken read
 EVENT_SIZE: Final = struct.calcsize(EVENT_FORMAT)
 
 # The US keymap readers type in (linux/input-event-codes.h): code -> (plain, shifted).
@@ -70,6 +71,7 @@ class KeyDecoder:
     def __init__(self, reader: str, rules: CardRules | None = None) -> None:
         self.reader = reader
         self.rules = rules or CardRules()
+        self._last_at: float | None = None  # the time of the last key, from the events
         self.reset()
 
     def reset(self) -> None:
@@ -79,7 +81,11 @@ class KeyDecoder:
         self._fault = ""  # why the read in progress is garbled already
         self._skipping = False  # past an overlong read, until its ENTER
 
-    def feed(self, type_: int, code: int, value: int) -> list[DeviceEvent]:
+    def feed(self, type_: int, code: int, value: int, at: float | None = None
+             ) -> list[DeviceEvent]:
+        """One event; `at`: its time in seconds (the event's own timestamp), by which a read
+        that stops for more than KEY_GAP_S before its ENTER is garbled, never glued to the
+        next one."""
         if type_ != EV_KEY:
             return []  # EV_SYN, EV_MSC (scan codes), EV_LED: nothing to read
         if code in SHIFTS:
@@ -90,20 +96,36 @@ class KeyDecoder:
             return []
         if value not in (KEY_DOWN, KEY_REPEAT):
             return []
+        out = self._gap(at)
         if code in (KEY_ENTER, KEY_KPENTER):
-            return self._end()
+            return out if value == KEY_REPEAT else out + self._end()
         if self._skipping:
-            return []
+            return out
         keys = KEYMAP.get(code)
-        if keys is None:
+        if value == KEY_REPEAT:  # a reader types each character once: a key held or stuck
+            self._fault = self._fault or "a key repeated (held down or stuck)"
+        elif keys is None:
             self._fault = self._fault or f"key code {code} is not in the keymap"
         else:
             self._typed.append(keys[1] if self._shift else keys[0])
         if len(self._typed) > self.rules.max_keys:
             self.reset()
             self._skipping = True
-            return [CardGarbled(self.reader, f"no ENTER within {self.rules.max_keys} keys")]
-        return []
+            return [*out, CardGarbled(self.reader,
+                                      f"no ENTER within {self.rules.max_keys} keys")]
+        return out
+
+    def _gap(self, at: float | None) -> list[DeviceEvent]:
+        """A read in progress that stopped too long before this key is garbled and dropped."""
+        last, self._last_at = self._last_at, at if at is not None else self._last_at
+        if at is None or last is None or at - last <= KEY_GAP_S or not (
+                self._typed or self._fault or self._skipping):
+            return []
+        shift = self._shift
+        self.reset()
+        self._shift = shift
+        return [CardGarbled(self.reader, f"the read stopped for {at - last:.1f} s before its "
+                                         "ENTER")]
 
     def _end(self) -> list[DeviceEvent]:
         text, fault, skipped = "".join(self._typed), self._fault, self._skipping
@@ -158,18 +180,19 @@ def _shown(text: str) -> str:
 
 
 class EventStream:
-    """Bytes of `struct input_event`s in any chunks -> (type, code, value) events. A partial
-    event waits for its rest; nothing is ever skipped, since every 24 bytes are an event."""
+    """Bytes of `struct input_event`s in any chunks -> (type, code, value, seconds) events. A
+    partial event waits for its rest; nothing is ever skipped, since every 24 bytes are an
+    event."""
 
     def __init__(self) -> None:
         self._pending = b""
 
-    def feed(self, data: bytes) -> Iterator[tuple[int, int, int]]:
+    def feed(self, data: bytes) -> Iterator[tuple[int, int, int, float]]:
         data = self._pending + data
         whole = len(data) - len(data) % EVENT_SIZE
         self._pending = data[whole:]
-        for _sec, _usec, type_, code, value in struct.iter_unpack(EVENT_FORMAT, data[:whole]):
-            yield type_, code, value
+        for sec, usec, type_, code, value in struct.iter_unpack(EVENT_FORMAT, data[:whole]):
+            yield type_, code, value, sec + usec / 1e6
 
 
 def pack(type_: int, code: int, value: int, sec: int = 0, usec: int = 0) -> bytes:

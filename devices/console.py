@@ -3,12 +3,12 @@
 One JSON object per action; `parse_action` turns it into the controller's input, or raises
 ConsoleError naming the field. Dealer actions: hit, stand, double, split, surrender (seat, hand),
 insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_alerts,
-payout_shown, confirm_payout, seat_card (seat: the seat for the card waiting at the dealer's
-reader), dealer_sign_in (dealer, pin: checked by the controller against `[dealers]`, never
-journaled), dealer_sign_out (dealer). Supervisor actions carry "supervisor" and "pin", checked
-by the controller and never journaled: resume, void_card, void_round (reason), assign_card (to,
-and card for a misread), new_shoe, seat_player (seat, player: the casino's id, or null for
-anonymous), unseat_player (seat). docs/devices.md lists them with examples.
+payout_shown, confirm_payout, seat_card (seat, and card: the number of the card waiting at the
+dealer's reader, as shown), dealer_sign_in and dealer_sign_out (dealer, pin: checked against
+`[dealers]`). Supervisor actions carry "supervisor" and "pin": resume, void_card, void_round
+(reason), assign_card (to, and card for a misread), new_shoe, seat_player (seat, player: the
+casino's id, or null for anonymous), unseat_player (seat). PINs are checked by the controller
+and never journaled. docs/devices.md lists them with examples.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from controller.game.events import (
     CardAssigned,
     CardVoided,
     DealerAction,
-    DealerSignedOut,
     Event,
     NewShoe,
     PayoutConfirmed,
@@ -64,8 +63,9 @@ class ConsoleError(ValueError):
 
 def _text(action: dict[str, Any], field: str) -> str:
     value = action.get(field)
-    if not isinstance(value, str) or not value:
-        raise ConsoleError(f"{action.get('action')}: field {field}: must be a non-empty string")
+    if not isinstance(value, str) or not value or not value.isprintable() or len(value) > 100:
+        raise ConsoleError(f"{action.get('action')}: field {field}: must be printable text of 1 "
+                           "to 100 characters")
     return value
 
 
@@ -115,11 +115,12 @@ def parse_action(action: Any) -> Event | Supervised | SeatTapped | DealerPin:
     if name in TABLE_ACTIONS:
         return TABLE_ACTIONS[name](action)
     if name == "seat_card":
-        return SeatTapped(_number(action, "seat"))
-    if name == "dealer_sign_in":
-        return DealerPin(_dealer(action), _text(action, "pin"))
-    if name == "dealer_sign_out":
-        return DealerSignedOut(seq=0, dealer=_dealer(action))
+        card = action.get("card")
+        if not is_id(card):
+            raise ConsoleError("seat_card: field card: the number of the card waiting")
+        return SeatTapped(_number(action, "seat"), str(card))
+    if name in ("dealer_sign_in", "dealer_sign_out"):
+        return DealerPin(_dealer(action), _text(action, "pin"), name == "dealer_sign_out")
     if name in SUPERVISOR_ACTIONS:
         event = SUPERVISOR_ACTIONS[name](action)
         return Supervised(event, _text(action, "supervisor"), _text(action, "pin"))

@@ -98,10 +98,12 @@ class InputDevice(DeviceThread):
             events = list(self._stream.feed(data))
         else:
             try:
-                events = [(e.type, e.code, e.value) for e in self._device.read()]
+                events = [(e.type, e.code, e.value, e.sec + e.usec / 1e6)
+                          for e in self._device.read()]
             except BlockingIOError:
                 return []
-            self._seen("in", b"".join(pack(*event) for event in events))
+            self._seen("in", b"".join(pack(t, c, v, int(at), round(at % 1 * 1e6))
+                                      for t, c, v, at in events))
         return [out for event in events for out in self.decoder.feed(*event)]
 
     def _close(self) -> None:
@@ -121,8 +123,8 @@ def find_named(name: str) -> str | None:
     for path in evdev.list_devices():
         try:
             device = evdev.InputDevice(path)
-        except OSError:
-            continue  # gone meanwhile, or not ours to read
+        except (OSError, UnicodeDecodeError):  # gone meanwhile, not ours, a name not UTF-8
+            continue
         found = device.name == name
         device.close()
         if found:

@@ -378,6 +378,9 @@ class Pit:
         by = await self._who(request)
         if by is None:
             return web.json_response({"error": "log in to seat a player"}, status=401)
+        if not by.isprintable():  # the table journals the name: it takes printable text only
+            return web.json_response({"error": "a supervisor whose name has characters that "
+                                      "are not printable cannot seat players"}, status=400)
         try:
             payload = await _json_body(request)
             table, seat = payload.get("table"), payload.get("seat")

@@ -9,9 +9,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from controller.commands.settle import settle_session
 from controller.game.paytables import PayTables
+
+# No property test fails for being slow on a loaded machine: examples have no deadline.
+settings.register_profile("tablectl", deadline=None)
+settings.load_profile("tablectl")
 
 REGISTRY = PayTables.load()
 CHROMIUM = os.environ.get("TABLECTL_CHROMIUM", "/usr/bin/chromium")

@@ -69,9 +69,9 @@ def test_a_shift_held_over_several_keys() -> None:
     assert decode(events) == [CardRead("seat 1 reader", "PA12")]
 
 
-def test_keypad_digits_and_repeats() -> None:
-    events = [(EV_KEY, 79, KEY_DOWN), (EV_KEY, 79, 2), (EV_KEY, 80, KEY_DOWN),
-              (EV_KEY, 81, KEY_DOWN), (EV_KEY, KEY_ENTER, KEY_DOWN)]
+def test_keypad_digits() -> None:
+    events = [(EV_KEY, 79, KEY_DOWN), (EV_KEY, 79, KEY_UP), (EV_KEY, 79, KEY_DOWN),
+              (EV_KEY, 80, KEY_DOWN), (EV_KEY, 81, KEY_DOWN), (EV_KEY, KEY_ENTER, KEY_DOWN)]
     assert decode(events) == [CardRead("seat 1 reader", "1123")]
 
 
@@ -135,7 +135,7 @@ def test_event_stream_joins_split_events() -> None:
     data = wire(key_events("P-1001"))
     stream = EventStream()
     cuts = [0, 5, 24, 30, 71, len(data)]
-    got = [event for a, b in itertools.pairwise(cuts)
+    got = [event[:3] for a, b in itertools.pairwise(cuts)
            for event in stream.feed(data[a:b])]
     assert got == key_events("P-1001")
     assert len(pack(EV_KEY, 2, 1)) == EVENT_SIZE == 24
@@ -162,8 +162,8 @@ def test_hostile_key_streams_never_crash_nor_yield_a_bad_number(
 @given(st.binary(max_size=2000))
 def test_hostile_bytes_never_crash_the_stream(data: bytes) -> None:
     decoder = KeyDecoder("r")
-    for type_, code, value in EventStream().feed(data):
-        decoder.feed(type_, code, value)
+    for type_, code, value, at in EventStream().feed(data):
+        decoder.feed(type_, code, value, at)
 
 
 @given(st.from_regex(r"[0-9A-Za-z-]{4,32}", fullmatch=True))
@@ -270,3 +270,26 @@ def test_a_uinput_reader_is_found_by_name_and_grabbed() -> None:
     finally:
         driver.stop()
         device.close()
+
+
+def test_a_read_that_stops_before_its_enter_is_garbled_not_glued_to_the_next() -> None:
+    """"P-10", a pause, then "P-2002" ENTER is not P-10P-2002: the first read is garbled and
+    the second read alone is the card."""
+    decoder = KeyDecoder("seat 1 reader")
+    out: list[DeviceEvent] = []
+    for type_, code, value in key_events("P-10", enter=False):
+        out += decoder.feed(type_, code, value, 100.0)
+    for type_, code, value in key_events("P-2002"):
+        out += decoder.feed(type_, code, value, 101.0)
+    garbled, read = out
+    assert isinstance(garbled, CardGarbled) and "stopped for 1.0 s" in garbled.detail
+    assert read == CardRead("seat 1 reader", "P-2002")
+
+
+def test_a_repeated_key_makes_the_read_garbled() -> None:
+    """A key held or stuck (value 2) would type P-11001 for P-1001: never a player."""
+    events = key_events("P-1001")
+    down = next(i for i, e in enumerate(events) if e[1:] == (2, 1))  # the "1" key pressed
+    events.insert(down + 1, (EV_KEY, 2, 2))
+    [garbled] = decode(events)
+    assert isinstance(garbled, CardGarbled) and "repeated" in garbled.detail

@@ -17,7 +17,7 @@ from controller.game.events import (
     RoundVoided,
 )
 from controller.game.paytables import PayTables
-from controller.game.supervisors import hash_pin
+from controller.game.supervisors import hash_pin, verify_pin
 from controller.game.table_config import config_change
 from devices.console import ConsoleError, parse_action
 
@@ -86,8 +86,16 @@ def test_a_supervisor_seats_a_player_by_number_with_the_pin() -> None:
      "field player"),
     ({"action": "seat_player", "player": "P-1", "supervisor": "s", "pin": "1"}, "field seat"),
     ({"action": "unseat_player", "seat": 2, "supervisor": "s"}, "field pin"),
+    ({"action": "dealer_sign_in", "dealer": "D-7", "pin": "\ud800"}, "field pin"),
+    ({"action": "resume", "supervisor": "s\x00", "pin": "1"}, "field supervisor"),
+    ({"action": "dealer_sign_out", "dealer": " D-7", "pin": "1"}, "field dealer"),
+    ({"action": "seat_card", "seat": 4, "card": " P-1"}, "field card"),
     (["stand"], "JSON object"),
 ])
 def test_malformed_actions_name_the_field(action: Any, field: str) -> None:
     with pytest.raises(ConsoleError, match=field):
         parse_action(action)
+
+
+def test_a_pin_that_is_no_text_is_a_wrong_pin_never_a_crash() -> None:
+    assert not verify_pin("\ud800", hash_pin("2468", iterations=1000))

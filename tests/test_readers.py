@@ -30,6 +30,7 @@ from controller.game.events import (
     PlayerSeated,
 )
 from controller.game.paytables import PayTables
+from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
 from controller.journal.fold import read_events
 from controller.journal.store import Journal
@@ -37,7 +38,7 @@ from devices.card_reader import CardRules
 from devices.console import parse_action
 from devices.display.server import DisplayServer, Hub
 from devices.display.view import view
-from devices.events import CardGarbled, CardRead
+from devices.events import CardGarbled, CardRead, Disconnected
 from drivers.input_device import InputDevice
 from simulators.virtual_reader import SocketReader
 
@@ -53,6 +54,10 @@ class Table:
     seat_reader: SocketReader
     journal: Path
     effects: list[Any]
+    clock: list[float]  # the loop's clock, moved on by the tests
+
+    def later(self, seconds: float = 5.0) -> None:
+        self.clock[0] += seconds
 
     def next(self, kind: type, timeout: float = WAIT_S) -> Any:
         """The next committed event of `kind`: the loop is stepped here, as the daemon's main
@@ -72,7 +77,9 @@ def table(tmp_path: Path) -> Iterator[Table]:
     journal = tmp_path / "journal.sqlite3"
     service = TableService(Journal.open(journal))
     service.submit(config_change("blackjack", {"decks": 1}, {}, PayTables.load()))
-    loop = ControllerLoop(service, readers={"dealer reader": None, "seat 3 reader": 3})
+    clock = [1000.0]
+    loop = ControllerLoop(service, readers={"dealer reader": None, "seat 3 reader": 3},
+                          clock=lambda: clock[0])
     committed: queue.Queue[Event] = queue.Queue()
     effects: list[Any] = []
     loop.listeners.append(lambda event, told: committed.put(event) if event else None)
@@ -86,7 +93,7 @@ def table(tmp_path: Path) -> Iterator[Table]:
             driver.start()
         try:
             yield Table(loop, committed, readers["dealer reader"], readers["seat 3 reader"],
-                        journal, effects)
+                        journal, effects, clock)
         finally:
             for driver in drivers:
                 driver.stop()
@@ -105,6 +112,7 @@ def test_a_seat_reader_seats_the_player_and_the_same_card_takes_them_out(table: 
     seated = table.next(PlayerSeated)
     assert (seated.seat, seated.player, seated.how, seated.by) == (3, "P-1001", "card",
                                                                    "seat 3 reader")
+    table.later()  # the same card at once is the same read (a pad re-sending)
     table.seat_reader.swipe("P-1001")
     left = table.next(PlayerLeft)
     assert (left.seat, left.reason, left.by) == (3, "card_out", "seat 3 reader")
@@ -132,7 +140,8 @@ def test_a_swipe_at_the_dealer_reader_then_a_seat_tap_on_the_display(table: Tabl
         assert hub.view["pending_card"]["text"] == "card P-1001 read: tap the seat"
         assert not journaled(table.journal, PlayerSeated)  # nobody seated before the tap
         request = urllib.request.Request(
-            server.url + "api/action", json.dumps({"action": "seat_card", "seat": 5}).encode(),
+            server.url + "api/action", json.dumps({"action": "seat_card", "seat": 5,
+                                                 "card": "P-1001"}).encode(),
             {"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=WAIT_S) as response:
             assert response.status == 202
@@ -164,6 +173,7 @@ def test_dealer_cards_sign_in_rotate_and_sign_out(table: Table) -> None:
     table.dealer_reader.swipe("D-0009")  # the next dealer at the rotation
     assert table.next(DealerSignedOut).dealer == "D-0007"
     assert table.next(DealerSignedIn).dealer == "D-0009"
+    table.later()
     table.dealer_reader.swipe("D-0009")
     assert table.next(DealerSignedOut).dealer == "D-0009"
     assert table.loop.service.table.dealer is None
@@ -178,6 +188,7 @@ def test_a_reader_unplugged_is_an_alert_once_and_reads_again_when_back(table: Ta
     assert (lost.device, lost.code, lost.hold) == ("seat 3 reader", "lost", False)
     assert not table.loop.service.table.lost_devices  # the game goes on
     table.seat_reader.plug()
+    table.later()
     table.seat_reader.swipe("P-1001")
     assert table.next(PlayerLeft).reason == "card_out"
     assert len(journaled(table.journal, DeviceAlarm)) == 1
@@ -193,7 +204,7 @@ def test_a_waiting_swipe_expires(tmp_path: Path) -> None:
     now[0] += 61
     loop.step(timeout=0)
     assert loop.pending_card() is None
-    loop.handle(SeatTapped(2))  # too late: nobody is seated
+    loop.handle(SeatTapped(2, "P-1001"))  # too late: nobody is seated
     assert not service.table.ratings.open
 
 
@@ -202,16 +213,33 @@ def test_a_seat_tap_beyond_the_table_is_ignored_and_the_card_still_waits() -> No
     service.submit(config_change("blackjack", {}, {}, PayTables.load()))
     loop = ControllerLoop(service, readers={"dealer reader": None})
     loop.handle(CardRead("dealer reader", "P-1001"))
-    loop.handle(SeatTapped(99))
+    loop.handle(SeatTapped(99, "P-1001"))
     assert not service.table.ratings.open and loop.pending_card() is not None
-    loop.handle(SeatTapped(1))
+    loop.handle(SeatTapped(1, "P-1001"))
     assert service.table.ratings.open[1].player == "P-1001"
 
 
+def test_a_tap_seats_only_the_card_the_display_showed() -> None:
+    """A card read after the display drew its seat buttons waits for its own tap: a tap for the
+    card before it seats nobody."""
+    service = TableService(None)
+    service.submit(config_change("blackjack", {}, {}, PayTables.load()))
+    loop = ControllerLoop(service, readers={"dealer reader": None})
+    loop.handle(CardRead("dealer reader", "P-1001"))
+    loop.handle(CardRead("dealer reader", "P-2002"))
+    loop.handle(SeatTapped(4, "P-1001"))
+    assert not service.table.ratings.open and loop.pending_card() is not None
+    loop.handle(SeatTapped(4, "P-2002"))
+    assert service.table.ratings.open[4].player == "P-2002"
+
+
 def test_the_seat_card_action() -> None:
-    assert parse_action({"action": "seat_card", "seat": 4}) == SeatTapped(4)
+    assert parse_action({"action": "seat_card", "seat": 4, "card": "P-1"}) == SeatTapped(
+        4, "P-1")
     with pytest.raises(ValueError, match="field seat"):
-        parse_action({"action": "seat_card", "seat": "four"})
+        parse_action({"action": "seat_card", "seat": "four", "card": "P-1"})
+    with pytest.raises(ValueError, match="field card"):
+        parse_action({"action": "seat_card", "seat": 4})
 
 
 # ----- configuration ---------------------------------------------------------------------------
@@ -324,3 +352,42 @@ def test_a_reader_typing_junk_does_not_flood_the_journal() -> None:
     assert len(alarms) == 2
     loop.handle(CardRead("seat 1 reader", "P-1001"))  # a good read still goes through
     assert service.table.ratings.open[1].player == "P-1001"
+
+
+def test_the_same_card_read_twice_at_once_is_one_read(table: Table) -> None:
+    """An RFID pad re-sends while the card lies on it: the rating it opened stays open."""
+    table.seat_reader.swipe("P-1001")
+    table.next(PlayerSeated)
+    table.seat_reader.swipe("P-1001")
+    table.seat_reader.swipe("P-2002")  # the next read, to know the one before was handled
+    assert table.next(PlayerSeated).player == "P-2002"
+    assert not journaled(table.journal, PlayerLeft)
+
+
+def test_a_dealer_card_at_a_seat_reader_signs_in_and_an_unknown_one_is_refused(
+        tmp_path: Path) -> None:
+    """A configured dealer's number is a dealer's card at any reader, whatever its pattern;
+    with dealers configured, a dealer card that is none of theirs signs nobody in."""
+    service = TableService(None)
+    service.submit(config_change("blackjack", {}, {}, PayTables.load()))
+    loop = ControllerLoop(service, readers={"seat 2 reader": 2},
+                          dealers=PinGuard({"D-7": hash_pin("1234", iterations=1000)}))
+    loop.handle(CardRead("seat 2 reader", "D-7"))  # the seat reader has no dealer pattern
+    assert service.table.dealer == "D-7" and not service.table.ratings.open
+    loop.handle(CardRead("seat 2 reader", "D-9", "dealer"))
+    assert service.table.dealer == "D-7"
+    assert loop.notices_now()[0].startswith("seat 2 reader unknown_dealer")
+
+
+def test_a_reader_thread_that_dies_is_journaled_even_while_its_reader_is_down() -> None:
+    service = TableService(None)
+    service.submit(config_change("blackjack", {}, {}, PayTables.load()))
+    loop = ControllerLoop(service, readers={"seat 2 reader": 2})
+    told: list[Any] = []
+    loop.listeners.append(lambda event, effects: told.append(event) if event else None)
+    loop.handle(Disconnected("seat 2 reader", "unplugged"))
+    loop.handle(Disconnected("seat 2 reader", "unplugged"))  # retrying: said once
+    loop.handle(Disconnected("seat 2 reader", "reader thread died: UnicodeDecodeError()"))
+    assert [e.text for e in told if isinstance(e, DeviceAlarm)] == [
+        "card reader unplugged or failing (unplugged)",
+        "card reader unplugged or failing (reader thread died: UnicodeDecodeError())"]

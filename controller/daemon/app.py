@@ -92,7 +92,8 @@ class Daemon:
         cashier = config.cashier
 
         def shown() -> dict[str, Any]:  # the table, and a card waiting at the dealer's reader
-            return view(loop.service.table, name, cashier, loop.pending_card())
+            return view(loop.service.table, name, cashier, loop.pending_card(),
+                        loop.notices_now())
 
         self.hub.publish(shown())
         loop.listeners.append(lambda event, effects: self.hub.publish(shown()))

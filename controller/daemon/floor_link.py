@@ -119,7 +119,8 @@ def pit_seat(payload: bytes) -> PitSeat | str:
         return f"seat: {seat!r} is not a seat"
     if player is not None and not is_id(player):
         return "player: not a player id"
-    if not isinstance(leave, bool) or not isinstance(by, str) or not 0 < len(by) <= 100:
+    if not isinstance(leave, bool) or not isinstance(by, str) or not 0 < len(by) <= 100 \
+            or not by.isprintable():
         return "leave must be true or false, by a supervisor's name"
     return PitSeat(seat, player, leave, by)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +32,7 @@ import structlog
 from controller.daemon.control import DayCloseRequest
 from controller.daemon.gaming_day import DayCloser
 from controller.daemon.service import TableService
+from controller.game.alerts import Alert
 from controller.game.describe import describe_effect, split_so_far
 from controller.game.events import (
     BetsLocked,
@@ -50,7 +51,7 @@ from controller.game.events import (
     SupervisorRefused,
     WagerPlaced,
 )
-from controller.game.ratings import MAX_ID
+from controller.game.ratings import MAX_ID, is_id
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
 from controller.game.supervisors import PinGuard
@@ -76,6 +77,9 @@ STATUS_ALARMS = {"lid_open": ("shoe lid or door open (tamper)", True),
                  "burn_mode_on": ("burn mode on", False), "burn_mode_off": ("burn mode off", False)}
 Listener = Callable[[Event | None, list[Effect]], None]
 SWIPE_WAIT_S = 60.0  # a card read at the dealer's reader waits this long for a seat tap
+NOTICE_S = 30.0  # a table's own alert stays on the display this long
+SAME_CARD_S = 3.0  # the same card read again sooner at the same reader is the same read
+DIED = "reader thread died"  # how a reader thread's last word begins (drivers/input_device.py)
 GARBLED_QUIET_S = 2.0  # garbled reads within this of the last one journaled are only logged
 
 
@@ -107,6 +111,7 @@ class DealerPin:
 
     dealer: str
     pin: str
+    leave: bool = False  # signing out
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,7 @@ class SeatTapped:
     """The dealer tapped a seat on the display for the card waiting at the dealer's reader."""
 
     seat: int
+    number: str  # the card the display showed
 
 
 @dataclass(frozen=True)
@@ -140,6 +146,8 @@ class ControllerLoop:
         self.swipe: Swipe | None = None
         self._readers_down: set[str] = set()  # alerted once per outage, however it retries
         self._garbled_at: dict[str, float] = {}  # a reader's last garbled read journaled
+        self._last_read: dict[str, tuple[str, float]] = {}  # reader -> (number, when)
+        self.notices: deque[tuple[float, str]] = deque(maxlen=4)  # (when, alert's text)
         self.clock = clock
         self.closer = closer
         self.shoe, self.shoe_protocol, self.pads = shoe, shoe_protocol, pads_device
@@ -168,18 +176,33 @@ class ControllerLoop:
         try:
             item = self.inputs.get(timeout=timeout)
         except queue.Empty:
-            self._day_due()
-            self._swipe_due()
+            self._due()
             return False
         self.handle(item)
+        self._due()
+        return True
+
+    def _due(self) -> None:
         self._day_due()
         self._swipe_due()
-        return True
+        self._notices_due()
 
     def _swipe_due(self) -> None:
         if self.swipe is not None and self.clock() >= self.swipe.until:
             self.log.info("card swipe expired", reader=self.swipe.reader)
             self.swipe = None
+            self._told(None, [])
+
+    def notices_now(self) -> list[str]:
+        """The table's own alerts of the last NOTICE_S, newest first."""
+        now = self.clock()
+        return [text for at, text in reversed(self.notices) if now - at < NOTICE_S]
+
+    def _notices_due(self) -> None:
+        """A notice that has had its time goes: the display is told."""
+        if self.notices and self.clock() - self.notices[0][0] >= NOTICE_S:
+            while self.notices and self.clock() - self.notices[0][0] >= NOTICE_S:
+                self.notices.popleft()
             self._told(None, [])
 
     def pending_card(self) -> dict[str, Any] | None:
@@ -216,7 +239,7 @@ class ControllerLoop:
         if isinstance(item, DayCloseRequest):
             self._close_asked(item)
         elif isinstance(item, SeatTapped):
-            self._seat_tapped(item.seat)
+            self._seat_tapped(item)
         elif isinstance(item, Supervised):
             self._commit(None, lambda: self.service.supervise(item.event, item.supervisor,
                                                               item.pin))
@@ -302,6 +325,9 @@ class ControllerLoop:
         if read.reader not in self.readers:
             self.log.warning("read from an unknown reader", reader=read.reader)
             return
+        if isinstance(read, CardRead) and not is_id(read.number):
+            read = CardGarbled(read.reader, f"{read.number[:40]!r} is not an id the journal "
+                                            "keeps (1-64 printable characters)")
         if isinstance(read, CardGarbled):
             self.log.warning("card garbled", reader=read.reader, detail=read.detail)
             now, last = self.clock(), self._garbled_at.get(read.reader)
@@ -311,7 +337,18 @@ class ControllerLoop:
             self._submit(DeviceAlarm(seq=0, device=read.reader, code="garbled",
                                      text=f"{read.detail}: read the card again", hold=False))
             return
-        if read.kind == "dealer":
+        when, before = self.clock(), self._last_read.get(read.reader)
+        self._last_read[read.reader] = (read.number, when)
+        if before is not None and before[0] == read.number and when - before[1] < SAME_CARD_S:
+            self.log.info("the same card read again at once: one read", reader=read.reader)
+            return  # an RFID pad re-sending, a dip reader reading in and out
+        known = self.dealers.supervisors
+        if read.kind == "dealer" or read.number in known:  # a dealer's card at any reader
+            if known and read.number not in known:
+                self._submit(DeviceAlarm(seq=0, device=read.reader, code="unknown_dealer",
+                                         text=f"dealer card {read.number} is not one of this "
+                                              "table's dealers", hold=False))
+                return
             self._dealer_card(read.number)
             return
         seat = self.readers[read.reader]
@@ -336,27 +373,33 @@ class ControllerLoop:
             self._submit(DealerSignedIn(seq=0, dealer=dealer, how="card"))
 
     def _dealer_pin(self, request: DealerPin) -> None:
-        """A dealer's PIN signs them in (the dealer before them out). A wrong one is journaled
-        as refused, not counted against the supervisors' lockout: dealers have their own, kept
-        while the controller runs."""
+        """A dealer's PIN signs them in (the dealer before them out), or out. A wrong one is
+        journaled as refused, not counted against the supervisors' lockout: dealers have their
+        own, kept while the controller runs."""
         refusal = self.dealers.refusal(request.dealer, request.pin)
+        action = "dealer_signed_out" if request.leave else "dealer_signed_in"
         if refusal is not None:
             self._submit(SupervisorRefused(
-                seq=0, supervisor=request.dealer[:MAX_ID], action="dealer_signed_in",
+                seq=0, supervisor=request.dealer[:MAX_ID], action=action,
                 reason=refusal.reason, counted=False, lockout_s=refusal.lockout_s))
             return
         current = self.service.table.dealer
+        if request.leave:
+            if current == request.dealer:
+                self._submit(DealerSignedOut(seq=0, dealer=current))
+            return
         if current == request.dealer:
             return
         if current:
             self._submit(DealerSignedOut(seq=0, dealer=current, reason="rotation"))
         self._submit(DealerSignedIn(seq=0, dealer=request.dealer, how="pin"))
 
-    def _seat_tapped(self, seat: int) -> None:
-        """The waiting card seats its player at the tapped seat."""
-        swipe, config = self.swipe, self.service.table.config
-        if swipe is None:
-            self.log.warning("seat tapped with no card waiting", seat=seat)
+    def _seat_tapped(self, tap: SeatTapped) -> None:
+        """The waiting card seats its player at the tapped seat: the card the dealer saw on
+        the display (a card read since then waits for its own tap)."""
+        swipe, config, seat = self.swipe, self.service.table.config, tap.seat
+        if swipe is None or swipe.number != tap.number:
+            self.log.warning("seat tapped for a card not waiting", seat=seat)
             return
         if config is None or not 1 <= seat <= config.max_seats:
             self.log.warning("seat tapped that the table does not have", seat=seat)
@@ -373,7 +416,7 @@ class ControllerLoop:
             self.log.info("card reader connected", reader=item.device, detail=item.detail)
             return
         self.log.warning("card reader lost", reader=item.device, reason=item.reason)
-        if item.device in self._readers_down:
+        if item.device in self._readers_down and not item.reason.startswith(DIED):
             return
         self._readers_down.add(item.device)
         self._submit(DeviceAlarm(seq=0, device=item.device, code="lost",
@@ -445,7 +488,12 @@ class ControllerLoop:
         self._told(event, effects)
 
     def _told(self, event: Event | None, effects: list[Effect]) -> None:
-        """The listeners and the pads' lights follow what was committed."""
+        """The listeners and the pads' lights follow what was committed. The alerts of an
+        event that touched no round (a garbled card, a reader lost, a refused PIN) are kept a
+        while as notices, for the display."""
+        if self.service.table.touched is None:
+            self.notices.extend((self.clock(), e.message) for e in effects
+                                if isinstance(e, Alert))
         for listener in self.listeners:
             listener(event, effects)
         self._light_spots()

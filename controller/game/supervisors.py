@@ -39,7 +39,8 @@ def check_hash_format(stored: str) -> tuple[int, bytes, bytes]:
 
 def verify_pin(pin: str, stored: str) -> bool:
     iterations, salt, digest = check_hash_format(stored)
-    candidate = hashlib.pbkdf2_hmac("sha256", pin.encode(), salt, iterations)
+    candidate = hashlib.pbkdf2_hmac("sha256", pin.encode(errors="surrogatepass"), salt,
+                                    iterations)  # whatever was typed: wrong, never a crash
     return hmac.compare_digest(candidate, digest)
 
 

@@ -75,10 +75,13 @@ def expected_view(machine: RoundMachine | None) -> dict[str, Any] | None:
 
 
 def view(table: Table, name: str = "", cashier: Cashier = DEFAULT_CASHIER,
-         pending_card: dict[str, Any] | None = None) -> dict[str, Any]:
+         pending_card: dict[str, Any] | None = None,
+         notices: list[str] | None = None) -> dict[str, Any]:
     """The display's view of the table; `pending_card` is a card read at the dealer's reader
-    that waits for the dealer to tap its seat (the loop's, never journaled)."""
-    return {**_View(table, cashier).build(name), "pending_card": pending_card}
+    that waits for the dealer to tap its seat, `notices` the table's own recent alerts (a
+    garbled card, a refused PIN): the loop's, never journaled as such."""
+    return {**_View(table, cashier).build(name), "pending_card": pending_card,
+            "notices": notices or []}
 
 
 class _View:

@@ -51,7 +51,7 @@ def test_dealers_and_players_on_the_display(browser: Browser) -> None:
     hub = Hub()
 
     def publish() -> None:
-        hub.publish(view(service.table, "test table"))
+        hub.publish(view(service.table, "test table", notices=loop.notices_now()))
 
     publish()
     loop.listeners.append(lambda event, effects: publish())
@@ -69,7 +69,8 @@ def test_dealers_and_players_on_the_display(browser: Browser) -> None:
         page.fill("#dealer-pin", "0000")
         page.click("#dealer-in")
         until(loop, lambda: table.day.refusals.count == 1)
-        assert table.dealer is None  # a wrong PIN signs nobody in
+        assert table.dealer is None  # a wrong PIN signs nobody in, and the display says so
+        expect(page.locator("#alerts")).to_contain_text("wrong PIN")
         page.click("#dealer-button")
         page.fill("#dealer-pin", "2468")
         page.click("#dealer-in")
@@ -97,6 +98,7 @@ def test_dealers_and_players_on_the_display(browser: Browser) -> None:
         until(loop, lambda: 2 not in table.ratings.open)
         expect(page.locator('.seat[data-seat="2"] .player')).to_have_count(0)
         page.click("#dealer-button")
+        page.fill("#dealer-pin", "2468")
         page.click("#dealer-out")
         until(loop, lambda: table.dealer is None)
         expect(page.locator("#dealer-on")).to_have_text("no dealer signed in")

@@ -167,8 +167,14 @@ function renderPendingCard(v) {
   const card = v.pending_card;
   $("pending-card").classList.toggle("hidden", !card);
   $("pending-text").textContent = card ? card.text : "";
-  $("pending-seats").innerHTML = card ? (v.seats || []).map((s) =>
-    `<button type="button" data-action="seat_card" data-fields='{"seat": ${Number(s.seat)}}'>Seat ${Number(s.seat)}</button>`).join("") : "";
+  $("pending-seats").replaceChildren(...(card ? (v.seats || []).map((s) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.action = "seat_card";  // the card shown goes with the tap: a newer one waits
+    button.dataset.fields = JSON.stringify({ seat: Number(s.seat), card: card.number });
+    button.textContent = `Seat ${Number(s.seat)}`;
+    return button;
+  }) : []));
 }
 
 function render(v) {
@@ -177,8 +183,14 @@ function render(v) {
   $("round").textContent = v.round ? `Round ${v.round}` : "waiting";
   $("phase").textContent = v.phase_text || "";
   $("shoe").textContent = v.shoe ? `shoe ${v.shoe.number}${v.shoe.cut_card ? " · cut card" : ""}` : "";
-  $("alerts").innerHTML = (v.alerts || []).filter((a) => a.code !== "hold").map((a) =>
-    `<li class="${a.blocking ? "blocking" : ""}">${a.message}</li>`).join("");
+  // As text: an alert may quote what a card reader typed or a dealer id from the console.
+  $("alerts").replaceChildren(...[...(v.notices || []).map((text) => ({ message: text })),
+    ...(v.alerts || []).filter((a) => a.code !== "hold")].map((a) => {
+    const item = document.createElement("li");
+    if (a.blocking) item.className = "blocking";
+    item.textContent = a.message;
+    return item;
+  }));
   renderDealer(v); renderBaccarat(v); renderSeats(v); renderPeople(v); renderActions(v); renderPendingCard(v);
   $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>Round ${r.round} ${r.status_text || ""}${r.hold ? " · on hold" : ""}: `
     + Object.entries(r.nets_text).map(([s, n]) => `seat ${s} ${n}`).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
@@ -287,7 +299,7 @@ $("recall-button").onclick = () => $("recall").showModal();
 $("dealer-button").onclick = () => $("dealer-dialog").showModal();
 $("dealer-in").onclick = () => send({ action: "dealer_sign_in", dealer: $("dealer-id").value, pin: $("dealer-pin").value })
   .then((ok) => { $("dealer-pin").value = ""; if (ok) $("dealer-dialog").close(); });
-$("dealer-out").onclick = () => view && view.dealer_on && send({ action: "dealer_sign_out", dealer: view.dealer_on })
+$("dealer-out").onclick = () => send({ action: "dealer_sign_out", dealer: $("dealer-id").value, pin: $("dealer-pin").value })
   .then((ok) => { if (ok) $("dealer-dialog").close(); });
 
 const KEYS = { h: "hit", s: "stand", d: "double", p: "split", r: "surrender", i: "insurance", n: "no_insurance", e: "even_money" };
