@@ -62,7 +62,7 @@ def test_dealers_and_players_on_the_display(browser: Browser) -> None:
     table = service.table
     try:
         page.goto(server.url)
-        expect(page.locator("#dealer-on")).to_have_text("no dealer signed in")
+        expect(page.locator("#dealer-on")).to_have_text("no dealer")
 
         page.click("#dealer-button")
         page.fill("#dealer-id", "D-7")
@@ -101,7 +101,7 @@ def test_dealers_and_players_on_the_display(browser: Browser) -> None:
         page.fill("#dealer-pin", "2468")
         page.click("#dealer-out")
         until(loop, lambda: table.dealer is None)
-        expect(page.locator("#dealer-on")).to_have_text("no dealer signed in")
+        expect(page.locator("#dealer-on")).to_have_text("no dealer")
     finally:
         page.close()
         server.stop()

@@ -151,7 +151,7 @@ function renderActions(v) {
 // Who deals, and the player rated at each seat (anonymous: "rated"), set as text: ids come
 // from card readers and supervisors, never markup.
 function renderPeople(v) {
-  $("dealer-on").textContent = v.dealer_on ? `dealer ${v.dealer_on}` : "no dealer signed in";
+  $("dealer-on").textContent = v.dealer_on ? `dealer ${v.dealer_on}` : "no dealer";
   $("dealer-on").classList.toggle("missing", !v.dealer_on);
   for (const r of v.rated || []) {
     const seat = document.querySelector(`.seat[data-seat="${Number(r.seat)}"] h3`);
