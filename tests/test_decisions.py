@@ -1,0 +1,47 @@
+"""The decisions of a round, played again from its events (issue 25): what each seat took at
+each point the round asked, with the cards the player could see (never the hole card)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from controller.commands.settle import ScriptedDealer, parse_script
+from controller.daemon.service import TableService
+from controller.game.cards import Card, parse_card
+from controller.game.decisions import decisions_of
+from controller.game.table import RoundRecord
+from controller.game.table_config import config_change
+from tests.conftest import REGISTRY
+
+
+def rounds_of(session: list[dict[str, Any]]) -> list[RoundRecord]:
+    """The rounds of a settle session, played through a table in memory."""
+    service = TableService(keep_rounds=10)
+    shoe: list[Card] = []
+    for index, raw in enumerate(session):
+        script = parse_script(raw, REGISTRY)
+        if index == 0:
+            service.submit(config_change(raw["game"], raw.get("rules", {}),
+                                         raw.get("pay_tables", {}), REGISTRY))
+        ScriptedDealer(script, service.submit, service.table, shoe).run()
+    return service.table.rounds()
+
+
+def test_hits_stands_and_doubles_with_the_cards_seen() -> None:
+    # seat 1: 5-6 doubles (4C); seat 2: 9-3 hits (2H), stands on 14; the dealer 7-10
+    session = [{"game": "blackjack", "seats": {
+        "1": {"wagers": {"main": 10}, "decisions": ["double"]},
+        "2": {"wagers": {"main": 20}, "decisions": ["hit", "stand"]}},
+        "shoe": ["5S", "9H", "7C", "6D", "3D", "TC", "4C", "2H"]}]
+    [record] = rounds_of(session)
+    points = decisions_of(record, Counter())
+    assert [(p.seat, p.hand, p.taken) for p in points] == [(1, 1, "double"), (2, 1, "hit"),
+                                                           (2, 1, "stand")]
+    first, hit, stand = points
+    assert [str(c) for c in first.cards] == ["5S", "6D"] and str(first.up) == "7C"
+    assert sorted(map(str, first.seen)) == ["3D", "9H"]  # seat 2's cards; never the hole
+    assert first.wager == 1000 and first.hole == parse_card("TC")
+    assert [str(c) for c in stand.cards] == ["9H", "3D", "2H"]
+    assert sorted(map(str, stand.seen)) == ["4C", "5S", "6D"]
+    assert (hit.options, stand.options) == (("hit", "stand", "double"), ("hit", "stand"))
