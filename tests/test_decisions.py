@@ -4,15 +4,18 @@ each point the round asked, with the cards the player could see (never the hole 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
-from controller.commands.settle import ScriptedDealer, parse_script
+from controller.commands.settle import ScriptedDealer, parse_script, settle_session
 from controller.daemon.service import TableService
 from controller.game.cards import Card, parse_card
-from controller.game.decisions import decisions_of
+from controller.game.decisions import DecisionPoint, decisions_of
 from controller.game.table import RoundRecord
 from controller.game.table_config import config_change
+from controller.journal.fold import journal_ratings
 from tests.conftest import REGISTRY
+from tests.sessions import Sitter, shoe_session
 
 
 def rounds_of(session: list[dict[str, Any]]) -> list[RoundRecord]:
@@ -45,3 +48,21 @@ def test_hits_stands_and_doubles_with_the_cards_seen() -> None:
     assert [str(c) for c in stand.cards] == ["9H", "3D", "2H"]
     assert sorted(map(str, stand.seen)) == ["4C", "5S", "6D"]
     assert (hit.options, stand.options) == (("hit", "stand", "double"), ("hit", "stand"))
+
+
+def test_each_rating_gets_its_seats_decisions_from_the_journal(tmp_path: Path) -> None:
+    """Whole shoes through `settle --journal`: the fold hands each rating every decision token
+    its seat's scripts used, in order, and the shoe as it was (nothing seen twice)."""
+    seats = {2: Sitter("P-1", lambda i: {"main": 10}), 5: Sitter("P-2", lambda i: {"main": 25})}
+    session = shoe_session({"decks": 2}, {}, seats, seed=3)
+    journal = tmp_path / "j.sqlite3"
+    settle_session(session, REGISTRY, journal)
+    found: dict[int, list[DecisionPoint]] = {}
+    ratings, _ = journal_ratings(journal, decisions=found)
+    by_player = {r.player: found.get(r.number, []) for r in ratings}
+    for seat, player in ((2, "P-1"), (5, "P-2")):
+        tokens = [t for s in session for t in s["seats"][str(seat)]["decisions"]]
+        assert [p.taken for p in by_player[player]] == tokens
+        for p in by_player[player]:
+            seen = Counter(p.seen) + Counter(p.cards) + Counter([p.up])
+            assert max(seen.values()) <= 2  # two decks: no card seen more often than it is

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from controller.game.cards import Card
+from controller.game.decisions import DecisionPoint, decisions_of
 from controller.game.events import Checkpoint, ConfigChanged, Event, event_from_dict
 from controller.game.ratings import Rating
-from controller.game.table import FoldMismatch, Table
+from controller.game.table import FoldMismatch, RoundRecord, Table
 from controller.journal.files import DayRow, JournalError, Record
 from controller.journal.history import History
 
@@ -75,11 +78,14 @@ def read_events(path: Path, archive_dirs: Sequence[Path] = ()) -> list[Event]:
 
 
 def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[Path] = (),
-                    last: int | None = None) -> tuple[list[Rating], dict[str, ConfigChanged]]:
+                    last: int | None = None,
+                    decisions: dict[int, list[DecisionPoint]] | None = None
+                    ) -> tuple[list[Rating], dict[str, ConfigChanged]]:
     """Every rating of the journal up to record `last` (those that ran during the closed day
     `day`, if given), oldest first, and the configurations their handle was wagered under, by
     `edge_key`: folded from the first record, so that each rating has every round it ran
-    over (JournalError if a closed day's file is not here)."""
+    over (JournalError if a closed day's file is not here). With `decisions`, each rating's
+    blackjack decisions are added to it by rating number (`controller.game.decisions`)."""
     history = History.open(path, archive_dirs)
     try:
         within = None
@@ -89,10 +95,17 @@ def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[P
         table = Table(keep_rounds=1, keep_ratings=None)
         configs: dict[str, ConfigChanged] = {}
         try:
+            opened: Counter[Card] = Counter()  # the shoe's count when the round opened
             for event in events(history, 1, last):
+                before = table.current
+                counts = Counter(table.shoe.counts) if before is None else None
                 table.apply(event)
                 if isinstance(event, ConfigChanged):
                     configs[table.config_key] = event
+                if before is None and table.current is not None and counts is not None:
+                    opened = counts
+                elif before is not None and table.current is None and decisions is not None:
+                    _note_decisions(table, before, opened, decisions)
         except (FoldMismatch, ValueError, TypeError) as exc:
             raise JournalError(f"journal {path}: the records do not fold: {exc}") from None
     finally:
@@ -103,3 +116,14 @@ def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[P
         ratings = [r for r in ratings
                    if r.start_seq <= last and (r.end_seq is None or r.end_seq >= first)]
     return sorted(ratings, key=lambda r: r.number), configs
+
+
+def _note_decisions(table: Table, record: RoundRecord, opened: Counter[Card],
+                    decisions: dict[int, list[DecisionPoint]]) -> None:
+    """A finished round's decisions, each to the rating open on its seat."""
+    if record.machine.config.game != "blackjack":
+        return
+    for point in decisions_of(record, opened):
+        rating = table.ratings.open.get(point.seat)
+        if rating is not None:
+            decisions.setdefault(rating.number, []).append(point)
