@@ -25,7 +25,6 @@ from controller.game.events import PlayerLeft, PlayerSeated
 from controller.game.money import from_minor
 from controller.game.rules.settlement import Settlement
 
-LEFT_REASONS: Final = ("card_out", "walked", "no_wager", "replaced")
 MAX_ID: Final = 64  # characters of a player or dealer id
 
 
@@ -34,7 +33,6 @@ def is_id(value: object) -> bool:
     either end, 1 to MAX_ID characters. Never a name (docs/players.md)."""
     return isinstance(value, str) and value.strip() == value and 0 < len(value) <= MAX_ID \
         and value.isprintable()
-SEATED_HOW: Final = ("card", "number", "anonymous", "script")
 
 
 def summed(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
