@@ -10,10 +10,9 @@ from playwright.sync_api import Browser, expect
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.game.table_config import config_change
-from devices.display.server import DisplayServer, Hub
-from devices.display.view import view
 from devices.events import CardRead
 from tests.conftest import REGISTRY
+from tests.display.live import displayed, until
 
 WAIT_MS = 10_000
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -23,19 +22,16 @@ def test_a_swipe_waits_on_the_display_and_a_seat_tap_seats_the_player(browser: B
     service = TableService()
     service.submit(config_change("blackjack", {}, {}, REGISTRY))
     loop = ControllerLoop(service, readers={"dealer reader": None})
-    hub = Hub()
+    with displayed(loop, lambda: {"pending_card": loop.pending_card()}) as server:
+        walk_swipe(browser, server.url, loop)
 
-    def publish() -> None:
-        hub.publish(view(service.table, "test table", pending_card=loop.pending_card()))
 
-    publish()
-    loop.listeners.append(lambda event, effects: publish())
-    server = DisplayServer(hub, loop.post, "127.0.0.1", 0)
-    server.start()
+def walk_swipe(browser: Browser, url: str, loop: ControllerLoop) -> None:
+    service = loop.service
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.set_default_timeout(WAIT_MS)
     try:
-        page.goto(server.url)
+        page.goto(url)
         expect(page.locator("#pending-card")).to_be_hidden()
         loop.handle(CardRead("dealer reader", "P-1001"))
         expect(page.locator("#pending-text")).to_have_text("card P-1001 read: tap the seat")
@@ -50,13 +46,9 @@ def test_a_swipe_waits_on_the_display_and_a_seat_tap_seats_the_player(browser: B
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "card-swipe-800x480.png"))
         page.get_by_role("button", name="Seat 4", exact=True).click()
-        for _ in range(400):  # the page's post reaches the queue: handle it here, bounded
-            loop.step(0.025)
-            if 4 in service.table.ratings.open:
-                break
+        until(loop, lambda: 4 in service.table.ratings.open)
         rating = service.table.ratings.open[4]
         assert (rating.player, rating.how, rating.by) == ("P-1001", "card", "dealer reader")
         expect(page.locator("#pending-card")).to_be_hidden()
     finally:
         page.close()
-        server.stop()

@@ -5,7 +5,6 @@ Ids are drawn as text: an id that looks like markup stays text."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
@@ -15,21 +14,11 @@ from controller.daemon.service import TableService
 from controller.game.events import PlayerSeated
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
-from devices.display.server import DisplayServer, Hub
-from devices.display.view import view
 from tests.conftest import REGISTRY
+from tests.display.live import displayed, until
 
 WAIT_MS = 10_000
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-
-
-def until(loop: ControllerLoop, done: Callable[[], bool]) -> None:
-    """The page's posts reach the loop's queue: handle them here, bounded."""
-    for _ in range(400):
-        loop.step(0.025)
-        if done():
-            return
-    raise AssertionError("the display's action never arrived")
 
 
 def supervisor(page: Page, button: str, seat: int, player: str = "", pin: str = "2468",
@@ -48,20 +37,17 @@ def test_dealers_and_players_on_the_display(browser: Browser) -> None:
     service = TableService(supervisors={"sup1": pin})
     service.submit(config_change("blackjack", {}, {}, REGISTRY))
     loop = ControllerLoop(service, dealers=PinGuard({"D-7": pin}))
-    hub = Hub()
+    with displayed(loop, lambda: {"notices": loop.notices_now()}) as server:
+        walk_people(browser, server.url, loop)
 
-    def publish() -> None:
-        hub.publish(view(service.table, "test table", notices=loop.notices_now()))
 
-    publish()
-    loop.listeners.append(lambda event, effects: publish())
-    server = DisplayServer(hub, loop.post, "127.0.0.1", 0)
-    server.start()
+def walk_people(browser: Browser, url: str, loop: ControllerLoop) -> None:
+    service = loop.service
     page = browser.new_page(viewport={"width": 800, "height": 480})
     page.set_default_timeout(WAIT_MS)
     table = service.table
     try:
-        page.goto(server.url)
+        page.goto(url)
         expect(page.locator("#dealer-on")).to_have_text("no dealer")
 
         page.click("#dealer-button")
@@ -84,8 +70,7 @@ def test_dealers_and_players_on_the_display(browser: Browser) -> None:
         supervisor(page, "Seat player", 5, anonymous=True)
         until(loop, lambda: 5 in table.ratings.open)
         assert table.ratings.open[5].player is None
-        service.submit(PlayerSeated(seq=0, seat=6, player="<b>x</b>", how="card", by="r"))
-        publish()
+        loop.handle(PlayerSeated(seq=0, seat=6, player="<b>x</b>", how="card", by="r"))
         expect(page.locator('.seat[data-seat="2"] .player')).to_have_text("P-1001")
         expect(page.locator('.seat[data-seat="5"] .player')).to_have_text("rated")
         expect(page.locator('.seat[data-seat="6"] .player')).to_have_text("<b>x</b>")
@@ -104,4 +89,3 @@ def test_dealers_and_players_on_the_display(browser: Browser) -> None:
         expect(page.locator("#dealer-on")).to_have_text("no dealer")
     finally:
         page.close()
-        server.stop()
