@@ -13,6 +13,7 @@ MODULES = {
     "devices": [], "pipeline": [], "daemon": ["--rounds", "1000"],
     "analyze": ["--rounds", "1000000"], "decision": ["--decisions", "200"], "history": [],
     "floor": ["--tables", "300", "--speed", "10", "--seconds", "60"],
+    "protection": ["--sessions", "20", "--rounds", "1000"],
 }
 QUICK = {
     "engine": ["--rounds", "500", "--runs", "2"], "journal_commit": ["--rounds", "20"],
@@ -22,6 +23,7 @@ QUICK = {
     "history": ["--days", "1", "2", "--rounds-per-day", "10", "--open", "30", "--measured", "10",
                 "--runs", "1"],
     "floor": ["--tables", "4", "--speed", "100", "--seconds", "5", "--workers", "1"],
+    "protection": ["--sessions", "1", "--rounds", "100"],
 }
 
 

@@ -22,6 +22,8 @@ from controller.game.table_config import MOST_SEATS
 from controller.journal.outbox import FLOOR_ALERTS
 from floor.defaults import CLOCK_TOLERANCE_S
 from floor.validate import (
+    FLAG_KINDS,
+    MAX_EVIDENCE,
     MAX_LIST,
     MAX_N,
     MAX_NAME,
@@ -89,6 +91,8 @@ class Incoming:
             _round_body(body)
         elif kind == "rating":
             _rating_body(body)
+        elif kind == "assessment":
+            _assessment_body(body)
         return cls(table, n, seq, kind, number, utc, body, canonical(body), journal, from_n,
                    received, _dated(utc, received, tolerance, clock), payload)
 
@@ -130,6 +134,41 @@ def _round_body(body: dict[str, Any]) -> None:
         text(body, "edge_key", MAX_NAME, "body.")
         if body.get("dealer") is not None and not is_id(body["dealer"]):
             raise Rejected(f"body.dealer: {shown(body['dealer'])} is not a dealer id")
+
+
+def _assessment_body(body: dict[str, Any]) -> None:
+    """Game protection's assessment of a rating: what the pit shows and alerts on."""
+    fields = {"rating", "player", "seat", "decisions", "skill_cost", "skill_cost_optimal",
+              "flags"}
+    if set(body) != fields:
+        raise Rejected(f"body: not an assessment (fields {', '.join(sorted(set(body))[:20])})")
+    whole(body, "rating", 1, MAX_N, "body.")
+    whole(body, "seat", 1, MOST_SEATS + 1, "body.")
+    whole(body, "decisions", 0, MAX_N, "body.")
+    for key in ("skill_cost", "skill_cost_optimal"):
+        whole(body, key, -MAX_N, MAX_N, "body.")
+    if body["player"] is not None and not is_id(body["player"]):
+        raise Rejected(f"body.player: {shown(body['player'])} is not a player id")
+    flags = body["flags"]
+    if not isinstance(flags, list) or len(flags) > MAX_LIST:
+        raise Rejected(f"body.flags: not a list of at most {MAX_LIST} flags")
+    for index, flag in enumerate(flags):
+        where = f"body.flags[{index}]."
+        if not isinstance(flag, dict) or set(flag) != {"kind", "p_value", "detail", "rounds"}:
+            raise Rejected(f"{where[:-1]}: not a flag (kind, p_value, detail, rounds)")
+        text(flag, "kind", MAX_NAME, where, FLAG_KINDS)
+        text(flag, "detail", MAX_TEXT, where)
+        p_value = flag["p_value"]
+        if not isinstance(p_value, int | float) or isinstance(p_value, bool) \
+                or not 0 <= p_value <= 1:
+            raise Rejected(f"{where}p_value: {shown(p_value)} is not a probability")
+        rounds = flag["rounds"]
+        if not isinstance(rounds, list) or len(rounds) > MAX_EVIDENCE:
+            raise Rejected(f"{where}rounds: not a list of at most {MAX_EVIDENCE} rounds")
+        for number in rounds:
+            if not isinstance(number, int) or isinstance(number, bool) \
+                    or not 1 <= number < MAX_ROUND:
+                raise Rejected(f"{where}rounds: {shown(number)} is not a round number")
 
 
 def _rating_body(body: dict[str, Any]) -> None:
@@ -264,6 +303,12 @@ def _alert_line(message: Incoming) -> str | None:
                 + (f" ({details})" if details else ""))
     if message.topic == "device" and body.get("state") in ("lost", "alarm"):
         return f"{where}{body.get('device', '')} {body.get('state')}: {body.get('detail', '')}"
+    if message.topic == "assessment" and body.get("flags"):
+        who = f"{body.get('player') or 'anonymous'}, seat {body.get('seat')}"
+        return f"rating {body.get('rating')} ({who}): " + "; ".join(
+            f"{flag['kind'].replace('_', ' ')} (p {flag['p_value']:.2g}) {flag['detail']}"
+            f" (rounds {', '.join(map(str, flag['rounds'][:5])) or 'none'})"
+            for flag in body["flags"])
     if message.topic == "refused":
         return (f"{where}message {message.n} ({body.get('topic', '')}, {body.get('bytes', '')} "
                 f"bytes) refused for good, only its stand-in is here: {body.get('reason', '')}")

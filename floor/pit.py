@@ -58,7 +58,7 @@ from floor.edges import EdgeWorker
 from floor.health import Part
 from floor.periods import Periods
 from floor.store import CHANNEL
-from floor.validate import MAX_N, Rejected, load
+from floor.validate import MAX_N, MAX_ROUND, Rejected, load
 
 STATIC: Final = Path(__file__).with_name("static")
 TICK_S: Final = 0.25  # the pages are told at most this often
@@ -335,13 +335,20 @@ class Pit:
         return web.json_response({**totals, "currency": self.currency})
 
     async def _rounds(self, request: web.Request) -> web.StreamResponse:
+        """The table's last `limit` rounds, or with `round`, that one round."""
         try:
             limit = int(request.query.get("limit", "10"))
+            number = int(request.query["round"]) if "round" in request.query else None
         except ValueError:
-            return web.json_response({"error": "limit: a whole number"}, status=400)
+            return web.json_response({"error": "limit, round: whole numbers"}, status=400)
         table = request.match_info["table"]
         if not TABLE_ID.fullmatch(table):
             return web.json_response({"error": f"no table {table[:64]!r}"}, status=404)
+        if number is not None:
+            if not 1 <= number < MAX_ROUND:
+                return web.json_response({"error": f"round: {number} is no round"}, status=400)
+            return web.json_response(await self.query(
+                lambda db: queries.one_round(db, table, number)))
         rows = await self.query(lambda db: queries.last_rounds(db, table, max(1, min(limit,
                                                                                     100))))
         return web.json_response(rows)

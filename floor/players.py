@@ -18,7 +18,10 @@ from psycopg import AsyncConnection
 
 from controller.game.ratings import Rating
 
-RATING_COLUMNS: Final = "table_id, body"
+# A rating as the table last sent it, and game protection's latest assessment of it, if any.
+RATING_COLUMNS: Final = """table_id, body, (
+    SELECT a.body FROM messages a WHERE a.topic = 'assessment' AND a.table_id = ratings.table_id
+    AND (a.body->>'rating')::bigint = ratings.number ORDER BY a.n DESC LIMIT 1)"""
 SEATED: Final = f"SELECT {RATING_COLUMNS} FROM ratings WHERE end_utc IS NULL " \
     "ORDER BY table_id, seat"
 IN_PERIOD: Final = f"""
@@ -100,11 +103,23 @@ async def ratings(db: AsyncConnection[Any], sql: str, params: Any
                   ) -> tuple[list[dict[str, Any]], set[str]]:
     """The ratings a query selects, reported; and the configurations lacking edges."""
     cursor = await db.execute(sql, params)
-    rows = [(table, Rating.from_state(body)) for table, body in await cursor.fetchall()]
-    keys = {key for _, rating in rows for key in rating.handle}
+    rows = [(table, Rating.from_state(body), assessment)
+            for table, body, assessment in await cursor.fetchall()]
+    keys = {key for _, rating, _ in rows for key in rating.handle}
     edges, failed = await _edges(db, keys)
-    return [report(table, rating, edges, failed) for table, rating in rows], \
-        keys - set(edges) - set(failed)
+    return [{**report(table, rating, edges, failed), "protection": protection(assessment)}
+            for table, rating, assessment in rows], keys - set(edges) - set(failed)
+
+
+def protection(assessment: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Game protection's assessment as the pit shows it, in currency units; None until the
+    table's worker has sent one (docs/protection.md)."""
+    if assessment is None:
+        return None
+    return {"decisions": assessment["decisions"],
+            "skill_cost": assessment["skill_cost"] / 100,
+            "skill_cost_optimal": assessment["skill_cost_optimal"] / 100,
+            "flags": assessment["flags"]}
 
 
 async def seated(db: AsyncConnection[Any]) -> tuple[list[dict[str, Any]], set[str]]:

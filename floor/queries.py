@@ -45,6 +45,11 @@ SELECT n, round, utc, received, clock_off, body FROM messages
 WHERE table_id = %s AND topic = 'round'
 ORDER BY n DESC LIMIT %s
 """
+ONE_ROUND: Final = """
+SELECT n, round, utc, received, clock_off, body FROM messages
+WHERE table_id = %s AND topic = 'round' AND round = %s
+ORDER BY n DESC LIMIT 1
+"""
 ALERTS_PER_TABLE: Final = 20
 ALERTS: Final = """
 (SELECT a.table_id, a.n, a.kind, a.round, a.utc, a.received, left(a.text, 500), a.ack_by,
@@ -139,7 +144,17 @@ async def floor_totals(db: AsyncConnection[Any], day: datetime, shift: datetime
 
 async def last_rounds(db: AsyncConnection[Any], table: str, limit: int
                       ) -> list[dict[str, Any]]:
-    cursor = await db.execute(ROUNDS, (table, limit))
+    return await _rounds(db, ROUNDS, (table, limit))
+
+
+async def one_round(db: AsyncConnection[Any], table: str, number: int) -> list[dict[str, Any]]:
+    """Round `number` of the table (the evidence of a protection flag), if the floor has it."""
+    return await _rounds(db, ONE_ROUND, (table, number))
+
+
+async def _rounds(db: AsyncConnection[Any], sql: str, params: tuple[Any, ...]
+                  ) -> list[dict[str, Any]]:
+    cursor = await db.execute(sql, params)
     return [{**body, **round_words(body), "n": n, "round": number, "utc": _iso(utc),
              "received": _iso(received), "clock_off": clock_off}
             for n, number, utc, received, clock_off, body in await cursor.fetchall()]

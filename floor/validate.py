@@ -29,7 +29,9 @@ MAX_NAME: Final = 64  # a device, a phase, a game, a journal id
 MAX_TEXT: Final = 1000  # a hold's reason, an alert's text
 MAX_LIST: Final = 64  # lost devices, standing alerts
 TOPICS: Final = ("round", "hold", "hold_ended", "alert", "supervisor", "device", "day", "config",
-                 "refused", "rating")
+                 "refused", "rating", "assessment")
+FLAG_KINDS: Final = ("counting", "wonging", "side_bet_advantage", "hole_card")
+MAX_EVIDENCE: Final = 20  # rounds a protection flag names
 STATUSES: Final = ("open", "closed", "offline")
 ROUND_STATUSES: Final = ("confirmed", "voided")
 # Strings, each taken whole, closed or not (so a text that never ends is one match, never

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.analysis import countability, eor, shoes
-from controller.analysis.analyze import _expectations, counting
+from controller.analysis.analyze import counting, expectations
 from controller.game.cards import Card
 from tests.conftest import REGISTRY
 
@@ -34,7 +34,7 @@ def weighted_sum(effects: eor.Effects, shoe: shoes.Shoe) -> float:
 ])
 def test_effects_weighted_by_the_cards_sum_to_zero(game: str, options: dict[str, Any],
                                                     shoe: shoes.Shoe) -> None:
-    effects = eor.effects(lambda s: _expectations(game, options, None, None, REGISTRY, 1, s),
+    effects = eor.effects(lambda s: expectations(game, options, None, None, REGISTRY, 1, s),
                           shoe)
     assert len(effects) > 5  # every wager and pay table
     for key, effect in effects.items():
@@ -44,14 +44,14 @@ def test_effects_weighted_by_the_cards_sum_to_zero(game: str, options: dict[str,
 
 def test_removing_a_card_and_putting_it_back_gives_the_full_shoe_edge() -> None:
     shoe = shoes.full(1)
-    full = _expectations("baccarat", {}, None, None, REGISTRY, 1, shoe)
+    full = expectations("baccarat", {}, None, None, REGISTRY, 1, shoe)
     for value in range(1, 11):
         less = eor.removed(shoe, value)
         back = tuple(tuple(n + (v == value - 1 and s == 0) for s, n in enumerate(row))
                      for v, row in enumerate(less))
         assert back == shoe
-        assert _expectations("baccarat", {}, None, None, REGISTRY, 1, back) == full
-        assert _expectations("baccarat", {}, None, None, REGISTRY, 1, less) != full
+        assert expectations("baccarat", {}, None, None, REGISTRY, 1, back) == full
+        assert expectations("baccarat", {}, None, None, REGISTRY, 1, less) != full
 
 
 def test_a_suited_award_sees_which_suit_left() -> None:
@@ -61,8 +61,8 @@ def test_a_suited_award_sees_which_suit_left() -> None:
     spade = shoes.without(shoe, [Card(5, "S")])
     heart = shoes.without(shoe, [Card(5, "H")])
     bets = ["lucky8"]
-    assert (_expectations("baccarat", {}, bets, None, REGISTRY, 1, spade)
-            == pytest.approx(_expectations("baccarat", {}, bets, None, REGISTRY, 1, heart),
+    assert (expectations("baccarat", {}, bets, None, REGISTRY, 1, spade)
+            == pytest.approx(expectations("baccarat", {}, bets, None, REGISTRY, 1, heart),
                              abs=1e-15))
 
 

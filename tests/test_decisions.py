@@ -10,7 +10,8 @@ from typing import Any
 from controller.commands.settle import ScriptedDealer, parse_script, settle_session
 from controller.daemon.service import TableService
 from controller.game.cards import Card, parse_card
-from controller.game.decisions import DecisionPoint, decisions_of
+from controller.game.decisions import decisions_of
+from controller.game.observations import Watch
 from controller.game.table import RoundRecord
 from controller.game.table_config import config_change
 from controller.journal.fold import journal_ratings
@@ -53,13 +54,14 @@ def test_hits_stands_and_doubles_with_the_cards_seen() -> None:
 def test_each_rating_gets_its_seats_decisions_from_the_journal(tmp_path: Path) -> None:
     """Whole shoes through `settle --journal`: the fold hands each rating every decision token
     its seat's scripts used, in order, and the shoe as it was (nothing seen twice)."""
-    seats = {2: Sitter("P-1", lambda i: {"main": 10}), 5: Sitter("P-2", lambda i: {"main": 25})}
+    seats = {2: Sitter("P-1", lambda i, seen: {"main": 10}),
+             5: Sitter("P-2", lambda i, seen: {"main": 25})}
     session = shoe_session({"decks": 2}, {}, seats, seed=3)
     journal = tmp_path / "j.sqlite3"
     settle_session(session, REGISTRY, journal)
-    found: dict[int, list[DecisionPoint]] = {}
-    ratings, _ = journal_ratings(journal, decisions=found)
-    by_player = {r.player: found.get(r.number, []) for r in ratings}
+    watch = Watch()
+    ratings, _ = journal_ratings(journal, watch=watch)
+    by_player = {r.player: watch.ratings[r.number].decisions for r in ratings}
     for seat, player in ((2, "P-1"), (5, "P-2")):
         tokens = [t for s in session for t in s["seats"][str(seat)]["decisions"]]
         assert [p.taken for p in by_player[player]] == tokens

@@ -151,11 +151,11 @@ def test_whole_shoes_rate_every_player_exactly(tmp_path: Path) -> None:
     rules: dict[str, Any] = {"decks": 6}
     tables = {"lucky_stiff": "1", "blackjack_tie": "1"}
     seats = {
-        1: Sitter("P-1001", lambda i: {"main": 25}),
-        2: Sitter("P-1002", lambda i: {"main": 10 + 5 * (i % 4), "lucky_stiff": 5}),
-        3: Sitter("P-1003", lambda i: {"main": 50, "blackjack_tie": {"LS": 5, "18": 2.5}}
+        1: Sitter("P-1001", lambda i, seen: {"main": 25}),
+        2: Sitter("P-1002", lambda i, seen: {"main": 10 + 5 * (i % 4), "lucky_stiff": 5}),
+        3: Sitter("P-1003", lambda i, seen: {"main": 50, "blackjack_tie": {"LS": 5, "18": 2.5}}
                   if i % 3 else None),
-        5: Sitter(None, lambda i: {"main": 15}),
+        5: Sitter(None, lambda i, seen: {"main": 15}),
     }
     session = [*shoe_session(rules, tables, seats, seed=7),
                *shoe_session(rules, tables, seats, seed=8)[:20]]

@@ -437,7 +437,7 @@ def counting(game: str, options: dict[str, Any], bets: list[str] | None, pay_tab
     removal and count, and what a counter makes of it (eor.py, countability.py)."""
     started = time.perf_counter()
     decks = (baccarat_rules(options) if game == "baccarat" else blackjack_rules(options)).decks
-    exact = functools.partial(_expectations, game, options, bets, pay_table, registry, workers)
+    exact = functools.partial(expectations, game, options, bets, pay_table, registry, workers)
     effects = eor.effects(exact, shoes.full(decks))
     report: dict[str, Any] = {"game": game, "method": "exact", "decks": decks}
     tally = None
@@ -464,7 +464,7 @@ def counting(game: str, options: dict[str, Any], bets: list[str] | None, pay_tab
     return {**report, "seconds": round(time.perf_counter() - started, 2), "wagers": rows}
 
 
-def _expectations(game: str, options: dict[str, Any], bets: list[str] | None,
+def expectations(game: str, options: dict[str, Any], bets: list[str] | None,
                   pay_table: str | None, registry: PayTables, workers: int,
                   shoe: shoes.Shoe) -> dict[tuple[str, str | None], float]:
     """Every wager's exact expectation per unit for the player, dealt from `shoe`."""

@@ -32,6 +32,12 @@ def full(decks: int) -> Shoe:
     return of(dict.fromkeys(range(1, 14), decks))
 
 
+def left_after(shoe: Shoe, seen: Shoe) -> Shoe:
+    """The composition less the counts `seen` (by value and suit, as a Shoe)."""
+    return tuple(tuple(n - s for n, s in zip(row, gone, strict=True))
+                 for row, gone in zip(shoe, seen, strict=True))
+
+
 def without(shoe: Shoe, cards: Iterable[Card]) -> Shoe:
     """The composition less `cards` (each must be in it)."""
     counts = [list(row) for row in shoe]

@@ -6,6 +6,8 @@ optimal play. Amounts are in minor units of the seat's original wager."""
 
 from __future__ import annotations
 
+import multiprocessing
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.analysis import derive
@@ -41,3 +43,17 @@ def cost(point: DecisionPoint, rules: BlackjackRules) -> Cost:
     return Cost(wager * (basic.actions[played] - basic.actions[point.taken]),
                 wager * (best.actions[best.best] - best.actions[point.taken]),
                 played, best.best)
+
+
+def costs(jobs: Sequence[tuple[DecisionPoint, BlackjackRules]], workers: int = 1) -> list[Cost]:
+    """Every decision's cost, in order, on `workers` processes (a tenth of a second each)."""
+    for rules in {rules for _, rules in jobs}:
+        derive.basic(rules, workers)  # derived once, before the workers fork
+    if workers <= 1 or len(jobs) < 2 * workers:
+        return [_cost(job) for job in jobs]
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        return pool.map(_cost, jobs, chunksize=8)
+
+
+def _cost(job: tuple[DecisionPoint, BlackjackRules]) -> Cost:
+    return cost(*job)

@@ -11,45 +11,92 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.commands.common import Broken, journal_arguments, journal_path
 from controller.commands.inputs import Day, Whole
+from controller.game.decisions import DecisionPoint
+from controller.game.events import ConfigChanged
+from controller.game.observations import Observed, Watch
+from controller.game.ratings import Rating
+from controller.game.rules.blackjack import BlackjackRules
+from controller.game.table_config import config_from_event
 from controller.journal import JournalError
 from controller.journal.fold import journal_ratings
 
+if TYPE_CHECKING:
+    from controller.analysis.protection import Assessment
 
-def report(path: Path, day: str | None, archive: Sequence[Path], workers: int
-           ) -> dict[str, Any]:
+
+def report(path: Path, day: str | None, archive: Sequence[Path], workers: int,
+           number: int | None = None, start: int | None = None) -> dict[str, Any]:
     from controller.analysis.edges import edges
-    ratings, configs = journal_ratings(path, day, archive)
+    watch = Watch()
+    ratings, configs = journal_ratings(path, day, archive, watch=watch, start=start)
+    if number is not None:
+        ratings = [r for r in ratings if r.number == number]
     needed = {key for rating in ratings for key in rating.handle}
     found = {key: edges(configs[key], workers) for key in sorted(needed)}
+    protected = protect(ratings, configs, watch, workers)
+    rows = []
+    for rating in ratings:
+        row = rating.report(found)
+        row.update(protected[rating.number].report())
+        row["theo_with_skill"] = round(row["theo_total"] + row["skill_cost"], 4)
+        rows.append(row)
     return {"journal": str(path), "day": day,
             "edges": {key: {spot: round(edge, 10) for spot, edge in spots.items()}
                       for key, spots in found.items()},
-            "ratings": [rating.report(found) for rating in ratings]}
+            "ratings": rows}
+
+
+def protect(ratings: Sequence[Rating], configs: Mapping[str, ConfigChanged], watch: Watch,
+            workers: int) -> dict[int, Assessment]:
+    """Each rating's skill cost and protection flags (docs/protection.md)."""
+    from controller.analysis import skill
+    from controller.analysis.edges import ShoeEdges
+    from controller.analysis.protection import assess
+    rules = {key: config_from_event(event).rules for key, event in configs.items()}
+    observed = {r.number: watch.ratings.get(r.number, Observed()) for r in ratings}
+    jobs: list[tuple[DecisionPoint, BlackjackRules]] = []
+    for seen in observed.values():
+        key_of = {r.round: r.config_key for r in seen.rounds}
+        for point in seen.decisions:
+            table = rules[key_of[point.round]]
+            assert isinstance(table, BlackjackRules)
+            jobs.append((point, table))
+    costs = iter(skill.costs(jobs, workers))
+    price = ShoeEdges(configs, workers)
+    return {number: assess(seen, [next(costs) for _ in seen.decisions], rules, watch.shoes,
+                           price)
+            for number, seen in observed.items()}
 
 
 def render(data: dict[str, Any]) -> str:
     if not data["ratings"]:
         return "no ratings" + (f" in day {data['day']}" if data["day"] else "") + "\n"
     lines = [f"{'#':>4} {'player':<14} {'seat':>4} {'start':<24} {'end':<24} {'rounds':>6} "
-             f"{'handle':>10} {'theo':>9} {'actual':>9}"]
+             f"{'handle':>10} {'theo':>9} {'actual':>9} {'skill':>8} {'flags'}"]
     for r in data["ratings"]:
         lines.append(f"{r['number']:>4} {r['player'] or '(anonymous)':<14} {r['seat']:>4} "
                      f"{r['start']:<24} {r['end'] or '(open)':<24} {r['rounds']:>6} "
                      f"{sum(r['handle'].values()):>10,.2f} {r['theo_total']:>9,.2f} "
-                     f"{r['actual']:>9,.2f}")
+                     f"{r['actual']:>9,.2f} {r['skill_cost']:>8,.2f} "
+                     f"{','.join(f['kind'] for f in r['flags']) or '-'}")
+    for r in data["ratings"]:
+        for flag in r["flags"]:
+            lines.append(f"  #{r['number']} {flag['kind']} (p {flag['p_value']:.2g}): "
+                         f"{flag['detail']}; rounds {' '.join(map(str, flag['rounds']))}")
     return "\n".join(lines) + "\n"
 
 
 def cmd_players_report(args: argparse.Namespace) -> int:
     path = journal_path(args)
     try:
-        data = report(path, args.day, args.archive, args.workers or os.cpu_count() or 1)
+        data = report(path, args.day, args.archive, args.workers or os.cpu_count() or 1,
+                      args.rating, args.from_record)
     except JournalError as exc:
         raise Broken(str(exc)) from None
     sys.stdout.write(json.dumps(data, indent=2) + "\n" if args.json else render(data))
@@ -69,5 +116,12 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     report_cmd.add_argument("--workers", type=Whole(1), metavar="N",
                             help="processes for a configuration's edges the first time "
                                  "(default: every core)")
+    report_cmd.add_argument("--rating", type=Whole(1), metavar="N",
+                            help="only rating number N (the table's protection worker asks "
+                                 "for each rating as it closes)")
+    report_cmd.add_argument("--from-record", type=Whole(1), metavar="SEQ",
+                            help="fold from the checkpoint before journal record SEQ, not from "
+                                 "the first: enough for the ratings that opened after it, and "
+                                 "older days' files are not needed")
     report_cmd.add_argument("--json", action="store_true", help="JSON instead of text")
     report_cmd.set_defaults(func=cmd_players_report)

@@ -30,6 +30,7 @@ from controller.daemon.gaming_day import open_table
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.notify import Notifier
 from controller.daemon.ports import listening
+from controller.daemon.protection import ProtectionWorker
 from controller.daemon.service import KEEP_ROUNDS
 from controller.game.supervisors import PinGuard
 from controller.game.table_config import config_change
@@ -116,6 +117,15 @@ class Daemon:
         link.start()
         return link
 
+    @staticmethod
+    def _protection(loop: ControllerLoop, journal: Path) -> ProtectionWorker:
+        """Game protection's worker, told of each rating as it closes."""
+        worker = ProtectionWorker(journal, loop.post, list(loop.service.table.ratings.closed))
+        loop.listeners.append(  # the table, not its ratings: a failed write reloads the table
+            lambda event, effects: worker.closed(loop.service.table.ratings.closed))
+        worker.start()
+        return worker
+
     def _ready(self, server: DisplayServer, what: str) -> None:
         print(f"tablectl: {what}; dealer display at {server.url}", flush=True)
         self.notifier.ready(what)
@@ -148,6 +158,7 @@ class Daemon:
             server = self._display(rig.loop, f"demo {game}", DisplayConfig(),
                                    self.options.port)
             link = self._floor_link(rig.loop, journal)
+            protection = self._protection(rig.loop, journal)
             played = 0
             try:
                 rig.start_demo()
@@ -159,6 +170,7 @@ class Daemon:
                 pass
             finally:
                 control.stop()
+                protection.stop()
                 if link is not None:
                     link.stop()  # drains, the display still showing how
                 server.stop()
@@ -204,6 +216,7 @@ class Daemon:
             drivers.append(loop.pads)
         server = self._display(loop, config.name, config.display, self.options.port)
         link = self._floor_link(loop, journal_path)
+        protection = self._protection(loop, journal_path)
         for driver in drivers:
             driver.start()
         control.start()
@@ -215,6 +228,7 @@ class Daemon:
                 self.notifier.watchdog()
         finally:
             control.stop()
+            protection.stop()
             for driver in drivers:
                 driver.stop()
             if link is not None:

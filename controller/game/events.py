@@ -314,6 +314,23 @@ class DealerSignedOut(Event):
     kind: ClassVar[str] = "dealer_signed_out"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatingAssessed(Event):
+    """Game protection's assessment of a closed rating (docs/protection.md), worked out away
+    from the loop and journaled so the audit trail and the floor have it: the skill cost in
+    minor units (rounded: an expectation, not money paid) and each flag with its p-value, its
+    evidence and the rounds that made it."""
+
+    rating: int
+    player: str | None
+    seat: int
+    decisions: int
+    skill_cost: int
+    skill_cost_optimal: int
+    flags: list[dict[str, Any]]  # kind, p_value, detail, rounds
+    kind: ClassVar[str] = "rating_assessed"
+
+
 SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided,
                                               NewShoe, PlayerSeated, PlayerLeft)
 NOT_CORRECTIONS: tuple[type[Event], ...] = (NewShoe, PlayerSeated, PlayerLeft)
@@ -332,7 +349,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         CardVoided, RoundVoided, PayoutShown, PayoutConfirmed, ConfigChanged, ControllerStarted,
         NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound, DeviceAlarm,
         SupervisorRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk, PlayerSeated,
-        PlayerLeft, DealerSignedIn, DealerSignedOut)
+        PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed)
 }
 
 

@@ -42,6 +42,7 @@ from controller.game.events import (
     NewShoe,
     PlayerLeft,
     PlayerSeated,
+    RatingAssessed,
     ShoeEmpty,
     SupervisorRefused,
     WagerPlaced,
@@ -317,6 +318,8 @@ class Table:
             return []
         if isinstance(event, PlayerSeated | PlayerLeft | DealerSignedIn | DealerSignedOut):
             return self._people(event)
+        if isinstance(event, RatingAssessed):  # the audit trail's and the floor's: no state
+            return []
         if isinstance(event, (*CLOSING, DiskLow, DiskOk)):
             return self._journal_event(event)
         if isinstance(event, ControllerStarted):

@@ -12,8 +12,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from controller.game.cards import Card
-from controller.game.decisions import DecisionPoint, decisions_of
+from controller.game.decisions import decisions_of
 from controller.game.events import Checkpoint, ConfigChanged, Event, event_from_dict
+from controller.game.observations import Observed, RoundSeen, Seen, Watch
 from controller.game.ratings import Rating
 from controller.game.table import FoldMismatch, RoundRecord, Table
 from controller.journal.files import DayRow, JournalError, Record
@@ -78,34 +79,42 @@ def read_events(path: Path, archive_dirs: Sequence[Path] = ()) -> list[Event]:
 
 
 def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[Path] = (),
-                    last: int | None = None,
-                    decisions: dict[int, list[DecisionPoint]] | None = None
+                    last: int | None = None, watch: Watch | None = None,
+                    start: int | None = None
                     ) -> tuple[list[Rating], dict[str, ConfigChanged]]:
     """Every rating of the journal up to record `last` (those that ran during the closed day
     `day`, if given), oldest first, and the configurations their handle was wagered under, by
     `edge_key`: folded from the first record, so that each rating has every round it ran
-    over (JournalError if a closed day's file is not here). With `decisions`, each rating's
-    blackjack decisions are added to it by rating number (`controller.game.decisions`)."""
+    over (JournalError if a closed day's file is not here). With `start`, from the checkpoint
+    before record `start` instead: the ratings that opened after it are whole, and the files
+    of older days are not needed. With `watch`, what game protection reads is collected in it
+    (`controller.game.observations`)."""
     history = History.open(path, archive_dirs)
     try:
         within = None
         if day is not None:
             days = history.closed_days(day)
             within = (days[0].first_seq, days[-1].last_seq)
-        table = Table(keep_rounds=1, keep_ratings=None)
         configs: dict[str, ConfigChanged] = {}
         try:
+            table, stream = _table_from(history, start, last)
+            if table.config_event is not None:
+                configs[table.config_key] = table.config_event
             opened: Counter[Card] = Counter()  # the shoe's count when the round opened
-            for event in events(history, 1, last):
+            seen: Seen = ()
+            for event in stream:
                 before = table.current
-                counts = Counter(table.shoe.counts) if before is None else None
+                counts = Counter(table.shoe.counts) if before is None and watch else None
                 table.apply(event)
                 if isinstance(event, ConfigChanged):
                     configs[table.config_key] = event
+                if watch is None:
+                    continue
                 if before is None and table.current is not None and counts is not None:
                     opened = counts
-                elif before is not None and table.current is None and decisions is not None:
-                    _note_decisions(table, before, opened, decisions)
+                    seen = watch.round_opened(table.shoe.number, table.current.number, counts)
+                elif before is not None and table.current is None:
+                    _watch_round(table, before, opened, seen, watch)
         except (FoldMismatch, ValueError, TypeError) as exc:
             raise JournalError(f"journal {path}: the records do not fold: {exc}") from None
     finally:
@@ -118,12 +127,28 @@ def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[P
     return sorted(ratings, key=lambda r: r.number), configs
 
 
-def _note_decisions(table: Table, record: RoundRecord, opened: Counter[Card],
-                    decisions: dict[int, list[DecisionPoint]]) -> None:
-    """A finished round's decisions, each to the rating open on its seat."""
-    if record.machine.config.game != "blackjack":
+def _table_from(history: History, start: int | None, last: int | None
+                ) -> tuple[Table, Iterator[Event]]:
+    """A table to fold ratings on, and the records to fold: from the first, or from the
+    checkpoint before record `start` (the first record if there is none)."""
+    found = history.checkpoint_before(start) if start is not None else None
+    if found is None:
+        return Table(keep_rounds=1, keep_ratings=None), events(history, 1, last)
+    stream = events(history, found, last)
+    checkpoint = next(stream)
+    assert isinstance(checkpoint, Checkpoint)
+    return Table.restore(checkpoint, keep_rounds=1, keep_ratings=None), stream
+
+
+def _watch_round(table: Table, record: RoundRecord, opened: Counter[Card], seen: Seen,
+                 watch: Watch) -> None:
+    """A finished round to each rating open on the table: its wagers and its decisions."""
+    if record.status == "voided":
         return
-    for point in decisions_of(record, opened):
-        rating = table.ratings.open.get(point.seat)
-        if rating is not None:
-            decisions.setdefault(rating.number, []).append(point)
+    decided = decisions_of(record, opened) if record.machine.config.game == "blackjack" else []
+    for seat, rating in table.ratings.open.items():
+        observed = watch.ratings.setdefault(rating.number, Observed())
+        wagers = {s: a for s, a in record.machine.accepted.get(seat, {}).items() if a}
+        observed.rounds.append(RoundSeen(record.number, record.shoe, record.config_key, seen,
+                                         wagers))
+        observed.decisions.extend(p for p in decided if p.seat == seat)

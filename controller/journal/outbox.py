@@ -15,6 +15,8 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
   (the floor works out the edges of a rating's handle from them);
 - `rating`: a rating opened, credited with a round, or closed: the whole rating each time
   (`controller.game.ratings`), so the last one the floor has is the rating;
+- `assessment`: game protection's assessment of a closed rating (its skill cost and flags, with
+  their evidence), journaled when the table's protection worker has worked it out;
 - `refused`: sent by the link in place of a message too large for the floor (`MAX_MESSAGE`):
   which message it was, its size, digest and why. The floor then has every number, and the pit
   an alert.
@@ -35,6 +37,7 @@ from controller.game.events import (
     DeviceFound,
     DeviceLost,
     Event,
+    RatingAssessed,
     SupervisorRefused,
     is_correction,
 )
@@ -117,4 +120,9 @@ def _event_message(event: Event, number: int | None) -> list[Message]:
             "game": event.game, "rules": event.rules, "pay_tables": event.pay_tables,
             "edge_key": edge_key(config_from_event(event)),
             "tables": {key: {"pays": table["pays"]} for key, table in event.tables.items()}})]
+    if isinstance(event, RatingAssessed):
+        return [Message("assessment", None, {
+            "rating": event.rating, "player": event.player, "seat": event.seat,
+            "decisions": event.decisions, "skill_cost": event.skill_cost,
+            "skill_cost_optimal": event.skill_cost_optimal, "flags": event.flags})]
     return []

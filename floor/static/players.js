@@ -21,6 +21,34 @@ const theo = (r) => r.theo_total === null
 const day = () => $("day").value;
 const query = () => day() ? `?day=${encodeURIComponent(day())}` : "";
 
+// Game protection (docs/protection.md): the skill cost, and each flag with its evidence. A round
+// of the evidence is shown as the floor has it; the table's `tablectl recall --round N` gives
+// its whole record.
+function protection(r) {
+  const p = r.protection;
+  if (!p) return [el("td", { class: "num when" }, "–"), el("td", { class: "when" }, r.end ? "not assessed" : "")];
+  const flags = p.flags.map((f) => el("details", { class: "flag" },
+    el("summary", {}, `${String(f.kind).replaceAll("_", " ")} (p ${pValue(Number(f.p_value))})`),
+    el("p", {}, f.detail), el("p", {}, "rounds ", ...f.rounds.map((n) => roundButton(r.table, n))),
+    el("div", { class: "evidence" })));
+  return [num(money(p.skill_cost)), el("td", {}, ...(flags.length ? flags : [el("span", { class: "when" }, "none")]))];
+}
+const pValue = (p) => p < 0.001 ? p.toExponential(1) : p.toPrecision(2);
+function roundButton(table, n) {
+  const button = el("button", { type: "button", title: `tablectl recall --round ${n} at ${table}` }, n);
+  button.addEventListener("click", () => showRound(button, table, n).catch((error) => {
+    button.closest("details").querySelector(".evidence").replaceChildren(el("span", { class: "broken" }, String(error)));
+  }));
+  return button;
+}
+async function showRound(button, table, n) {
+  const [found] = await get(`api/tables/${encodeURIComponent(table)}/rounds?round=${n}`);
+  button.closest("details").querySelector(".evidence").replaceChildren(found
+    ? el("div", { class: "round" }, el("strong", {}, `Round ${n} ${found.status_text}`),
+      el("div", { class: "cards" }, found.cards_text.join(", ")))
+    : el("span", { class: "when" }, `round ${n} is not on the floor`));
+}
+
 function playerLink(r) {
   if (r.player === null) return el("span", { class: "when" }, `anonymous (seat ${r.seat})`);
   return el("a", { href: `players?player=${encodeURIComponent(r.player)}` }, r.player);
@@ -69,7 +97,8 @@ async function ratings() {
   rows("ratings", items, (r) => el("tr", {},
     el("td", {}, playerLink(r)), el("td", {}, r.table), num(r.seat), el("td", {}, when(r.start)),
     el("td", {}, r.end ? when(r.end) : "playing"), num(r.rounds), num(average(r)),
-    num(money(sum(r.handle))), theo(r), num(money(r.actual)), el("td", {}, r.dealer ?? "")), 11);
+    num(money(sum(r.handle))), theo(r), num(money(r.actual)), el("td", {}, r.dealer ?? ""),
+    ...protection(r)), 13);
   const tables = [...new Set(items.map((r) => r.table))].sort();
   const pick = $("table-pick");
   const chosen = pick.value;
@@ -102,7 +131,8 @@ async function player(id) {
   rows("sessions", found.ratings, (r) => el("tr", {},
     el("td", {}, r.table), num(r.seat), el("td", {}, when(r.start)),
     el("td", {}, r.end ? when(r.end) : "playing"), num(minutes(r)), num(r.rounds), num(average(r)),
-    num(money(sum(r.handle))), theo(r), num(money(r.actual)), el("td", {}, r.dealer ?? "")), 11);
+    num(money(sum(r.handle))), theo(r), num(money(r.actual)), el("td", {}, r.dealer ?? ""),
+    ...protection(r)), 13);
   chart($("player-chart"), "each session: theo against the house's actual win", found.ratings.map((r) => r.start), [
     { label: "theo", colour: "#5cc27a", values: found.ratings.map((r) => r.theo_total), points: true },
     { label: "actual (house)", colour: "#f2c14e", values: found.ratings.map((r) => -r.actual), points: true }],

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, expect
 
-from controller.game.events import DealerSignedIn, PlayerLeft, PlayerSeated
+from controller.game.events import DealerSignedIn, PlayerLeft, PlayerSeated, RatingAssessed
 from tests.floor.harness import FloorProcess, LinkedTable
 from tests.servers import Mosquitto
 
@@ -33,7 +33,17 @@ def test_the_players_page(tmp_path: Path, broker: Mosquitto, floor_dsn: str,
         table.play(3)
         table.rig.console(PlayerLeft(seq=0, seat=1, reason="walked", by="dealer"))
         table.play(1)
+        table.rig.console(RatingAssessed(  # as the table's protection worker journals it
+            seq=0, rating=1, player="P-1001", seat=1, decisions=4, skill_cost=1234,
+            skill_cost_optimal=1500, flags=[{
+                "kind": "counting", "p_value": 1e-6, "rounds": [2, 3],
+                "detail": "main bet follows the Hi-Lo true count <b>"}]))
         table.rig.settle_queue()
+
+        page.goto(floor.url)  # the flag is an alert to acknowledge, with its evidence
+        expect(page.locator("#alerts")).to_contain_text(
+            "rating 1 (P-1001, seat 1): counting (p 1e-06) main bet follows the Hi-Lo true "
+            "count <b> (rounds 2, 3)", timeout=WAIT_MS)
 
         page.goto(floor.url + "players")
         seated = page.locator("#seated tr")
@@ -46,6 +56,14 @@ def test_the_players_page(tmp_path: Path, broker: Mosquitto, floor_dsn: str,
         expect(page.locator("#table-chart canvas")).to_have_count(1, timeout=WAIT_MS)
         expect(page.locator("#table-chart")).to_contain_text("theo")
         expect(page.locator("#player-panel")).to_be_hidden()
+        rated = page.locator("#ratings tr", has_text="P-1001")
+        expect(rated).to_contain_text("$12.34")  # the skill cost
+        expect(rated.locator("details.flag summary")).to_have_text("counting (p 1.0e-6)")
+        expect(page.locator("#ratings tr", has_text="P-2002")).not_to_contain_text("counting")
+        rated.locator("details.flag summary").click()
+        expect(rated.locator("details.flag")).to_contain_text("Hi-Lo true count <b>")
+        rated.locator("details.flag button", has_text="2").click()
+        expect(rated.locator(".evidence")).to_contain_text("Round 2", timeout=WAIT_MS)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "players.png"), full_page=True)
 

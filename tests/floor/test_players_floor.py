@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -59,9 +60,11 @@ def test_the_floor_rates_as_the_table_does(tmp_path: Path, broker: Mosquitto,
         mine = {r["number"]: r for r in report(table.journal, None, [], 2)["ratings"]}
         theirs = {r["number"]: r for r in get(floor.url + "api/ratings")}
         assert theirs.keys() == mine.keys() == {1, 2}
-        for number, rating in mine.items():
-            floor_rating = {k: v for k, v in theirs[number].items() if k != "table"}
-            assert floor_rating == rating, number
+        for number, rating in mine.items():  # protection comes later, from the table's worker
+            floor_rating = {k: v for k, v in theirs[number].items()
+                            if k not in ("table", "protection")}
+            assert floor_rating == {k: rating[k] for k in floor_rating}, number
+            assert theirs[number]["protection"] is None
         assert mine[1]["rounds"] == 3 and mine[1]["left"] == "walked"
         assert mine[1]["dealer"] == "D-5" and mine[1]["theo_total"] > 0
 
@@ -75,6 +78,13 @@ def test_the_floor_rates_as_the_table_does(tmp_path: Path, broker: Mosquitto,
         assert (dealer["dealer"], dealer["table"], dealer["rounds"]) == ("D-5", "bj-01", 4)
         day = get(floor.url + "api/tables/bj-01/day")
         assert len(day["times"]) == 4 and day["theo"][-1] > 0
+        [second] = get(floor.url + "api/tables/bj-01/rounds?round=2")  # a flag's evidence
+        assert second["round"] == 2 and second["cards_text"]
+        assert get(floor.url + "api/tables/bj-01/rounds?round=99") == []
+        for bad in ("x", "0"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                get(floor.url + f"api/tables/bj-01/rounds?round={bad}")
+            assert refused.value.code == 400
 
         assert reconciled(floor_dsn, table.journal) == []
         with psycopg.connect(floor_dsn, autocommit=True) as db:
@@ -117,6 +127,44 @@ def test_a_hostile_rating_is_refused_with_its_field() -> None:
         ({"how": 7}, "body.how: 7 is not text"),
         ({"last_utc": "2026-11-24 06Z"}, "body.last_utc: \"2026-11-24 06Z\" is not a time"),
         ({"end_seq": "9"}, "body.end_seq: \"9\" is not a whole number")]
+    for change, reason in changes:
+        with pytest.raises(Rejected) as refused:
+            parse({**good, **change})
+        assert reason in str(refused.value), (change, str(refused.value))
+
+
+def test_a_hostile_assessment_is_refused_with_its_field() -> None:
+    """Game protection's `assessment` message (issue 25): every field checked, as a rating's."""
+    from datetime import UTC, datetime
+
+    from floor.payloads import Incoming, alert_text
+    from floor.validate import Rejected
+    flag = {"kind": "counting", "p_value": 1e-4, "detail": "bets follow the count",
+            "rounds": [3, 4]}
+    good: dict[str, Any] = {"rating": 2, "player": "P-1", "seat": 3, "decisions": 40,
+                            "skill_cost": 125, "skill_cost_optimal": 160, "flags": [flag]}
+
+    def parse(body: dict[str, Any]) -> Incoming:
+        payload = json.dumps({"table": "bj-01", "journal": "j1", "n": 3, "from_n": 1,
+                              "seq": 9, "topic": "assessment", "round": None,
+                              "utc": "2026-11-24T06:01:00Z", "body": body}).encode()
+        return Incoming.parse(payload, "bj-01", "assessment", datetime.now(UTC), 2**18)
+
+    assert alert_text(parse(good)) == ("rating 2 (P-1, seat 3): counting (p 0.0001) bets "
+                                       "follow the count (rounds 3, 4)")
+    assert alert_text(parse({**good, "flags": []})) is None  # nothing to acknowledge
+    changes: list[tuple[dict[str, Any], str]] = [
+        ({"seat": 0}, "body.seat: 0 is outside 1 to 9"),
+        ({"colour": "red"}, "body: not an assessment"),
+        ({"player": "x" * 65}, "is not a player id"),
+        ({"skill_cost": 1.5}, "body.skill_cost: 1.5 is not a whole number"),
+        ({"flags": "counting"}, "body.flags: not a list"),
+        ({"flags": [{**flag, "kind": "psychic"}]}, "body.flags[0].kind: \"psychic\" is not one"),
+        ({"flags": [{**flag, "p_value": 2}]}, "body.flags[0].p_value: 2 is not a probability"),
+        ({"flags": [{**flag, "p_value": True}]}, "body.flags[0].p_value: True is not a"),
+        ({"flags": [{**flag, "rounds": [0]}]}, "body.flags[0].rounds: 0 is not a round"),
+        ({"flags": [{**flag, "rounds": list(range(1, 30))}]}, "at most 20 rounds"),
+        ({"flags": [{"kind": "counting"}]}, "body.flags[0]: not a flag")]
     for change, reason in changes:
         with pytest.raises(Rejected) as refused:
             parse({**good, **change})
@@ -204,3 +252,38 @@ def test_a_seating_from_the_pit_is_checked(payload: bytes) -> None:
         assert isinstance(found.leave, bool) and 0 < len(found.by) <= 100
     else:
         assert isinstance(found, str) and found
+
+
+FLAG_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 2**40) | st.floats(allow_nan=True)
+    | st.text(max_size=30) | st.sampled_from(["counting", "hole_card", "wonging"]),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(
+        st.sampled_from(["kind", "p_value", "detail", "rounds", "x"]), children, max_size=5),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fixed_dictionaries({
+    "rating": st.integers(-1, 2**54), "player": st.none() | st.text(max_size=70),
+    "seat": st.integers(-1, 12), "decisions": st.integers(-1, 10**6),
+    "skill_cost": st.integers(-2**60, 2**60) | st.floats(),
+    "skill_cost_optimal": st.integers(-10, 10**9), "flags": st.lists(FLAG_VALUES, max_size=3)}))
+def test_an_assessment_is_checked_whatever_it_holds(body: dict[str, Any]) -> None:
+    """Whatever a table sends as an assessment is refused with a reason, or valid in every
+    field the pit reads: its alert text is made without fault."""
+    from datetime import UTC, datetime
+
+    from floor.payloads import Incoming, alert_text
+    from floor.validate import Rejected
+    payload = json.dumps({"table": "bj-01", "journal": "j1", "n": 3, "from_n": 1, "seq": 9,
+                          "topic": "assessment", "round": None,
+                          "utc": "2026-11-24T06:01:00Z", "body": body}).encode()
+    try:
+        message = Incoming.parse(payload, "bj-01", "assessment", datetime.now(UTC), 2**18)
+    except Rejected as refused:
+        assert str(refused)
+        return
+    text = alert_text(message)
+    assert (text is None) == (not message.body["flags"])
+    for flag in message.body["flags"]:
+        assert 0 <= flag["p_value"] <= 1 and all(n >= 1 for n in flag["rounds"])

@@ -1,0 +1,390 @@
+"""Game protection (issue 25, docs/protection.md): what a rating's rounds and decisions say
+about the player's skill and advantage play, from the cards seen before each wager and each
+decision. Four signals, each a one-sided test with a p-value; a rating is flagged for a signal
+when its p-value is below FLAG_P, so an honest player is flagged for a given test at most that
+often (0.2 %), and for any of up to five tests (counting, wonging, hole-carding and two side
+wagers) at most 1 % of the time.
+
+- counting: the main bet rises with the Hi-Lo true count (Spearman's rank correlation, its
+  p-value corrected for the rounds' serial correlation);
+- wonging: the seat starts wagering at high counts and stops at low ones (each start and stop
+  ranked among every way of dealing as many cards, combined by Fisher's method);
+- side_bet_advantage: side wagers placed mostly when the remaining shoe favours the player,
+  against the share of such moments in the rating (hypergeometric tail);
+- hole_card: departures from basic strategy that are right only if the dealer's hole card was
+  known, more often than the hole cards left in the shoe make chance (Poisson-binomial tail).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from controller.analysis import derive, skill
+from controller.game.cards import Card
+from controller.game.decisions import DecisionPoint
+from controller.game.observations import Observed, RoundSeen, by_value
+from controller.game.rules.blackjack import BlackjackRules, hand_value
+
+FLAG_P = 0.002  # per signal: at most 1 honest rating in 500 flagged for it
+MIN_ROUNDS = 20  # main wagers before the count is related to them
+LAGS = 10  # serial correlations summed for the effective number of rounds
+HI_LO = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1)  # ace .. ten-value
+MAIN_SPOTS = frozenset({"main", "player", "banker", "tie"})
+COSTLIEST = 3  # decisions listed per rating
+EVIDENCE = 20  # rounds listed per flag
+
+# A spot's edge for the player given the shoe left before the round (None: not offered).
+Price = Callable[[str, RoundSeen], float | None]
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str  # counting | wonging | side_bet_advantage | hole_card
+    p_value: float
+    detail: str
+    rounds: tuple[int, ...]  # the rounds that make the evidence, for recall
+
+    def report(self) -> dict[str, object]:
+        return {"kind": self.kind, "p_value": float(f"{self.p_value:.3g}"),
+                "detail": self.detail, "rounds": list(self.rounds)}
+
+
+@dataclass(frozen=True)
+class Costly:
+    round: int
+    hand: int
+    cards: str
+    up: str
+    taken: str
+    basic: str
+    best: str
+    cost: float  # minor units, against basic strategy
+
+    def report(self) -> dict[str, object]:
+        return {"round": self.round, "hand": self.hand, "cards": self.cards, "up": self.up,
+                "taken": self.taken, "basic": self.basic, "best": self.best,
+                "cost": round(self.cost / 100, 4)}
+
+
+@dataclass
+class Assessment:
+    decisions: int = 0
+    skill_cost: float = 0.0  # minor units lost against basic strategy
+    skill_cost_optimal: float = 0.0  # and against the best play for the exact cards
+    costliest: list[Costly] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
+    tests: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
+
+    def report(self) -> dict[str, object]:
+        return {"decisions": self.decisions,
+                "skill_cost": round(self.skill_cost / 100, 4),
+                "skill_cost_optimal": round(self.skill_cost_optimal / 100, 4),
+                "costliest": [c.report() for c in self.costliest],
+                "flags": [f.report() for f in self.flags],
+                "tests": self.tests}
+
+
+def assess(observed: Observed, costs: Sequence[skill.Cost] | None,
+           rules: Mapping[str, object],
+           shoe_rounds: Mapping[int, Sequence[tuple[int, tuple[int, ...]]]],
+           price: Price) -> Assessment:
+    """One rating's assessment. `costs` are its decisions' (skill.cost, in order; None: the
+    skill cost is not worked out), `rules` each configuration's rules by edge_key,
+    `shoe_rounds` the table's rounds by shoe (Watch.shoes), `price` a spot's edge for the
+    player given the shoe left before a round."""
+    result = Assessment(decisions=len(observed.decisions))
+    if costs is not None:
+        result.skill_cost = sum(c.basic for c in costs)
+        result.skill_cost_optimal = sum(c.optimal for c in costs)
+        worst = sorted(zip(observed.decisions, costs, strict=True),
+                       key=lambda pc: -pc[1].basic)
+        result.costliest = [Costly(p.round, p.hand, " ".join(map(str, p.cards)), str(p.up),
+                                   p.taken, c.basic_action, c.best_action, c.basic)
+                            for p, c in worst[:COSTLIEST] if c.basic > 0]
+    decks = {key: getattr(r, "decks", 0) for key, r in rules.items()}
+    blackjack = {key for key, r in rules.items() if isinstance(r, BlackjackRules)}
+    for signal in (_counting(observed, decks, blackjack, price),
+                   _wonging(observed, decks, blackjack, shoe_rounds),
+                   *_side_bets(observed, price),
+                   _hole_card(observed, rules)):
+        if signal is None:
+            continue
+        name, figures, flag = signal
+        result.tests[name] = figures
+        if flag is not None:
+            result.flags.append(flag)
+    return result
+
+
+Signal = tuple[str, dict[str, float | int | None], Flag | None]
+
+
+def true_count(seen: tuple[int, ...], decks: int) -> float:
+    """Hi-Lo running count of the cards seen, per deck left."""
+    left = decks * 52 - sum(seen)
+    running = sum(tag * n for tag, n in zip(HI_LO, seen, strict=True))
+    return running * 52 / left if left > 0 else 0.0
+
+
+def _counting(observed: Observed, decks: Mapping[str, int], blackjack: set[str],
+              price: Price) -> Signal | None:
+    played = [r for r in observed.rounds
+              if r.config_key in blackjack and r.wagers.get("main", 0) > 0]
+    if len(played) < MIN_ROUNDS:
+        return None
+    bets = [r.wagers["main"] for r in played]
+    counts = [true_count(by_value(r.seen), decks[r.config_key]) for r in played]
+    rho, n_eff = spearman(bets, counts)
+    p = correlation_p(rho, n_eff)
+    figures: dict[str, float | int | None] = {
+        "rounds": len(played), "effective_rounds": round(n_eff, 1), "rho": round(rho, 4),
+        "p_value": float(f"{p:.3g}")}
+    if len(set(bets)) > 1:  # the edge only matters when the bet moves
+        edge_rho, _ = spearman(bets, [price("main", r) or 0.0 for r in played])
+        figures["rho_edge"] = round(edge_rho, 4)
+    if p >= FLAG_P:
+        return "counting", figures, None
+    low = min(bets)
+    raised = sorted((r for r in played if r.wagers["main"] > low),
+                    key=lambda r: -r.wagers["main"])
+    detail = (f"main bet follows the Hi-Lo true count: Spearman rho {rho:.2f} over "
+              f"{len(played)} rounds (effective {n_eff:.0f} after serial correlation)"
+              + (f", rho {figures['rho_edge']:.2f} with the main wager's edge for the "
+                 "shoe left" if "rho_edge" in figures else "")
+              + f"; bets {low / 100:g} to {max(bets) / 100:g}")
+    return "counting", figures, Flag("counting", p, detail,
+                                     tuple(sorted(r.round for r in raised[:EVIDENCE])))
+
+
+def _wonging(observed: Observed, decks: Mapping[str, int], blackjack: set[str],
+             shoe_rounds: Mapping[int, Sequence[tuple[int, tuple[int, ...]]]]
+             ) -> Signal | None:
+    """Each start (a round wagered after one not, within a shoe, not its first round) ranked
+    by how high its running count is for the cards dealt so far, each stop by how low."""
+    played = {r.round for r in observed.rounds
+              if r.config_key in blackjack and any(r.wagers.values())}
+    key_of = {r.round: r.config_key for r in observed.rounds}
+    ranks: list[float] = []
+    moves: list[int] = []
+    for shoe in sorted({r.shoe for r in observed.rounds if r.round in played}):
+        rounds = shoe_rounds.get(shoe, [])
+        key = next((key_of[n] for n, _ in rounds if n in key_of), None)
+        if key is None or key not in blackjack:
+            continue
+        for (previous, _), (number, seen) in itertools.pairwise(rounds):
+            start = number in played
+            if start != (previous in played):
+                ranks.append(count_rank(seen, decks[key], upper=start))
+                moves.append(number)
+    if len(ranks) < 2:
+        return None
+    statistic = -2 * sum(math.log(r) for r in ranks)
+    p = chi2_sf_even(statistic, 2 * len(ranks))
+    figures: dict[str, float | int | None] = {"moves": len(ranks), "p_value": float(f"{p:.3g}")}
+    if p >= FLAG_P:
+        return "wonging", figures, None
+    detail = (f"{len(ranks)} starts and stops of wagering placed by the count: starts at high "
+              f"and stops at low Hi-Lo counts for the cards dealt (Fisher's method)")
+    return "wonging", figures, Flag("wonging", p, detail, tuple(moves[:EVIDENCE]))
+
+
+def count_rank(seen: tuple[int, ...], decks: int, upper: bool) -> float:
+    """How extreme the Hi-Lo running count of `seen` is among all the ways of dealing as many
+    cards from a full shoe: the chance of a higher one (a lower one if not `upper`), ties
+    counted half. Uniform when the moment was chosen without regard to the count, whatever
+    the depth of the shoe."""
+    running = sum(tag * n for tag, n in zip(HI_LO, seen, strict=True))
+    spread = running_counts(decks, sum(seen))
+    beyond = sum(p for rc, p in spread.items() if (rc > running if upper else rc < running))
+    return min(1.0, max(beyond + spread.get(running, 0.0) / 2, 1e-300))
+
+
+@functools.lru_cache(maxsize=1024)
+def running_counts(decks: int, dealt: int) -> dict[int, float]:
+    """The Hi-Lo running count's exact distribution after `dealt` cards from a full shoe of
+    `decks` (multivariate hypergeometric: 20 low, 20 high and 12 neutral cards a deck)."""
+    low, neutral = 20 * decks, 12 * decks
+    every = _log_comb(52 * decks, dealt)
+    spread: dict[int, float] = {}
+    for lows in range(min(low, dealt) + 1):
+        for highs in range(max(0, dealt - lows - neutral), min(low, dealt - lows) + 1):
+            weight = math.exp(_log_comb(low, lows) + _log_comb(low, highs)
+                              + _log_comb(neutral, dealt - lows - highs) - every)
+            spread[lows - highs] = spread.get(lows - highs, 0.0) + weight
+    return spread
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def _side_bets(observed: Observed, price: Price) -> Iterable[Signal]:
+    spots = sorted({s for r in observed.rounds for s in r.wagers if s not in MAIN_SPOTS})
+    for spot in spots:
+        edges = {r.round: price(spot, r) for r in observed.rounds}
+        offered = [r for r in observed.rounds if edges[r.round] is not None]
+        good = {r.round for r in offered if (edges[r.round] or 0.0) > 0}
+        placed = [r for r in offered if r.wagers.get(spot, 0) > 0]
+        hits = [r.round for r in placed if r.round in good]
+        p = hypergeometric_sf(len(hits), len(offered), len(good), len(placed))
+        figures: dict[str, float | int | None] = {
+            "rounds": len(offered), "favourable": len(good), "placed": len(placed),
+            "placed_favourable": len(hits), "p_value": float(f"{p:.3g}")}
+        name = f"side_bet_advantage.{spot}"
+        if p >= FLAG_P or 2 * len(hits) <= len(placed):  # "mostly" favourable
+            yield name, figures, None
+            continue
+        detail = (f"{spot}: {len(hits)} of {len(placed)} wagers placed when the shoe left "
+                  f"favoured the player, against {len(good)} such rounds of {len(offered)}")
+        yield name, figures, Flag("side_bet_advantage", p, detail, tuple(hits[:EVIDENCE]))
+
+
+def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None:
+    key_of = {r.round: r.config_key for r in observed.rounds}
+    chances: list[float] = []
+    informed: list[int] = []
+    for point in observed.decisions:
+        table = rules.get(key_of.get(point.round, ""))
+        if not isinstance(table, BlackjackRules) or not table.dealer_peeks or point.hole is None:
+            continue
+        chart = derive.basic(table).decide(list(point.cards), point.up, point.options, table)
+        basic = {"hit": "hit", "double": "hit", "stand": "stand"}.get(chart)
+        if point.taken not in ("hit", "stand") or basic in (None, point.taken):
+            continue
+        knowing = _knowing(point, point.hole, table)
+        chances.append(_chance(point, table))
+        if knowing == point.taken:
+            informed.append(point.round)
+    if not chances:
+        return None
+    p = poisson_binomial_sf(len(informed), chances)
+    figures: dict[str, float | int | None] = {
+        "departures": len(chances), "informed": len(informed),
+        "expected": round(sum(chances), 2), "p_value": float(f"{p:.3g}")}
+    if p >= FLAG_P:
+        return "hole_card", figures, None
+    detail = (f"{len(informed)} of {len(chances)} departures from basic strategy were right "
+              f"only with the hole card known; chance explains {sum(chances):.1f}")
+    return "hole_card", figures, Flag("hole_card", p, detail, tuple(informed[:EVIDENCE]))
+
+
+def _knowing(point: DecisionPoint, hole: Card, rules: BlackjackRules) -> str | None:
+    """Hit or stand for a player who knows the dealer's two cards; None where knowing them
+    does not decide (the dealer still draws from a total below 12, or a soft one)."""
+    dealer = hand_value([point.up, hole])
+    player = hand_value(list(point.cards))
+    drawing_soft = dealer.soft and (dealer.total < 17 or (
+        dealer.total == 17 and rules.dealer_hits_soft_17))
+    if drawing_soft or dealer.total < 12:
+        return None
+    if dealer.total < 17:  # a stiff dealer must draw: stand on anything that can bust
+        return "stand" if player.total >= 12 and not player.soft else (
+            "hit" if player.total <= 11 else None)
+    return "hit" if player.total < dealer.total else "stand"
+
+
+def _chance(point: DecisionPoint, rules: BlackjackRules) -> float:
+    """How likely a hole card that makes the taken play right is, for a player who cannot see
+    it: over the cards left, less any that would have given the dealer a blackjack (a peek
+    ended such rounds before any decision)."""
+    left = Counter({card: rules.decks for card in _DECK})
+    left.subtract(Counter([*point.seen, *point.cards, point.up]))
+    right = total = 0
+    for card, n in left.items():
+        if n <= 0 or hand_value([point.up, card]).total == 21:
+            continue
+        total += n
+        right += n if _knowing(point, card, rules) == point.taken else 0
+    return right / total if total else 0.0
+
+
+_DECK = tuple(Card(rank, suit) for rank in range(1, 14) for suit in "SHCD")
+
+
+# ---- statistics -----------------------------------------------------------------------------
+
+
+def ranks(values: Sequence[float]) -> list[float]:
+    """Ranks from 1, ties sharing their mean rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    result = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            result[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return result
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    n = len(x)
+    mx, my = sum(x) / n, sum(y) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
+    sxx = sum((a - mx) ** 2 for a in x)
+    syy = sum((b - my) ** 2 for b in y)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else 0.0
+
+
+def autocorrelation(x: Sequence[float], lag: int) -> float:
+    return pearson(x[:-lag], x[lag:]) if len(x) - lag > 2 else 0.0
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+    """Spearman's rho and the effective number of rounds for its p-value: n over
+    1 + 2 sum_k r_x(k) r_y(k) (Bartlett), the products of the ranks' serial correlations up to
+    LAGS, never more than n. A bet that stays put for a while and a count that drifts would
+    otherwise look far more related than they are."""
+    rx, ry = ranks(x), ranks(y)
+    rho = pearson(rx, ry)
+    inflation = 1 + 2 * sum(autocorrelation(rx, k) * autocorrelation(ry, k)
+                            for k in range(1, min(LAGS, len(x) // 4) + 1))
+    return rho, len(x) / max(1.0, inflation)
+
+
+def correlation_p(rho: float, n: float) -> float:
+    """One-sided p-value of a rank correlation this high when there is none: rho sqrt(n - 1)
+    is close to a standard normal (its variance under exchangeability is exactly 1/(n - 1))."""
+    if n <= 2:
+        return 1.0
+    return 0.5 * math.erfc(rho * math.sqrt(n - 1) / math.sqrt(2))
+
+
+def chi2_sf_even(x: float, dof: int) -> float:
+    """P(chi-square with an even `dof` > x): the closed form exp(-x/2) sum (x/2)^k / k!."""
+    half = x / 2
+    term, total = 1.0, 1.0
+    for k in range(1, dof // 2):
+        term *= half / k
+        total += term
+    return min(1.0, math.exp(-half) * total)
+
+
+def hypergeometric_sf(k: int, population: int, marked: int, drawn: int) -> float:
+    """P(at least k marked among `drawn` taken without replacement from `population` of which
+    `marked` are marked)."""
+    if k <= 0:
+        return 1.0
+    whole = math.comb(population, drawn)
+    top = min(marked, drawn)
+    return sum(math.comb(marked, i) * math.comb(population - marked, drawn - i)
+               for i in range(k, top + 1)) / whole if whole else 1.0
+
+
+def poisson_binomial_sf(k: int, chances: Sequence[float]) -> float:
+    """P(at least k successes) of independent trials with these chances, exactly."""
+    dist = [1.0]
+    for p in chances:
+        nxt = [0.0] * (len(dist) + 1)
+        for i, q in enumerate(dist):
+            nxt[i] += q * (1 - p)
+            nxt[i + 1] += q * p
+        dist = nxt
+    return min(1.0, sum(dist[k:]))
