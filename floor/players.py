@@ -18,10 +18,11 @@ from psycopg import AsyncConnection
 
 from controller.game.ratings import Rating
 
-# A rating as the table last sent it, and game protection's latest assessment of it, if any.
+# A rating as the table last sent it, and game protection's latest assessment of it, if any:
+# matched as text, so no message's body can make the query fail on a cast.
 RATING_COLUMNS: Final = """table_id, body, (
     SELECT a.body FROM messages a WHERE a.topic = 'assessment' AND a.table_id = ratings.table_id
-    AND (a.body->>'rating')::bigint = ratings.number ORDER BY a.n DESC LIMIT 1)"""
+    AND a.body->>'rating' = ratings.number::text ORDER BY a.n DESC LIMIT 1)"""
 SEATED: Final = f"SELECT {RATING_COLUMNS} FROM ratings WHERE end_utc IS NULL " \
     "ORDER BY table_id, seat"
 IN_PERIOD: Final = f"""

@@ -71,6 +71,7 @@ def test_p_values_of_the_closed_forms() -> None:
     assert chi2_sf_even(5.0, 2) == pytest.approx(math.exp(-2.5))
     assert chi2_sf_even(9.487729, 4) == pytest.approx(0.05, abs=1e-6)  # the table's 5 % point
     assert chi2_sf_even(0.0, 6) == 1.0
+    assert chi2_sf_even(4000.0, 600) < 1e-100  # overwhelming evidence, not an overflow to 1
 
 
 @given(st.integers(1, 12), st.data())

@@ -112,3 +112,20 @@ def test_a_rating_that_closes_at_a_running_table_is_assessed_and_journaled(
     finally:
         worker.stop()
         rig.close()
+
+
+def test_stopping_the_worker_ends_the_child_at_work(tmp_path: Path) -> None:
+    """No nice'd child outlives the table: `stop` ends the one at work."""
+    from tests.floor.harness import wait_until
+
+    worker = ProtectionWorker(tmp_path / "j.sqlite3", lambda event: None, command=[
+        sys.executable, "-c", "import time; time.sleep(120)"], niceness=0)
+    assert worker.start()
+    worker.queue.put((1, 1))
+    wait_until(lambda: worker._child is not None, "the child at work")
+    child = worker._child
+    worker.stop()
+    assert child is not None and child.wait(timeout=10) != 0
+    assert worker._thread is not None
+    worker._thread.join(timeout=10)
+    assert not worker._thread.is_alive()

@@ -94,6 +94,8 @@ class ShoeEdges:
         if config is None or spot not in config.offered_spots():
             return None
         decks = config.rules.decks
+        if sum(map(sum, seen.seen)) >= decks * 52:  # nothing left to price a round from
+            return None
         if config.game == "baccarat":
             at = (seen.config_key, seen.round)
             if at not in self._rounds:

@@ -1,9 +1,11 @@
 """Game protection (issue 25, docs/protection.md): what a rating's rounds and decisions say
 about the player's skill and advantage play, from the cards seen before each wager and each
-decision. Four signals, each a one-sided test with a p-value; a rating is flagged for a signal
-when its p-value is below FLAG_P, so an honest player is flagged for a given test at most that
-often (0.2 %), and for any of up to five tests (counting, wonging, hole-carding and two side
-wagers) at most 1 % of the time.
+decision. Four signals, each a one-sided test with a p-value (one side-bet test per side
+wager placed); a rating is flagged for a test when its p-value is below FLAG_P. Each test's
+p-value takes its data as independent or corrects for their dependence as docs/protection.md
+says; where that fails (known for wonging, side bets placed in runs and several departures on
+one hole card) an honest player is flagged more often than FLAG_P (docs/protection.md,
+"Limits").
 
 - counting: the main bet rises with the Hi-Lo true count (Spearman's rank correlation, its
   p-value corrected for the rounds' serial correlation);
@@ -358,13 +360,16 @@ def correlation_p(rho: float, n: float) -> float:
 
 
 def chi2_sf_even(x: float, dof: int) -> float:
-    """P(chi-square with an even `dof` > x): the closed form exp(-x/2) sum (x/2)^k / k!."""
+    """P(chi-square with an even `dof` > x): the closed form exp(-x/2) sum (x/2)^k / k!, summed
+    in logarithms so that overwhelming evidence (large x, many degrees of freedom) neither
+    overflows nor comes out as 1."""
+    if x <= 0:
+        return 1.0
     half = x / 2
-    term, total = 1.0, 1.0
-    for k in range(1, dof // 2):
-        term *= half / k
-        total += term
-    return min(1.0, math.exp(-half) * total)
+    terms = [k * math.log(half) - math.lgamma(k + 1) for k in range(dof // 2)]
+    top = max(terms)
+    log_sum = top + math.log(sum(math.exp(t - top) for t in terms))
+    return min(1.0, math.exp(log_sum - half))
 
 
 def hypergeometric_sf(k: int, population: int, marked: int, drawn: int) -> float:

@@ -121,9 +121,9 @@ class Daemon:
     def _protection(loop: ControllerLoop, journal: Path) -> ProtectionWorker:
         """Game protection's worker, told of each rating as it closes."""
         worker = ProtectionWorker(journal, loop.post, list(loop.service.table.ratings.closed))
-        loop.listeners.append(  # the table, not its ratings: a failed write reloads the table
-            lambda event, effects: worker.closed(loop.service.table.ratings.closed))
-        worker.start()
+        if worker.start():  # else nothing would read what the listener queues
+            loop.listeners.append(  # the table, not its ratings: a failed write reloads it
+                lambda event, effects: worker.closed(loop.service.table.ratings.closed))
         return worker
 
     def _ready(self, server: DisplayServer, what: str) -> None:

@@ -44,6 +44,8 @@ class ProtectionWorker:
         # The last closed rating's end record queued (those closed before a restart are not).
         self._last_end = max((r.end_seq or 0 for r in closed), default=0)
         self._thread: threading.Thread | None = None
+        self._child: subprocess.Popen[str] | None = None
+        self._stopping = threading.Event()
 
     def closed(self, ratings: Sequence[Rating]) -> None:
         """The loop's listener, given the table's closed ratings, oldest first: queues each
@@ -71,8 +73,12 @@ class ProtectionWorker:
         return True
 
     def stop(self) -> None:
-        """Stops after the child at work, if any (never waits for it: it is nice'd and ends)."""
+        """Stops the worker and ends the child at work, if any: none outlives the table."""
+        self._stopping.set()
         self.queue.put((STOP, 0))
+        child = self._child
+        if child is not None and child.poll() is None:
+            child.terminate()
 
     def _run(self) -> None:
         while (job := self.queue.get())[0] != STOP:
@@ -91,17 +97,27 @@ class ProtectionWorker:
         """Rating `number`'s assessment by the child, or None (logged) if there is none."""
         log = self.log.bind(rating=number)
         try:
-            child = subprocess.run(self.args(number, start), capture_output=True, text=True,
-                                   timeout=TIMEOUT_S)
-        except (OSError, subprocess.SubprocessError) as exc:
+            with subprocess.Popen(self.args(number, start), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) as child:
+                self._child = child
+                if self._stopping.is_set():
+                    child.terminate()
+                try:
+                    out, err = child.communicate(timeout=TIMEOUT_S)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    out, err = child.communicate()
+        except OSError as exc:
             log.error("protection assessment could not run", error=str(exc))
             return None
+        finally:
+            self._child = None
         if child.returncode != 0:
             log.error("protection assessment failed", code=child.returncode,
-                      stderr=child.stderr.strip()[-400:])
+                      stderr=err.strip()[-400:])
             return None
         try:
-            [found] = json.loads(child.stdout)["ratings"]
+            [found] = json.loads(out)["ratings"]
             return assessed(found)
         except (ValueError, KeyError, TypeError) as exc:
             log.error("protection assessment unreadable", error=f"{type(exc).__name__}: {exc}")
