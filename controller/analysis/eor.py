@@ -73,7 +73,10 @@ def best_count(eor: Sequence[float], weights: Sequence[int]) -> tuple[tuple[int,
 
 def correlation(tags: Sequence[float], eor: Sequence[float], weights: Sequence[int]) -> float:
     """Pearson correlation over the cards of the shoe (a value weighs as its cards): the
-    betting correlation of blackjack theory."""
+    betting correlation of blackjack theory. Both are first scaled to a largest of 1 (the
+    correlation does not change), so that tiny effects keep their precision."""
+    tags = [t / top for t in tags] if (top := max(map(abs, tags), default=0)) else list(tags)
+    eor = [e / top for e in eor] if (top := max(map(abs, eor), default=0)) else list(eor)
     n = sum(weights)
     mean_t = sum(w * t for w, t in zip(weights, tags, strict=True)) / n
     mean_e = sum(w * e for w, e in zip(weights, eor, strict=True)) / n
