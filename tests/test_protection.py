@@ -144,7 +144,7 @@ def test_the_chance_of_a_helpful_hole_card_is_counted_from_the_cards_left() -> N
     for card in ("TS", "5H", "6D"):
         left.remove(parse_card(card))
     helpful = [c for c in left if 12 <= 6 + c.bj_value <= 16]  # 6-T: a stiff that must draw
-    assert protection._chance(point, rules) == pytest.approx(len(helpful) / len(left))
+    assert protection._chance([point], rules) == pytest.approx(len(helpful) / len(left))
 
 
 # ---- whole shoes -----------------------------------------------------------------------------

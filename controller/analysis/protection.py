@@ -13,8 +13,9 @@ one hole card) an honest player is flagged more often than FLAG_P (docs/protecti
   ranked among every way of dealing as many cards, combined by Fisher's method);
 - side_bet_advantage: side wagers placed mostly when the remaining shoe favours the player,
   against the share of such moments in the rating (hypergeometric tail);
-- hole_card: departures from basic strategy that are right only if the dealer's hole card was
-  known, more often than the hole cards left in the shoe make chance (Poisson-binomial tail).
+- hole_card: rounds whose departures from basic strategy are all right only if the dealer's
+  hole card was known, more often than the hole cards left in the shoe make chance (one trial
+  a round, Poisson-binomial tail).
 """
 
 from __future__ import annotations
@@ -167,31 +168,38 @@ def _wonging(observed: Observed, decks: Mapping[str, int], blackjack: set[str],
              shoe_rounds: Mapping[int, Sequence[tuple[int, tuple[int, ...]]]]
              ) -> Signal | None:
     """Each start (a round wagered after one not, within a shoe, not its first round) ranked
-    by how high its running count is for the cards dealt so far, each stop by how low."""
+    by how high its running count is for the cards dealt so far, each stop by how low. The
+    moves of one shoe share the count's slow drift, so each shoe gives one p-value, its best
+    rank times its number of moves (Bonferroni: right whatever their dependence); shoes are
+    shuffled apart, so their p-values are combined by Fisher's method."""
     played = {r.round for r in observed.rounds
               if r.config_key in blackjack and any(r.wagers.values())}
     key_of = {r.round: r.config_key for r in observed.rounds}
-    ranks: list[float] = []
+    by_shoe: list[float] = []
     moves: list[int] = []
     for shoe in sorted({r.shoe for r in observed.rounds if r.round in played}):
         rounds = shoe_rounds.get(shoe, [])
         key = next((key_of[n] for n, _ in rounds if n in key_of), None)
         if key is None or key not in blackjack:
             continue
+        ranks = []
         for (previous, _), (number, seen) in itertools.pairwise(rounds):
             start = number in played
             if start != (previous in played):
                 ranks.append(count_rank(seen, decks[key], upper=start))
                 moves.append(number)
-    if len(ranks) < 2:
+        if ranks:
+            by_shoe.append(min(1.0, len(ranks) * min(ranks)))
+    if len(moves) < 2:
         return None
-    statistic = -2 * sum(math.log(r) for r in ranks)
-    p = chi2_sf_even(statistic, 2 * len(ranks))
-    figures: dict[str, float | int | None] = {"moves": len(ranks), "p_value": float(f"{p:.3g}")}
+    statistic = -2 * sum(math.log(p) for p in by_shoe)
+    p = chi2_sf_even(statistic, 2 * len(by_shoe))
+    figures: dict[str, float | int | None] = {"moves": len(moves), "shoes": len(by_shoe),
+                                              "p_value": float(f"{p:.3g}")}
     if p >= FLAG_P:
         return "wonging", figures, None
-    detail = (f"{len(ranks)} starts and stops of wagering placed by the count: starts at high "
-              f"and stops at low Hi-Lo counts for the cards dealt (Fisher's method)")
+    detail = (f"{len(moves)} starts and stops of wagering in {len(by_shoe)} shoes placed by the "
+              "count: starts at high and stops at low Hi-Lo counts for the cards dealt")
     return "wonging", figures, Flag("wonging", p, detail, tuple(moves[:EVIDENCE]))
 
 
@@ -226,30 +234,45 @@ def _log_comb(n: int, k: int) -> float:
 
 
 def _side_bets(observed: Observed, price: Price) -> Iterable[Signal]:
+    """Per side wager: the runs of rounds it was placed in, each run's first round favourable
+    or not, against the share of favourable rounds among those a run could have started on.
+    Runs, not rounds: favourable moments come in runs, and people bet a side wager for a few
+    hands at a time, so rounds are not independent placements; the start of a run is the
+    player's choice."""
     spots = sorted({s for r in observed.rounds for s in r.wagers if s not in MAIN_SPOTS})
     for spot in spots:
         edges = {r.round: price(spot, r) for r in observed.rounds}
         offered = [r for r in observed.rounds if edges[r.round] is not None]
         good = {r.round for r in offered if (edges[r.round] or 0.0) > 0}
-        placed = [r for r in offered if r.wagers.get(spot, 0) > 0]
-        hits = [r.round for r in placed if r.round in good]
-        p = hypergeometric_sf(len(hits), len(offered), len(good), len(placed))
+        placed = {r.round for r in offered if r.wagers.get(spot, 0) > 0}
+        could = [r.round for i, r in enumerate(offered)
+                 if i == 0 or offered[i - 1].round not in placed]  # a run may start here
+        starts = [n for n in could if n in placed]
+        hits = [n for n in starts if n in good]
+        p = hypergeometric_sf(len(hits), len(could), len(good.intersection(could)),
+                              len(starts))
         figures: dict[str, float | int | None] = {
             "rounds": len(offered), "favourable": len(good), "placed": len(placed),
-            "placed_favourable": len(hits), "p_value": float(f"{p:.3g}")}
+            "runs": len(starts), "runs_started_favourable": len(hits),
+            "p_value": float(f"{p:.3g}")}
         name = f"side_bet_advantage.{spot}"
-        if p >= FLAG_P or 2 * len(hits) <= len(placed):  # "mostly" favourable
+        if p >= FLAG_P or 2 * len(hits) <= len(starts):  # "mostly" favourable
             yield name, figures, None
             continue
-        detail = (f"{spot}: {len(hits)} of {len(placed)} wagers placed when the shoe left "
-                  f"favoured the player, against {len(good)} such rounds of {len(offered)}")
+        detail = (f"{spot}: {len(hits)} of {len(starts)} runs of wagers ({len(placed)} in all) "
+                  f"started when the shoe left favoured the player, against "
+                  f"{len(good.intersection(could))} such rounds of {len(could)} a run could "
+                  "start on")
         yield name, figures, Flag("side_bet_advantage", p, detail, tuple(hits[:EVIDENCE]))
 
 
 def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None:
+    """One trial a round: the round's hit/stand departures from basic strategy share one hole
+    card, so the round is informed when all of them are, and its chance is that of a hole
+    card making all of them right."""
     key_of = {r.round: r.config_key for r in observed.rounds}
-    chances: list[float] = []
-    informed: list[int] = []
+    departed: dict[int, list[DecisionPoint]] = {}
+    tables: dict[int, BlackjackRules] = {}
     for point in observed.decisions:
         table = rules.get(key_of.get(point.round, ""))
         if not isinstance(table, BlackjackRules) or not table.dealer_peeks or point.hole is None:
@@ -258,20 +281,24 @@ def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None
         basic = {"hit": "hit", "double": "hit", "stand": "stand"}.get(chart)
         if point.taken not in ("hit", "stand") or basic in (None, point.taken):
             continue
-        knowing = _knowing(point, point.hole, table)
-        chances.append(_chance(point, table))
-        if knowing == point.taken:
-            informed.append(point.round)
-    if not chances:
+        departed.setdefault(point.round, []).append(point)
+        tables[point.round] = table
+    if not departed:
         return None
+    chances = [_chance(points, tables[number]) for number, points in departed.items()]
+    informed = [number for number, points in departed.items()
+                if all(_knowing(p, p.hole, tables[number]) == p.taken for p in points
+                       if p.hole is not None)]
     p = poisson_binomial_sf(len(informed), chances)
+    count = sum(map(len, departed.values()))
     figures: dict[str, float | int | None] = {
-        "departures": len(chances), "informed": len(informed),
+        "departures": count, "rounds": len(departed), "informed": len(informed),
         "expected": round(sum(chances), 2), "p_value": float(f"{p:.3g}")}
     if p >= FLAG_P:
         return "hole_card", figures, None
-    detail = (f"{len(informed)} of {len(chances)} departures from basic strategy were right "
-              f"only with the hole card known; chance explains {sum(chances):.1f}")
+    detail = (f"in {len(informed)} of {len(departed)} rounds with departures from basic "
+              f"strategy ({count} in all), every one was right only with the hole card known; "
+              f"chance explains {sum(chances):.1f}")
     return "hole_card", figures, Flag("hole_card", p, detail, tuple(informed[:EVIDENCE]))
 
 
@@ -290,18 +317,21 @@ def _knowing(point: DecisionPoint, hole: Card, rules: BlackjackRules) -> str | N
     return "hit" if player.total < dealer.total else "stand"
 
 
-def _chance(point: DecisionPoint, rules: BlackjackRules) -> float:
-    """How likely a hole card that makes the taken play right is, for a player who cannot see
-    it: over the cards left, less any that would have given the dealer a blackjack (a peek
-    ended such rounds before any decision)."""
+def _chance(points: Sequence[DecisionPoint], rules: BlackjackRules) -> float:
+    """How likely a hole card that makes all of a round's departures right is, for a player
+    who cannot see it: over the cards left after all the player had seen by the last of them,
+    less any that would have given the dealer a blackjack (a peek ended such rounds before
+    any decision)."""
+    last = points[-1]
     left = Counter({card: rules.decks for card in _DECK})
-    left.subtract(Counter([*point.seen, *point.cards, point.up]))
+    left.subtract(Counter([*last.seen, *last.cards, last.up]))
     right = total = 0
     for card, n in left.items():
-        if n <= 0 or hand_value([point.up, card]).total == 21:
+        if n <= 0 or hand_value([last.up, card]).total == 21:
             continue
         total += n
-        right += n if _knowing(point, card, rules) == point.taken else 0
+        if all(_knowing(point, card, rules) == point.taken for point in points):
+            right += n
     return right / total if total else 0.0
 
 
