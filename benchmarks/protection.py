@@ -4,11 +4,13 @@ report` folds it), each session's ratings assessed after its first 100, 200, 300
 rounds.
 
 A blackjack table (6 decks, cut at 75 %) seats seven kinds: a flat bettor and a poor player
-(never doubles, stands on every hard 12-16), a random bettor (1-8 units, ignoring the cards),
-Hi-Lo counters spreading 1-4, 1-8 and 1-12, and a hole-carder who sees the hole card one round
-in ten. A baccarat table (8 decks) seats a Lucky 8 counter (the count and trigger of the
-wager's own effects of removal), a player who bets Lucky 8 at random a third of the time and a
-flat banker bettor. Power is the share of sessions where a kind is flagged for its signal; the
+(never doubles, stands on every hard 12-16), a random bettor (1-8 units kept four rounds,
+ignoring the cards, sitting out a tenth of the rounds for one to eight at a time), Hi-Lo
+counters spreading 1-4, 1-8 and 1-12, and a hole-carder who sees the hole card one round in
+ten. A baccarat table (8 decks) seats a Lucky 8 counter (the count and trigger of the wager's
+own effects of removal), a player who bets Lucky 8 at random a third of the time, one who bets
+it in runs (starting at a round with chance 1 in 20, each run stopping with chance 1 in 4)
+and a flat banker bettor. Power is the share of sessions where a kind is flagged for its signal; the
 false-flag rate is the share where an honest kind is flagged for anything.
 
     python -m benchmarks.protection [--sessions 20] [--rounds 1000] [--workers N]"""
@@ -19,7 +21,6 @@ import argparse
 import math
 import multiprocessing
 import os
-import random
 import sys
 import tempfile
 import time
@@ -45,6 +46,7 @@ from tests.sessions import (
     counter,
     flat,
     hole_carder,
+    in_runs,
     poor,
     random_bets,
     shoe_session,
@@ -55,12 +57,12 @@ BLACKJACK = {"decks": 6}
 BACCARAT = {"decks": 8}
 SIGNAL = {"counter 1-4": "counting", "counter 1-8": "counting", "counter 1-12": "counting",
           "hole-carder": "hole_card", "lucky 8 counter": "side_bet_advantage"}
-HONEST = ("flat", "poor", "random", "random lucky 8", "flat banker")
+HONEST = ("flat", "poor", "random", "random lucky 8", "lucky 8 in runs", "flat banker")
 
 
 def blackjack_seats(seed: int) -> dict[int, tuple[str, Sitter]]:
     return {1: ("flat", Sitter("flat", flat(25))),
-            2: ("random", Sitter("random", random_bets(10, 8, seed))),
+            2: ("random", Sitter("random", random_bets(10, 8, seed, away=0.1))),
             3: ("counter 1-4", Sitter("c4", counter(10, 4, 6))),
             4: ("counter 1-8", Sitter("c8", counter(10, 8, 6))),
             5: ("counter 1-12", Sitter("c12", counter(10, 12, 6))),
@@ -83,12 +85,13 @@ def lucky8_counter(tags: Sequence[int], trigger: float, decks: int) -> Bets:
 
 def baccarat_seats(seed: int, tags: Sequence[int], trigger: float
                    ) -> dict[int, tuple[str, Sitter]]:
-    def sometimes(index: int, seen: Sequence[Card]) -> dict[str, Any]:
-        side = random.Random(f"{seed}:{index}").random() < 1 / 3
-        return {"player": 25, **({"lucky8_player": 5} if side else {})}
+    player, lucky8 = {"player": 25}, {"lucky8_player": 5}
+    sometimes = in_runs(player, lucky8, 1 / 3, 2 / 3, f"{seed}:r8")  # a third, independently
+    runs = in_runs(player, lucky8, 1 / 20, 1 / 4, f"{seed}:runs8")
     return {1: ("lucky 8 counter", Sitter("l8", lucky8_counter(tags, trigger, 8))),
             2: ("random lucky 8", Sitter("r8", sometimes)),
-            3: ("flat banker", Sitter("fb", lambda i, seen: {"banker": 25}))}
+            3: ("lucky 8 in runs", Sitter("runs8", runs)),
+            4: ("flat banker", Sitter("fb", lambda i, seen: {"banker": 25}))}
 
 
 def session(game: str, seats: Mapping[int, tuple[str, Sitter]], rounds: int, seed: int
@@ -130,8 +133,9 @@ def flags_by_length(script: list[dict[str, Any]], kinds: Mapping[str, str],
             seen = watch.ratings[rating.number]
             part = Observed([r for r in seen.rounds if r.round <= length],
                             [d for d in seen.decisions if d.round <= length])
-            found = assess(part, None, rules, cut, price)
-            result[length][kinds[str(rating.player)]] = {f.kind for f in found.flags}
+            found = assess(part, None, rules, cut, price)  # a player's ratings pooled:
+            result[length].setdefault(kinds[str(rating.player)], set()).update(
+                f.kind for f in found.flags)
     if skill_of is None:
         return result, (0.0, 0.0, 0)
     rating = next(r for r in ratings if kinds[str(r.player)] == skill_of)

@@ -137,14 +137,38 @@ def flat(unit: float) -> Bets:
     return lambda i, seen: {"main": unit}
 
 
-def random_bets(unit: float, spread: int, seed: int) -> Bets:
-    """A bet of 1 to `spread` units that ignores the cards, kept for a few rounds at a time (as
-    people do), sometimes sitting a round out."""
+def random_bets(unit: float, spread: int, seed: int | str, away: float = 0.05) -> Bets:
+    """A bet of 1 to `spread` units that ignores the cards, kept for four rounds at a time (as
+    people do); at each round a chance `away` of sitting out it and up to seven more (never
+    the ten that close a rating). One stream of choices across shoes, so that the pattern
+    does not repeat with each shoe."""
+    rng = random.Random(seed)
+    state = {"bet": 1, "keep": 0, "out": 0}
+
     def bets(index: int, seen: Sequence[Card]) -> dict[str, Any] | None:
-        rng = random.Random(f"{seed}:{index // 4}")
-        if random.Random(f"{seed}:{index}:out").random() < 0.05:
+        if state["out"]:
+            state["out"] -= 1
             return None
-        return {"main": unit * rng.randint(1, spread)}
+        if rng.random() < away:
+            state["out"] = rng.randrange(8)
+            return None
+        if not state["keep"]:
+            state["bet"], state["keep"] = rng.randint(1, spread), 4
+        state["keep"] -= 1
+        return {"main": unit * state["bet"]}
+    return bets
+
+
+def in_runs(wager: dict[str, Any], side: dict[str, Any], start: float, stop: float,
+            seed: int | str) -> Bets:
+    """`wager` every round, and `side` with it in runs that ignore the cards: a run starts at
+    a round with chance `start` and stops after one with chance `stop`."""
+    rng = random.Random(seed)
+    on = [False]
+
+    def bets(index: int, seen: Sequence[Card]) -> dict[str, Any]:
+        on[0] = rng.random() >= stop if on[0] else rng.random() < start
+        return {**wager, **(side if on[0] else {})}
     return bets
 
 
