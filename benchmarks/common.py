@@ -1,7 +1,9 @@
-"""Shared by the benchmarks: a description of the machine, and percentiles."""
+"""Shared by the benchmarks: a description of the machine, percentiles, and the upper bound
+of a rate."""
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import sqlite3
@@ -28,3 +30,16 @@ def percentile(values: list[float], fraction: float) -> float:
 def summary(values: list[float], unit: str) -> str:
     return (f"median {statistics.median(values):.3f} {unit}, p99 {percentile(values, 0.99):.3f} "
             f"{unit}, min {min(values):.3f}, max {max(values):.3f} ({len(values)} samples)")
+
+
+def upper(flagged: int, n: int) -> float:
+    """The one-sided 95 % upper bound of a rate seen `flagged` times in `n` (Clopper-Pearson,
+    by bisection on the binomial tail)."""
+    if flagged >= n:
+        return 1.0
+    low, high = flagged / n, 1.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        tail = sum(math.comb(n, k) * mid ** k * (1 - mid) ** (n - k) for k in range(flagged + 1))
+        low, high = (mid, high) if tail > 0.05 else (low, mid)
+    return high

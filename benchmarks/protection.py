@@ -18,7 +18,6 @@ false-flag rate is the share where an honest kind is flagged for anything.
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import os
 import sys
@@ -28,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import machine
+from benchmarks.common import machine, upper
 from controller.analysis import skill
 from controller.analysis.edges import ShoeEdges, effects
 from controller.analysis.protection import assess
@@ -160,19 +159,6 @@ def run_session(job: tuple[int, int, Sequence[int], float]) -> dict[str, Any]:
     return {"seed": seed, "skill_kind": skill_kind, "skill": cost,
             "flags": {length: {**blackjack.get(length, {}), **baccarat.get(length, {})}
                       for length in LENGTHS}}
-
-
-def upper(flagged: int, n: int) -> float:
-    """The one-sided 95 % upper bound of a rate seen `flagged` times in `n` (Clopper-Pearson,
-    by bisection on the binomial tail)."""
-    if flagged >= n:
-        return 1.0
-    low, high = flagged / n, 1.0
-    for _ in range(60):
-        mid = (low + high) / 2
-        tail = sum(math.comb(n, k) * mid ** k * (1 - mid) ** (n - k) for k in range(flagged + 1))
-        low, high = (mid, high) if tail > 0.05 else (low, mid)
-    return high
 
 
 def main() -> None:

@@ -52,7 +52,8 @@ def test_every_benchmark_runs_with_one_command() -> None:
                    "decisions, 6 decks: median",
                    "| fresh journal |", "| 2 days, 70 rounds |", "records/s",
                    "commit to PostgreSQL", "CPU per table", "reconciled: 4 of 4 tables",
-                   "counter 1-12       counting", "skill cost of the flat player"):
+                   "counter 1-12       counting", "skill cost of the flat player",
+                   "sits out in runs", "Lucky 8 in runs, 1 in 20"):
         assert figure in result.stdout
 
 

@@ -6,6 +6,7 @@ where the analyser puts it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -30,7 +31,7 @@ from controller.analysis.protection import (
 from controller.commands.settle import settle_session
 from controller.game.cards import Card, parse_card
 from controller.game.decisions import DecisionPoint
-from controller.game.observations import Watch
+from controller.game.observations import Observed, RoundSeen, Watch
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.table_config import config_from_event
 from controller.journal.fold import journal_ratings
@@ -48,6 +49,7 @@ from tests.sessions import (
 from tests.test_players import report, settle, tablectl
 
 SIX = {"decks": 6}
+_NOTHING_SEEN = tuple((0, 0, 0, 0) for _ in range(10))
 
 
 def test_ranks_share_ties_and_spearman_is_one_for_any_rising_pairs() -> None:
@@ -145,6 +147,63 @@ def test_the_chance_of_a_helpful_hole_card_is_counted_from_the_cards_left() -> N
         left.remove(parse_card(card))
     helpful = [c for c in left if 12 <= 6 + c.bj_value <= 16]  # 6-T: a stiff that must draw
     assert protection._chance([point], rules) == pytest.approx(len(helpful) / len(left))
+
+
+def test_a_rounds_departures_share_one_hole_card_and_count_as_one_trial() -> None:
+    """docs/protection.md, hole-carding: split hands standing on 15 and 13 against a ten
+    (basic strategy hits both) are right together when the hole card leaves a stiff; the
+    round is one informed trial, its chance that of a hole card making both right."""
+    rules = BlackjackRules(decks=1)
+    split = [dataclasses.replace(_point(cards, "TD", "stand", "5C"), hand=hand)
+             for hand, cards in ((1, ["TS", "5H"]), (2, ["TH", "3C"]))]
+    observed = Observed([RoundSeen(1, 1, "k", _NOTHING_SEEN, {"main": 1000})], split)
+    found = assess(observed, None, {"k": rules}, {}, lambda spot, r: None)
+    assert found.tests["hole_card"] == {
+        "departures": 2, "rounds": 1, "informed": 1,
+        "expected": round(protection._chance(split, rules), 2),
+        "p_value": pytest.approx(protection._chance(split, rules), rel=1e-2)}
+
+
+def test_side_wagers_are_counted_by_the_runs_they_start() -> None:
+    """docs/protection.md, side-bet advantage: one run of 30 wagers that starts on a
+    favourable round is one choice, not 30; ten runs each started on one of the few
+    favourable rounds are ten."""
+    favourable = set(range(40, 70)) | {5 * k for k in range(1, 8)} | {100 + 9 * k
+                                                                     for k in range(10)}
+
+    def rating(placed: set[int]) -> dict[str, float | int | None]:
+        rounds = [RoundSeen(n, 1, "k", _NOTHING_SEEN,
+                            {"player": 1000, **({"lucky8_player": 500} if n in placed else {})})
+                  for n in range(1, 201)]
+        price = lambda spot, seen: 1.0 if seen.round in favourable else -1.0  # noqa: E731
+        return assess(Observed(rounds), None, {}, {}, price).tests[
+            "side_bet_advantage.lucky8_player"]
+
+    one_run = rating(set(range(40, 70)))
+    assert (one_run["runs"], one_run["placed"], one_run["runs_started_favourable"]) \
+        == (1, 30, 1)
+    assert one_run["p_value"] == pytest.approx(
+        hypergeometric_sf(1, 171, len(favourable) - 29, 1), rel=1e-2)  # 29 inside the run
+    starts = rating({100 + 9 * k for k in range(10)})
+    assert (starts["runs"], starts["runs_started_favourable"]) == (10, 10)
+    assert isinstance(p := starts["p_value"], float) and p < protection.FLAG_P
+
+
+def test_wonging_takes_one_p_value_a_shoe() -> None:
+    """docs/protection.md, wonging: a shoe's moves share the count's drift, so the shoe gives
+    its best rank times its moves (Bonferroni), and shoes are combined by Fisher's method."""
+    high = (0, 30, 0, 0, 0, 0, 0, 0, 0, 0)  # thirty deuces seen: a running count of +30
+    shoes = {shoe: [(10 * shoe + k, high) for k in range(6)] for shoe in (1, 2)}
+    rounds = [RoundSeen(n, shoe, "k", tuple((c, 0, 0, 0) for c in seen),
+                        {"main": 1000} if n % 10 in (1, 2, 4) else {})
+              for shoe, table in shoes.items() for n, seen in table]
+    found = assess(Observed(rounds), None, {"k": BlackjackRules(decks=6)}, shoes,
+                   lambda spot, r: None)
+    rank_in, rank_out = (protection.count_rank(high, 6, upper) for upper in (True, False))
+    per_shoe = min(1.0, 4 * min(rank_in, rank_out))  # starts at 1 and 4, stops at 3 and 5
+    assert found.tests["wonging"]["moves"] == 8 and found.tests["wonging"]["shoes"] == 2
+    assert found.tests["wonging"]["p_value"] == pytest.approx(
+        chi2_sf_even(-4 * math.log(per_shoe), 4), rel=1e-2)
 
 
 # ---- whole shoes -----------------------------------------------------------------------------

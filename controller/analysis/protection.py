@@ -2,17 +2,16 @@
 about the player's skill and advantage play, from the cards seen before each wager and each
 decision. Four signals, each a one-sided test with a p-value (one side-bet test per side
 wager placed); a rating is flagged for a test when its p-value is below FLAG_P. Each test's
-p-value takes its data as independent or corrects for their dependence as docs/protection.md
-says; where that fails (known for wonging, side bets placed in runs and several departures on
-one hole card) an honest player is flagged more often than FLAG_P (docs/protection.md,
-"Limits").
+p-value takes as independent only what is (shoes, runs of side wagers, rounds) or corrects for
+the dependence (counting's serial correlation), as docs/protection.md says with its limits.
 
 - counting: the main bet rises with the Hi-Lo true count (Spearman's rank correlation, its
   p-value corrected for the rounds' serial correlation);
 - wonging: the seat starts wagering at high counts and stops at low ones (each start and stop
-  ranked among every way of dealing as many cards, combined by Fisher's method);
-- side_bet_advantage: side wagers placed mostly when the remaining shoe favours the player,
-  against the share of such moments in the rating (hypergeometric tail);
+  ranked among every way of dealing as many cards; one p-value a shoe, combined across shoes
+  by Fisher's method);
+- side_bet_advantage: runs of side wagers started mostly when the remaining shoe favours the
+  player, against the share of such moments in the rating (hypergeometric tail);
 - hole_card: rounds whose departures from basic strategy are all right only if the dealer's
   hole card was known, more often than the hole cards left in the shoe make chance (one trial
   a round, Poisson-binomial tail).

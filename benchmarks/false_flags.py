@@ -1,0 +1,129 @@
+"""False flags of game protection (issue 25, docs/protection.md) for honest habits that test
+its shoe-level tests hardest: a seat that sits out rounds without regard to the cards
+(wonging) and side wagers placed in runs without regard to them (side-bet advantage).
+
+Each rating is simulated at the level the tests read, the cards seen before each round and
+the seat's wagers, without the round machine (benchmarks.protection plays whole rounds), so
+that hundreds of ratings take minutes and a false-flag rate near FLAG_P can be seen. Every
+rating goes through `assess` whole: a flag of any kind counts.
+
+- Blackjack, 6 decks cut at 75 %, 4 to 8 cards a round, a flat main bet: the seat sits out
+  rounds independently (10, 30, 50 %), or in runs (leaving after a round with chance 1 in 10,
+  back after one with chance 1 in 4).
+- Baccarat, 8 decks cut at 90 %, 4 to 6 cards a coup, a side wager in runs (starting with
+  chance 1 in 50 or 1 in 20, stopping with chance 1 in 4) or a third of coups independently.
+  A coup is favourable to the wager when the Hi-Lo true count is +2.5 or more: about one in
+  eight, in runs, as a real wager's edge is.
+
+    python -m benchmarks.false_flags [--ratings 400] [--rounds 300]"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable, Sequence
+
+from benchmarks.common import machine, upper
+from controller.analysis.protection import FLAG_P, assess, true_count
+from controller.game.observations import Observed, RoundSeen, by_value
+from controller.game.rules.baccarat import make_rules as make_baccarat_rules
+from controller.game.rules.blackjack import make_rules
+
+Habit = Callable[[random.Random, bool], bool]
+"""(the seat's stream of chance, whether it wagered the last round) -> whether it wagers
+this one."""
+
+
+def independent(share: float) -> Habit:
+    return lambda rng, last: rng.random() < share
+
+
+def runs(start: float, stop: float) -> Habit:
+    return lambda rng, last: rng.random() >= stop if last else rng.random() < start
+
+
+def rating(rng: random.Random, rounds: int, decks: int, cut: float, cards: tuple[int, int],
+           wagers: Callable[[bool], dict[str, int]], habit: Habit
+           ) -> tuple[Observed, dict[int, list[tuple[int, tuple[int, ...]]]]]:
+    """`rounds` rounds of shuffled shoes, the seat wagering by its habit: the rating and the
+    table's rounds by shoe, as the journal's fold gives them."""
+    observed = Observed()
+    shoes: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
+    last, number, shoe = False, 0, 0
+    while number < rounds:
+        shoe += 1
+        order = [value for value in range(1, 11) for _ in range(4 * decks * (4 if value == 10
+                                                                             else 1))]
+        rng.shuffle(order)
+        seen, dealt = [0] * 10, 0
+        while dealt < cut * len(order) and number < rounds:
+            number += 1
+            last = habit(rng, last)
+            counts = tuple(seen)
+            observed.rounds.append(RoundSeen(number, shoe, "k", tuple((n, 0, 0, 0)
+                                                                      for n in counts),
+                                             wagers(last)))
+            shoes.setdefault(shoe, []).append((number, counts))
+            for value in order[dealt:dealt + (deal := rng.randint(*cards))]:
+                seen[value - 1] += 1
+            dealt += deal
+    return observed, shoes
+
+
+def sitting_out(habit: Habit) -> Callable[[random.Random, int], bool]:
+    """A flat main bet on blackjack, wagered by `habit`."""
+    table = {"k": make_rules({"decks": 6})}
+
+    def flagged(rng: random.Random, rounds: int) -> bool:
+        observed, shoes = rating(rng, rounds, 6, 0.75, (4, 8),
+                                 lambda on: {"main": 2500} if on else {}, habit)
+        return bool(assess(observed, None, table, shoes, lambda spot, r: None).flags)
+    return flagged
+
+
+def side_wager(habit: Habit) -> Callable[[random.Random, int], bool]:
+    """A player bet every coup and Lucky 8 on the player by `habit`."""
+    table = {"k": make_baccarat_rules({"decks": 8})}
+
+    def price(spot: str, seen: RoundSeen) -> float:
+        return 1.0 if true_count(by_value(seen.seen), 8) >= 2.5 else -1.0
+
+    def flagged(rng: random.Random, rounds: int) -> bool:
+        observed, shoes = rating(rng, rounds, 8, 0.9, (4, 6),
+                                 lambda on: {"player": 2500, **({"lucky8_player": 500}
+                                                                if on else {})}, habit)
+        return bool(assess(observed, None, table, shoes, price).flags)
+    return flagged
+
+
+HABITS: Sequence[tuple[str, Callable[[random.Random, int], bool]]] = (
+    ("sits out 10 % at random", sitting_out(independent(0.9))),
+    ("sits out 30 % at random", sitting_out(independent(0.7))),
+    ("sits out 50 % at random", sitting_out(independent(0.5))),
+    ("sits out in runs", sitting_out(runs(start=0.25, stop=0.1))),
+    ("Lucky 8 in runs, 1 in 50", side_wager(runs(start=0.02, stop=0.25))),
+    ("Lucky 8 in runs, 1 in 20", side_wager(runs(start=0.05, stop=0.25))),
+    ("Lucky 8 a third at random", side_wager(independent(1 / 3))),
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--ratings", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=300)
+    args = parser.parse_args()
+    print(f"machine: {machine()}")
+    print(f"{args.ratings} honest ratings of {args.rounds} rounds each, flagged for anything at "
+          f"p < {FLAG_P} (95 % upper bound)")
+    started = time.perf_counter()
+    for name, flagged in HABITS:
+        rng = random.Random(name)
+        hits = sum(flagged(rng, args.rounds) for _ in range(args.ratings))
+        print(f"{name:<28} {hits:>4} of {args.ratings}  {100 * hits / args.ratings:.2f} % "
+              f"(< {100 * upper(hits, args.ratings):.2f} %)", flush=True)
+    print(f"seconds: {time.perf_counter() - started:.0f}")
+
+
+if __name__ == "__main__":
+    main()
