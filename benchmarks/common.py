@@ -34,12 +34,15 @@ def summary(values: list[float], unit: str) -> str:
 
 def upper(flagged: int, n: int) -> float:
     """The one-sided 95 % upper bound of a rate seen `flagged` times in `n` (Clopper-Pearson,
-    by bisection on the binomial tail)."""
+    by bisection on the binomial tail, its terms in logarithms so that large n cannot
+    overflow)."""
     if flagged >= n:
         return 1.0
     low, high = flagged / n, 1.0
     for _ in range(60):
         mid = (low + high) / 2
-        tail = sum(math.comb(n, k) * mid ** k * (1 - mid) ** (n - k) for k in range(flagged + 1))
+        tail = sum(math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                            + k * math.log(mid) + (n - k) * math.log1p(-mid))
+                   for k in range(flagged + 1))
         low, high = (mid, high) if tail > 0.05 else (low, mid)
     return high

@@ -13,7 +13,8 @@ rating goes through `assess` whole: a flag of any kind counts.
   flat bet with the seat sitting out rounds independently (10, 30, 50 %) or in runs (leaving
   after a round with chance 1 in 10, back after one with chance 1 in 4).
 - Baccarat, 8 decks cut at 90 %, 4 to 6 cards a coup, a side wager in runs (starting with
-  chance 1 in 50 or 1 in 20, stopping with chance 1 in 4) or a third of coups independently.
+  chance 1 in 50 or 1 in 20, stopping with chance 1 in 4; or only from the shoe's 50th coup,
+  about 60 % into it, where favourable coups are commoner) or a third of coups independently.
   A coup is favourable to the wager when the Hi-Lo true count is +2.5 or more: about one in
   eight, in runs, as a real wager's edge is.
 
@@ -47,13 +48,15 @@ def runs(start: float, stop: float) -> Habit:
     return lambda rng, last: rng.random() >= stop if last else rng.random() < start
 
 
-def by_habit(habit: Habit, on: dict[str, int], off: dict[str, int]) -> Callable[[], Seat]:
-    """A seat that wagers `on` or `off` round by round as its habit says."""
+def by_habit(habit: Habit, on: dict[str, int], off: dict[str, int], after: int = 0
+             ) -> Callable[[], Seat]:
+    """A seat that wagers `on` or `off` round by round as its habit says, `on` only from the
+    shoe's round `after`."""
     def seat() -> Seat:
         last = [False]
 
         def wagers(rng: random.Random, place: int) -> dict[str, int]:
-            last[0] = habit(rng, last[0])
+            last[0] = habit(rng, last[0]) and place >= after
             return on if last[0] else off
         return wagers
     return seat
@@ -141,6 +144,8 @@ HABITS: Sequence[tuple[str, Callable[[random.Random, int], bool]]] = (
     ("Lucky 8 in runs, 1 in 20", baccarat(by_habit(runs(start=0.05, stop=0.25), LUCKY8,
                                                    PLAYER))),
     ("Lucky 8 a third at random", baccarat(by_habit(independent(1 / 3), LUCKY8, PLAYER))),
+    ("Lucky 8 in runs, late in shoe", baccarat(by_habit(runs(start=0.05, stop=0.25), LUCKY8,
+                                                        PLAYER, after=50))),
 )
 
 
@@ -156,7 +161,7 @@ def main() -> None:
     for name, flagged in HABITS:
         rng = random.Random(name)
         hits = sum(flagged(rng, args.rounds) for _ in range(args.ratings))
-        print(f"{name:<28} {hits:>4} of {args.ratings}  {100 * hits / args.ratings:.2f} % "
+        print(f"{name:<30} {hits:>4} of {args.ratings}  {100 * hits / args.ratings:.2f} % "
               f"(< {100 * upper(hits, args.ratings):.2f} %)", flush=True)
     print(f"seconds: {time.perf_counter() - started:.0f}")
 

@@ -5,7 +5,7 @@ rounds.
 
 A blackjack table (6 decks, cut at 75 %) seats seven kinds: a flat bettor and a poor player
 (never doubles, stands on every hard 12-16), a random bettor (1-8 units kept four rounds,
-ignoring the cards, sitting out a tenth of the rounds for one to eight at a time), Hi-Lo
+ignoring the cards, sitting out about a third of the rounds, one to eight at a time), Hi-Lo
 counters spreading 1-4, 1-8 and 1-12, and a hole-carder who sees the hole card one round in
 ten. A baccarat table (8 decks) seats a Lucky 8 counter (the count and trigger of the wager's
 own effects of removal), a player who bets Lucky 8 at random a third of the time, one who bets
@@ -132,9 +132,9 @@ def flags_by_length(script: list[dict[str, Any]], kinds: Mapping[str, str],
             seen = watch.ratings[rating.number]
             part = Observed([r for r in seen.rounds if r.round <= length],
                             [d for d in seen.decisions if d.round <= length])
-            found = assess(part, None, rules, cut, price)  # a player's ratings pooled:
+            found = assess(part, None, rules, cut, price)  # a flag in any of the player's
             result[length].setdefault(kinds[str(rating.player)], set()).update(
-                f.kind for f in found.flags)
+                f.kind for f in found.flags)  # ratings counts
     if skill_of is None:
         return result, (0.0, 0.0, 0)
     rating = next(r for r in ratings if kinds[str(r.player)] == skill_of)

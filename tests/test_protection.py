@@ -23,7 +23,7 @@ from controller.analysis.protection import (
     assess,
     chi2_sf_even,
     correlation_p,
-    hypergeometric_sf,
+    hypergeometric_sum_sf,
     poisson_binomial_sf,
     ranks,
     spearman,
@@ -32,6 +32,7 @@ from controller.commands.settle import settle_session
 from controller.game.cards import Card, parse_card
 from controller.game.decisions import DecisionPoint
 from controller.game.observations import Observed, RoundSeen, Watch
+from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.table_config import config_from_event
 from controller.journal.fold import journal_ratings
@@ -76,15 +77,21 @@ def test_p_values_of_the_closed_forms() -> None:
     assert chi2_sf_even(4000.0, 600) < 1e-100  # overwhelming evidence, not an overflow to 1
 
 
-@given(st.integers(1, 12), st.data())
-def test_the_hypergeometric_tail_is_the_count_of_draws(population: int,
-                                                       data: st.DataObject) -> None:
-    marked = data.draw(st.integers(0, population))
-    drawn = data.draw(st.integers(0, population))
-    k = data.draw(st.integers(0, drawn))
-    outcomes = [sum(1 for i in combo if i < marked) for combo in _combinations(population, drawn)]
+@given(st.integers(1, 9), st.integers(0, 5), st.data())
+def test_the_tail_of_a_sum_of_hypergeometrics_is_the_count_of_draws(
+        first: int, second: int, data: st.DataObject) -> None:
+    """Two independent draws without replacement (the second maybe from nothing): the chance
+    of at least k marked in all, against every pair of draws counted."""
+    draws = []
+    for population in (first, second):
+        draws.append((population, data.draw(st.integers(0, population)),
+                      data.draw(st.integers(0, population))))
+    k = data.draw(st.integers(0, draws[0][2] + draws[1][2]))
+    outcomes = [sum(1 for i in one if i < draws[0][1]) + sum(1 for i in two if i < draws[1][1])
+                for one in _combinations(first, draws[0][2])
+                for two in _combinations(second, draws[1][2])]
     expected = sum(1 for hits in outcomes if hits >= k) / len(outcomes)
-    assert hypergeometric_sf(k, population, marked, drawn) == pytest.approx(expected)
+    assert hypergeometric_sum_sf(k, draws) == pytest.approx(expected)
 
 
 def _combinations(n: int, r: int) -> list[tuple[int, ...]]:
@@ -152,16 +159,18 @@ def test_the_chance_of_a_helpful_hole_card_is_counted_from_the_cards_left() -> N
 def test_a_rounds_departures_share_one_hole_card_and_count_as_one_trial() -> None:
     """docs/protection.md, hole-carding: split hands standing on 15 and 13 against a ten
     (basic strategy hits both) are right together when the hole card leaves a stiff; the
-    round is one informed trial, its chance that of a hole card making both right."""
+    round is one informed trial. Its chance is counted from the cards left at the last
+    departure (which had seen the first hand): of the 43 cards left that are not aces (a
+    dealer blackjack, ended by the peek), 18 are 2-6."""
     rules = BlackjackRules(decks=1)
-    split = [dataclasses.replace(_point(cards, "TD", "stand", "5C"), hand=hand)
-             for hand, cards in ((1, ["TS", "5H"]), (2, ["TH", "3C"]))]
-    observed = Observed([RoundSeen(1, 1, "k", _NOTHING_SEEN, {"main": 1000})], split)
+    first = _point(["TS", "5H"], "TD", "stand", "5C")
+    second = dataclasses.replace(first, hand=2, cards=(parse_card("TH"), parse_card("3C")),
+                                 seen=first.cards)
+    assert protection._chance([first, second], rules) == pytest.approx(18 / 43)
+    observed = Observed([RoundSeen(1, 1, "k", _NOTHING_SEEN, {"main": 1000})], [first, second])
     found = assess(observed, None, {"k": rules}, {}, lambda spot, r: None)
-    assert found.tests["hole_card"] == {
-        "departures": 2, "rounds": 1, "informed": 1,
-        "expected": round(protection._chance(split, rules), 2),
-        "p_value": pytest.approx(protection._chance(split, rules), rel=1e-2)}
+    assert found.tests["hole_card"] == {"departures": 2, "rounds": 1, "informed": 1,
+                                        "expected": 0.42, "p_value": 0.419}
 
 
 def test_side_wagers_are_counted_by_the_runs_they_start() -> None:
@@ -182,28 +191,52 @@ def test_side_wagers_are_counted_by_the_runs_they_start() -> None:
     one_run = rating(set(range(40, 70)))
     assert (one_run["runs"], one_run["placed"], one_run["runs_started_favourable"]) \
         == (1, 30, 1)
-    assert one_run["p_value"] == pytest.approx(
-        hypergeometric_sf(1, 171, len(favourable) - 29, 1), rel=1e-2)  # 29 inside the run
+    assert one_run["p_value"] == pytest.approx(  # 29 rounds inside the run, and the one after
+        hypergeometric_sum_sf(1, [(170, len(favourable) - 29, 1)]), abs=5e-4)  # 3 figures
     starts = rating({100 + 9 * k for k in range(10)})
     assert (starts["runs"], starts["runs_started_favourable"]) == (10, 10)
     assert isinstance(p := starts["p_value"], float) and p < protection.FLAG_P
 
 
+def test_side_wager_starts_are_set_against_rounds_at_the_same_depth() -> None:
+    """docs/protection.md, side-bet advantage: where the wager is favourable at every round
+    deep in the shoe, runs started there are no evidence; without the depth (no decks known:
+    one band) the same starts would be flagged."""
+    deep = {130 + 7 * k for k in range(8)}
+    rounds = [RoundSeen(n, 1, "k", tuple(((2 * n if value == 10 else 0), 0, 0, 0)
+                                         for value in range(1, 11)),
+                        {"player": 1000, **({"lucky8_player": 500} if n in deep else {})})
+              for n in range(1, 201)]  # two cards a coup of 8 decks
+    price = lambda spot, seen: 1.0 if seen.round > 125 else -1.0  # noqa: E731
+    banded = assess(Observed(rounds), None, {"k": BaccaratRules(decks=8)}, {}, price).tests[
+        "side_bet_advantage.lucky8_player"]
+    assert banded["runs"] == banded["runs_started_favourable"] == 8
+    assert isinstance(banded["p_value"], float) and banded["p_value"] > 0.5
+    unbanded = assess(Observed(rounds), None, {}, {}, price).tests[
+        "side_bet_advantage.lucky8_player"]
+    assert isinstance(unbanded["p_value"], float) and unbanded["p_value"] < protection.FLAG_P
+
+
 def test_wonging_takes_one_p_value_a_shoe() -> None:
     """docs/protection.md, wonging: a shoe's moves share the count's drift, so the shoe gives
-    its best rank times its moves (Bonferroni), and shoes are combined by Fisher's method."""
-    high = (0, 30, 0, 0, 0, 0, 0, 0, 0, 0)  # thirty deuces seen: a running count of +30
-    shoes = {shoe: [(10 * shoe + k, high) for k in range(6)] for shoe in (1, 2)}
-    rounds = [RoundSeen(n, shoe, "k", tuple((c, 0, 0, 0) for c in seen),
+    its best rank times its moves (Bonferroni), and shoes are combined by Fisher's method.
+    The seat starts at its shoe's second and fifth rounds and stops at the fourth and sixth,
+    while the count climbs by five deuces a round."""
+    def seen(k: int) -> tuple[int, ...]:
+        return (0, 5 * k, 0, 0, 0, 0, 0, 0, 0, 0)
+    shoes = {shoe: [(10 * shoe + k, seen(k + shoe)) for k in range(6)] for shoe in (1, 2)}
+    rounds = [RoundSeen(n, shoe, "k", tuple((c, 0, 0, 0) for c in counts),
                         {"main": 1000} if n % 10 in (1, 2, 4) else {})
-              for shoe, table in shoes.items() for n, seen in table]
+              for shoe, table in shoes.items() for n, counts in table]
     found = assess(Observed(rounds), None, {"k": BlackjackRules(decks=6)}, shoes,
                    lambda spot, r: None)
-    rank_in, rank_out = (protection.count_rank(high, 6, upper) for upper in (True, False))
-    per_shoe = min(1.0, 4 * min(rank_in, rank_out))  # starts at 1 and 4, stops at 3 and 5
+    per_shoe = [min(1.0, 4 * min(protection.count_rank(seen(k + shoe), 6, upper)
+                                 for k, upper in ((1, True), (3, False), (4, True),
+                                                  (5, False))))
+                for shoe in (1, 2)]
     assert found.tests["wonging"]["moves"] == 8 and found.tests["wonging"]["shoes"] == 2
     assert found.tests["wonging"]["p_value"] == pytest.approx(
-        chi2_sf_even(-4 * math.log(per_shoe), 4), rel=1e-2)
+        chi2_sf_even(-2 * sum(map(math.log, per_shoe)), 4), rel=1e-3)
 
 
 # ---- whole shoes -----------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from controller.game.rules.blackjack import BlackjackRules, hand_value
 FLAG_P = 0.002  # per signal: at most 1 honest rating in 500 flagged for it
 MIN_ROUNDS = 20  # main wagers before the count is related to them
 LAGS = 10  # serial correlations summed for the effective number of rounds
+DEPTH_BANDS = 5  # side bets: each start set against rounds in the same fifth of the shoe
 HI_LO = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1)  # ace .. ten-value
 MAIN_SPOTS = frozenset({"main", "player", "banker", "tie"})
 COSTLIEST = 3  # decisions listed per rating
@@ -112,7 +113,7 @@ def assess(observed: Observed, costs: Sequence[skill.Cost] | None,
     blackjack = {key for key, r in rules.items() if isinstance(r, BlackjackRules)}
     for signal in (_counting(observed, decks, blackjack, price),
                    _wonging(observed, decks, blackjack, shoe_rounds),
-                   *_side_bets(observed, price),
+                   *_side_bets(observed, decks, price),
                    _hole_card(observed, rules)):
         if signal is None:
             continue
@@ -181,14 +182,14 @@ def _wonging(observed: Observed, decks: Mapping[str, int], blackjack: set[str],
         key = next((key_of[n] for n, _ in rounds if n in key_of), None)
         if key is None or key not in blackjack:
             continue
-        ranks = []
+        shoe_ranks = []
         for (previous, _), (number, seen) in itertools.pairwise(rounds):
             start = number in played
             if start != (previous in played):
-                ranks.append(count_rank(seen, decks[key], upper=start))
+                shoe_ranks.append(count_rank(seen, decks[key], upper=start))
                 moves.append(number)
-        if ranks:
-            by_shoe.append(min(1.0, len(ranks) * min(ranks)))
+        if shoe_ranks:
+            by_shoe.append(min(1.0, len(shoe_ranks) * min(shoe_ranks)))
     if len(moves) < 2:
         return None
     statistic = -2 * sum(math.log(p) for p in by_shoe)
@@ -232,37 +233,52 @@ def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
-def _side_bets(observed: Observed, price: Price) -> Iterable[Signal]:
+def _side_bets(observed: Observed, decks: Mapping[str, int], price: Price
+               ) -> Iterable[Signal]:
     """Per side wager: the runs of rounds it was placed in, each run's first round favourable
     or not, against the share of favourable rounds among those a run could have started on.
     Runs, not rounds: favourable moments come in runs, and people bet a side wager for a few
     hands at a time, so rounds are not independent placements; the start of a run is the
-    player's choice."""
+    player's choice. Favourable moments are commoner deep in a shoe, so each start is set
+    against the rounds at a like depth only: one hypergeometric a band of depth, the tail of
+    their sum exact."""
     spots = sorted({s for r in observed.rounds for s in r.wagers if s not in MAIN_SPOTS})
     for spot in spots:
         edges = {r.round: price(spot, r) for r in observed.rounds}
         offered = [r for r in observed.rounds if edges[r.round] is not None]
         good = {r.round for r in offered if (edges[r.round] or 0.0) > 0}
         placed = {r.round for r in offered if r.wagers.get(spot, 0) > 0}
-        could = [r.round for i, r in enumerate(offered)
+        could = [r for i, r in enumerate(offered)
                  if i == 0 or offered[i - 1].round not in placed]  # a run may start here
-        starts = [n for n in could if n in placed]
+        bands: dict[int, list[int]] = {}  # band: [rounds, favourable, starts, favourable starts]
+        for r in could:
+            band = bands.setdefault(_depth_band(r, decks), [0, 0, 0, 0])
+            band[0] += 1
+            band[1] += r.round in good
+            band[2] += r.round in placed
+            band[3] += r.round in placed and r.round in good
+        starts = [r.round for r in could if r.round in placed]
         hits = [n for n in starts if n in good]
-        p = hypergeometric_sf(len(hits), len(could), len(good.intersection(could)),
-                              len(starts))
+        p = hypergeometric_sum_sf(len(hits), [(n, f, m) for n, f, m, _ in bands.values()])
         figures: dict[str, float | int | None] = {
             "rounds": len(offered), "favourable": len(good), "placed": len(placed),
             "runs": len(starts), "runs_started_favourable": len(hits),
+            "expected": round(sum(f * m / n for n, f, m, _ in bands.values()), 2),
             "p_value": float(f"{p:.3g}")}
         name = f"side_bet_advantage.{spot}"
         if p >= FLAG_P or 2 * len(hits) <= len(starts):  # "mostly" favourable
             yield name, figures, None
             continue
         detail = (f"{spot}: {len(hits)} of {len(starts)} runs of wagers ({len(placed)} in all) "
-                  f"started when the shoe left favoured the player, against "
-                  f"{len(good.intersection(could))} such rounds of {len(could)} a run could "
-                  "start on")
+                  f"started when the shoe left favoured the player; chance at the same depths "
+                  f"of the shoe explains {figures['expected']}")
         yield name, figures, Flag("side_bet_advantage", p, detail, tuple(hits[:EVIDENCE]))
+
+
+def _depth_band(seen: RoundSeen, decks: Mapping[str, int]) -> int:
+    """Which fifth of its shoe a round opened in, by the cards seen before it."""
+    cards = 52 * decks.get(seen.config_key, 0)
+    return min(DEPTH_BANDS - 1, DEPTH_BANDS * sum(map(sum, seen.seen)) // cards) if cards else 0
 
 
 def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None:
@@ -286,8 +302,7 @@ def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None
         return None
     chances = [_chance(points, tables[number]) for number, points in departed.items()]
     informed = [number for number, points in departed.items()
-                if all(_knowing(p, p.hole, tables[number]) == p.taken for p in points
-                       if p.hole is not None)]
+                if all(_knowing(p, p.hole, tables[number]) == p.taken for p in points)]
     p = poisson_binomial_sf(len(informed), chances)
     count = sum(map(len, departed.values()))
     figures: dict[str, float | int | None] = {
@@ -301,9 +316,12 @@ def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None
     return "hole_card", figures, Flag("hole_card", p, detail, tuple(informed[:EVIDENCE]))
 
 
-def _knowing(point: DecisionPoint, hole: Card, rules: BlackjackRules) -> str | None:
-    """Hit or stand for a player who knows the dealer's two cards; None where knowing them
-    does not decide (the dealer still draws from a total below 12, or a soft one)."""
+def _knowing(point: DecisionPoint, hole: Card | None, rules: BlackjackRules) -> str | None:
+    """Hit or stand for a player who knows the dealer's two cards; None where the hole card is
+    not known or knowing it does not decide (the dealer still draws from a total below 12,
+    or a soft one)."""
+    if hole is None:
+        return None
     dealer = hand_value([point.up, hole])
     player = hand_value(list(point.cards))
     drawing_soft = dealer.soft and (dealer.total < 17 or (
@@ -401,15 +419,20 @@ def chi2_sf_even(x: float, dof: int) -> float:
     return min(1.0, math.exp(log_sum - half))
 
 
-def hypergeometric_sf(k: int, population: int, marked: int, drawn: int) -> float:
-    """P(at least k marked among `drawn` taken without replacement from `population` of which
-    `marked` are marked)."""
+def hypergeometric_sum_sf(k: int, draws: Sequence[tuple[int, int, int]]) -> float:
+    """P(at least k marked in all) from independent draws, each (population, marked, drawn):
+    `drawn` taken without replacement from `population` of which `marked` are marked."""
     if k <= 0:
         return 1.0
-    whole = math.comb(population, drawn)
-    top = min(marked, drawn)
-    return sum(math.comb(marked, i) * math.comb(population - marked, drawn - i)
-               for i in range(k, top + 1)) / whole if whole else 1.0
+    total = [1.0]  # the distribution of the marked drawn so far
+    for population, marked, drawn in draws:
+        whole = math.comb(population, drawn)
+        one = [math.comb(marked, i) * math.comb(population - marked, drawn - i) / whole
+               for i in range(min(marked, drawn) + 1)]
+        total = [sum(total[j] * one[i - j] for j in range(max(0, i - len(one) + 1),
+                                                          min(i, len(total) - 1) + 1))
+                 for i in range(len(total) + len(one) - 1)]
+    return min(1.0, sum(total[k:]))
 
 
 def poisson_binomial_sf(k: int, chances: Sequence[float]) -> float:
