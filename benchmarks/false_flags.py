@@ -13,8 +13,9 @@ rating goes through `assess` whole: a flag of any kind counts.
   flat bet with the seat sitting out rounds independently (10, 30, 50 %) or in runs (leaving
   after a round with chance 1 in 10, back after one with chance 1 in 4).
 - Baccarat, 8 decks cut at 90 %, 4 to 6 cards a coup, a side wager in runs (starting with
-  chance 1 in 50 or 1 in 20, stopping with chance 1 in 4; or only from the shoe's 50th coup,
-  about 60 % into it, where favourable coups are commoner) or a third of coups independently.
+  chance 1 in 50 or 1 in 20, stopping with chance 1 in 4; or only after the shoe's first 50
+  coups, about 60 % into it, where favourable coups are commoner) or a third of coups
+  independently.
   A coup is favourable to the wager when the Hi-Lo true count is +2.5 or more: about one in
   eight, in runs, as a real wager's edge is.
 
@@ -50,8 +51,8 @@ def runs(start: float, stop: float) -> Habit:
 
 def by_habit(habit: Habit, on: dict[str, int], off: dict[str, int], after: int = 0
              ) -> Callable[[], Seat]:
-    """A seat that wagers `on` or `off` round by round as its habit says, `on` only from the
-    shoe's round `after`."""
+    """A seat that wagers `on` or `off` round by round as its habit says, `on` only after the
+    shoe's first `after` rounds."""
     def seat() -> Seat:
         last = [False]
 

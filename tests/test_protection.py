@@ -7,6 +7,7 @@ where the analyser puts it."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -77,19 +78,18 @@ def test_p_values_of_the_closed_forms() -> None:
     assert chi2_sf_even(4000.0, 600) < 1e-100  # overwhelming evidence, not an overflow to 1
 
 
-@given(st.integers(1, 9), st.integers(0, 5), st.data())
+@given(st.lists(st.integers(0, 6), max_size=3), st.data())
 def test_the_tail_of_a_sum_of_hypergeometrics_is_the_count_of_draws(
-        first: int, second: int, data: st.DataObject) -> None:
-    """Two independent draws without replacement (the second maybe from nothing): the chance
-    of at least k marked in all, against every pair of draws counted."""
-    draws = []
-    for population in (first, second):
-        draws.append((population, data.draw(st.integers(0, population)),
-                      data.draw(st.integers(0, population))))
-    k = data.draw(st.integers(0, draws[0][2] + draws[1][2]))
-    outcomes = [sum(1 for i in one if i < draws[0][1]) + sum(1 for i in two if i < draws[1][1])
-                for one in _combinations(first, draws[0][2])
-                for two in _combinations(second, draws[1][2])]
+        populations: list[int], data: st.DataObject) -> None:
+    """Up to three independent draws without replacement: the chance of at least k marked in
+    all, against every combination of draws counted."""
+    draws = [(n, data.draw(st.integers(0, n)), data.draw(st.integers(0, n)))
+             for n in populations]
+    k = data.draw(st.integers(0, sum(drawn for _, _, drawn in draws) + 1))
+    outcomes = [sum(sum(1 for i in combo if i < marked)
+                    for combo, (_, marked, _) in zip(combos, draws, strict=True))
+                for combos in itertools.product(*(_combinations(n, drawn)
+                                                  for n, _, drawn in draws))]
     expected = sum(1 for hits in outcomes if hits >= k) / len(outcomes)
     assert hypergeometric_sum_sf(k, draws) == pytest.approx(expected)
 
@@ -176,26 +176,44 @@ def test_a_rounds_departures_share_one_hole_card_and_count_as_one_trial() -> Non
 def test_side_wagers_are_counted_by_the_runs_they_start() -> None:
     """docs/protection.md, side-bet advantage: one run of 30 wagers that starts on a
     favourable round is one choice, not 30; ten runs each started on one of the few
-    favourable rounds are ten."""
+    favourable rounds are ten, flagged with what chance explains."""
     favourable = set(range(40, 70)) | {5 * k for k in range(1, 8)} | {100 + 9 * k
                                                                      for k in range(10)}
 
-    def rating(placed: set[int]) -> dict[str, float | int | None]:
+    def rating(placed: set[int]) -> protection.Assessment:
+        wagers = {"player": 1000}
         rounds = [RoundSeen(n, 1, "k", _NOTHING_SEEN,
-                            {"player": 1000, **({"lucky8_player": 500} if n in placed else {})})
+                            {**wagers, **({"lucky8_player": 500} if n in placed else {})})
                   for n in range(1, 201)]
         price = lambda spot, seen: 1.0 if seen.round in favourable else -1.0  # noqa: E731
-        return assess(Observed(rounds), None, {}, {}, price).tests[
-            "side_bet_advantage.lucky8_player"]
+        return assess(Observed(rounds), None, {}, {}, price)
 
-    one_run = rating(set(range(40, 70)))
+    one_run = rating(set(range(40, 70))).tests["side_bet_advantage.lucky8_player"]
     assert (one_run["runs"], one_run["placed"], one_run["runs_started_favourable"]) \
         == (1, 30, 1)
     assert one_run["p_value"] == pytest.approx(  # 29 rounds inside the run, and the one after
         hypergeometric_sum_sf(1, [(170, len(favourable) - 29, 1)]), abs=5e-4)  # 3 figures
-    starts = rating({100 + 9 * k for k in range(10)})
+    placed = {100 + 9 * k for k in range(10)}
+    found = rating(placed)
+    starts = found.tests["side_bet_advantage.lucky8_player"]
     assert (starts["runs"], starts["runs_started_favourable"]) == (10, 10)
-    assert isinstance(p := starts["p_value"], float) and p < protection.FLAG_P
+    assert starts["expected"] == round(10 * len(favourable) / 190, 2)  # not after a wager
+    [flag] = found.flags
+    assert flag.p_value < protection.FLAG_P and flag.rounds == tuple(sorted(placed))
+    assert flag.detail == ("lucky8_player: 10 of 10 runs of wagers (10 in all) started when "
+                           "the shoe left favoured the player; chance at the same depths of "
+                           f"the shoe explains {starts['expected']}")
+
+
+@pytest.mark.parametrize(("seen", "band"), [
+    (0, 0), (83, 0), (84, 1), (166, 1), (167, 2), (415, 4), (416, 4), (999, 4)])
+def test_a_round_is_banded_by_the_fifth_of_its_shoe_already_seen(seen: int, band: int) -> None:
+    """A fifth of 8 decks is 83.2 cards; more cards than the shoe holds is still its last
+    fifth, and a configuration without decks has one band."""
+    counts = tuple(((seen if value == 10 else 0), 0, 0, 0) for value in range(1, 11))
+    r = RoundSeen(1, 1, "k", counts, {})
+    assert protection._depth_band(r, {"k": 8}) == band
+    assert protection._depth_band(r, {}) == protection._depth_band(r, {"k": 0}) == 0
 
 
 def test_side_wager_starts_are_set_against_rounds_at_the_same_depth() -> None:
@@ -211,6 +229,7 @@ def test_side_wager_starts_are_set_against_rounds_at_the_same_depth() -> None:
     banded = assess(Observed(rounds), None, {"k": BaccaratRules(decks=8)}, {}, price).tests[
         "side_bet_advantage.lucky8_player"]
     assert banded["runs"] == banded["runs_started_favourable"] == 8
+    assert banded["expected"] == 7.83  # 6 starts where 35 of 36 rounds are good, 2 where all
     assert isinstance(banded["p_value"], float) and banded["p_value"] > 0.5
     unbanded = assess(Observed(rounds), None, {}, {}, price).tests[
         "side_bet_advantage.lucky8_player"]

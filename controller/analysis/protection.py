@@ -11,7 +11,8 @@ the dependence (counting's serial correlation), as docs/protection.md says with 
   ranked among every way of dealing as many cards; one p-value a shoe, combined across shoes
   by Fisher's method);
 - side_bet_advantage: runs of side wagers started mostly when the remaining shoe favours the
-  player, against the share of such moments in the rating (hypergeometric tail);
+  player, against the share of such moments at the same depth of the shoe (the exact tail of
+  a sum of hypergeometrics, one a fifth of the shoe);
 - hole_card: rounds whose departures from basic strategy are all right only if the dealer's
   hole card was known, more often than the hole cards left in the shoe make chance (one trial
   a round, Poisson-binomial tail).
@@ -250,20 +251,19 @@ def _side_bets(observed: Observed, decks: Mapping[str, int], price: Price
         placed = {r.round for r in offered if r.wagers.get(spot, 0) > 0}
         could = [r for i, r in enumerate(offered)
                  if i == 0 or offered[i - 1].round not in placed]  # a run may start here
-        bands: dict[int, list[int]] = {}  # band: [rounds, favourable, starts, favourable starts]
+        bands: dict[int, list[int]] = {}  # band: [rounds, favourable, starts]
         for r in could:
-            band = bands.setdefault(_depth_band(r, decks), [0, 0, 0, 0])
+            band = bands.setdefault(_depth_band(r, decks), [0, 0, 0])
             band[0] += 1
             band[1] += r.round in good
             band[2] += r.round in placed
-            band[3] += r.round in placed and r.round in good
         starts = [r.round for r in could if r.round in placed]
         hits = [n for n in starts if n in good]
-        p = hypergeometric_sum_sf(len(hits), [(n, f, m) for n, f, m, _ in bands.values()])
+        p = hypergeometric_sum_sf(len(hits), [(n, f, m) for n, f, m in bands.values()])
         figures: dict[str, float | int | None] = {
             "rounds": len(offered), "favourable": len(good), "placed": len(placed),
             "runs": len(starts), "runs_started_favourable": len(hits),
-            "expected": round(sum(f * m / n for n, f, m, _ in bands.values()), 2),
+            "expected": round(sum(f * m / n for n, f, m in bands.values()), 2),
             "p_value": float(f"{p:.3g}")}
         name = f"side_bet_advantage.{spot}"
         if p >= FLAG_P or 2 * len(hits) <= len(starts):  # "mostly" favourable
@@ -286,7 +286,7 @@ def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None
     card, so the round is informed when all of them are, and its chance is that of a hole
     card making all of them right."""
     key_of = {r.round: r.config_key for r in observed.rounds}
-    departed: dict[int, list[DecisionPoint]] = {}
+    departed: dict[int, list[tuple[DecisionPoint, Card]]] = {}  # round: departures, hole
     tables: dict[int, BlackjackRules] = {}
     for point in observed.decisions:
         table = rules.get(key_of.get(point.round, ""))
@@ -296,13 +296,14 @@ def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None
         basic = {"hit": "hit", "double": "hit", "stand": "stand"}.get(chart)
         if point.taken not in ("hit", "stand") or basic in (None, point.taken):
             continue
-        departed.setdefault(point.round, []).append(point)
+        departed.setdefault(point.round, []).append((point, point.hole))
         tables[point.round] = table
     if not departed:
         return None
-    chances = [_chance(points, tables[number]) for number, points in departed.items()]
-    informed = [number for number, points in departed.items()
-                if all(_knowing(p, p.hole, tables[number]) == p.taken for p in points)]
+    chances = [_chance([p for p, _ in pairs], tables[number])
+               for number, pairs in departed.items()]
+    informed = [number for number, pairs in departed.items()
+                if all(_knowing(p, hole, tables[number]) == p.taken for p, hole in pairs)]
     p = poisson_binomial_sf(len(informed), chances)
     count = sum(map(len, departed.values()))
     figures: dict[str, float | int | None] = {
@@ -316,12 +317,9 @@ def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None
     return "hole_card", figures, Flag("hole_card", p, detail, tuple(informed[:EVIDENCE]))
 
 
-def _knowing(point: DecisionPoint, hole: Card | None, rules: BlackjackRules) -> str | None:
-    """Hit or stand for a player who knows the dealer's two cards; None where the hole card is
-    not known or knowing it does not decide (the dealer still draws from a total below 12,
-    or a soft one)."""
-    if hole is None:
-        return None
+def _knowing(point: DecisionPoint, hole: Card, rules: BlackjackRules) -> str | None:
+    """Hit or stand for a player who knows the dealer's two cards; None where knowing them
+    does not decide (the dealer still draws from a total below 12, or a soft one)."""
     dealer = hand_value([point.up, hole])
     player = hand_value(list(point.cards))
     drawing_soft = dealer.soft and (dealer.total < 17 or (
@@ -432,7 +430,7 @@ def hypergeometric_sum_sf(k: int, draws: Sequence[tuple[int, int, int]]) -> floa
         total = [sum(total[j] * one[i - j] for j in range(max(0, i - len(one) + 1),
                                                           min(i, len(total) - 1) + 1))
                  for i in range(len(total) + len(one) - 1)]
-    return min(1.0, sum(total[k:]))
+    return min(1.0, sum(total[k:], 0.0))
 
 
 def poisson_binomial_sf(k: int, chances: Sequence[float]) -> float:
