@@ -13,7 +13,7 @@ MODULES = {
     "devices": [], "pipeline": [], "daemon": ["--rounds", "1000"],
     "analyze": ["--rounds", "1000000"], "decision": ["--decisions", "200"], "history": [],
     "floor": ["--tables", "300", "--speed", "10", "--seconds", "60"],
-    "protection": ["--sessions", "20", "--rounds", "1000"],
+    "protection": ["--sessions", "30", "--rounds", "1000"],
     "false_flags": ["--ratings", "1000", "--rounds", "300"],
 }
 QUICK = {

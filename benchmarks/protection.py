@@ -13,7 +13,7 @@ it in runs (starting at a round with chance 1 in 20, each run stopping with chan
 and a flat banker bettor. Power is the share of sessions where a kind is flagged for its signal; the
 false-flag rate is the share where an honest kind is flagged for anything.
 
-    python -m benchmarks.protection [--sessions 20] [--rounds 1000] [--workers N]"""
+    python -m benchmarks.protection [--sessions 30] [--rounds 1000] [--workers N]"""
 
 from __future__ import annotations
 
@@ -163,7 +163,7 @@ def run_session(job: tuple[int, int, Sequence[int], float]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
