@@ -42,7 +42,7 @@ import structlog
 
 from benchmarks.common import machine, percentile
 from controller.daemon.autopilot import Autopilot
-from controller.daemon.broker import make_client, parse_broker, table_topic
+from controller.daemon.broker import make_client, parse_broker
 from controller.daemon.floor_link import FloorLink, table_status
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
@@ -51,6 +51,7 @@ from controller.journal import Journal, codec
 from controller.journal.files import utc_now
 from floor.reconcile import reconcile
 from floor.schema import migrate
+from protocol import topics
 from tests.floor.harness import FloorProcess
 from tests.servers import Mosquitto, Postgres
 
@@ -198,11 +199,11 @@ def replay_worker(names: list[str], sources: list[int], recorded: list[list[Reco
         done[index] += 1
         for head, tail, topic in step.messages:
             infos.append(client.publish(
-                table_topic(name, f"journal/{topic}"),
+                topics.message(name, topic),
                 f'{{"table":"{name}","journal":"replay-{name}","utc":"{utc_now()}",{head}{tail}',
                 qos=1))
         last_n = json.loads("{" + step.messages[-1][0] + "}")["n"]
-        client.publish(table_topic(name, "status"), json.dumps(
+        client.publish(topics.status(name), json.dumps(
             {"table": name, "journal": f"replay-{name}", "utc": utc_now(), "status": "open",
              "n": last_n, "from_n": 1, **step.status}), qos=1, retain=True)
 

@@ -23,7 +23,6 @@ message and journal, and where a gap is. The table sends again what is missing.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import deque
@@ -39,10 +38,10 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.daemon.broker import FLOOR_ROOT, ROOT, Broker, make_client
+from controller.daemon.broker import Broker, make_client
 from floor.defaults import GROUP, MAX_MESSAGE, SESSION_S
 from floor.health import Part
-from floor.payloads import CLOCK_TOLERANCE, Incoming, Status, topic_table
+from floor.payloads import CLOCK_TOLERANCE, Incoming, Status
 from floor.retire import client_id
 from floor.store import (
     Conflict,
@@ -53,9 +52,10 @@ from floor.store import (
     keep_rejected,
     write_batch,
 )
-from floor.validate import Rejected
+from protocol import codec, topics
+from protocol.codec import Refused, printable
+from protocol.messages import SeatCommand
 
-STATUSES: Final = f"{ROOT}/+/status"
 RECEIVE_MAX: Final = 1000  # messages in flight to this process, unacknowledged
 STATUS_BYTES: Final = 32 * 1024 * 1024  # statuses waiting to be stored; more are dropped
 PACKET_ROOM: Final = 64 * 1024  # a packet's topic and properties, besides its payload
@@ -72,10 +72,6 @@ TABLES_KEPT: Final = 10_000  # tables this process remembers things of (clocks, 
 # What the database refuses for a payload's content; anything else it raises is about the
 # database itself (away, unwell, a privilege missing) and must not cost a payload.
 REFUSALS: Final = (psycopg.DataError, psycopg.IntegrityError)
-
-
-def messages_topic(group: str) -> str:
-    return f"$share/{group}/{ROOT}/+/journal/+"
 
 
 @dataclass(frozen=True)
@@ -191,7 +187,7 @@ class Ingest:
         with self._ready:  # what came on a connection that is gone is not acknowledged there:
             self._generation += 1  # the broker hands it over again (or the table sends it)
             self.inbox = deque(d for d in self.inbox if d.qos == 0)
-        client.subscribe([(messages_topic(self.options.group), 1), (STATUSES, 0)])
+        client.subscribe([(topics.shared_messages(self.options.group), 1), (topics.STATUSES, 0)])
         self.log.info("floor connected", broker=str(self.broker),
                       session_present=bool(flags.session_present))
 
@@ -270,9 +266,12 @@ class Ingest:
         for delivery in batch:
             table = None
             try:
-                kind, table = topic_table(delivery.topic) or ("", None)
+                kind, table = topics.of_table(delivery.topic) or ("", None)
                 if table is None:
-                    raise Rejected("not a tablectl topic")
+                    raise Refused("not a tablectl topic")
+                if not topics.TABLE_ID.fullmatch(table):
+                    table = None
+                    raise Refused("topic: not a table id where the table's id goes")
                 if kind == "status":
                     status = Status.parse(delivery.payload, table, delivery.received,
                                           self.options.max_message, not delivery.retained)
@@ -285,10 +284,10 @@ class Ingest:
                         self.options.max_message, self.options.tolerance,
                         self._clocks.get(table)))
             except Exception as exc:  # whatever it is, it is this payload's alone
-                reason = str(exc) if isinstance(exc, Rejected) else \
+                reason = str(exc) if isinstance(exc, Refused) else \
                     f"{type(exc).__name__}: {exc}"
-                refused.append(Refusal(delivery.received, _printable(delivery.topic), table,
-                                       reason[:1000], delivery.payload))
+                refused.append(Refusal(delivery.received, printable(delivery.topic, 300),
+                                       table, printable(reason), delivery.payload))
         return messages, statuses, refused
 
     def _store(self, batch: list[Delivery]) -> None:
@@ -353,11 +352,10 @@ class Ingest:
             try:
                 more, advanced = write_batch(db, alone, status)
             except REFUSALS as exc:
-                topic = (f"{ROOT}/{one.table}/journal/{one.topic}" if isinstance(one, Incoming)
-                         else f"{ROOT}/{one.table}/status")
-                rejected.append(Refusal(one.received, topic, one.table,
-                                        f"the database refused it: {str(exc).strip()}"[:1000],
-                                        one.payload))
+                topic = (topics.message(one.table, one.topic) if isinstance(one, Incoming)
+                         else topics.status(one.table))
+                rejected.append(Refusal(one.received, topic, one.table, printable(
+                    f"the database refused it: {str(exc).strip()}"), one.payload))
                 continue
             conflicts += more
             stored.update(advanced)
@@ -377,16 +375,20 @@ class Ingest:
                 self._due[table] = mark
                 continue
             remember(self._reported, table, now)
-            self.client.publish(f"{FLOOR_ROOT}/{table}/stored",
-                                json.dumps(mark.word(self.name)), qos=1, retain=True)
+            self.client.publish(topics.command(table, "stored"),
+                                codec.encode(mark.word(self.name)), qos=1, retain=True)
 
-    def tell_table(self, table: str, what: str, body: dict[str, Any]) -> bool:
-        """Publish a request to a table (`tablectl/floor/<table>/<what>`, QoS 1, not retained):
-        False if the broker is not connected, so the pit says it was not sent."""
+    def tell_table(self, table: str, command: SeatCommand) -> str | None:
+        """Publish the pit's command to a table (`tablectl/floor/<table>/seat`, QoS 1, never
+        retained); or why it was not sent, for the pit to say. A table takes commands only
+        over a TLS broker (docs/floor.md), so none is sent over another."""
+        if not self.broker.tls:
+            return ("the floor's broker is not TLS: a table takes no command over a broker "
+                    "anyone may write to (docs/floor.md), so nothing was sent")
         if not self.connected.is_set():
-            return False
-        info = self.client.publish(f"{FLOOR_ROOT}/{table}/{what}", json.dumps(body), qos=1)
-        return info.rc == mqtt.MQTT_ERR_SUCCESS
+            return "the floor is not connected to the broker: nothing was sent"
+        info = self.client.publish(topics.command(table, "seat"), codec.encode(command), qos=1)
+        return None if info.rc == mqtt.MQTT_ERR_SUCCESS else "the broker is away: nothing was sent"
 
     def _nag(self) -> None:
         """Every `NAG_S`: the tables the floor knows it lacks messages of hear it again."""
@@ -415,7 +417,3 @@ def remember(memory: dict[str, Any], table: str, value: Any) -> None:
         del memory[next(iter(memory))]  # the table noted first
     memory[table] = value
 
-
-def _printable(topic: str) -> str:
-    """A topic as it can be stored and logged: bounded, no NUL, no lone surrogate."""
-    return topic[:300].encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\0")

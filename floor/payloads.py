@@ -1,5 +1,5 @@
-"""A table's messages and statuses as the floor takes them off the broker: validated field by
-field (`floor.validate`), or `Rejected` with the field and the reason.
+"""A table's messages and statuses as the floor takes them off the broker: checked by the wire
+protocol (`protocol.codec`), or `Refused` with the field and the reason.
 
 A message counts in the gaming day and shift of its table's `utc` (when the table committed it)
 when that time is within a tolerance of when the floor received it. Otherwise it counts at its
@@ -12,40 +12,24 @@ table that was cut off for an hour.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from controller.game.events import canonical
-from controller.game.ratings import Rating, is_id, summed
-from controller.game.table_config import MOST_SEATS
-from controller.journal.outbox import FLOOR_ALERTS
 from floor.defaults import CLOCK_TOLERANCE_S
-from floor.validate import (
-    FLAG_KINDS,
-    MAX_EVIDENCE,
-    MAX_LIST,
-    MAX_N,
-    MAX_NAME,
-    MAX_ROUND,
-    MAX_ROUND_MINOR,
-    MAX_TEXT,
-    ROUND_STATUSES,
-    STATUSES,
-    TOPICS,
-    Rejected,
-    ident,
-    load,
-    moment,
-    shown,
-    table_name,
-    text,
-    whole,
-)
+from protocol import codec
+from protocol.codec import Refused, shown
+from protocol.messages import FLOOR_ALERTS
 
 CLOCK_TOLERANCE: Final = timedelta(seconds=CLOCK_TOLERANCE_S)
-RATING_FIELDS: Final = frozenset(field.name for field in fields(Rating))
 ALERT_TEXT: Final = 500  # characters of an alert the pit shows
+STATUS_DETAIL: Final = ("game", "phase", "round", "rounds_played", "seq", "hold",
+                        "lost_devices", "alerts")  # what the pit shows of a status
+
+
+def _time(utc: str) -> datetime:
+    return datetime.fromisoformat(utc.replace("Z", "+00:00"))
 
 
 @dataclass(frozen=True)
@@ -70,31 +54,18 @@ class Incoming:
     def parse(cls, payload: bytes, table: str, topic: str, received: datetime,
               limit: int, tolerance: timedelta = CLOCK_TOLERANCE,
               clock: timedelta | None = None) -> Incoming:
-        """A message sent under `tablectl/tables/<table>/journal/<topic>`, or Rejected.
+        """A message sent under `tablectl/tables/<table>/journal/<topic>`, or Refused.
         `clock`: how far the table's clock was from the floor's at its last live status."""
-        data = load(payload, limit)
-        if data.get("table") != table:
-            raise Rejected(f"table: {shown(data.get('table'))} sent under table {table}'s topic")
-        journal = ident(data, "journal")
-        n, seq = whole(data, "n", 1, MAX_N), whole(data, "seq", 1, MAX_N)
-        from_n = whole(data, "from_n", 1, n + 1)
-        kind = text(data, "topic", MAX_NAME, choices=TOPICS)
-        if kind != topic:
-            raise Rejected(f"topic: {kind!r} sent under {topic!r}")
-        number = None if data.get("round") is None and kind != "round" else \
-            whole(data, "round", 1, MAX_ROUND)
-        utc = moment(data, "utc")
-        body = data.get("body")
-        if not isinstance(body, dict):
-            raise Rejected("body: not an object")
-        if kind == "round":
-            _round_body(body)
-        elif kind == "rating":
-            _rating_body(body)
-        elif kind == "assessment":
-            _assessment_body(body)
-        return cls(table, n, seq, kind, number, utc, body, canonical(body), journal, from_n,
-                   received, _dated(utc, received, tolerance, clock), payload)
+        message, data = codec.message(payload, limit)
+        if message.table != table:
+            raise Refused(f"table: {shown(message.table)} sent under table {table}'s topic")
+        if data["topic"] != topic:
+            raise Refused(f"topic: {shown(data['topic'])} sent under {topic!r}")
+        utc = _time(message.utc)
+        body = data["body"]
+        return cls(table, message.n, message.seq, topic, message.round, utc, body,
+                   canonical(body), message.journal, message.from_n, received,
+                   _dated(utc, received, tolerance, clock), payload)
 
     @property
     def digest(self) -> bytes:
@@ -116,106 +87,6 @@ def _dated(utc: datetime, received: datetime, tolerance: timedelta,
     return utc if clock is not None and abs(clock) <= tolerance else received
 
 
-def _round_body(body: dict[str, Any]) -> None:
-    """What the floor reads of a round: its status, money, cards and settlements."""
-    text(body, "status", MAX_NAME, "body.", ROUND_STATUSES)
-    whole(body, "drop", 0, MAX_ROUND_MINOR + 1, "body.")
-    whole(body, "win", -MAX_ROUND_MINOR, MAX_ROUND_MINOR + 1, "body.")
-    for key in ("cards", "settlements"):
-        items = body.get(key)
-        if not isinstance(items, list) or not all(isinstance(item, list) for item in items):
-            raise Rejected(f"body.{key}: not a list of lists")
-    for index, card in enumerate(body["cards"]):
-        if len(card) != 2 or not (card[0] is None or isinstance(card[0], str)) \
-                or not isinstance(card[1], str):
-            raise Rejected(f"body.cards[{index}]: not [card or null, where it went]")
-    if "handle" in body:  # since tablectl 0.3: with the dealer and the configuration's key
-        amounts(body["handle"], "body.handle", 0)
-        text(body, "edge_key", MAX_NAME, "body.")
-        if body.get("dealer") is not None and not is_id(body["dealer"]):
-            raise Rejected(f"body.dealer: {shown(body['dealer'])} is not a dealer id")
-
-
-def _assessment_body(body: dict[str, Any]) -> None:
-    """Game protection's assessment of a rating: what the pit shows and alerts on."""
-    fields = {"rating", "player", "seat", "decisions", "skill_cost", "skill_cost_optimal",
-              "flags"}
-    if set(body) != fields:
-        raise Rejected(f"body: not an assessment (fields {', '.join(sorted(set(body))[:20])})")
-    whole(body, "rating", 1, MAX_N, "body.")
-    whole(body, "seat", 1, MOST_SEATS + 1, "body.")
-    whole(body, "decisions", 0, MAX_N, "body.")
-    for key in ("skill_cost", "skill_cost_optimal"):
-        whole(body, key, -MAX_N, MAX_N, "body.")
-    if body["player"] is not None and not is_id(body["player"]):
-        raise Rejected(f"body.player: {shown(body['player'])} is not a player id")
-    flags = body["flags"]
-    if not isinstance(flags, list) or len(flags) > MAX_LIST:
-        raise Rejected(f"body.flags: not a list of at most {MAX_LIST} flags")
-    for index, flag in enumerate(flags):
-        where = f"body.flags[{index}]."
-        if not isinstance(flag, dict) or set(flag) != {"kind", "p_value", "detail", "rounds"}:
-            raise Rejected(f"{where[:-1]}: not a flag (kind, p_value, detail, rounds)")
-        text(flag, "kind", MAX_NAME, where, FLAG_KINDS)
-        text(flag, "detail", MAX_TEXT, where)
-        p_value = flag["p_value"]
-        if not isinstance(p_value, int | float) or isinstance(p_value, bool) \
-                or not 0 <= p_value <= 1:
-            raise Rejected(f"{where}p_value: {shown(p_value)} is not a probability")
-        rounds = flag["rounds"]
-        if not isinstance(rounds, list) or len(rounds) > MAX_EVIDENCE:
-            raise Rejected(f"{where}rounds: not a list of at most {MAX_EVIDENCE} rounds")
-        for number in rounds:
-            if not isinstance(number, int) or isinstance(number, bool) \
-                    or not 1 <= number < MAX_ROUND:
-                raise Rejected(f"{where}rounds: {shown(number)} is not a round number")
-
-
-def _rating_body(body: dict[str, Any]) -> None:
-    """A rating, every field of it: what the pit reports from it must never fail."""
-    if set(body) != RATING_FIELDS:
-        raise Rejected(f"body: not a rating (fields {', '.join(sorted(set(body))[:20])})")
-    whole(body, "number", 1, MAX_N, "body.")
-    whole(body, "seat", 1, MOST_SEATS + 1, "body.")
-    for key in ("start_seq", "rounds", "idle"):
-        whole(body, key, 0, MAX_N, "body.")
-    whole(body, "actual", -MAX_N, MAX_N, "body.")
-    if body["player"] is not None and not is_id(body["player"]):
-        raise Rejected(f"body.player: {shown(body['player'])} is not a player id")
-    text(body, "how", MAX_NAME, "body.")
-    text(body, "by", MAX_TEXT, "body.")
-    moment(body, "start", "body.")
-    for key, check in (("end", moment), ("last_utc", moment),
-                       ("reason", lambda b, k, w: text(b, k, MAX_NAME, w)),
-                       ("end_seq", lambda b, k, w: whole(b, k, 0, MAX_N, w)),
-                       ("first_round", lambda b, k, w: whole(b, k, 1, MAX_N, w)),
-                       ("last_round", lambda b, k, w: whole(b, k, 1, MAX_N, w))):
-        if body[key] is not None:
-            check(body, key, "body.")
-    handle = body["handle"]
-    if not isinstance(handle, dict) or len(handle) > MAX_LIST:
-        raise Rejected(f"body.handle: not an object of at most {MAX_LIST} configurations")
-    for key, part in handle.items():
-        amounts(part, f"body.handle.{shown(key)}", 0)
-    amounts(body["placed"], "body.placed", 1)
-    amounts(body["dealers"], "body.dealers", 1)
-    spots = set(summed(handle.values()))
-    if set(body["placed"]) != spots:
-        raise Rejected(f"body.placed: names {sorted(body['placed'])[:8]}, the handle "
-                       f"{sorted(spots)[:8]}")
-
-
-def amounts(part: Any, where: str, least: int) -> None:
-    """An object of at most MAX_LIST short names, each a whole number from `least` to
-    MAX_N."""
-    if not isinstance(part, dict) or len(part) > MAX_LIST:
-        raise Rejected(f"{where}: not an object of at most {MAX_LIST} entries")
-    for name in part:
-        if len(name) > MAX_NAME:
-            raise Rejected(f"{where}: a name of {len(name)} characters, more than {MAX_NAME}")
-        whole(part, name, least, MAX_N, f"{where}.")
-
-
 @dataclass(frozen=True)
 class Status:
     """A table's retained status, with when this floor process received it."""
@@ -233,49 +104,20 @@ class Status:
     @classmethod
     def parse(cls, payload: bytes, table: str, received: datetime, limit: int,
               live: bool = True) -> Status:
-        """A status sent under `tablectl/tables/<table>/status`, or Rejected."""
-        data = load(payload, limit)
-        if data.get("table") != table:
-            raise Rejected(f"table: {shown(data.get('table'))} sent under table {table}'s topic")
-        journal = ident(data, "journal")
-        status = text(data, "status", MAX_NAME, choices=STATUSES)
-        utc = moment(data, "utc")
-        n = whole(data, "n", 0, MAX_N) if "n" in data else None
-        detail: dict[str, Any] = {}
-        for key, longest in (("game", MAX_NAME), ("phase", MAX_NAME)):
-            if key in data:
-                detail[key] = text(data, key, longest)
-        for key in ("round", "rounds_played", "seq"):
-            if key in data:
-                detail[key] = whole(data, key, 0, MAX_N)
-        if "hold" in data:  # null ends a hold: it is kept, so that it replaces the last one
-            detail["hold"] = None if data["hold"] is None else text(data, "hold", MAX_TEXT)
-        for key, longest in (("lost_devices", MAX_NAME), ("alerts", MAX_TEXT)):
-            if key in data:
-                detail[key] = _texts(data, key, longest)
-        return cls(table, journal, status, utc, n, detail, received, live, payload)
+        """A status sent under `tablectl/tables/<table>/status`, or Refused."""
+        status = codec.status(payload, limit)
+        if status.table != table:
+            raise Refused(f"table: {shown(status.table)} sent under table {table}'s topic")
+        # What it says, as it says it: a null hold ends a hold (it replaces the last one).
+        detail: dict[str, Any] = {key: getattr(status, key) for key in STATUS_DETAIL
+                  if key in status.model_fields_set}
+        return cls(table, status.journal, status.status, _time(status.utc), status.n, detail,
+                   received, live, payload)
 
     @property
     def clock(self) -> timedelta:
         """How far the table's clock was from the floor's when it sent this."""
         return self.utc - self.received
-
-
-def _texts(data: dict[str, Any], key: str, longest: int) -> list[str]:
-    items = data[key]
-    if not isinstance(items, list) or len(items) > MAX_LIST:
-        raise Rejected(f"{key}: not a list of at most {MAX_LIST}")
-    return [text({key: item}, key, longest) for item in items]
-
-
-def topic_table(topic: str) -> tuple[str, str] | None:
-    """('status', table) or (message topic, table) for a tablectl topic; None otherwise."""
-    levels = topic.split("/")
-    if len(levels) == 4 and levels[3] == "status":
-        return "status", table_name(levels[2], "topic")
-    if len(levels) == 5 and levels[3] == "journal":
-        return levels[4], table_name(levels[2], "topic")
-    return None
 
 
 def alert_text(message: Incoming) -> str | None:

@@ -48,9 +48,7 @@ from psycopg import AsyncConnection
 from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
-from controller.daemon.broker import TABLE_ID
 from controller.game.ratings import is_id
-from controller.game.table_config import MOST_SEATS
 from devices.display.server import LOOPBACK, Gate, frame_headers, sse
 from floor import health, players, queries
 from floor.accounts import MAX_NAME, SESSION_H, Logins
@@ -58,7 +56,12 @@ from floor.edges import EdgeWorker
 from floor.health import Part
 from floor.periods import Periods
 from floor.store import CHANNEL
-from floor.validate import MAX_N, MAX_ROUND, Rejected, load
+from protocol import codec
+from protocol.codec import Refused as Rejected
+from protocol.codec import load
+from protocol.fields import MAX_COUNT, MAX_N
+from protocol.messages import SeatCommand
+from protocol.topics import TABLE_ID
 
 STATIC: Final = Path(__file__).with_name("static")
 TICK_S: Final = 0.25  # the pages are told at most this often
@@ -108,7 +111,7 @@ class Pit:
                  hosts: tuple[str, ...] = (), currency: str = "USD",
                  parts: Mapping[str, Part] | None = None, proxy: str | None = None,
                  on_failure: Callable[[BaseException], None] = lambda exc: None,
-                 tell_table: Callable[[str, str, dict[str, Any]], bool] = lambda *a: False
+                 tell_table: Callable[[str, SeatCommand], str | None] = lambda *a: "no broker"
                  ) -> None:
         self.dsn, self.periods, self.bind, self.currency = dsn, periods, bind, currency
         self.proxy = proxy
@@ -345,7 +348,7 @@ class Pit:
         if not TABLE_ID.fullmatch(table):
             return web.json_response({"error": f"no table {table[:64]!r}"}, status=404)
         if number is not None:
-            if not 1 <= number < MAX_ROUND:
+            if not 1 <= number <= MAX_COUNT:
                 return web.json_response({"error": f"round: {number} is no round"}, status=400)
             return web.json_response(await self.query(
                 lambda db: queries.one_round(db, table, number)))
@@ -381,37 +384,29 @@ class Pit:
     async def _seat(self, request: web.Request) -> web.StreamResponse:
         """A logged-in supervisor seats a player by number at a table (`player` null: rated
         anonymous), or ends the seat's rating (`leave`): sent to the table, which journals it
-        (docs/players.md)."""
+        with the supervisor's name (docs/players.md). Only over a TLS broker, where the ACL
+        lets no one but the floor write a table's commands: a table takes none over another."""
         by = await self._who(request)
         if by is None:
             return web.json_response({"error": "log in to seat a player"}, status=401)
-        if not by.isprintable():  # the table journals the name: it takes printable text only
-            return web.json_response({"error": "a supervisor whose name has characters that "
-                                      "are not printable cannot seat players"}, status=400)
         try:
             payload = await _json_body(request)
-            table, seat = payload.get("table"), payload.get("seat")
-            player, leave = payload.get("player"), payload.get("leave", False)
+            table = payload.pop("table", None)
             if not isinstance(table, str) or not TABLE_ID.fullmatch(table):
                 raise Rejected("table: not a table id")
-            if not isinstance(seat, int) or isinstance(seat, bool) or \
-                    not 1 <= seat <= MOST_SEATS:
-                raise Rejected(f"seat: a seat number from 1 to {MOST_SEATS}")
-            if player is not None and not is_id(player):
-                raise Rejected("player: the casino's player id (1-64 printable characters), "
-                               "or null for an anonymous rating")
-            if not isinstance(leave, bool):
-                raise Rejected("leave: true or false")
+            if "by" in payload:
+                raise Rejected("by: the floor names the supervisor who is logged in")
+            command = codec.checked(SeatCommand, {"player": None, **payload, "by": by})
         except Rejected as exc:
             return web.json_response({"error": f'send {{"table", "seat", "player"}} or '
                                       f'{{"table", "seat", "leave": true}}: {exc}'}, status=400)
-        sent = self.tell_table(table, "seat", {"seat": seat, "player": player, "leave": leave,
-                                                "by": by})
-        if not sent:
-            return web.json_response({"error": "the floor is not connected to the broker: "
-                                      "nothing was sent"}, status=503)
-        self.log.info("pit seats a player", table=table, seat=seat, leave=leave, by=by)
-        return web.json_response({"table": table, "seat": seat, "sent": True}, status=202)
+        unsent = self.tell_table(table, command)
+        if unsent is not None:
+            return web.json_response({"error": unsent}, status=503)
+        self.log.info("pit seats a player", table=table, seat=command.seat, leave=command.leave,
+                      by=by)
+        return web.json_response({"table": table, "seat": command.seat, "sent": True},
+                                 status=202)
 
     async def _ratings(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -469,7 +464,7 @@ class Pit:
             payload = await _json_body(request)
             table, n = payload.get("table"), payload.get("n")
             if not isinstance(table, str) or not TABLE_ID.fullmatch(table) or \
-                    not isinstance(n, int) or isinstance(n, bool) or not 0 < n < MAX_N:
+                    not isinstance(n, int) or isinstance(n, bool) or not 0 < n <= MAX_N:
                 raise Rejected("a table id and a message number")
         except Rejected as exc:
             return web.json_response({"error": f'send {{"table": ID, "n": NUMBER}}: {exc}'},

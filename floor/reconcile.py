@@ -133,7 +133,8 @@ def floor_side(db: psycopg.Connection, table_id: str, upto: int) -> tuple[Side, 
     known = db.execute("SELECT journal FROM tables WHERE table_id = %s", (table_id,)).fetchone()
     side.journal = known[0] if known else None
     side.ratings = {int(number): compared(body) for number, body in db.execute(
-        "SELECT number, body FROM ratings WHERE table_id = %s AND n <= %s", (table_id, upto))}
+        "SELECT number, body FROM ratings WHERE table_id = %s AND last_n <= %s",
+        (table_id, upto))}
     conflicts = db.execute("SELECT count(*) FROM conflicts WHERE table_id = %s",
                            (table_id,)).fetchone()
     return side, int(conflicts[0]) if conflicts else 0

@@ -18,11 +18,14 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 import psycopg
 
+from floor import ratings
+from floor.arrays import columns
 from floor.payloads import Incoming, Status, alert_text
+from protocol.messages import StoredWord
 
 CHANNEL: Final = "floor"
 REJECTED_KEEP: Final = 10_000  # rows of `rejected` kept, the newest
@@ -30,9 +33,11 @@ REJECTED_BYTES: Final = 16 * 1024  # of each refused payload, kept beside its si
 
 
 # One statement: the new messages, the rounds and alerts they bring, and the tables' counters,
-# from exactly the rows inserted now (a message stored before adds nothing). Arrays go in binary
-# (`%b`): in text, psycopg escapes each element of an array in Python, and that escaping of the
-# JSON bodies was most of a floor process's CPU (a batch of 500 messages: 25 times the time).
+# from exactly the rows inserted now (a message stored before adds nothing); it returns the
+# new ratings and credits, which `floor.ratings` adds to each rating in the same transaction.
+# Arrays go in binary (`%b`): in text, psycopg escapes each element of an array in Python, and
+# that escaping of the JSON bodies was most of a floor process's CPU (a batch of 500 messages: 25
+# times the time).
 INSERT_BATCH: Final = """
 WITH incoming AS (
     SELECT * FROM unnest(%b::text[], %b::bigint[], %b::bigint[], %b::text[], %b::integer[],
@@ -62,28 +67,6 @@ WITH incoming AS (
     ON CONFLICT (table_id, quarter) DO UPDATE SET rounds = t.rounds + EXCLUDED.rounds,
         drop_minor = t.drop_minor + EXCLUDED.drop_minor,
         win_minor = t.win_minor + EXCLUDED.win_minor
-), new_ratings AS (
-    INSERT INTO ratings AS r (table_id, number, n, player, seat, start_utc, end_utc, reason,
-                              rounds, actual_minor, body)
-    SELECT DISTINCT ON (table_id, (body->>'number')::bigint)
-           table_id, (body->>'number')::bigint, n, body->>'player', (body->>'seat')::integer,
-           (body->>'start')::timestamptz, (body->>'end')::timestamptz, body->>'reason',
-           (body->>'rounds')::integer, (body->>'actual')::bigint, body
-    FROM new WHERE topic = 'rating'
-    ORDER BY table_id, (body->>'number')::bigint, n DESC
-    ON CONFLICT (table_id, number) DO UPDATE SET n = EXCLUDED.n, player = EXCLUDED.player,
-        seat = EXCLUDED.seat, start_utc = EXCLUDED.start_utc, end_utc = EXCLUDED.end_utc,
-        reason = EXCLUDED.reason, rounds = EXCLUDED.rounds,
-        actual_minor = EXCLUDED.actual_minor, body = EXCLUDED.body
-    WHERE EXCLUDED.n > r.n
-    RETURNING player, start_utc,
-        coalesce(end_utc, (body->>'last_utc')::timestamptz, start_utc) AS last_utc
-), new_players AS (
-    INSERT INTO players AS p (player_id, first_utc, last_utc)
-    SELECT player, min(start_utc), max(last_utc) FROM new_ratings
-    WHERE player IS NOT NULL GROUP BY player
-    ON CONFLICT (player_id) DO UPDATE SET first_utc = least(p.first_utc, EXCLUDED.first_utc),
-        last_utc = greatest(p.last_utc, EXCLUDED.last_utc)
 ), new_alerts AS (
     INSERT INTO alerts (table_id, n, kind, round, utc, text, received)
     SELECT n.table_id, n.n, n.topic, n.round, n.utc, i.alert, i.received
@@ -93,14 +76,16 @@ WITH incoming AS (
     SELECT n.table_id, max(n.n) AS n, max(i.dated) AS utc, max(n.stored) AS stored,
            count(*) FILTER (WHERE n.topic = 'round') AS rounds, max(i.from_n) AS from_n
     FROM new n JOIN incoming i USING (table_id, n) GROUP BY n.table_id
+), new_counts AS (
+    INSERT INTO tables AS t (table_id, rounds, stored_n, last_utc, last_stored, from_n)
+    SELECT table_id, rounds, n, utc, stored, from_n FROM counts
+    ON CONFLICT (table_id) DO UPDATE SET rounds = t.rounds + EXCLUDED.rounds,
+        stored_n = greatest(t.stored_n, EXCLUDED.stored_n),
+        last_utc = greatest(t.last_utc, EXCLUDED.last_utc),
+        last_stored = greatest(t.last_stored, EXCLUDED.last_stored),
+        from_n = greatest(t.from_n, EXCLUDED.from_n)
 )
-INSERT INTO tables AS t (table_id, rounds, stored_n, last_utc, last_stored, from_n)
-SELECT table_id, rounds, n, utc, stored, from_n FROM counts
-ON CONFLICT (table_id) DO UPDATE SET rounds = t.rounds + EXCLUDED.rounds,
-    stored_n = greatest(t.stored_n, EXCLUDED.stored_n),
-    last_utc = greatest(t.last_utc, EXCLUDED.last_utc),
-    last_stored = greatest(t.last_stored, EXCLUDED.last_stored),
-    from_n = greatest(t.from_n, EXCLUDED.from_n)
+SELECT table_id, n, topic, round, body FROM new WHERE topic IN ('rating', 'credit')
 """
 # The messages whose number was stored with other content (rare): found by digest alone, and
 # only those are sent again with their bodies, to be kept aside.
@@ -174,11 +159,6 @@ DELETE FROM rejected WHERE id <= (SELECT max(id) FROM rejected) - %s
 """
 
 
-def columns(rows: Sequence[Sequence[Any]], count: int) -> list[list[Any]]:
-    """Rows as columns: what `unnest` takes, one array per column."""
-    return [[row[i] for row in rows] for i in range(count)]
-
-
 # The floor processes' write transactions take turns: each stores every table's status and
 # updates the tables' counters, in whatever order its batch arrived, and row locks taken in
 # different orders deadlock (PostgreSQL breaks a deadlock only after a second, aborting one).
@@ -200,12 +180,10 @@ class Mark(NamedTuple):
     from_n: int
     next: int | None
 
-    def word(self, floor: str) -> dict[str, Any]:
-        word: dict[str, Any] = {"through": self.through, "from_n": self.from_n,
-                                "journal": self.journal, "floor": floor}
-        if self.next is not None:
-            word["missing"] = [self.through + 1, self.next - 1]
-        return word
+    def word(self, floor: str) -> StoredWord:
+        return StoredWord(through=self.through, from_n=self.from_n, journal=self.journal,
+                          floor=floor, missing=None if self.next is None else
+                          (self.through + 1, self.next - 1))
 
 
 class Refusal(NamedTuple):
@@ -305,10 +283,12 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
             mine = [m for m in messages if (m.table, m.n) not in foreign]
             unique = {(m.table, m.n): m for m in mine}  # a redelivery inside one batch
             if unique:
-                db.execute(INSERT_BATCH, columns(
+                new = db.execute(INSERT_BATCH, columns(
                     [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest,
                       alert_text(m), m.received, m.dated, m.from_n)
-                     for m in unique.values()], 12))
+                     for m in unique.values()], 12)).fetchall()
+                ratings.apply(db, [ratings.New(str(t), int(n), str(topic), r, body)
+                                   for t, n, topic, r, body in new])
                 conflicts += keep_conflicts(db, mine)
             stored = throughs(db, sorted({m.table for m in messages}))
         latest = {s.table: s for s in statuses}  # a batch keeps each table's last status

@@ -137,9 +137,10 @@ def test_every_event_is_one_committed_record_with_its_settlements(journal_path: 
     assert {row[0] for row in rows} == {1, 2}
     assert all(row[-1] == "confirmed" for row in rows)
     outbox = db.execute("SELECT n, topic, round FROM outbox").fetchall()
-    # The seat wagers with nobody identified: rated anonymous (opened, then each round).
+    # The seat wagers with nobody identified: rated anonymous (opened whole, then each round
+    # credited to it).
     assert outbox == [(1, "config", None), (2, "rating", None), (3, "round", 1),
-                      (4, "rating", 1), (5, "round", 2), (6, "rating", 2)]
+                      (4, "credit", 1), (5, "round", 2), (6, "credit", 2)]
 
 
 def test_payout_moves_computed_shown_confirmed(tmp_path: Path) -> None:

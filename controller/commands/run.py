@@ -34,8 +34,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _floor_option(args: argparse.Namespace, config: Any) -> Any:
     """The floor link: --floor and --table-id over the configuration's `[floor]`."""
-    from controller.daemon.broker import check_table_id, parse_broker
+    from controller.daemon.broker import parse_broker
     from controller.daemon.config_file import FloorConfig
+    from protocol.topics import check_table_id
     configured = config.floor if config else None
     if args.floor is None:
         if args.table_id is not None:

@@ -1,14 +1,12 @@
 """The MQTT broker as both ends name it: `mqtt://[user[:password]@]host[:port]` or `mqtts://...`
 (TLS), and the paho-mqtt client both ends make for it (MQTT 5).
 
-Topics: a table publishes under `tablectl/tables/<table id>/`: its messages under `journal/<topic>`
-and its retained `status`; the broker's ACL lets a table write only there, and read only
-`tablectl/floor/<table id>/stored`, where the floor says how far it has stored (`docs/floor.md`).
+The topics and what travels on them are the wire protocol's (`protocol.topics`,
+`protocol.messages`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
@@ -17,9 +15,6 @@ from urllib.parse import unquote, urlsplit
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-ROOT: Final = "tablectl/tables"
-FLOOR_ROOT: Final = "tablectl/floor"  # the floor's word to each table: how far it has stored
-TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 PORTS: Final = {"mqtt": 1883, "mqtts": 8883}
 
 
@@ -58,17 +53,6 @@ def parse_broker(url: str) -> Broker:
     return Broker(parts.hostname, port, parts.scheme == "mqtts",
                   unquote(parts.username) if parts.username else None,
                   unquote(parts.password) if parts.password else None)
-
-
-def check_table_id(table_id: str) -> str:
-    if not TABLE_ID.fullmatch(table_id):
-        raise ValueError(f"{table_id!r} is not a table id: letters, digits, - and _, up to 64, "
-                         "one MQTT topic level")
-    return table_id
-
-
-def table_topic(table_id: str, topic: str) -> str:
-    return f"{ROOT}/{table_id}/{topic}"
 
 
 def make_client(broker: Broker, client_id: str, manual_ack: bool = False) -> mqtt.Client:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from controller.daemon.broker import Broker, check_table_id, parse_broker
+from controller.daemon.broker import Broker, parse_broker
 from controller.daemon.checked_files import BadInput, read_text
 from controller.game.money import to_minor
 from controller.game.paytables import PayTableError, PayTables
@@ -29,6 +29,7 @@ from devices.card_reader import DEFAULT_PLAYER_PATTERN, CardRules
 from devices.display.cashier import Cashier, CashierError
 from drivers import input_device
 from drivers.serial_port import check_url
+from protocol.topics import check_table_id
 
 SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "devices", "readers",
                    "display", "journal", "floor")

@@ -27,13 +27,19 @@ Its health (for the dealer display's mark) is `connected`, `away` (no broker), `
 broker is there, but the floor has said nothing for `SILENT_S` of messages it lacks) or
 `refused`, with the count of messages the floor has not said it has.
 
-A message over the floor's limit (`MAX_MESSAGE`, the shipped broker's too) never goes: the link
-marks it `refused` in the outbox with the reason, and a stand-in under its number goes instead
-(`outbox.refused_body`): the floor then has every number, the pit an alert, and `floor
-reconcile` and `tablectl doctor` name it. (The broker must not be left to refuse it: paho 2.2
-takes Mosquitto's refusal of a large message for a broken packet, reconnects and sends it again,
-for ever.) A message the broker refuses (the ACL) stops the link where it is, and it is offered
-again every `REFUSED_RETRY_S`, until the broker takes it. A clean stop drains: for up to
+Every payload is the wire protocol's (`protocol/`): the link checks each one as the floor will
+before it goes. A message the floor would never take, over its limit (`MAX_MESSAGE`, the
+shipped broker's too) or outside the protocol (a bug of the table's own: its bodies are built
+from the protocol's declarations), never goes: the link marks it `refused` in the outbox with
+the reason, and a stand-in under its number goes instead (`outbox.refused_body`): the floor
+then has every number, the pit an alert, and `floor reconcile` and `tablectl doctor` name it.
+(The broker must not be left to refuse a large one: paho 2.2 takes Mosquitto's refusal of a
+large message for a broken packet, reconnects and sends it again, for ever.) The floor's word
+and the pit's seatings are checked by the protocol too; a seating is taken only live (never
+retained) and only over a TLS broker (`_pit_seats`).
+
+A message the broker refuses (the ACL) stops the link where it is, and it is offered again
+every `REFUSED_RETRY_S`, until the broker takes it. A clean stop drains: for up to
 `drain_s` it waits for the floor's word to cover every message, sending again what is missing
 at once.
 
@@ -51,21 +57,23 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final
 
 import paho.mqtt.client as mqtt
 import structlog
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.daemon.broker import FLOOR_ROOT, Broker, make_client, table_topic
+from controller.daemon.broker import Broker, make_client
 from controller.daemon.loop import ControllerLoop, PitSeat
-from controller.game.ratings import is_id
 from controller.game.table import Table
-from controller.game.table_config import MOST_SEATS
 from controller.journal import codec
 from controller.journal.files import utc_now
-from controller.journal.outbox import MAX_MESSAGE, refused_body
+from controller.journal.outbox import refused_body
+from protocol import codec as wire
+from protocol import topics
+from protocol.codec import MAX_MESSAGE, Refused
+from protocol.fields import clean, clean_name
+from protocol.messages import VERSION, SeatCommand, Status, StoredWord
 
 WINDOW: Final = 200  # messages published and not yet acknowledged by the broker
 STATUS_S: Final = 0.5  # the status is published at most this often
@@ -76,7 +84,7 @@ GAP_GRACE_S: Final = 2.0  # a message in a gap, sent this long ago, is not on it
 DRAIN_S: Final = 10.0  # a clean stop waits this long, at most, for the floor to have everything
 HEALTH_S: Final = 1.0  # the count of messages waiting is refreshed at most this often
 REFUSED_RETRY_S: Final = 5.0  # a message the broker refused is offered again this often
-PIT_SEAT_BYTES: Final = 4096  # a seating from the pit is a few dozen bytes
+COMMAND_BYTES: Final = 4096  # the floor's word and the pit's commands are a few dozen bytes
 SILENT_S: Final = 30.0  # the floor silent this long about messages it lacks: "behind"
 Health = Callable[[dict[str, Any]], None]
 
@@ -88,9 +96,10 @@ def table_status(table: Table) -> dict[str, Any]:
     return {"game": table.config.game if table.config else "",
             "round": record.number if record else 0,
             "phase": record.status if record else "idle",
-            "hold": machine.hold_reason if machine is not None and machine.state == "hold"
-            else None,
-            "lost_devices": sorted(table.lost_devices), "alerts": table.standing_alerts(),
+            "hold": clean(machine.hold_reason or "") if machine is not None and
+            machine.state == "hold" else None,
+            "lost_devices": [clean_name(device) for device in sorted(table.lost_devices)],
+            "alerts": [clean(alert) for alert in table.standing_alerts()],
             "rounds_played": table.rounds_played, "seq": table.last_seq}
 
 
@@ -103,26 +112,13 @@ def follow(link: FloorLink, loop: ControllerLoop) -> None:
 
 
 def pit_seat(payload: bytes) -> PitSeat | str:
-    """A seating from the pit (`tablectl/floor/<table>/seat`), or why it is not one. Only the
-    floor may write there (the broker's ACL), and it is checked all the same."""
-    if len(payload) > PIT_SEAT_BYTES:
-        return f"{len(payload)} bytes, more than {PIT_SEAT_BYTES}"
+    """A seating from the pit (`tablectl/floor/<table>/seat`), or why it is not one."""
     try:
-        data = json.loads(payload)
-    except (ValueError, RecursionError):
-        return "not JSON"
-    if not isinstance(data, dict):
-        return "not a JSON object"
-    seat, player, leave, by = (data.get("seat"), data.get("player"), data.get("leave", False),
-                               data.get("by"))
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= MOST_SEATS:
-        return f"seat: {seat!r} is not a seat"
-    if player is not None and not is_id(player):
-        return "player: not a player id"
-    if not isinstance(leave, bool) or not isinstance(by, str) or not 0 < len(by) <= 100 \
-            or not by.isprintable():
-        return "leave must be true or false, by a supervisor's name"
-    return PitSeat(seat, player, leave, by)
+        command = wire.command("seat", payload, COMMAND_BYTES)
+    except Refused as exc:
+        return str(exc)
+    assert isinstance(command, SeatCommand)
+    return PitSeat(command.seat, command.player, command.leave, command.by)
 
 
 class FloorLink:
@@ -137,7 +133,7 @@ class FloorLink:
         self.log = structlog.get_logger().bind(table=table_id)
         self.journal_id = self._meta("floor_journal") or uuid.uuid4().hex
         self.client = make_client(broker, f"tablectl-table-{table_id}")
-        self.client.will_set(table_topic(table_id, "status"), self._status_payload(
+        self.client.will_set(topics.status(table_id), self._status_payload(
             {"status": "offline"}), qos=1, retain=True)
         self.client.max_inflight_messages_set(WINDOW)
         self.client.on_connect = self._connected
@@ -156,7 +152,7 @@ class FloorLink:
         self._status_at = 0.0
         self._health: dict[str, Any] = {}
         self._news: tuple[str, str] | None = None  # a connection's change, from paho's thread
-        self._floor_heard: Word | None = None  # from paho's thread
+        self._floor_heard: StoredWord | None = None  # from paho's thread
         self._health_at = 0.0
         self._retry_at = 0.0  # after the broker refused a message, nothing goes before this
         self._gap_sent: dict[int, float] = {}  # n -> when it went again for a gap (monotonic)
@@ -202,7 +198,7 @@ class FloorLink:
         if self._connected_now:
             with self._lock:
                 last = dict(self._status or {})
-            info = self.client.publish(table_topic(self.table_id, "status"), self._status_payload(
+            info = self.client.publish(topics.status(self.table_id), self._status_payload(
                 {**last, "status": "closed", "n": self._last_n(), "from_n": self.from_n}),
                 qos=1, retain=True)
             deadline = time.monotonic() + timeout_s
@@ -257,15 +253,15 @@ class FloorLink:
         for n, seq, topic, number, utc, blob, refused in rows:
             text = codec.decode(blob, None)
             payload = self._payload(n, seq, topic, number, utc, text, refused)
-            if refused is None and len(payload) > MAX_MESSAGE:
-                refused = f"{len(payload)} bytes, over the floor's limit of {MAX_MESSAGE}"
-                self._refuse(n, refused)
-                payload = self._payload(n, seq, topic, number, utc, text, refused)
+            if refused is None:
+                refused = _unsendable(payload)
+                if refused is not None:
+                    self._refuse(n, refused)
+                    payload = self._payload(n, seq, topic, number, utc, text, refused)
             # Never under our lock: paho calls `_published` holding its own. A PUBACK that comes
             # before `_inflight` has the mid waits in `_acked` for this thread.
             sent_as = "refused" if refused is not None else topic
-            info = self.client.publish(table_topic(self.table_id, f"journal/{sent_as}"),
-                                       payload, qos=1)
+            info = self.client.publish(topics.message(self.table_id, sent_as), payload, qos=1)
             self._inflight[info.mid] = n
             if info.rc != mqtt.MQTT_ERR_SUCCESS:  # lost the connection: paho resends it
                 self.log.info("floor link publishing while disconnected", n=n)
@@ -273,11 +269,12 @@ class FloorLink:
 
     def _payload(self, n: int, seq: int, topic: str, number: int | None, utc: str, text: str,
                  refused: str | None) -> bytes:
-        """A message as the floor takes it; its stand-in if it was refused for good."""
+        """A message as the floor takes it (`protocol.messages`); its stand-in if it was
+        refused for good."""
         body = json.loads(text) if refused is None else refused_body(topic, text, refused)
-        return json.dumps({"table": self.table_id, "journal": self.journal_id, "n": n,
-                           "from_n": self.from_n, "seq": seq,
-                           "topic": "refused" if refused is not None else topic,
+        return json.dumps({"protocol": VERSION, "table": self.table_id,
+                           "journal": self.journal_id, "n": n, "from_n": self.from_n,
+                           "seq": seq, "topic": "refused" if refused is not None else topic,
                            "round": number, "utc": utc, "body": body},
                           separators=(",", ":")).encode()
 
@@ -340,24 +337,37 @@ class FloorLink:
                     ) -> None:
         """paho's thread: how far the floor has this table's messages, or a seating from the
         pit (for the controller's loop)."""
-        if message.topic.endswith("/seat"):
-            request = pit_seat(bytes(message.payload))
-            if isinstance(request, str):
-                self.log.error("the pit's seating is not one", reason=request)
-            else:
-                self.log.info("the pit seats a player", seat=request.seat, by=request.by,
-                              leave=request.leave)
-                self.on_pit_seat(request)
+        name = topics.of_floor(message.topic, self.table_id)
+        if name == "seat":
+            self._pit_seats(message)
             return
-        word = Word.parse(bytes(message.payload))
-        if word is None:
-            self.log.error("floor sent a word the link cannot read", topic=message.topic)
+        try:
+            word = wire.command("stored", bytes(message.payload), COMMAND_BYTES)
+        except Refused as exc:
+            self.log.error("floor sent a word the link cannot read", topic=message.topic,
+                           reason=str(exc))
             return
+        assert isinstance(word, StoredWord)
         with self._lock:
             self._floor_heard = word
         self._wake.set()
 
-    def _floor_has(self, word: Word) -> None:
+    def _pit_seats(self, message: mqtt.MQTTMessage) -> None:
+        """A seating from the pit, for the controller's loop: only a live one (a retained one
+        would take effect again at every start), and only over TLS, where the broker's ACL
+        lets no one but the floor write a table's commands; over a broker anyone may write to,
+        nothing tells the floor from a stranger (docs/floor.md)."""
+        why = ("retained: a command takes effect once" if message.retain else
+               "the broker is not TLS: anyone may write there" if not self.broker.tls else None)
+        request = pit_seat(bytes(message.payload)) if why is None else why
+        if isinstance(request, str):
+            self.log.error("the pit's seating is not taken", reason=request)
+            return
+        self.log.info("the pit seats a player", seat=request.seat, by=request.by,
+                      leave=request.leave)
+        self.on_pit_seat(request)
+
+    def _floor_has(self, word: StoredWord) -> None:
         """Note how far the floor has stored; send again what it lacks. If what the floor has
         under this table's id came from another journal (this one replaced it), its word is
         not about these messages: the link stops and says so. A word counted from another
@@ -405,9 +415,16 @@ class FloorLink:
 
     # ----- status ------------------------------------------------------------------------------
 
-    def _status_payload(self, status: dict[str, Any]) -> str:
-        return json.dumps({"table": self.table_id, "journal": self.journal_id, "utc": utc_now(),
-                           **status}, separators=(",", ":"))
+    def _status_payload(self, status: dict[str, Any]) -> bytes:
+        """The table's status as the protocol declares it; one that breaks it (a bug of the
+        table's own) goes without what the pit shows, which is logged."""
+        said = {"table": self.table_id, "journal": self.journal_id, "utc": utc_now(), **status}
+        try:
+            return wire.encode(wire.checked(Status, said))
+        except Refused as exc:
+            self.log.error("the table's status breaks the protocol", reason=str(exc))
+            return wire.encode(Status(table=self.table_id, journal=self.journal_id,
+                                      utc=said["utc"], status=status["status"]))
 
     def _last_n(self) -> int:
         """The last message the table has made (sealed days may have taken the rows)."""
@@ -426,7 +443,7 @@ class FloorLink:
         now = time.monotonic()
         if status is None or version == self._status_sent or now - self._status_at < STATUS_S:
             return
-        self.client.publish(table_topic(self.table_id, "status"), self._status_payload(
+        self.client.publish(topics.status(self.table_id), self._status_payload(
             {"status": "open", "n": self._last_n(), "from_n": self.from_n, **status}), qos=1,
             retain=True)
         self._status_sent, self._status_at = version, now
@@ -441,8 +458,7 @@ class FloorLink:
             return
         self._connected_now = True
         self._status_sent = 0  # a fresh connection gets a fresh status (the will may have run)
-        client.subscribe(f"{FLOOR_ROOT}/{self.table_id}/stored", qos=1)
-        client.subscribe(f"{FLOOR_ROOT}/{self.table_id}/seat", qos=1)
+        client.subscribe([(topic, 1) for topic in topics.commands(self.table_id)])
         self.log.info("floor link connected", broker=str(self.broker))
         self._tell("connected", "")
 
@@ -496,35 +512,13 @@ def owed(last_n: int, floor_through: int, from_n: int) -> int:
     return max(0, last_n - max(floor_through, from_n - 1))
 
 
-@dataclass(frozen=True)
-class Word:
-    """The floor's word to a table: it has every message from `from_n` to `through` from
-    journal `journal`, and lacks `missing` (first, last) while holding later ones."""
-
-    through: int
-    from_n: int
-    journal: str | None
-    missing: tuple[int, int] | None
-
-    @classmethod
-    def parse(cls, payload: bytes) -> Word | None:
-        """The word, or None if it is not one (then nothing of it is believed)."""
-        try:
-            data = json.loads(payload)
-            through, from_n, journal = data["through"], data["from_n"], data.get("journal")
-            missing = data.get("missing")
-        except (ValueError, KeyError, TypeError, RecursionError):
-            return None
-        if not _whole(through) or not _whole(from_n) or from_n < 1 or \
-                not (journal is None or isinstance(journal, str)):
-            return None
-        if missing is not None:
-            if not (isinstance(missing, list) and len(missing) == 2
-                    and all(_whole(n) for n in missing)):
-                return None
-            missing = (int(missing[0]), int(missing[1]))
-        return cls(int(through), int(from_n), journal, missing)
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
+def _unsendable(payload: bytes) -> str | None:
+    """Why the floor would never take a message as it is (over its size, or outside the
+    protocol), or None: such a message goes as a stand-in under its number instead."""
+    if len(payload) > MAX_MESSAGE:
+        return f"{len(payload)} bytes, over the floor's limit of {MAX_MESSAGE}"
+    try:
+        wire.message(payload)
+    except Refused as exc:
+        return f"outside the protocol: {exc}"
+    return None

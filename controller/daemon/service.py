@@ -185,7 +185,7 @@ class TableService:
         settlements changed."""
         record = self.table.touched
         outbox = messages(event, record, before, was_on_hold, effects,
-                          self.table.ratings.touched)
+                          self.table.ratings.touched, self.table.ratings.credited)
         if record is None:
             return Entry(event, None, outbox)
         machine = record.machine

@@ -15,6 +15,7 @@ The theoretical win needs the edges, which the analysis works out away from the 
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -26,13 +27,16 @@ from controller.game.money import from_minor
 from controller.game.rules.settlement import Settlement
 
 MAX_ID: Final = 64  # characters of a player or dealer id
+# A player or dealer id as the casino's systems issue it: a letter or digit, then letters,
+# digits, ".", "_", ":" and "-". Never a name (docs/players.md), never the start of a
+# spreadsheet formula, never a space or an invisible character.
+ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
+_ID: Final = re.compile(ID_PATTERN)
 
 
 def is_id(value: object) -> bool:
-    """A player or dealer id as the casino's systems issue it: printable text, no spaces at
-    either end, 1 to MAX_ID characters. Never a name (docs/players.md)."""
-    return isinstance(value, str) and value.strip() == value and 0 < len(value) <= MAX_ID \
-        and value.isprintable()
+    """Whether `value` is a player or dealer id (`ID_PATTERN`)."""
+    return isinstance(value, str) and _ID.fullmatch(value) is not None
 
 
 def summed(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
@@ -42,6 +46,38 @@ def summed(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
         for spot, amount in part.items():
             totals[spot] = totals.get(spot, 0) + amount
     return totals
+
+
+@dataclass(frozen=True)
+class Credit:
+    """What one finished round adds to one open rating: its wagers in action by spot, and the
+    player's result (minor units)."""
+
+    rating: int  # the rating's number
+    handle: Mapping[str, int]
+    net: int
+
+
+@dataclass(frozen=True)
+class RoundCredits:
+    """A finished round as it counts in the open ratings: what the floor is told of it, once
+    for every rated seat (the whole rating goes only when it opens and closes)."""
+
+    number: int
+    utc: str  # when it ended
+    config_key: str
+    dealer: str  # "": no dealer signed in
+    credits: tuple[Credit, ...]
+
+    def to_body(self) -> dict[str, Any]:
+        return {"edge_key": self.config_key, "dealer": self.dealer, "utc": self.utc,
+                "credited": [{"rating": c.rating, "handle": dict(c.handle), "net": c.net}
+                             for c in self.credits]}
+
+    @classmethod
+    def from_body(cls, number: int, body: Mapping[str, Any]) -> RoundCredits:
+        return cls(number, body["utc"], body["edge_key"], body["dealer"], tuple(
+            Credit(c["rating"], c["handle"], c["net"]) for c in body["credited"]))
 
 
 @dataclass
@@ -65,6 +101,21 @@ class Rating:
     first_round: int | None = None
     last_round: int | None = None
     last_utc: str | None = None  # when the last round credited to it ended
+
+    def credit(self, round_: RoundCredits, credit: Credit) -> None:
+        """Add a round's wagers and result to the rating. Rounds may come in any order (the
+        floor has them as they arrive): first and last round are the least and the most."""
+        self.idle = 0
+        self.rounds += 1
+        part = self.handle.setdefault(round_.config_key, {})
+        for spot, amount in credit.handle.items():
+            part[spot] = part.get(spot, 0) + amount
+            self.placed[spot] = self.placed.get(spot, 0) + 1
+        self.actual += credit.net
+        self.dealers[round_.dealer] = self.dealers.get(round_.dealer, 0) + 1
+        self.first_round = min(self.first_round or round_.number, round_.number)
+        self.last_round = max(self.last_round or round_.number, round_.number)
+        self.last_utc = max(self.last_utc or round_.utc, round_.utc)
 
     def total_handle(self) -> dict[str, int]:
         """The handle of each wager, every configuration together."""
@@ -118,7 +169,8 @@ class Ratings:
     open: dict[int, Rating] = field(default_factory=dict)
     count: int = 0
     closed: deque[Rating] = field(default_factory=deque)
-    touched: list[Rating] = field(default_factory=list)  # what the last event changed
+    touched: list[Rating] = field(default_factory=list)  # opened or closed by the last event
+    credited: RoundCredits | None = None  # what the last event's round added to the ratings
 
     def __post_init__(self) -> None:
         self.closed = deque(self.closed, maxlen=self.keep)
@@ -152,30 +204,26 @@ class Ratings:
     def round_finished(self, number: int, accepted: Mapping[int, Mapping[str, int]],
                        settlements: Iterable[Settlement], config_key: str, dealer: str,
                        voided: bool, utc: str) -> None:
-        """Credit a finished round to the open ratings; a seat without a wager in action counts
-        an idle round. A voided round changes nothing: every wager on it went back."""
+        """Credit a finished round to the open ratings (`credited` says what it added to each);
+        a seat without a wager in action counts an idle round. A voided round changes nothing:
+        every wager on it went back."""
         if voided:
             return
         nets: dict[int, int] = {}
         for settlement in settlements:
             nets[settlement.seat] = nets.get(settlement.seat, 0) + settlement.net
+        found: list[tuple[Rating, Credit]] = []
         for seat, rating in self.open.items():
             wagers = {s: a for s, a in accepted.get(seat, {}).items() if a}
-            if not wagers:
+            if wagers:
+                found.append((rating, Credit(rating.number, wagers, nets.get(seat, 0))))
+            else:
                 rating.idle += 1
-                continue
-            rating.idle = 0
-            rating.rounds += 1
-            part = rating.handle.setdefault(config_key, {})
-            for spot, amount in wagers.items():
-                part[spot] = part.get(spot, 0) + amount
-                rating.placed[spot] = rating.placed.get(spot, 0) + 1
-            rating.actual += nets.get(seat, 0)
-            rating.dealers[dealer] = rating.dealers.get(dealer, 0) + 1
-            rating.first_round = rating.first_round or number
-            rating.last_round = number
-            rating.last_utc = utc
-            self.touched.append(rating)
+        if found:
+            self.credited = RoundCredits(number, utc, config_key, dealer,
+                                         tuple(credit for _, credit in found))
+            for rating, credit in found:
+                rating.credit(self.credited, credit)
 
     def idle_seats(self, rounds: int) -> list[int]:
         """The seats whose player has had no wager for `rounds` rounds in a row."""

@@ -260,6 +260,7 @@ class Table:
         self.last_seq = event.seq
         self.touched = None
         self.ratings.touched = []
+        self.ratings.credited = None
         if not isinstance(event, CLOSING):
             self.day.open(event.seq, event.utc)
         before = self.current

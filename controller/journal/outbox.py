@@ -13,20 +13,29 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
 - `day`: a gaming day closed, with its summary;
 - `config`: the configuration put in force, with its `edge_key` and each pay table's pays
   (the floor works out the edges of a rating's handle from them);
-- `rating`: a rating opened, credited with a round, or closed: the whole rating each time
-  (`controller.game.ratings`), so the last one the floor has is the rating;
+- `rating`: a rating opened or closed: the whole rating (`controller.game.ratings`);
+- `credit`: a round over, as it counts in the open ratings: each rated seat's wagers in action
+  and result, once for all of them (a whole rating per seat every round was a quarter of a
+  table's journal);
 - `assessment`: game protection's assessment of a closed rating (its skill cost and flags, with
   their evidence), journaled when the table's protection worker has worked it out;
-- `refused`: sent by the link in place of a message too large for the floor (`MAX_MESSAGE`):
-  which message it was, its size, digest and why. The floor then has every number, and the pit
-  an alert.
+- `refused`: sent by the link in place of a message the floor would not take (over
+  `protocol.codec.MAX_MESSAGE`, or outside the protocol): which message it was, its size, digest
+  and why. The floor then has every number, and the pit an alert.
+
+Each body is built from its declaration in `protocol.messages`, and the free text in it (a
+reason, a device's words, what a display client typed) made to fit the protocol's text first
+(`protocol.fields.clean`).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
+
+import structlog
+from pydantic import BaseModel, ValidationError
 
 from controller.game.alerts import Alert
 from controller.game.day_ledger import house_result
@@ -41,88 +50,129 @@ from controller.game.events import (
     SupervisorRefused,
     is_correction,
 )
-from controller.game.ratings import Rating, summed
+from controller.game.ratings import Rating, RoundCredits, summed
 from controller.game.round_machine import Effect
 from controller.game.table import RoundRecord
 from controller.game.table_config import config_from_event, edge_key
 from controller.journal.store import Message, settlement_list
+from protocol import messages as wire
+from protocol.codec import reason
+from protocol.fields import MAX_NAME, MAX_TEXT, clean, clean_name
+from protocol.messages import FLOOR_ALERTS
 
-FLOOR_ALERTS: Final = ("past_posting", "pinching")
-# The largest payload the floor takes and the shipped broker passes (256 KiB): far above any
-# message a table makes (a day's close, the largest, is a few KiB).
-MAX_MESSAGE: Final = 256 * 1024
 
-
-def refused_body(topic: str, text: str, reason: str) -> dict[str, Any]:
+def refused_body(topic: str, text: str, why: str) -> dict[str, Any]:
     """What stands in for a message refused for good: the floor gets this under its number."""
     data = text.encode()
-    return {"topic": topic, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-            "reason": reason}
+    return body(wire.RefusedBody, topic=topic, bytes=len(data),
+                sha256=hashlib.sha256(data).hexdigest(), reason=clean(why))
+
+
+def body(model: type[BaseModel], **fields: Any) -> dict[str, Any]:
+    """A message's body as the protocol declares it. One that breaks it (a table's own bug)
+    must not stop the commit: it is logged and kept as it is, and the link sends a stand-in
+    saying why in its place (`floor_link`)."""
+    try:
+        return model(**fields).model_dump(mode="json", exclude_unset=True)
+    except ValidationError as exc:
+        structlog.get_logger().error("a floor message breaks the protocol",
+                                     message=model.__name__, reason=reason(exc))
+        return fields
 
 
 def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | None,
-             was_on_hold: bool, effects: Sequence[Effect],
-             ratings: Sequence[Rating] = ()) -> list[Message]:
+             was_on_hold: bool, effects: Sequence[Effect], ratings: Sequence[Rating] = (),
+             credited: RoundCredits | None = None) -> list[Message]:
     """The messages of one applied event: `touched` is the round it changed, `before` the round
     open before it, `was_on_hold` whether that round was on hold, `ratings` the ratings it
-    opened, credited or closed."""
+    opened or closed, `credited` what the round it finished added to the open ones."""
     found: list[Message] = []
     number = touched.number if touched else (before.number if before else None)
     machine = touched.machine if touched else None
     if touched is not None and touched is before and machine is not None:
         on_hold = machine.state == "hold"
         if on_hold and not was_on_hold:
-            found.append(Message("hold", number, {"reason": machine.hold_reason or "",
-                                                  "review": machine.review}))
+            found.append(Message("hold", number, body(
+                wire.HoldBody, reason=clean(machine.hold_reason or ""), review=machine.review)))
         elif was_on_hold and not on_hold:
-            found.append(Message("hold_ended", number, {
-                "how": event.kind, "by": getattr(event, "by", "dealer"), "now": touched.status}))
-    found += [Message("alert", number, {"code": e.code, "text": e.message, "seat": e.seat,
-                                        "spot": e.spot})
+            found.append(Message("hold_ended", number, body(
+                wire.HoldEndedBody, how=event.kind, by=clean(getattr(event, "by", "dealer"),
+                                                             MAX_NAME),
+                now=touched.status)))
+    found += [Message("alert", number, body(wire.AlertBody, code=e.code, text=clean(e.message),
+                                            seat=e.seat, spot=e.spot))
               for e in effects if isinstance(e, Alert) and e.code in FLOOR_ALERTS]
     found += _event_message(event, number)
     if touched is not None and touched is before and machine is not None and \
             machine.finished:
         drop, win = house_result(machine.settlements) if touched.status == "confirmed" else (0, 0)
-        found.append(Message("round", number, {
-            "status": touched.status, "first_seq": touched.events[0].seq if touched.events
-            else event.seq, "last_seq": event.seq, "shoe": touched.shoe, "drop": drop,
-            "win": win, "started": touched.log[0][1] if touched.log else event.utc,
-            "dealer": touched.dealer or None, "edge_key": touched.config_key,
-            "handle": summed(machine.accepted.values()) if touched.status == "confirmed"
-            else {},
-            "cards": [[str(c.card) if c.card else None, c.to] for c in machine.cards],
-            "settlements": settlement_list(machine.settlements)}))
+        found.append(Message("round", number, body(
+            wire.RoundBody, status=touched.status,
+            first_seq=touched.events[0].seq if touched.events else event.seq,
+            last_seq=event.seq, shoe=touched.shoe, drop=drop, win=win,
+            started=touched.log[0][1] if touched.log else event.utc,
+            dealer=touched.dealer or None, edge_key=touched.config_key,
+            handle=summed(machine.accepted.values()) if touched.status == "confirmed" else {},
+            cards=[(str(c.card) if c.card else None, clean(c.to, MAX_NAME))
+                   for c in machine.cards],
+            settlements=[(*s[:6], clean(s[6], MAX_NAME), *s[7:])
+                         for s in settlement_list(machine.settlements)])))
+    if credited is not None:
+        found.append(Message("credit", credited.number, body(wire.CreditBody,
+                                                               **credited.to_body())))
     found += [Message("rating", number if rating.last_round == number else None,
-                      rating.to_state()) for rating in ratings]
+                      body(wire.RatingBody, **{**rating.to_state(), "by": clean(rating.by,
+                                                                                 MAX_NAME)}))
+              for rating in ratings]
     return found
 
 
 def _event_message(event: Event, number: int | None) -> list[Message]:
     """The messages an event makes by its kind alone."""
     if is_correction(event) or isinstance(event, SupervisorRefused):
-        details = {k: v for k, v in event.content().items() if k not in ("kind", "source")}
-        return [Message("supervisor", number, {"event": event.kind, **details})]
+        details = {k: clean(v, MAX_NAME) if k in ("by", "supervisor", "to") else
+                   clean(v) if k == "reason" else v
+                   for k, v in event.content().items() if k not in ("kind", "source")}
+        return [Message("supervisor", number, body(
+            wire.SUPERVISOR_EVENTS[event.kind], event=event.kind, **details))]
     if isinstance(event, DeviceLost):
-        return [Message("device", number, {"device": event.device, "state": "lost",
-                                           "detail": event.reason})]
+        return [Message("device", number, body(wire.DeviceBody, device=clean_name(event.device),
+                                               state="lost", detail=clean(event.reason)))]
     if isinstance(event, DeviceFound):
-        return [Message("device", number, {"device": event.device, "state": "found",
-                                           "detail": ""})]
+        return [Message("device", number, body(wire.DeviceBody, device=clean_name(event.device),
+                                               state="found", detail=""))]
     if isinstance(event, DeviceAlarm) and event.hold:
-        return [Message("device", number, {"device": event.device, "state": "alarm",
-                                           "detail": f"{event.code}: {event.text}"})]
+        return [Message("device", number, body(
+            wire.DeviceBody, device=clean_name(event.device), state="alarm",
+            detail=clean(f"{event.code}: {event.text}")))]
     if isinstance(event, DayClosed):
-        return [Message("day", None, {"day": event.day, "by": event.by,
-                                      "summary": event.summary})]
+        return [Message("day", None, body(wire.DayBody, day=event.day,
+                                          by=clean(event.by, MAX_NAME),
+                                          summary=_cleaned(event.summary)))]
     if isinstance(event, ConfigChanged):
-        return [Message("config", None, {
-            "game": event.game, "rules": event.rules, "pay_tables": event.pay_tables,
-            "edge_key": edge_key(config_from_event(event)),
-            "tables": {key: {"pays": table["pays"]} for key, table in event.tables.items()}})]
+        return [Message("config", None, body(
+            wire.ConfigBody, game=event.game, rules=event.rules, pay_tables=event.pay_tables,
+            edge_key=edge_key(config_from_event(event)),
+            tables={key: {"pays": table["pays"]} for key, table in event.tables.items()}))]
     if isinstance(event, RatingAssessed):
-        return [Message("assessment", None, {
-            "rating": event.rating, "player": event.player, "seat": event.seat,
-            "decisions": event.decisions, "skill_cost": event.skill_cost,
-            "skill_cost_optimal": event.skill_cost_optimal, "flags": event.flags})]
+        return [Message("assessment", None, body(
+            wire.AssessmentBody, rating=event.rating, player=event.player, seat=event.seat,
+            decisions=event.decisions, skill_cost=event.skill_cost,
+            skill_cost_optimal=event.skill_cost_optimal,
+            flags=[{**flag, "detail": clean(flag["detail"])} for flag in event.flags]))]
     return []
+
+
+NAMES = ("by", "supervisor", "device", "how", "kind", "action")  # a day's words that are names
+
+
+def _cleaned(value: Any, key: str = "") -> Any:
+    """A day's summary with every text in it made to fit the protocol (a supervisor's name as
+    typed, a device's words): names to `MAX_NAME`, the rest to the protocol's text."""
+    if isinstance(value, str):
+        return clean(value, MAX_NAME if key in NAMES else MAX_TEXT)
+    if isinstance(value, dict):
+        return {k: _cleaned(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(item, key) for item in value]
+    return value

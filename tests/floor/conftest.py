@@ -4,6 +4,7 @@ new, migrated database per test."""
 from __future__ import annotations
 
 import itertools
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from floor.store import connect
 from tests.servers import Mosquitto, Postgres
 
 _databases = itertools.count(1)
+SHIPPED = Path(__file__).resolve().parents[2] / "examples" / "floor"
 
 
 @pytest.fixture
@@ -50,3 +52,32 @@ def ingest(broker: Mosquitto, floor_dsn: str) -> Iterator[Ingest]:
     assert floor.connected.wait(30)
     yield floor
     floor.stop()
+
+
+def make_certs(certs: Path, *names: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["sh", str(SHIPPED / "make-certs.sh"), str(certs), "localhost",
+                           *names], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="session")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two floor processes, a and b, and two tables (made once: RSA keys take seconds)."""
+    certs = tmp_path_factory.mktemp("certs")
+    made = make_certs(certs, "--floor", "a", "--floor", "b", "bj-01", "bj-02")
+    assert made.returncode == 0, made.stderr
+    return certs
+
+
+@pytest.fixture
+def tls_broker(tmp_path: Path, certs: Path) -> Iterator[tuple[Mosquitto, Path]]:
+    """The shipped configuration, on a broker of its own."""
+    acl = tmp_path / "tablectl.acl"
+    acl.write_text((SHIPPED / "tablectl.acl").read_text() + (certs / "floor.acl").read_text())
+    config = (SHIPPED / "mosquitto.conf").read_text() \
+        .replace("listener 8883", "listener {port} 127.0.0.1") \
+        .replace("/etc/mosquitto/certs/", f"{certs}/") \
+        .replace("/etc/mosquitto/conf.d/tablectl.acl", str(acl)) \
+        .replace("/var/lib/mosquitto/", f"{tmp_path}/")
+    broker = Mosquitto(tmp_path, config=config).start()
+    yield broker, certs
+    broker.stop()

@@ -22,11 +22,11 @@ import paho.mqtt.client as mqtt
 import psycopg
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.daemon.broker import parse_broker
+from controller.daemon.broker import Broker, parse_broker
 from controller.daemon.floor_link import FloorLink, follow
 from floor.reconcile import reconcile
 from simulators.rig import Rig
-from tests.servers import free_port
+from tests.servers import Mosquitto, free_port
 
 WAIT_S = 60.0
 RESEND_S = 2.0  # a test's tables resend what the floor lacks after 2 s (30 in service)
@@ -59,11 +59,12 @@ def reconciled(dsn: str, journal: Path) -> list[str]:
 class LinkedTable:
     """A table on simulated hardware whose floor link follows it across controller restarts."""
 
-    def __init__(self, folder: Path, broker_url: str, table_id: str, game: str = "blackjack",
-                 seed: int = 1, resend_s: float = RESEND_S) -> None:
+    def __init__(self, folder: Path, broker_url: str | Broker, table_id: str,
+                 game: str = "blackjack", seed: int = 1, resend_s: float = RESEND_S) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.journal = folder / "journal.sqlite3"
-        self.broker_url, self.table_id, self.resend_s = broker_url, table_id, resend_s
+        self.broker = parse_broker(broker_url) if isinstance(broker_url, str) else broker_url
+        self.table_id, self.resend_s = table_id, resend_s
         self.rig = Rig(folder, game, seed=seed, side_bets=True, journal=self.journal,
                        refill=True)
         self.health: list[dict[str, Any]] = []
@@ -72,7 +73,7 @@ class LinkedTable:
     def _link(self) -> FloorLink:
         loop = self.rig.loop
         assert loop is not None
-        link = FloorLink(self.journal, parse_broker(self.broker_url), self.table_id,
+        link = FloorLink(self.journal, self.broker, self.table_id,
                          on_health=self.health.append, resend_s=self.resend_s)
         follow(link, loop)
         link.start()
@@ -231,3 +232,20 @@ class Relay:
             for pair in self.pairs:
                 for end in pair:
                     end.close()
+
+
+def tls_table(broker: Mosquitto, certs: Path, table: str) -> Broker:
+    """The shipped TLS broker as table `table` reaches it, with its own certificate."""
+    return Broker("127.0.0.1", broker.port, tls=True, ca=certs / "ca.crt",
+                  cert=certs / f"{table}.crt", key=certs / f"{table}.key")
+
+
+def tls_floor(broker: Mosquitto, certs: Path, dsn: str, folder: Path, name: str = "a"
+              ) -> FloorProcess:
+    """`floor serve` on the shipped TLS broker, as floor process `name` with its certificate
+    and the floor's secret group."""
+    return FloorProcess(
+        f"mqtts://127.0.0.1:{broker.port}", dsn, name, folder, "--ca", str(certs / "ca.crt"),
+        "--cert", str(certs / f"tablectl-floor-{name}.crt"),
+        "--key", str(certs / f"tablectl-floor-{name}.key"),
+        env={"TABLECTL_FLOOR_GROUP": (certs / "floor-group").read_text().strip()})

@@ -12,9 +12,8 @@ import os
 import socket
 import ssl
 import stat
-import subprocess
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -24,40 +23,11 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.daemon.broker import Broker, make_client
+from tests.floor.conftest import make_certs
 from tests.servers import Mosquitto
 
-SHIPPED = Path(__file__).resolve().parents[2] / "examples" / "floor"
 MESSAGES = "tablectl/tables/+/journal/+"
 SIZE_LIMIT = 262144  # message_size_limit in the shipped mosquitto.conf
-
-
-def make_certs(certs: Path, *names: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["sh", str(SHIPPED / "make-certs.sh"), str(certs), "localhost",
-                           *names], capture_output=True, text=True)
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two floor processes, a and b, and two tables (made once: RSA keys take seconds)."""
-    certs = tmp_path_factory.mktemp("certs")
-    made = make_certs(certs, "--floor", "a", "--floor", "b", "bj-01", "bj-02")
-    assert made.returncode == 0, made.stderr
-    return certs
-
-
-@pytest.fixture
-def tls_broker(tmp_path: Path, certs: Path) -> Iterator[tuple[Mosquitto, Path]]:
-    """The shipped configuration, on a broker of its own."""
-    acl = tmp_path / "tablectl.acl"
-    acl.write_text((SHIPPED / "tablectl.acl").read_text() + (certs / "floor.acl").read_text())
-    config = (SHIPPED / "mosquitto.conf").read_text() \
-        .replace("listener 8883", "listener {port} 127.0.0.1") \
-        .replace("/etc/mosquitto/certs/", f"{certs}/") \
-        .replace("/etc/mosquitto/conf.d/tablectl.acl", str(acl)) \
-        .replace("/var/lib/mosquitto/", f"{tmp_path}/")
-    broker = Mosquitto(tmp_path, config=config).start()
-    yield broker, certs
-    broker.stop()
 
 
 def shared(certs: Path) -> str:

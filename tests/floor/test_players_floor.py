@@ -10,6 +10,7 @@ import io
 import json
 import urllib.error
 import urllib.request
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,20 @@ import psycopg
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from structlog.testing import capture_logs
 
+from controller.daemon.broker import make_client
 from controller.game.events import DealerSignedIn, PlayerLeft, PlayerSeated
 from floor.players import CSV_COLUMNS
-from tests.floor.harness import FloorProcess, LinkedTable, one, reconciled, wait_until
+from tests.floor.harness import (
+    FloorProcess,
+    LinkedTable,
+    one,
+    reconciled,
+    tls_floor,
+    tls_table,
+    wait_until,
+)
 from tests.floor.test_floor import get
 from tests.servers import Mosquitto
 
@@ -96,20 +107,26 @@ def test_the_floor_rates_as_the_table_does(tmp_path: Path, broker: Mosquitto,
         floor.stop()
 
 
+KEY = "765aecd769e65c12"  # a configuration's edge key
+
+
 def test_a_hostile_rating_is_refused_with_its_field() -> None:
+    """A rating, every field bounded by its meaning (issue 34): its rounds fit the `integer`
+    column they are stored in (2^31 passed before, and PostgreSQL refused the batch), and its
+    dealers are ids (a formula, a newline, a non-breaking space or an ANSI escape reached the
+    CSV export before)."""
     from datetime import UTC, datetime
 
     from floor.payloads import Incoming
-    from floor.validate import Rejected
+    from protocol.codec import Refused as Rejected
     good: dict[str, Any] = {
         "number": 1, "seat": 1, "player": "P-1", "how": "card", "by": "r", "start":
         "2026-11-24T06:00:00Z", "start_seq": 5, "end": None, "end_seq": None, "reason": None,
-        "rounds": 1, "idle": 0, "handle": {"k": {"main": 1000}}, "placed": {"main": 1},
+        "rounds": 1, "idle": 0, "handle": {KEY: {"main": 1000}}, "placed": {"main": 1},
         "actual": -1000, "dealers": {"": 1}, "first_round": 1, "last_round": 1,
         "last_utc": "2026-11-24T06:01:00Z"}
 
     def parse(body: dict[str, Any]) -> Incoming:
-        import json
         payload = json.dumps({"table": "bj-01", "journal": "j1", "n": 3, "from_n": 1,
                               "seq": 9, "topic": "rating", "round": None,
                               "utc": "2026-11-24T06:01:00Z", "body": body}).encode()
@@ -117,16 +134,23 @@ def test_a_hostile_rating_is_refused_with_its_field() -> None:
 
     assert parse(good).body["number"] == 1
     changes: list[tuple[dict[str, Any], str]] = [
-        ({"seat": 12}, "body.seat: 12 is outside 1 to 9"),
-        ({"start": "yesterday"}, "body.start: \"yesterday\" is not a time"),
-        ({"handle": {"k": {"main": -5}}}, "body.handle.\"k\".main: -5"),
-        ({"placed": {}}, "body.placed: names []"),
-        ({"colour": "red"}, "body: not a rating"),
-        ({"player": "x" * 65}, "is not a player id"),
-        ({"placed": {"main": 0}}, "body.placed.main: 0 is outside 1"),
-        ({"how": 7}, "body.how: 7 is not text"),
-        ({"last_utc": "2026-11-24 06Z"}, "body.last_utc: \"2026-11-24 06Z\" is not a time"),
-        ({"end_seq": "9"}, "body.end_seq: \"9\" is not a whole number")]
+        ({"seat": 12}, "body.seat: 12: should be less than or equal to 9"),
+        ({"start": "yesterday"}, 'body.start: "yesterday" is not a time'),
+        ({"handle": {KEY: {"main": -5}}}, f"body.handle.{KEY}.main: -5: should be greater"),
+        ({"handle": {"k": {"main": 5}}}, 'body.handle: the key "k" is not an edge key'),
+        ({"placed": {}}, "body: placed names [], the handle ['main']"),
+        ({"colour": "red"}, "body.colour: not a field of this message"),
+        ({"player": "x" * 65}, "body.player: "),
+        ({"placed": {"main": 0}}, "body.placed.main: 0: should be greater than or equal to 1"),
+        ({"how": 7}, "body.how: 7: should be a valid string"),
+        ({"last_utc": "2026-11-24 06Z"}, 'body.last_utc: "2026-11-24 06Z" is not a time'),
+        ({"end_seq": "9"}, 'body.end_seq: "9": should be a valid integer'),
+        ({"rounds": 2**31}, "body.rounds: 2147483648: should be less than or equal to "
+                            "2147483647"),
+        ({"dealers": {" =1+1": 1}}, 'body.dealers: the key " =1+1" is not an id'),
+        ({"dealers": {"\n=1": 1}}, "body.dealers: the key"),
+        ({"dealers": {"D\u00a01": 1}}, "body.dealers: the key"),
+        ({"dealers": {"D\x1b[31m": 1}}, "body.dealers: the key")]
     for change, reason in changes:
         with pytest.raises(Rejected) as refused:
             parse({**good, **change})
@@ -138,7 +162,7 @@ def test_a_hostile_assessment_is_refused_with_its_field() -> None:
     from datetime import UTC, datetime
 
     from floor.payloads import Incoming, alert_text
-    from floor.validate import Rejected
+    from protocol.codec import Refused as Rejected
     flag = {"kind": "counting", "p_value": 1e-4, "detail": "bets follow the count",
             "rounds": [3, 4]}
     good: dict[str, Any] = {"rating": 2, "player": "P-1", "seat": 3, "decisions": 40,
@@ -154,35 +178,39 @@ def test_a_hostile_assessment_is_refused_with_its_field() -> None:
                                        "follow the count (rounds 3, 4)")
     assert alert_text(parse({**good, "flags": []})) is None  # nothing to acknowledge
     changes: list[tuple[dict[str, Any], str]] = [
-        ({"seat": 0}, "body.seat: 0 is outside 1 to 9"),
-        ({"colour": "red"}, "body: not an assessment"),
-        ({"player": "x" * 65}, "is not a player id"),
-        ({"skill_cost": 1.5}, "body.skill_cost: 1.5 is not a whole number"),
-        ({"flags": "counting"}, "body.flags: not a list"),
-        ({"flags": [{**flag, "kind": "psychic"}]}, "body.flags[0].kind: \"psychic\" is not one"),
-        ({"flags": [{**flag, "p_value": 2}]}, "body.flags[0].p_value: 2 is not a probability"),
-        ({"flags": [{**flag, "p_value": True}]}, "body.flags[0].p_value: True is not a"),
-        ({"flags": [{**flag, "rounds": [0]}]}, "body.flags[0].rounds: 0 is not a round"),
-        ({"flags": [{**flag, "rounds": list(range(1, 30))}]}, "at most 20 rounds"),
-        ({"flags": [{"kind": "counting"}]}, "body.flags[0]: not a flag")]
+        ({"seat": 0}, "body.seat: 0: should be greater than or equal to 1"),
+        ({"colour": "red"}, "body.colour: not a field of this message"),
+        ({"player": "x" * 65}, "body.player: "),
+        ({"skill_cost": 1.5}, "body.skill_cost: 1.5: should be a valid integer"),
+        ({"flags": "counting"}, 'body.flags: "counting": should be a valid list'),
+        ({"flags": [{**flag, "kind": "psychic"}]}, 'body.flags[0].kind: "psychic": should be'),
+        ({"flags": [{**flag, "p_value": 2}]}, "body.flags[0].p_value: 2: should be less"),
+        ({"flags": [{**flag, "p_value": True}]}, "body.flags[0].p_value: True: should be a"),
+        ({"flags": [{**flag, "rounds": [0]}]}, "body.flags[0].rounds[0]: 0: should be"),
+        ({"flags": [{**flag, "rounds": list(range(1, 30))}]}, "body.flags[0].rounds: "),
+        ({"flags": [{"kind": "counting"}]}, "body.flags[0].p_value: missing")]
     for change, reason in changes:
         with pytest.raises(Rejected) as refused:
             parse({**good, **change})
         assert reason in str(refused.value), (change, str(refused.value))
 
 
-def test_a_supervisor_seats_a_player_from_the_pit(tmp_path: Path, broker: Mosquitto,
+def test_a_supervisor_seats_a_player_from_the_pit(tmp_path: Path,
+                                                  tls_broker: tuple[Mosquitto, Path],
                                                   floor_dsn: str) -> None:
-    """POST /api/seats (logged in) reaches the table, which journals the seating; the same
-    request again changes nothing; `leave` ends the rating. Refusals name the field."""
+    """On the shipped TLS broker: POST /api/seats (logged in) reaches the table, which journals
+    the seating with the pit user's name; the same request again changes nothing; `leave` ends
+    the rating. Refusals name the field. A retained seating, even the floor's own, is not
+    taken."""
     import urllib.error
     from http.cookiejar import CookieJar
 
     from floor.accounts import add_supervisor
     from tests.floor.test_floor import post
 
-    floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path).start()
-    table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
+    broker, certs = tls_broker
+    floor = tls_floor(broker, certs, floor_dsn, tmp_path).start()
+    table = LinkedTable(tmp_path / "bj", tls_table(broker, certs, "bj-01"), "bj-01")
     try:
         table.play(1)
         wait_until(lambda: table.unsent() == 0, "the table linked")
@@ -198,7 +226,8 @@ def test_a_supervisor_seats_a_player_from_the_pit(tmp_path: Path, broker: Mosqui
              {"name": "Dana Pit", "password": "correct horse battery"})
         bad_requests: list[tuple[dict[str, Any], str]] = [
             ({"seat": 0}, "seat:"), ({"player": " P"}, "player:"),
-            ({"table": "no/such"}, "table:"), ({"leave": "yes"}, "leave:")]
+            ({"table": "no/such"}, "table:"), ({"leave": "yes"}, "leave:"),
+            ({"by": "Mallory"}, "by:"), ({"colour": "red"}, "colour:")]
         for bad, field in bad_requests:
             with pytest.raises(urllib.error.HTTPError) as wrong:
                 post(session, floor.url + "api/seats",
@@ -228,7 +257,81 @@ def test_a_supervisor_seats_a_player_from_the_pit(tmp_path: Path, broker: Mosqui
         wait_until(lambda: rated() == [], "the rating ended")
         [closed] = table.rig.service.table.ratings.closed
         assert (closed.reason, closed.rounds) == ("walked", 1)
+
+        # The floor's own certificate, retaining a seating: the table does not take it when
+        # it starts again (a retained command would act at every start), and takes the next.
+        pit = make_client(tls_table(broker, certs, "tablectl-floor-b"), "tablectl-floor-b")
+        pit.connect("127.0.0.1", broker.port)
+        pit.loop_start()
+        seat = "tablectl/floor/bj-01/seat"
+        pit.publish(seat, json.dumps({"seat": 4, "player": "P-4004", "by": "Dana Pit"}),
+                    qos=1, retain=True).wait_for_publish(10)
+        with capture_logs() as logs:
+            table.restart()
+            wait_until(lambda: refusals(logs, "retained") == 1, "the retained seating refused")
+        pit.publish(seat, json.dumps({"seat": 5, "player": "P-5005", "by": "Dana Pit"}),
+                    qos=1).wait_for_publish(10)
+        restarted = table.rig.loop
+        assert restarted is not None
+        wait_until(lambda: rated() == [(5, "P-5005", "pit Dana Pit")], "the live seating")
+        assert restarted.handled["PitSeat"] == 1
+        pit.publish(seat, b"", qos=1, retain=True).wait_for_publish(10)
+        pit.disconnect()
+        pit.loop_stop()
     finally:
+        table.close()
+        floor.stop()
+
+
+def refusals(logs: list[MutableMapping[str, Any]], why: str) -> int:
+    """The pit's seatings the table's link did not take, for `why`."""
+    return sum(1 for log in list(logs) if log["event"] == "the pit's seating is not taken"
+               and why in log["reason"])
+
+
+def test_no_one_seats_a_player_over_an_open_broker(tmp_path: Path, broker: Mosquitto,
+                                                   floor_dsn: str) -> None:
+    """On the README's demo broker (anonymous, no TLS) nothing tells the floor from a stranger:
+    a forged seating, live or retained, is not taken, and the pit sends none (503, saying
+    why)."""
+    import urllib.error
+    from http.cookiejar import CookieJar
+
+    from floor.accounts import add_supervisor
+    from tests.floor.harness import Sender
+    from tests.floor.test_floor import post
+
+    floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path).start()
+    table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
+    rogue = Sender(broker.port)
+    try:
+        table.play(1)
+        wait_until(lambda: table.unsent() == 0, "the table linked")
+        forged = json.dumps({"seat": 1, "player": "FORGED-1", "by": "Dana Pit"}).encode()
+        with capture_logs() as logs:
+            rogue.send("tablectl/floor/bj-01/seat", forged)
+            rogue.send("tablectl/floor/bj-01/seat", forged, retain=True)
+            wait_until(lambda: refusals(logs, "not TLS") == 2, "both forgeries refused")
+            table.restart()  # and the retained one comes again
+            wait_until(lambda: refusals(logs, "retained") == 1, "the retained one refused")
+        loop = table.rig.loop
+        assert loop is not None
+        table.rig.settle_queue()
+        assert loop.handled["PitSeat"] == 0
+        assert not table.rig.service.table.ratings.open
+        with psycopg.connect(floor_dsn, autocommit=True) as db:
+            add_supervisor(db, "Dana Pit", "correct horse battery")
+        session = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        post(session, floor.url + "api/login",
+             {"name": "Dana Pit", "password": "correct horse battery"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            post(session, floor.url + "api/seats", {"table": "bj-01", "seat": 3,
+                                                    "player": "P-3003"})
+        assert refused.value.code == 503
+        assert "not TLS" in json.loads(refused.value.read())["error"]
+        rogue.send("tablectl/floor/bj-01/seat", b"", retain=True)
+    finally:
+        rogue.close()
         table.close()
         floor.stop()
 
@@ -274,7 +377,7 @@ def test_an_assessment_is_checked_whatever_it_holds(body: dict[str, Any]) -> Non
     from datetime import UTC, datetime
 
     from floor.payloads import Incoming, alert_text
-    from floor.validate import Rejected
+    from protocol.codec import Refused as Rejected
     payload = json.dumps({"table": "bj-01", "journal": "j1", "n": 3, "from_n": 1, "seq": 9,
                           "topic": "assessment", "round": None,
                           "utc": "2026-11-24T06:01:00Z", "body": body}).encode()

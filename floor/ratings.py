@@ -1,0 +1,130 @@
+"""Each table's ratings as the floor keeps them: a rating's whole state, as its table sent it when
+it opened or closed, plus every round credited to it since (`credit` messages), in whatever
+order they arrive.
+
+A `ratings` row holds the newest whole state the floor has (`n`, its message) with every
+credit of a later message added (`last_n`, the latest message in it). A credit that arrives
+with a number past the row's whole state is added; one at or before it is in that state
+already. A whole state newer than the row's replaces it, and the credits stored past it are
+added again; a credit for a rating the floor has no whole state of yet waits in `messages`
+until that state comes. So the row is the table's rating as of `last_n`, whatever the order
+the broker delivered them in, and a message delivered twice is stored, and so counted, once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, NamedTuple
+
+import psycopg
+
+from controller.game.ratings import Rating, RoundCredits
+from floor.arrays import columns
+
+EXISTING: Final = """
+SELECT r.table_id, r.number, r.n, r.last_n, r.body
+FROM ratings r JOIN unnest(%b::text[], %b::bigint[]) AS k(table_id, number)
+    USING (table_id, number)
+"""
+CREDITS_SINCE: Final = """
+SELECT n, round, body FROM messages
+WHERE table_id = %s AND topic = 'credit' AND n > %s ORDER BY n
+"""
+UPSERT: Final = """
+INSERT INTO ratings AS r (table_id, number, n, last_n, player, seat, start_utc, end_utc, reason,
+                          rounds, actual_minor, body)
+SELECT * FROM unnest(%b::text[], %b::bigint[], %b::bigint[], %b::bigint[], %b::text[],
+                     %b::integer[], %b::timestamptz[], %b::timestamptz[], %b::text[],
+                     %b::integer[], %b::bigint[], %b::jsonb[])
+ON CONFLICT (table_id, number) DO UPDATE SET n = EXCLUDED.n, last_n = EXCLUDED.last_n,
+    player = EXCLUDED.player, seat = EXCLUDED.seat, start_utc = EXCLUDED.start_utc,
+    end_utc = EXCLUDED.end_utc, reason = EXCLUDED.reason, rounds = EXCLUDED.rounds,
+    actual_minor = EXCLUDED.actual_minor, body = EXCLUDED.body
+"""
+PLAYERS: Final = """
+INSERT INTO players AS p (player_id, first_utc, last_utc)
+SELECT * FROM unnest(%b::text[], %b::timestamptz[], %b::timestamptz[])
+ON CONFLICT (player_id) DO UPDATE SET first_utc = least(p.first_utc, EXCLUDED.first_utc),
+    last_utc = greatest(p.last_utc, EXCLUDED.last_utc)
+"""
+
+
+class New(NamedTuple):
+    """A rating or credit message just stored (not one stored before)."""
+
+    table: str
+    n: int
+    topic: str
+    round: int | None
+    body: dict[str, Any]
+
+
+class Row(NamedTuple):
+    n: int  # the whole state's message
+    last_n: int  # the latest message in it
+    rating: Rating
+
+
+def apply(db: psycopg.Connection, new: Sequence[New]) -> None:
+    """Bring each rating the new messages touch up to date (in the writer's transaction)."""
+    wholes: dict[tuple[str, int], New] = {}
+    credits: dict[tuple[str, int], list[tuple[New, RoundCredits]]] = {}
+    for message in sorted(new, key=lambda m: m.n):
+        if message.topic == "rating":
+            wholes[(message.table, message.body["number"])] = message  # the newest
+            continue
+        assert message.round is not None
+        round_ = RoundCredits.from_body(message.round, message.body)
+        for credit in round_.credits:
+            credits.setdefault((message.table, credit.rating), []).append((message, round_))
+    keys = sorted(wholes.keys() | credits.keys())
+    if not keys:
+        return
+    rows = {(str(t), int(k)): Row(int(n), int(last), Rating.from_state(body))
+            for t, k, n, last, body in db.execute(EXISTING, columns(keys, 2))}
+    found: dict[tuple[str, int], Row] = {}
+    for key in keys:
+        row = rows.get(key)
+        whole = wholes.get(key)
+        if whole is not None and (row is None or whole.n > row.n):
+            found[key] = _rebased(db, key, whole)
+        elif row is not None:
+            found[key] = _credited(row, key[1], credits.get(key, []))
+    if found:
+        _store(db, found)
+
+
+def _rebased(db: psycopg.Connection, key: tuple[str, int], whole: New) -> Row:
+    """A newer whole state, with the credits stored past it (they came before it)."""
+    rating = Rating.from_state(whole.body)
+    later = [(New(key[0], int(n), "credit", int(number), body),
+              RoundCredits.from_body(int(number), body))
+             for n, number, body in db.execute(CREDITS_SINCE, (key[0], whole.n))]
+    return _credited(Row(whole.n, whole.n, rating), key[1], later)
+
+
+def _credited(row: Row, number: int, credits: Iterable[tuple[New, RoundCredits]]) -> Row:
+    """The row with the credits past its whole state added."""
+    last_n = row.last_n
+    for message, round_ in credits:
+        if message.n <= row.n:
+            continue  # in the whole state already
+        for credit in round_.credits:
+            if credit.rating == number:
+                row.rating.credit(round_, credit)
+        last_n = max(last_n, message.n)
+    return Row(row.n, last_n, row.rating)
+
+
+def _store(db: psycopg.Connection, found: Mapping[tuple[str, int], Row]) -> None:
+    state = {key: json.dumps(row.rating.to_state()) for key, row in found.items()}
+    db.execute(UPSERT, columns([
+        (table, number, row.n, row.last_n, row.rating.player, row.rating.seat,
+         row.rating.start, row.rating.end, row.rating.reason, row.rating.rounds,
+         row.rating.actual, state[(table, number)])
+        for (table, number), row in found.items()], 12))
+    seen = [(r.rating.player, r.rating.start, r.rating.end or r.rating.last_utc or r.rating.start)
+            for r in found.values() if r.rating.player is not None]
+    if seen:
+        db.execute(PLAYERS, columns(seen, 3))

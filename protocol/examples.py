@@ -1,0 +1,98 @@
+"""One real example of every message, status and command of the wire, each field filled.
+
+The published docs show them (`protocol.publish`), and the hostile tests start from them: every
+field of every example is changed in turn into what must be refused. A test checks that each
+one is taken as it is, so they stay true to the declarations.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Final
+
+UTC: Final = "2026-11-25T23:39:02.561Z"
+EDGE_KEY: Final = "765aecd769e65c12"
+
+BODIES: Final[dict[str, dict[str, Any]]] = {
+    "round": {
+        "status": "confirmed", "first_seq": 174, "last_seq": 224, "shoe": 1, "drop": 1600,
+        "win": 300, "started": "2026-11-25T23:38:56.369Z", "dealer": "D-0042",
+        "edge_key": EDGE_KEY, "handle": {"main": 1500, "lucky7": 100},
+        "cards": [["5H", "seat 1 hand 1"], ["KD", "the dealer"], ["TS", "seat 1 hand 1"],
+                  [None, "misread"], ["9C", "the dealer"]],
+        "settlements": [[1, "lucky7", None, 100, -100, "lose", "first card not a 7", "0/1",
+                         "0", 0, "deal"],
+                        [1, "main", 1, 1500, -1500, "lose", "15 loses to 19", "0/1", "0", 0,
+                         "end"],
+                        [2, "main", 2, 500, 750, "win", "blackjack", "3/2", "0", 0, "end"]]},
+    "hold": {"reason": "the shoe was lost mid-round", "review": False},
+    "hold_ended": {"how": "resumed", "by": "S-7 Dana", "now": "players"},
+    "alert": {"code": "past_posting", "text": "seat 2: Lucky Stiff changed from $5.00 to "
+              "$25.00 after bets were locked", "seat": 2, "spot": "lucky_stiff"},
+    "supervisor": {"event": "card_assigned", "by": "S-7 Dana", "to": "seat 2 hand 1",
+                   "card": "QH"},
+    "device": {"device": "shoe", "state": "lost", "detail": "unplugged"},
+    "day": {"day": "2026-11-25", "by": "S-7 Dana", "summary": {
+        "number": 12, "opened_seq": 100, "opened_utc": "2026-11-25T06:00:00.000Z",
+        "rounds": {"confirmed": 310, "voided": 1},
+        "wagers": {"main": {"count": 2000, "drop": 4000000, "won": 2100000, "paid": 1900000,
+                            "pushes": 180, "result": 200000}},
+        "holds": {"count": 1, "list": [{"round": 77, "seq": 4100, "reason": "shoe lost",
+                                        "ended": {"seq": 4120, "how": "resumed",
+                                                  "by": "S-7 Dana"}}]},
+        "corrections": {"count": 1, "list": [{"seq": 4119, "round": 77,
+                                              "kind": "card_voided", "by": "S-7 Dana"}]},
+        "refusals": {"count": 1, "list": [{"seq": 5000, "supervisor": "S-9",
+                                           "action": "resumed", "reason": "wrong PIN"}]},
+        "faults": {"count": 1, "list": [{"seq": 4100, "device": "shoe",
+                                         "what": "unplugged"}]},
+        "shoes": 9}},
+    "config": {"game": "blackjack", "rules": {"decks": 6, "blackjack_pays": "3:2",
+                                              "limits": {"main": [10, 500]},
+                                              "rounding_unit": 0.5},
+               "pay_tables": {"lucky7": "1"}, "edge_key": EDGE_KEY,
+               "tables": {"lucky7/1": {"pays": {"one_seven": "3", "two_sevens": "25",
+                                                "two_sevens_suited": "50",
+                                                "three_sevens": "100",
+                                                "three_sevens_suited": "500"}}}},
+    "rating": {"number": 7, "seat": 3, "player": "P-1001", "how": "card", "by": "reader-1",
+               "start": "2026-11-25T23:00:00.000Z", "start_seq": 13,
+               "end": "2026-11-25T23:39:02.561Z", "end_seq": 2090, "reason": "walked",
+               "rounds": 40, "idle": 0, "handle": {EDGE_KEY: {"main": 89000, "lucky7": 600}},
+               "placed": {"main": 40, "lucky7": 6}, "actual": 5800,
+               "dealers": {"D-0042": 39, "": 1}, "first_round": 1, "last_round": 40,
+               "last_utc": "2026-11-25T23:38:50.000Z"},
+    "credit": {"edge_key": EDGE_KEY, "dealer": "D-0042", "utc": "2026-11-25T23:38:50.000Z",
+               "credited": [{"rating": 7, "handle": {"main": 2500, "lucky7": 100}, "net": -2600},
+                            {"rating": 8, "handle": {"main": 1000}, "net": 1500}]},
+    "assessment": {"rating": 7, "player": "P-1001", "seat": 3, "decisions": 52,
+                   "skill_cost": 1250, "skill_cost_optimal": 1610,
+                   "flags": [{"kind": "counting", "p_value": 0.0001,
+                              "detail": "the main bet follows the Hi-Lo true count",
+                              "rounds": [12, 13, 30]}]},
+    "refused": {"topic": "round", "bytes": 300000, "sha256": "ab" * 32,
+                "reason": "300000 bytes, over the floor's limit of 262144"},
+}
+
+
+def message(topic: str, body: dict[str, Any] | None = None, **envelope: Any) -> dict[str, Any]:
+    """A whole message of `topic`: the example's body (or `body`) in its envelope, a copy of
+    its own to change."""
+    return copy.deepcopy({
+        "protocol": "1.0", "table": "bj-07", "journal": "3f2a9c", "n": 41, "from_n": 1,
+        "seq": 2090, "topic": topic, "round": 40 if topic in ("round", "credit") else None,
+        "utc": UTC,
+        "body": BODIES[topic] if body is None else body, **envelope})
+
+
+STATUS: Final[dict[str, Any]] = {
+    "protocol": "1.0", "table": "bj-07", "journal": "3f2a9c", "utc": UTC, "status": "open",
+    "n": 41, "from_n": 1, "game": "blackjack", "round": 40, "phase": "players",
+    "hold": "the shoe was lost mid-round", "lost_devices": ["shoe"],
+    "alerts": ["lost contact with the shoe"], "rounds_played": 39, "seq": 2090}
+COMMANDS: Final[dict[str, dict[str, Any]]] = {
+    "stored": {"protocol": "1.0", "through": 38, "from_n": 1, "journal": "3f2a9c",
+               "floor": "a", "missing": [39, 40]},
+    "seat": {"protocol": "1.0", "seat": 3, "player": "P-1001", "leave": False,
+             "by": "Dana Pit"},
+}

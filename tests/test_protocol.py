@@ -1,0 +1,248 @@
+"""The wire protocol (issue 34): one declaration of every message, bounded by meaning, that both
+ends use. Every example is taken; every generated attack on every field of every message type
+is refused with a reason that names the field; what a real table sends is taken; the published
+docs and schemas are the module's; and the table's own text is made to fit before it goes."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.daemon.autopilot import Autopilot
+from controller.daemon.service import TableService
+from controller.game.events import (
+    BetsLocked,
+    CardVoided,
+    DeviceAlarm,
+    DeviceFound,
+    DeviceLost,
+    PlayerLeft,
+    PlayerSeated,
+    RatingAssessed,
+    Resumed,
+    RoundVoided,
+    SupervisorRefused,
+    WagerPlaced,
+)
+from controller.game.table_config import config_change
+from controller.journal import Journal
+from controller.journal import codec as stored
+from protocol import codec, examples, publish, topics
+from protocol.fields import MAX_NAME, NAME_PATTERN, TEXT_PATTERN, clean, clean_name
+from protocol.messages import COMMANDS, MESSAGES, SeatCommand, Status, StoredWord
+from tests.conftest import ALL_BJ_TABLES, REGISTRY
+from tests.wire_attacks import Attack, attacks
+
+ATTACKS = list(attacks())
+PARSE_FAULTS = ("not JSON", "nested deeper", "not a JSON object")  # before any field is read
+
+
+def decode(kind: str, payload: bytes) -> object:
+    if kind == "status":
+        return codec.status(payload)
+    if kind in COMMANDS:
+        return codec.command(kind, payload, codec.MAX_MESSAGE)
+    return codec.message(payload)[0]
+
+
+def test_every_example_is_taken_as_it_is() -> None:
+    for topic in MESSAGES:
+        message, data = codec.message(json.dumps(examples.message(topic)).encode())
+        assert message.model_dump(mode="json", exclude_unset=True) == data, topic
+    assert codec.status(json.dumps(examples.STATUS).encode()).model_dump(
+        mode="json", exclude_unset=True) == examples.STATUS
+    for name, example in examples.COMMANDS.items():
+        assert codec.command(name, json.dumps(example).encode()).model_dump(
+            mode="json", exclude_unset=True) == example
+
+
+def test_every_kind_and_field_is_attacked() -> None:
+    """The attacks reach every kind of payload and every field of each (a field missed by the
+    walk would be a field no attack touched)."""
+    kinds = Counter(attack.kind for attack in ATTACKS)
+    assert set(kinds) == {*MESSAGES, "status", *COMMANDS}
+    where = {(attack.kind, attack.where) for attack in ATTACKS}
+    for topic in MESSAGES:
+        for field in examples.BODIES[topic]:
+            assert (topic, f"body.{field}") in where, (topic, field)
+        assert (topic, "body.settlements[0][4]") in where or topic != "round"
+
+
+@pytest.mark.parametrize("kind", sorted({*MESSAGES, "status", *COMMANDS}))
+def test_every_attack_is_refused_with_a_reason_naming_its_field(kind: str) -> None:
+    for attack in (a for a in ATTACKS if a.kind == kind):
+        with pytest.raises(codec.Refused) as refused:
+            decode(kind, attack.payload)
+        reason = str(refused.value)
+        assert reason and reason.isprintable(), attack  # to log, show and store as it is
+        if not reason.startswith(PARSE_FAULTS) and "over the limit" not in reason:
+            assert reason.startswith(attack.where.split("[")[0].rsplit(".", 1)[0]), \
+                (attack.where, attack.what, reason)
+
+
+@given(st.sampled_from(ATTACKS), st.sampled_from(ATTACKS))
+def test_two_faults_at_once_are_refused(first: Attack, second: Attack) -> None:
+    """A payload with one attack's fault in another's place is still refused."""
+    if first.kind != second.kind:
+        return
+    with pytest.raises(codec.Refused):
+        decode(first.kind, first.payload)
+    with pytest.raises(codec.Refused):
+        decode(second.kind, second.payload)
+
+
+@pytest.mark.parametrize(("payload", "reason"), [
+    (b"x" * (codec.MAX_MESSAGE + 1), "over the limit"),
+    (b'{"a": "\xff"}', "not UTF-8 at byte 7"),
+    (b'{"n": NaN}', "NaN is not a number"),
+    (b'{"n": 1e999}', "not a number a table sends"),
+    (b'{"n": 1e30000000}', "not a number a table sends"),
+    (b'{"n": ' + b"9" * 5000 + b"}", "a number of 5000 digits"),
+    (b'{"n": 1, "n": 2}', 'the key "n" twice in one object'),
+    (b"[1, 2]", "not a JSON object but list"),
+    (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested deeper than 32 levels"),
+    # A text that never ends is taken whole by the depth scan, once; the parser names it.
+    (b'{"a": "' + b'\\"' * 100_000, "Unterminated string starting at: line 1 column 7"),
+])
+def test_a_payload_is_refused_before_any_field_is_read(payload: bytes, reason: str) -> None:
+    with pytest.raises(codec.Refused, match=reason):
+        codec.load(payload)
+
+
+def test_brackets_in_text_are_no_depth() -> None:
+    assert codec.load(json.dumps({"text": "[" * 1000}).encode())["text"] == "[" * 1000
+
+
+def test_a_major_version_not_known_is_refused() -> None:
+    for version, taken in (("1.0", True), ("1.7", True), ("2.0", False), ("0.9", False),
+                           ("one", False), (1, False)):
+        payload = json.dumps(examples.message("device", protocol=version)).encode()
+        if taken:
+            codec.message(payload)
+            continue
+        with pytest.raises(codec.Refused, match="protocol"):
+            codec.message(payload)
+    with pytest.raises(codec.Refused, match="this end speaks protocol 1"):
+        codec.message(json.dumps(examples.message("device", protocol="2.0")).encode())
+    before = examples.message("device")
+    del before["protocol"]  # what tables sent before the field: 1.0
+    assert codec.message(json.dumps(before).encode())[0].protocol == "1.0"
+
+
+def test_the_published_docs_and_schemas_are_the_modules() -> None:
+    """docs/protocol.md and docs/protocol/*.schema.json are generated (`python -m
+    protocol.publish`): one that differs from the module fails here."""
+    for name, text in publish.files().items():
+        path = publish.DOCS / name
+        assert path.exists() and path.read_text() == text, \
+            f"docs/{name} differs from the module: run python -m protocol.publish"
+    published = {p.name for p in (publish.DOCS / "protocol").iterdir()}
+    assert published == {name.removeprefix("protocol/") for name in publish.files()
+                         if name.startswith("protocol/")}
+
+
+def test_topics_are_built_and_read_only_by_the_module() -> None:
+    assert topics.message("bj-07", "round") == "tablectl/tables/bj-07/journal/round"
+    assert topics.of_table("tablectl/tables/bj-07/journal/round") == ("round", "bj-07")
+    assert topics.of_table("tablectl/tables/bj-07/status") == ("status", "bj-07")
+    assert topics.of_table("tablectl/tables/bj-07/other") is None
+    assert topics.of_table("elsewhere/tables/bj-07/status") is None
+    assert topics.of_floor("tablectl/floor/bj-07/seat", "bj-07") == "seat"
+    assert topics.of_floor("tablectl/floor/bj-08/seat", "bj-07") is None
+    assert topics.commands("bj-07") == ["tablectl/floor/bj-07/stored",
+                                        "tablectl/floor/bj-07/seat"]
+    for bad in ("a/b", "+", "#", "", "x" * 65, "-a"):
+        with pytest.raises(ValueError, match="not a table id"):
+            topics.status(bad)
+    with pytest.raises(ValueError, match="not a message topic"):
+        topics.message("bj-07", "gossip")
+
+
+@given(st.text())
+def test_the_tables_own_text_is_made_to_fit(text: str) -> None:
+    """Whatever a device, a display client or the table itself put in a text (a reason, a
+    name as typed), `clean` makes it text the protocol takes."""
+    codec.checked(Status, {**examples.STATUS, "hold": clean(text)})
+    by = clean_name(text)
+    assert len(by) <= MAX_NAME
+    codec.checked(SeatCommand, {**examples.COMMANDS["seat"], "by": by})
+
+
+def test_text_and_names_refuse_what_a_spreadsheet_or_a_screen_would_misread() -> None:
+    assert TEXT_PATTERN != NAME_PATTERN
+    for name in ("=cmd", "+1", "-1", "@x", " Dana", "Dana ", "Da\u202ena", "Da\x00na",
+                 "Da\u00a0na", "Da\u200bna", "Da\nna", ""):
+        with pytest.raises(codec.Refused, match="by:"):
+            codec.checked(SeatCommand, {**examples.COMMANDS["seat"], "by": name})
+    for name in ("Dana Pit", "Renée", "李"):
+        codec.checked(SeatCommand, {**examples.COMMANDS["seat"], "by": name})
+
+
+def test_a_stored_word_and_a_seat_command_are_checked() -> None:
+    word = codec.command("stored", json.dumps(examples.COMMANDS["stored"]).encode())
+    assert isinstance(word, StoredWord) and word.missing == (39, 40)
+    for bad, reason in (({"through": -1}, "through: -1"), ({"missing": [1]}, "missing"),
+                        ({"journal": "a/b"}, "journal:"), ({"through": 2**53}, "through:")):
+        with pytest.raises(codec.Refused, match=reason):
+            codec.command("stored", json.dumps({**examples.COMMANDS["stored"], **bad}).encode())
+    with pytest.raises(codec.Refused, match="over the limit"):
+        codec.command("seat", json.dumps({**examples.COMMANDS["seat"],
+                                          "by": "x" * 5000}).encode())
+
+
+def test_what_a_real_table_sends_is_taken(tmp_path: Path) -> None:
+    """Every message a table's journal makes, of every topic (a table with every side bet,
+    players rated, supervisors correcting and refused, devices lost and alarming, a day
+    closed, a rating assessed, text as typed with formula, control and bidi characters in
+    it), goes through the protocol as the link sends it."""
+    made = _made(tmp_path / "journal.sqlite3")
+    assert {topic for topic, _, _ in made} >= {
+        "round", "config", "rating", "credit", "supervisor", "device", "day", "assessment",
+        "hold", "hold_ended"}
+    for n, (topic, number, body) in enumerate(made, 1):
+        codec.message(json.dumps({
+            "protocol": "1.0", "table": "bj-07", "journal": "j1", "n": n, "from_n": 1,
+            "seq": n, "topic": topic, "round": number, "utc": "2026-11-25T23:39:02.561Z",
+            "body": body}).encode())
+
+
+def _made(path: Path) -> list[tuple[str, int | None, dict[str, Any]]]:
+    """Play a table through every kind of message, and return the messages its journal
+    made, in order."""
+    table = TableService(Journal.open(path))
+    table.submit(config_change("blackjack", {}, ALL_BJ_TABLES, REGISTRY))
+    table.submit(PlayerSeated(seq=0, seat=1, player="P-1001", how="number", by="pit Dana"))
+    table.submit(PlayerSeated(seq=0, seat=2, player=None, how="anonymous", by="=evil\x00"))
+    pilot = Autopilot(table.submit, table.table, random.Random(5))
+    for _ in range(6):
+        pilot.play_round()
+    table.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=1000))
+    table.submit(BetsLocked(seq=0))
+    table.submit(DeviceLost(seq=0, device="pads", reason="unplugged\u202e"))  # a hold
+    table.submit(DeviceFound(seq=0, device="pads"))
+    table.submit(SupervisorRefused(seq=0, supervisor="+typed\u00a0name", action="resumed",
+                                   reason="wrong PIN"))
+    table.submit(Resumed(seq=0, by="sup"))
+    table.submit(CardVoided(seq=0, by="sup"))
+    table.submit(RoundVoided(seq=0, by="sup", reason="-voided\n"))
+    table.submit(DeviceAlarm(seq=0, device="shoe", code="jam", text="=card jam", hold=True))
+    pilot.play_round()
+    table.submit(PlayerLeft(seq=0, seat=1, reason="walked", by="dealer"))
+    table.submit(RatingAssessed(seq=0, rating=1, player="P-1001", seat=1, decisions=3,
+                                skill_cost=12, skill_cost_optimal=15, flags=[
+                                    {"kind": "counting", "p_value": 0.001,
+                                     "detail": "=follows the count", "rounds": [2]}]))
+    table.close_day("2026-11-25", "-night\x07shift", None)
+    assert table.journal is not None
+    rows = table.journal.db.execute(
+        "SELECT topic, round, body FROM outbox ORDER BY n").fetchall()
+    table.journal.close()
+    return [(topic, number, json.loads(stored.decode(body, None)))
+            for topic, number, body in rows]
