@@ -130,7 +130,7 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
 def _event_message(event: Event, number: int | None) -> list[Message]:
     """The messages an event makes by its kind alone."""
     if is_correction(event) or isinstance(event, SupervisorRefused):
-        details = {k: clean(v, MAX_NAME) if k in ("by", "supervisor", "to") else
+        details = {k: clean(v, MAX_NAME) if k in ("by", "supervisor", "to", "card") else
                    clean(v) if k == "reason" else v
                    for k, v in event.content().items() if k not in ("kind", "source")}
         return [Message("supervisor", number, body(
