@@ -13,6 +13,7 @@ from controller.daemon.broker import parse_broker
 from floor.ingest import Ingest
 from floor.schema import migrate
 from floor.store import connect
+from tests.floor.harness import Sender
 from tests.servers import Mosquitto, Postgres
 
 _databases = itertools.count(1)
@@ -50,3 +51,11 @@ def ingest(broker: Mosquitto, floor_dsn: str) -> Iterator[Ingest]:
     assert floor.connected.wait(30)
     yield floor
     floor.stop()
+
+
+@pytest.fixture
+def sender(broker: Mosquitto) -> Iterator[Sender]:
+    """A bare MQTT client on the test's broker, standing in for a table."""
+    client = Sender(broker.port)
+    yield client
+    client.close()

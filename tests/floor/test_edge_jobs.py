@@ -16,7 +16,6 @@ import signal
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -146,13 +145,6 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (FileNotFoundError, IndexError):
         return False
-
-
-@pytest.fixture
-def sender(broker: Mosquitto) -> Iterator[Sender]:
-    client = Sender(broker.port)
-    yield client
-    client.close()
 
 
 def test_hostile_configurations_are_stored_as_failed_while_the_pit_answers(
