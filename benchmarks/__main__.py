@@ -14,7 +14,7 @@ MODULES = {
     "analyze": ["--rounds", "1000000"], "decision": ["--decisions", "200"], "history": [],
     "floor": ["--tables", "300", "--speed", "10", "--seconds", "60"],
     "protection": ["--sessions", "30", "--rounds", "1000"],
-    "false_flags": ["--ratings", "1000", "--rounds", "300"], "wire": [],
+    "false_flags": ["--ratings", "1000", "--rounds", "300"], "edges": [], "wire": [],
 }
 QUICK = {
     "engine": ["--rounds", "500", "--runs", "2"], "journal_commit": ["--rounds", "20"],
@@ -25,7 +25,8 @@ QUICK = {
                 "--runs", "1"],
     "floor": ["--tables", "4", "--speed", "100", "--seconds", "5", "--workers", "1"],
     "protection": ["--sessions", "1", "--rounds", "100"],
-    "false_flags": ["--ratings", "2", "--rounds", "100"], "wire": ["--quick"],
+    "false_flags": ["--ratings", "2", "--rounds", "100"], "edges": ["--which", "examples"],
+    "wire": ["--quick"],
 }
 
 

@@ -11,5 +11,12 @@ GROUP_VARIABLE: Final = "TABLECTL_FLOOR_GROUP"  # where a floor process finds th
 GROUP_NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 SESSION_S: Final = 120  # how long the broker keeps a floor process's queue while it is away
 CLOCK_TOLERANCE_S: Final = 600  # a table's clock further off than this is not believed
-__all__ = ["CLOCK_TOLERANCE_S", "GROUP", "GROUP_NAME", "GROUP_VARIABLE", "MAX_MESSAGE",
-           "SESSION_S"]
+# Each edge job (floor/edge_job.py) cold, by `python -m benchmarks.edges` on 2 cores: the example
+# blackjack table (6 decks, every side bet) takes 13 s of CPU and 177 MB of address space, the
+# costliest rules a table may set (8 decks, 8 split hands, aces resplit and drawn to, late
+# surrender, no hole card, every side bet) 129 s and 281 MB. The limits are 4.6 and 7 times those.
+EDGE_CPU_S: Final = 600
+EDGE_WALL_S: Final = 900  # a busy floor gives the job less than a core
+EDGE_MEMORY_MB: Final = 2048
+__all__ = ["CLOCK_TOLERANCE_S", "EDGE_CPU_S", "EDGE_MEMORY_MB", "EDGE_WALL_S", "GROUP",
+           "GROUP_NAME", "GROUP_VARIABLE", "MAX_MESSAGE", "SESSION_S"]

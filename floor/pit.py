@@ -52,6 +52,7 @@ from controller.game.ratings import is_id
 from devices.display.server import LOOPBACK, Gate, frame_headers, sse
 from floor import health, players, queries
 from floor.accounts import MAX_NAME, SESSION_H, Logins
+from floor.edge_job import Limits
 from floor.edges import EdgeWorker
 from floor.health import Part
 from floor.periods import Periods
@@ -68,6 +69,7 @@ TICK_S: Final = 0.25  # the pages are told at most this often
 PING_S: Final = 1.0
 WATCH_S: Final = 2.0  # how often the pit's own database connection is checked
 WRITE_S: Final = 10.0  # a viewer whose write stalls this long is dropped
+STOP_S: Final = 5.0  # how long stopping waits for the edge worker to kill its job
 VIEWER_BACKLOG: Final = 16  # updates a viewer may fall behind before it is sent everything anew
 BODY_MAX: Final = 16 * 1024  # a request's JSON body
 COOKIE: Final = "tablectl_pit"
@@ -111,8 +113,8 @@ class Pit:
                  hosts: tuple[str, ...] = (), currency: str = "USD",
                  parts: Mapping[str, Part] | None = None, proxy: str | None = None,
                  on_failure: Callable[[BaseException], None] = lambda exc: None,
-                 tell_table: Callable[[str, SeatCommand], str | None] = lambda *a: "no broker"
-                 ) -> None:
+                 tell_table: Callable[[str, SeatCommand], str | None] = lambda *a: "no broker",
+                 edge_limits: Limits | None = None) -> None:
         self.dsn, self.periods, self.bind, self.currency = dsn, periods, bind, currency
         self.proxy = proxy
         self.gate = Gate(bind, hosts)
@@ -124,8 +126,8 @@ class Pit:
         self.parts = dict(parts or {})
         self.on_failure = on_failure
         self._wake = asyncio.Event()
-        self._lanes = {"page": Lane(), "login": Lane()}
-        self.edges = EdgeWorker(self.query)
+        self._lanes = {"page": Lane(), "login": Lane(), "edges": Lane()}
+        self.edges = EdgeWorker(lambda what: self.query(what, "edges"), edge_limits or Limits())
         self.tell_table = tell_table
 
     def app(self) -> web.Application:
@@ -168,14 +170,14 @@ class Pit:
 
     async def _background(self, app: web.Application) -> Any:
         tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._tick()),
-                 asyncio.create_task(self._watch())]
+                 asyncio.create_task(self._watch()), asyncio.create_task(self.edges.run())]
         for task in tasks:
             task.add_done_callback(self._task_ended)
         yield
         for task in tasks:
             task.remove_done_callback(self._task_ended)
             task.cancel()
-        await self.edges.close()
+        await asyncio.wait(tasks[-1:], timeout=STOP_S)  # the edge job at work killed
         for lane in self._lanes.values():
             if lane.db is not None:
                 await lane.db.close()
@@ -189,10 +191,10 @@ class Pit:
 
     async def query(self, what: Callable[[AsyncConnection[Any]], Awaitable[Any]],
                     lane: str = "page") -> Any:
-        """One query at a time on a lane's connection: the page's, or the logins' (a login
-        takes a password hash's time, which the page must not wait for). A connection the
-        database dropped (a restart) is made anew and the query tried once more, so no request
-        pays for it."""
+        """One query at a time on a lane's connection: the page's, the logins' (a login
+        takes a password hash's time, which the page must not wait for) or the edge worker's.
+        A connection the database dropped (a restart) is made anew and the query tried once
+        more, so no request pays for it."""
         way = self._lanes[lane]
         async with way.lock:
             for attempt in (1, 2):
@@ -372,12 +374,13 @@ class Pit:
 
     async def _ratings_of(self, request: web.Request) -> list[dict[str, Any]]:
         start, end = self._period(request)
-        rows, missing = await self.query(lambda db: players.in_period(db, start, end))
+        rows, missing = await self.query(lambda db: players.in_period(
+            db, start, end, self.edges.under))
         self.edges.want(missing)
         return rows  # type: ignore[no-any-return]
 
     async def _seats(self, request: web.Request) -> web.StreamResponse:
-        rows, missing = await self.query(players.seated)
+        rows, missing = await self.query(lambda db: players.seated(db, self.edges.under))
         self.edges.want(missing)
         return web.json_response(rows)
 
@@ -427,7 +430,8 @@ class Pit:
         player = request.match_info["player"]
         if not is_id(player):
             return web.json_response({"error": f"no player {player[:64]!r}"}, status=404)
-        rows, missing = await self.query(lambda db: players.of_player(db, player))
+        rows, missing = await self.query(lambda db: players.of_player(
+            db, player, self.edges.under))
         self.edges.want(missing)
         if not rows:
             return web.json_response({"error": f"no ratings of player {player!r}"},
@@ -449,7 +453,8 @@ class Pit:
             start, end = self._period(request)
         except Rejected as exc:
             return web.json_response({"error": str(exc)}, status=400)
-        series, missing = await self.query(lambda db: players.table_day(db, table, start, end))
+        series, missing = await self.query(lambda db: players.table_day(
+            db, table, start, end, self.edges.under))
         self.edges.want(missing)
         return web.json_response(series)
 

@@ -4,7 +4,9 @@ table's win and theo through the day.
 
 Ratings are stored as the tables last sent them (`ratings`, handle by configuration key); theo
 is worked out here from each configuration's edges (`edges`, filled by `floor.edges`). A rating
-whose configuration's edges are not worked out yet has `theo` null and says why."""
+whose configuration's edges are not worked out yet has `theo` null and says why; each query
+also gives the (table, key) pairs to work out, those neither known nor failed for that table
+since it last sent a configuration."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from typing import Any, Final
 from psycopg import AsyncConnection
 
 from controller.game.ratings import Rating
+from controller.game.table_config import EDGE_KEY
 
 # A rating as the table last sent it, and game protection's latest assessment of it, if any:
 # matched as text, so no message's body can make the query fail on a cast.
@@ -33,11 +36,14 @@ ORDER BY start_utc, table_id, number LIMIT %(limit)s
 OF_PLAYER: Final = f"""
 SELECT {RATING_COLUMNS} FROM ratings WHERE player = %s ORDER BY start_utc LIMIT %s
 """
-# Edges that failed are tried again after a while: what failed may have been passing (the
-# configuration's message not stored yet, a child process killed).
-EDGES: Final = """
-SELECT key, edges, failed FROM edges
-WHERE key = ANY(%s) AND (failed IS NULL OR computed > now() - interval '10 minutes')
+EDGES: Final = "SELECT key, edges FROM edges WHERE key = ANY(%s)"
+# A table's failures that stand (floor.edges): it has sent no configuration since, and those
+# that broke a limit broke the limits in force.
+FAILED: Final = """
+SELECT f.table_id, f.key, f.reason FROM edge_failures f
+JOIN unnest(%s::text[], %s::text[]) AS wanted (table_id, key) USING (table_id, key)
+WHERE (f.limits IS NULL OR f.limits = %s) AND f.configs >= (
+    SELECT count(*) FROM messages m WHERE m.table_id = f.table_id AND m.topic = 'config')
 """
 DEALERS: Final = """
 SELECT r.dealer, r.table_id, count(*), min(r.closed_utc), max(r.closed_utc),
@@ -67,21 +73,25 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z") if moment else None
 
 
-async def _edges(db: AsyncConnection[Any], keys: set[str]
-                 ) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
-    """The edges known for `keys`, and why those that failed did."""
-    cursor = await db.execute(EDGES, (sorted(keys),))
-    found, failed = {}, {}
-    for key, edges, why in await cursor.fetchall():
-        if edges is not None:
-            found[key] = edges
-        else:
-            failed[key] = why
-    return found, failed
+Job = tuple[str, str]  # a table and a configuration key
+
+
+async def _edges(db: AsyncConnection[Any], jobs: set[Job], limits: str
+                 ) -> tuple[dict[str, dict[str, float]], dict[Job, str], set[Job]]:
+    """The edges known for the keys of `jobs`; why those of a table that failed under
+    `limits` did (or a key that is none); and the jobs still to do."""
+    cursor = await db.execute(EDGES, (sorted({key for _, key in jobs}),))
+    found = dict(await cursor.fetchall())
+    failed = {job: "not a configuration key" for job in jobs if not EDGE_KEY.fullmatch(job[1])}
+    lacking = sorted(job for job in jobs if job[1] not in found and job not in failed)
+    cursor = await db.execute(FAILED, ([t for t, _ in lacking], [k for _, k in lacking],
+                                       limits))
+    failed.update({(table, key): why for table, key, why in await cursor.fetchall()})
+    return found, failed, set(lacking) - set(failed)
 
 
 def report(table: str, rating: Rating, edges: Mapping[str, Mapping[str, float]],
-           failed: Mapping[str, str]) -> dict[str, Any]:
+           failed: Mapping[Job, str]) -> dict[str, Any]:
     """A rating as `tablectl players report` gives it, with its table; theo null (and
     `theo_pending` saying why) until its configurations' edges are known."""
     missing = [key for key, part in rating.handle.items()
@@ -91,7 +101,7 @@ def report(table: str, rating: Rating, edges: Mapping[str, Mapping[str, float]],
     out = {"table": table, **rating.report(_zero(rating))}
     out["theo"] = out["theo_total"] = None
     out["theo_pending"] = "; ".join(f"configuration {key}: " + (
-        f"its edges could not be worked out ({failed[key]})" if key in failed
+        f"its edges could not be worked out ({failed[table, key]})" if (table, key) in failed
         else "its edges are being worked out") for key in missing)
     return out
 
@@ -100,16 +110,17 @@ def _zero(rating: Rating) -> dict[str, dict[str, float]]:
     return {key: dict.fromkeys(part, 0.0) for key, part in rating.handle.items()}
 
 
-async def ratings(db: AsyncConnection[Any], sql: str, params: Any
-                  ) -> tuple[list[dict[str, Any]], set[str]]:
-    """The ratings a query selects, reported; and the configurations lacking edges."""
+async def ratings(db: AsyncConnection[Any], sql: str, params: Any, limits: str
+                  ) -> tuple[list[dict[str, Any]], set[Job]]:
+    """The ratings a query selects, reported; and the edge jobs to do (under the edge
+    worker's `limits`)."""
     cursor = await db.execute(sql, params)
     rows = [(table, Rating.from_state(body), assessment)
             for table, body, assessment in await cursor.fetchall()]
-    keys = {key for _, rating, _ in rows for key in rating.handle}
-    edges, failed = await _edges(db, keys)
+    edges, failed, jobs = await _edges(db, {(table, key) for table, rating, _ in rows
+                                            for key in rating.handle}, limits)
     return [{**report(table, rating, edges, failed), "protection": protection(assessment)}
-            for table, rating, assessment in rows], keys - set(edges) - set(failed)
+            for table, rating, assessment in rows], jobs
 
 
 def protection(assessment: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -123,18 +134,20 @@ def protection(assessment: Mapping[str, Any] | None) -> dict[str, Any] | None:
             "flags": assessment["flags"]}
 
 
-async def seated(db: AsyncConnection[Any]) -> tuple[list[dict[str, Any]], set[str]]:
-    return await ratings(db, SEATED, ())
+async def seated(db: AsyncConnection[Any], limits: str
+                 ) -> tuple[list[dict[str, Any]], set[Job]]:
+    return await ratings(db, SEATED, (), limits)
 
 
-async def in_period(db: AsyncConnection[Any], start: datetime, end: datetime
-                    ) -> tuple[list[dict[str, Any]], set[str]]:
-    return await ratings(db, IN_PERIOD, {"start": start, "end": end, "limit": MAX_RATINGS})
+async def in_period(db: AsyncConnection[Any], start: datetime, end: datetime, limits: str
+                    ) -> tuple[list[dict[str, Any]], set[Job]]:
+    return await ratings(db, IN_PERIOD, {"start": start, "end": end, "limit": MAX_RATINGS},
+                         limits)
 
 
-async def of_player(db: AsyncConnection[Any], player: str
-                    ) -> tuple[list[dict[str, Any]], set[str]]:
-    return await ratings(db, OF_PLAYER, (player, MAX_RATINGS))
+async def of_player(db: AsyncConnection[Any], player: str, limits: str
+                    ) -> tuple[list[dict[str, Any]], set[Job]]:
+    return await ratings(db, OF_PLAYER, (player, MAX_RATINGS), limits)
 
 
 async def dealers(db: AsyncConnection[Any], start: datetime, end: datetime
@@ -153,14 +166,13 @@ async def dealers(db: AsyncConnection[Any], start: datetime, end: datetime
     return out
 
 
-async def table_day(db: AsyncConnection[Any], table: str, start: datetime, end: datetime
-                    ) -> tuple[dict[str, Any], set[str]]:
+async def table_day(db: AsyncConnection[Any], table: str, start: datetime, end: datetime,
+                    limits: str) -> tuple[dict[str, Any], set[Job]]:
     """The table's win and theo through the period, round by round, cumulative, in currency
-    units; and the configurations lacking edges (their rounds count no theo yet)."""
+    units; and the edge jobs to do (their configurations' rounds count no theo yet)."""
     cursor = await db.execute(TABLE_DAY, {"table": table, "start": start, "end": end})
     rows = await cursor.fetchall()
-    keys = {key for _, key, _, _ in rows if key}
-    edges, _ = await _edges(db, keys)
+    edges, _, jobs = await _edges(db, {(table, key) for _, key, _, _ in rows if key}, limits)
     times, win, theo = [], [], []
     total_win = total_theo = 0.0
     for utc, key, handle, result in rows:
@@ -171,7 +183,7 @@ async def table_day(db: AsyncConnection[Any], table: str, start: datetime, end: 
         times.append(_iso(utc))
         win.append(round(total_win, 2))
         theo.append(round(total_theo, 4))
-    return {"table": table, "times": times, "win": win, "theo": theo}, keys - set(edges)
+    return {"table": table, "times": times, "win": win, "theo": theo}, jobs
 
 
 CSV_COLUMNS: Final = ("player_id", "table_id", "seat", "start_utc", "end_utc", "minutes",

@@ -32,6 +32,7 @@ from controller.daemon.broker import Broker
 from controller.daemon.notify import Notifier
 from controller.daemon.ports import listening
 from floor.defaults import GROUP
+from floor.edge_job import Limits
 from floor.ingest import Ingest, Options
 from floor.periods import Periods
 from floor.pit import Pit
@@ -59,6 +60,7 @@ class ServeOptions:
     ingest: Options = field(default_factory=Options)
     https: tuple[Path, Path] | None = None  # the pit's certificate and key
     proxy: str | None = None  # a reverse proxy's address, whose X-Forwarded-* are believed
+    edges: Limits = field(default_factory=Limits)  # each edge job's (floor.edges)
 
     @property
     def process_name(self) -> str:
@@ -134,7 +136,7 @@ async def _serve(options: ServeOptions) -> int:
                     "table may join it; set TABLECTL_FLOOR_GROUP (docs/floor.md)")
     ingest = Ingest(options.broker, options.dsn, options.process_name, options.ingest, fail)
     pit = Pit(options.dsn, options.periods, options.bind, options.hosts, options.currency,
-              ingest.parts, options.proxy, fail, ingest.tell_table)
+              ingest.parts, options.proxy, fail, ingest.tell_table, options.edges)
     runner = web.AppRunner(pit.app(), handle_signals=False)
     notifier = Notifier.from_environment()
     started = False

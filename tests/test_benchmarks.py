@@ -53,7 +53,8 @@ def test_every_benchmark_runs_with_one_command() -> None:
                    "| fresh journal |", "| 2 days, 70 rounds |", "records/s",
                    "commit to PostgreSQL", "CPU per table", "reconciled: 4 of 4 tables",
                    "counter 1-12       counting", "skill cost of the flat player",
-                   "bets by place in the shoe", "Lucky 8 in runs, 1 in 20"):
+                   "bets by place in the shoe", "Lucky 8 in runs, 1 in 20",
+                   "edge job, blackjack-table.toml"):
         assert figure in result.stdout
 
 

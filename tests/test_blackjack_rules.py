@@ -95,6 +95,8 @@ def test_defaults_are_the_rulings() -> None:
                                                   "rules.blackjack_pays"),
     ({"dealer_hits_soft_17": "yes"}, "rules.dealer_hits_soft_17"),
     ({"hole_card": True}, "rules.hole_card"),
+    ({"blackjack_pays": "1e30000000"}, "rules.blackjack_pays"),  # digits only: no exponent
+    ({"insurance_pays": "2:1000001"}, "rules.insurance_pays"),
 ])
 def test_bad_options_name_the_option(options: dict[str, object], field: str) -> None:
     with pytest.raises(RulesError, match=field):

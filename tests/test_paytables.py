@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from controller.game.paytables import PayTableError, PayTables, parse_pay_table
+from controller.game.paytables import (
+    PayTableError,
+    PayTables,
+    parse_pay_table,
+    pay_of_text,
+    table_key,
+)
 from tests.published import ALL, PUSH
 
 
@@ -44,6 +50,7 @@ def test_operator_directory_adds_a_table(tmp_path: Path) -> None:
     (GOOD.replace("one_seven = 2", "one_seven = 0"), "pays.one_seven"),
     (GOOD.replace("one_seven = 2", 'one_seven = "push"'), "pays.one_seven"),
     (GOOD.replace("one_seven = 2", "one_seven = 2.5"), "pays.one_seven"),
+    (GOOD.replace("one_seven = 2", "one_seven = 1000001"), "pays.one_seven: 1000001 is not"),
     (GOOD + "four_sevens = 9\n", "pays.four_sevens: not an award of lucky7"),
     (GOOD.replace('bet = "lucky7"', 'bet = "lucky9"'), "field bet"),
     (GOOD.replace('id = "house"', "id = 3"), "field id"),
@@ -82,3 +89,25 @@ def test_unknown_table_names_the_known_ones(registry: PayTables) -> None:
 def test_tie_table_offers_only_the_spots_it_names(tmp_path: Path) -> None:
     table = parse_pay_table(write(tmp_path, 'bet = "blackjack_tie"\nid = "x"\n[pays]\nLS = 15\n'))
     assert set(table.pays) == {"LS"}
+
+
+def test_a_carried_pay_is_a_small_rational_read_as_text_first() -> None:
+    """Issue 34: a configuration's pays are a stranger's on the floor, and `Fraction` of
+    "1e30000000" takes hours: a pay is digits, N or N/D, each at most 10^6, or refused naming
+    it, before anything parses it."""
+    where = "tables.lucky7/1.pays.one_seven"
+    assert pay_of_text(where, "35") == 35 and pay_of_text(where, "0") == 0
+    assert pay_of_text(where, "3/2") == Fraction(3, 2)
+    assert pay_of_text(where, "1000000/999999") == Fraction(1000000, 999999)
+    for bad in ("1e30000000", "1000001", "1/1000001", "1/0", "3.5", "-1", " 35", "", "\u0663",
+                "9" * 5000, 35, None):
+        with pytest.raises(PayTableError, match=rf"^{where}: "):
+            pay_of_text(where, bad)
+
+
+def test_a_pay_table_key_without_its_slash_is_named() -> None:
+    """Issue 34, finding 7: "lucky8" where "lucky8/1" goes raised IndexError, uncaught."""
+    assert table_key("lucky8/1") == ("lucky8", "1")
+    for bad in ("lucky8", "lucky8/", "/1", ""):
+        with pytest.raises(PayTableError, match=r"not BET/ID"):
+            table_key(bad)

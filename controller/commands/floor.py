@@ -25,6 +25,9 @@ from controller.commands.inputs import BrokerUrl, Dsn, Folder, JournalPath, Numb
 from controller.daemon.checked_files import BadInput, decode_text
 from floor.defaults import (
     CLOCK_TOLERANCE_S,
+    EDGE_CPU_S,
+    EDGE_MEMORY_MB,
+    EDGE_WALL_S,
     GROUP,
     GROUP_NAME,
     GROUP_VARIABLE,
@@ -51,6 +54,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import psycopg
 
     from controller.daemon.ports import PortInUse
+    from floor.edge_job import Limits
     from floor.ingest import Options
     from floor.periods import Periods
     from floor.schema import SchemaError
@@ -67,7 +71,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             args.name or "", Periods(time.fromisoformat(args.day_start), args.shift_hours, zone),
             args.currency, Options(group, args.max_message,
                                    timedelta(seconds=args.clock_tolerance), args.session_expiry),
-            (args.https_cert, args.https_key) if args.https_cert else None, args.proxy)
+            (args.https_cert, args.https_key) if args.https_cert else None, args.proxy,
+            Limits(args.edge_time, args.edge_cpu, args.edge_memory))
     except (ValueError, ZoneInfoNotFoundError) as exc:  # a time, a zone, a period: the input
         raise BadInput(str(exc)) from None
     try:
@@ -216,6 +221,13 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     serve.add_argument("--proxy", metavar="ADDRESS",
                        help="a reverse proxy's address: its X-Forwarded-Proto and "
                        "X-Forwarded-For are believed")
+    serve.add_argument("--edge-time", type=Number(0, above=True), default=EDGE_WALL_S,
+                       metavar="SECONDS", help="an edge job (one configuration's edges, in a "
+                       f"child) is killed past this wall-clock time ({EDGE_WALL_S})")
+    serve.add_argument("--edge-cpu", type=Whole(1), default=EDGE_CPU_S, metavar="SECONDS",
+                       help=f"an edge job's limit of CPU time ({EDGE_CPU_S})")
+    serve.add_argument("--edge-memory", type=Whole(64), default=EDGE_MEMORY_MB, metavar="MB",
+                       help=f"an edge job's limit of address space ({EDGE_MEMORY_MB})")
     serve.set_defaults(func=cmd_serve)
 
     retire = floor_commands.add_parser(

@@ -7,13 +7,16 @@ settlement.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import cache
+from typing import Final
 
 MINOR_PER_UNIT = 100  # cents in one currency unit
 ZERO = Fraction(0)
+MAX_TERM: Final = 10**6  # a pay's or a ratio's numerator and denominator: far above any published
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,19 +39,27 @@ def round_down(exact: Fraction | int, unit: int) -> Rounded:
     return Rounded(amount, Fraction(off, denominator) if off else ZERO)
 
 
+def small_fraction(text: object, separator: str = "/") -> Fraction:
+    """'35' or '3/2' (with `separator` ':', '3:2') as a Fraction, numerator and denominator
+    each at most MAX_TERM; ValueError for anything else. The text is checked before any
+    arithmetic: `Fraction("1e30000000")` is 20 characters and takes hours."""
+    match = re.fullmatch(f"([0-9]{{1,7}})(?:{re.escape(separator)}([0-9]{{1,7}}))?", text) \
+        if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(f"{str(text)[:40]!r} is not N or N{separator}D in digits")
+    numerator, denominator = int(match[1]), int(match[2] or 1)
+    if numerator > MAX_TERM or not 1 <= denominator <= MAX_TERM:
+        raise ValueError(f"{text!r}: a term over {MAX_TERM}, or a denominator of 0")
+    return Fraction(numerator, denominator)
+
+
 @cache  # table options ask for their ratio on every payout; the texts are few
 def parse_ratio(text: str) -> Fraction:
     """'3:2' -> 3/2, '6:5' -> 6/5, '8' or '8:1' -> 8."""
-    parts = str(text).split(":")
     try:
-        if len(parts) == 1:
-            value = Fraction(parts[0])
-        elif len(parts) == 2:
-            value = Fraction(int(parts[0]), int(parts[1]))
-        else:
-            raise ValueError
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{text!r} is not a payout ratio like '3:2'") from None
+        value = small_fraction(str(text), ":")
+    except ValueError as exc:
+        raise ValueError(f"not a payout ratio like '3:2': {exc}") from None
     if value <= 0:
         raise ValueError(f"payout ratio {text!r} must be positive")
     return value

@@ -17,6 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Final
 
+from controller.game.money import MAX_TERM, small_fraction
+
 PACKAGED_DIR: Final = Path(__file__).with_name("paytables")
 
 PUSH: Final = Fraction(0)  # a pay of 0 to 1 returns the wager: a push
@@ -71,12 +73,30 @@ def _check_pay(path: Path, bet: str, key: str, value: object) -> Fraction:
     field = f"pays.{key}"
     if value == "push" and (bet, key) in PUSH_ALLOWED:
         return PUSH
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        allowed = "a whole number of at least 1"
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TERM:
+        allowed = f"a whole number from 1 to {MAX_TERM}"
         if (bet, key) in PUSH_ALLOWED:
             allowed += ' or "push"'
         raise PayTableError(f"{path}: field {field}: {value!r} is not {allowed}")
     return Fraction(value)
+
+
+def pay_of_text(where: str, value: object) -> Fraction:
+    """A pay as a configuration carries it ('35', '3/2', '0' a push), checked as text before
+    it is parsed; PayTableError naming the pay."""
+    try:
+        return small_fraction(value)
+    except ValueError as exc:
+        raise PayTableError(f"{where}: {exc}") from None
+
+
+def table_key(key: object) -> tuple[str, str]:
+    """A pay table's key in a configuration, 'lucky8/1', as its bet and id; PayTableError
+    naming the key."""
+    bet, slash, table_id = str(key).partition("/")
+    if not (bet and slash and table_id):
+        raise PayTableError(f"tables.{str(key)[:40]!r}: not BET/ID, as 'lucky8/1'")
+    return bet, table_id
 
 
 def parse_pay_table(path: Path) -> PayTable:

@@ -8,14 +8,14 @@ Amounts in the mapping are in currency units and become minor units here.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
 from typing import Any, Final
 
 from controller.game.events import ConfigChanged, canonical
 from controller.game.money import to_minor
-from controller.game.paytables import TIE_SPOTS, PayTable, PayTables
+from controller.game.paytables import TIE_SPOTS, PayTable, PayTables, pay_of_text, table_key
 from controller.game.rules import baccarat, blackjack
 from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.blackjack import BlackjackRules, RulesError
@@ -30,6 +30,7 @@ LUCKY8_SPOTS: Final = ("lucky8_player", "lucky8_banker")
 TABLE_OPTIONS: Final = ("limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit",
                         "four_wager_limit", "limited_wager_max", "idle_rounds")
 IDLE_ROUNDS: Final = 10  # a rated player with no wager for this many rounds has left
+EDGE_KEY: Final = re.compile(r"[0-9a-f]{16}")  # what `edge_key` gives
 
 
 @dataclass(frozen=True)
@@ -170,9 +171,9 @@ def _aggregate_limits(raw: Any, tables: Mapping[str, PayTable]) -> dict[str, int
 
 def config_from_event(event: ConfigChanged) -> TableConfig:
     """Rebuild a table configuration from the journal alone: the pay tables travel with it."""
-    tables = [PayTable(key.split("/")[0], key.split("/")[1], t["title"],
-                       {k: Fraction(v) for k, v in t["pays"].items()}, t["path"], t["sha256"],
-                       t.get("name", ""), t.get("names", {}))
+    tables = [PayTable(*table_key(key), t["title"],
+                       {k: pay_of_text(f"tables.{key}.pays.{k}", v) for k, v in t["pays"].items()},
+                       t["path"], t["sha256"], t.get("name", ""), t.get("names", {}))
               for key, t in event.tables.items()]
     return build_table(event.game, event.rules, event.pay_tables, PayTables(tables))
 

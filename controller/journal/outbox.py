@@ -127,6 +127,14 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
     return found
 
 
+def config_body(event: ConfigChanged) -> dict[str, Any]:
+    """A configuration as the floor gets it: whole (rules, each pay table's pays) with its
+    `edge_key`, for the floor to work its edges out from."""
+    return body(wire.ConfigBody, game=event.game, rules=event.rules,
+                pay_tables=event.pay_tables, edge_key=edge_key(config_from_event(event)),
+                tables={key: {"pays": table["pays"]} for key, table in event.tables.items()})
+
+
 def _event_message(event: Event, number: int | None) -> list[Message]:
     """The messages an event makes by its kind alone."""
     if is_correction(event) or isinstance(event, SupervisorRefused):
@@ -150,10 +158,7 @@ def _event_message(event: Event, number: int | None) -> list[Message]:
                                           by=clean(event.by, MAX_NAME),
                                           summary=_cleaned(event.summary)))]
     if isinstance(event, ConfigChanged):
-        return [Message("config", None, body(
-            wire.ConfigBody, game=event.game, rules=event.rules, pay_tables=event.pay_tables,
-            edge_key=edge_key(config_from_event(event)),
-            tables={key: {"pays": table["pays"]} for key, table in event.tables.items()}))]
+        return [Message("config", None, config_body(event))]
     if isinstance(event, RatingAssessed):
         return [Message("assessment", None, body(
             wire.AssessmentBody, rating=event.rating, player=event.player, seat=event.seat,

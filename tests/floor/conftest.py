@@ -14,6 +14,7 @@ from controller.daemon.broker import parse_broker
 from floor.ingest import Ingest
 from floor.schema import migrate
 from floor.store import connect
+from tests.floor.harness import Sender
 from tests.servers import Mosquitto, Postgres
 
 _databases = itertools.count(1)
@@ -81,3 +82,11 @@ def tls_broker(tmp_path: Path, certs: Path) -> Iterator[tuple[Mosquitto, Path]]:
     broker = Mosquitto(tmp_path, config=config).start()
     yield broker, certs
     broker.stop()
+
+
+@pytest.fixture
+def sender(broker: Mosquitto) -> Iterator[Sender]:
+    """A bare MQTT client on the test's broker, standing in for a table."""
+    client = Sender(broker.port)
+    yield client
+    client.close()

@@ -11,7 +11,6 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
@@ -41,13 +40,6 @@ def message(table: str, n: int, topic: str = "device", journal: str = "j1",
                        "topic": topic, "round": None, "utc": "2026-11-22T10:00:00.000Z",
                        "body": body or {"device": "shoe", "state": "lost", "detail": "x"}}
                       ).encode()
-
-
-@pytest.fixture
-def sender(broker: Mosquitto) -> Iterator[Sender]:
-    client = Sender(broker.port)
-    yield client
-    client.close()
 
 
 def test_a_message_delivered_twice_is_stored_once(

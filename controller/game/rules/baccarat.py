@@ -7,6 +7,7 @@ order: Player 1, Banker 1, Player 2, Banker 2, then third cards by the standard 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
@@ -30,7 +31,7 @@ class BaccaratRules:
                 1 <= self.decks <= 8):
             raise RulesError(f"rules.decks: {self.decks!r} is not 1 to 8")
         try:
-            commission = Fraction(str(self.banker_commission))
+            commission = _fraction(str(self.banker_commission))
         except ValueError:
             commission = Fraction(-1)
         if not 0 <= commission < 1:
@@ -53,6 +54,10 @@ class BaccaratRules:
 
 @cache  # asked for on every Banker win; the texts are few
 def _fraction(text: str) -> Fraction:
+    """A decimal in digits ('0.05'), at most six places: checked before Fraction parses it
+    (`Fraction("1e30000000")` is 20 characters and takes hours)."""
+    if not re.fullmatch(r"[0-9]{1,7}(\.[0-9]{1,6})?", text):
+        raise ValueError(f"{text[:40]!r} is not a decimal of at most six places")
     return Fraction(text)
 
 
