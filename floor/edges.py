@@ -30,6 +30,7 @@ from psycopg import AsyncConnection, DatabaseError
 
 from floor import edge_job
 from floor.edge_job import Limits, Outcome
+from floor.players import Job, edges_of
 
 UNKEYED: Final = 5  # a table's configurations from before edge keys looked at, newest first
 PER_TABLE: Final = 16
@@ -62,7 +63,6 @@ ON CONFLICT (table_id, n) DO UPDATE SET key = EXCLUDED.key, reason = EXCLUDED.re
     limits = EXCLUDED.limits
 """
 Query = Callable[[Callable[[AsyncConnection[Any]], Awaitable[Any]]], Awaitable[Any]]
-Job = tuple[str, str]  # a table and a configuration key
 
 
 class Jobs:
@@ -138,6 +138,11 @@ class EdgeWorker:
                 self.jobs.done(job)
 
     async def _work_out(self, table: str, key: str) -> None:
+        """The job, if it is still to do: a poll that read the edges missing just before the
+        last job stored its outcome asks for it again."""
+        _, _, to_do = await self.query(lambda db: edges_of(db, {(table, key)}, self.under))
+        if not to_do:
+            return
         self.log.info("edge job", table=table, key=key)
         configs, body = await self.query(lambda db: _configs(db, table, key))
         limited = False
@@ -182,11 +187,11 @@ class EdgeWorker:
     async def _execute(self, sql: str, params: tuple[Any, ...]) -> None:
         await self.query(lambda db: db.execute(sql, params))
 
-    async def _job(self, table: str, key: str, body: str, edges_of: str | None) -> Outcome:
+    async def _job(self, table: str, key: str, body: str, edges_for: str | None) -> Outcome:
         def started(pid: int) -> None:
             self.log.info("edge job child started", table=table, key=key, pid=pid,
-                          work="edges" if edges_of else "key")
-        return await edge_job.run(body, edges_of, self.limits, started)
+                          work="edges" if edges_for else "key")
+        return await edge_job.run(body, edges_for, self.limits, started)
 
 
 async def _fetch(db: AsyncConnection[Any], sql: str, params: tuple[Any, ...]) -> list[Any]:

@@ -76,8 +76,8 @@ def _iso(moment: datetime | None) -> str | None:
 Job = tuple[str, str]  # a table and a configuration key
 
 
-async def _edges(db: AsyncConnection[Any], jobs: set[Job], limits: str
-                 ) -> tuple[dict[str, dict[str, float]], dict[Job, str], set[Job]]:
+async def edges_of(db: AsyncConnection[Any], jobs: set[Job], limits: str
+                   ) -> tuple[dict[str, dict[str, float]], dict[Job, str], set[Job]]:
     """The edges known for the keys of `jobs`; why those of a table that failed under
     `limits` did (or a key that is none); and the jobs still to do."""
     cursor = await db.execute(EDGES, (sorted({key for _, key in jobs}),))
@@ -117,7 +117,7 @@ async def ratings(db: AsyncConnection[Any], sql: str, params: Any, limits: str
     cursor = await db.execute(sql, params)
     rows = [(table, Rating.from_state(body), assessment)
             for table, body, assessment in await cursor.fetchall()]
-    edges, failed, jobs = await _edges(db, {(table, key) for table, rating, _ in rows
+    edges, failed, jobs = await edges_of(db, {(table, key) for table, rating, _ in rows
                                             for key in rating.handle}, limits)
     return [{**report(table, rating, edges, failed), "protection": protection(assessment)}
             for table, rating, assessment in rows], jobs
@@ -172,7 +172,7 @@ async def table_day(db: AsyncConnection[Any], table: str, start: datetime, end: 
     units; and the edge jobs to do (their configurations' rounds count no theo yet)."""
     cursor = await db.execute(TABLE_DAY, {"table": table, "start": start, "end": end})
     rows = await cursor.fetchall()
-    edges, _, jobs = await _edges(db, {(table, key) for _, key, _, _ in rows if key}, limits)
+    edges, _, jobs = await edges_of(db, {(table, key) for _, key, _, _ in rows if key}, limits)
     times, win, theo = [], [], []
     total_win = total_theo = 0.0
     for utc, key, handle, result in rows:
