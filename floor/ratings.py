@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Final, NamedTuple
 
 import psycopg
@@ -124,7 +125,16 @@ def _store(db: psycopg.Connection, found: Mapping[tuple[str, int], Row]) -> None
          row.rating.start, row.rating.end, row.rating.reason, row.rating.rounds,
          row.rating.actual, state[(table, number)])
         for (table, number), row in found.items()], 12))
-    seen = [(r.rating.player, r.rating.start, r.rating.end or r.rating.last_utc or r.rating.start)
-            for r in found.values() if r.rating.player is not None]
+    seen: dict[str, tuple[str, str]] = {}  # player -> first and last seen, once each
+    for row in found.values():
+        rating = row.rating
+        if rating.player is not None:
+            first, last = seen.get(rating.player, (rating.start, rating.start))
+            seen[rating.player] = (min(first, rating.start, key=_moment), max(
+                last, rating.end or rating.last_utc or rating.start, key=_moment))
     if seen:
-        db.execute(PLAYERS, columns(seen, 3))
+        db.execute(PLAYERS, columns([(p, *times) for p, times in seen.items()], 3))
+
+
+def _moment(utc: str) -> datetime:
+    return datetime.fromisoformat(utc.replace("Z", "+00:00"))

@@ -388,7 +388,8 @@ def test_doctor_says_how_to_make_a_missing_key(tmp_path: Path) -> None:
     """The fix for a missing key is `journal keygen`, not "run doctor as the service user"."""
     path = tmp_path / "table.toml"
     path.write_text('[table]\ngame = "blackjack"\n[journal]\nkey = "table.key"\n')
-    out = doctor_command("--config", str(path)).stdout
+    (tmp_path / "tablectl").mkdir()  # the journal's folder, there: only the key is missing
+    out = doctor_command("--config", str(path), env={"XDG_STATE_HOME": str(tmp_path)}).stdout
     assert f"FAIL  signing key: {tmp_path}/table.key does not exist: the table will not start" \
         in out
     assert f"journal keygen --config {path}" in out and "service user" not in out
