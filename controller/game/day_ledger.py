@@ -44,8 +44,9 @@ class Tally:
     count: int = 0
     items: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, item: dict[str, Any]) -> None:
-        self.count += 1
+    def add(self, item: dict[str, Any], count: int = 1) -> None:
+        """`item`, standing for `count` of what is counted (merged refused PINs)."""
+        self.count += count
         if len(self.items) < LISTED:
             self.items.append(item)
 

@@ -8,7 +8,8 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
   settlements, and its drop and the house's result (`controller.game.day_ledger`);
 - `hold`, `hold_ended`: a round went on hold, and how and by whom it came off;
 - `alert`: a wager changed after bets were locked (past-posting, pinching);
-- `supervisor`: a supervisor's correction or a refused one;
+- `supervisor`: a supervisor's correction, or refused PINs (`pins_refused`, merged: a few a
+  minute per id whatever the rate; `supervisor_refused` in journals made before it);
 - `device`: a device lost, found, or raising an alarm;
 - `day`: a gaming day closed, with its summary;
 - `config`: the configuration put in force, with its `edge_key` and each pay table's pays
@@ -37,6 +38,7 @@ from controller.game.events import (
     DeviceFound,
     DeviceLost,
     Event,
+    PinsRefused,
     RatingAssessed,
     SupervisorRefused,
     is_correction,
@@ -100,7 +102,7 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
 
 def _event_message(event: Event, number: int | None) -> list[Message]:
     """The messages an event makes by its kind alone."""
-    if is_correction(event) or isinstance(event, SupervisorRefused):
+    if is_correction(event) or isinstance(event, SupervisorRefused | PinsRefused):
         details = {k: v for k, v in event.content().items() if k not in ("kind", "source")}
         return [Message("supervisor", number, {"event": event.kind, **details})]
     if isinstance(event, DeviceLost):
