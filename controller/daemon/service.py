@@ -136,7 +136,7 @@ class TableService:
         """None if `pin` is `who`'s; otherwise the answer for the display, the same whether
         `who` exists or not. The refusal is merged with the others for its id and journaled
         when due (`PinAlarms`)."""
-        client = client[:MAX_CLIENT]
+        client = client[:MAX_CLIENT] or "unknown"  # never "", which means any client
         refusal = self.guards[role].refusal(who, pin, client)
         if refusal is None:
             return None
