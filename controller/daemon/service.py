@@ -88,7 +88,7 @@ class TableService:
         self.guards = {"supervisor": pin_guard or PinGuard(supervisors),
                        "dealer": dealers or PinGuard({}, "dealer")}
         if [guard.role for guard in self.guards.values()] != list(self.guards):
-            raise ValueError("the supervisors' and the dealers' PIN guards are of those roles")
+            raise ValueError("pin_guard is the supervisors' PinGuard, dealers the dealers'")
         self.alarms = {role: PinAlarms(role, guard.clock) for role, guard in self.guards.items()}
         self._written: dict[int, tuple[str, int]] = {}  # round -> (status, settlements) stored
         self.table = self._load()

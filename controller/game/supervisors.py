@@ -111,7 +111,9 @@ class PinGuard:
         self.pins = dict(pins)
         self.role, self.limits, self.clock = role, LIMITS[role], clock
         self.wrong = f"wrong {role} id or PIN"  # the same answer whether the id exists or not
-        self.dummy = dummy_hash(costs.most_common(1)[0][0] if costs else ITERATIONS)
+        self.iterations = costs.most_common(1)[0][0] if costs else ITERATIONS
+        if pins:  # now, not at the first unknown id, whose time would tell it from the rest
+            dummy_hash(self.iterations)
         self.failures: dict[Scope, deque[float]] = {}  # the one touched last, last
         self.locks: dict[Scope, float] = {}  # scope -> until
 
@@ -125,7 +127,7 @@ class PinGuard:
             return Refusal(f"locked out for {until - now:.0f} s after repeated wrong PINs",
                            counted=False, client_lock=self.locks.get((ANY, client), 0.0) > now)
         stored = self.pins.get(who)
-        right = verify_pin(pin, self.dummy if stored is None else stored)
+        right = verify_pin(pin, dummy_hash(self.iterations) if stored is None else stored)
         if stored is not None and right:
             self.failures.pop((who, client), None)
             return None
