@@ -8,7 +8,9 @@ dealer's reader, as shown), dealer_sign_in and dealer_sign_out (dealer, pin: che
 `[dealers]`). Supervisor actions carry "supervisor" and "pin": resume, void_card, void_round
 (reason), assign_card (to, and card for a misread), new_shoe, seat_player (seat, player: the
 casino's id, or null for anonymous), unseat_player (seat). PINs are checked by the controller
-and never journaled. docs/devices.md lists them with examples.
+and never journaled; each carries the client it came from, which the lockouts count (the
+display's remote address; `CONSOLE` for a keypad or script). docs/devices.md lists them with
+examples.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from controller.daemon.loop import DealerPin, SeatTapped, Supervised
+from controller.daemon.service import CONSOLE
 from controller.game.cards import CardError, parse_card
 from controller.game.events import (
     AlertsCleared,
@@ -103,7 +106,8 @@ def _dealer(action: dict[str, Any]) -> str:
     return str(dealer)
 
 
-def parse_action(action: Any) -> Event | Supervised | SeatTapped | DealerPin:
+def parse_action(action: Any, client: str = CONSOLE
+                 ) -> Event | Supervised | SeatTapped | DealerPin:
     if not isinstance(action, dict):
         raise ConsoleError("an action must be a JSON object")
     name = action.get("action")
@@ -120,8 +124,9 @@ def parse_action(action: Any) -> Event | Supervised | SeatTapped | DealerPin:
             raise ConsoleError("seat_card: field card: the number of the card waiting")
         return SeatTapped(_number(action, "seat"), str(card))
     if name in ("dealer_sign_in", "dealer_sign_out"):
-        return DealerPin(_dealer(action), _text(action, "pin"), name == "dealer_sign_out")
+        return DealerPin(_dealer(action), _text(action, "pin"), name == "dealer_sign_out",
+                         client)
     if name in SUPERVISOR_ACTIONS:
         event = SUPERVISOR_ACTIONS[name](action)
-        return Supervised(event, _text(action, "supervisor"), _text(action, "pin"))
+        return Supervised(event, _text(action, "supervisor"), _text(action, "pin"), client)
     raise ConsoleError(f"field action: {name!r} is not one of {', '.join(ACTIONS)}")

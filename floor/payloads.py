@@ -136,6 +136,23 @@ def _alert_line(message: Incoming) -> str | None:
     if message.topic == "alert" and body.get("code") in FLOOR_ALERTS:
         return f"{where}{str(body.get('code')).replace('_', '-')}: {body.get('text', '')}"
     if message.topic == "supervisor":
+        if body.get("event") == "pins_refused":  # merged: one line for `count` refusals
+            role, who, count, wrong = (body.get(k) for k in ("role", "who", "count", "wrong"))
+            clients = body["clients"] if isinstance(body.get("clients"), list) else []
+            locked = body["locked"] if isinstance(body.get("locked"), list) else []
+            pins = f"PIN{'' if count == 1 else 's'}"
+            what = (f"{count} wrong {pins}" if wrong == count else
+                    f"{count} {pins} refused during a lockout" if wrong == 0 else
+                    f"{count} {pins} refused ({wrong} wrong, the others during a lockout)")
+            whom = f"{role} {who}" if who else f"any {role} id"
+            source = (f"display client {clients[0]}" if len(clients) == 1 else
+                      f"{len(clients)} display clients") + (" in a minute" if count != 1 else "")
+            scopes = [f"{role} {lock[0]}" + (f" at display client {lock[1]}" if lock[1] else "")
+                      if lock[0] else f"display client {lock[1]}" for lock in locked
+                      if isinstance(lock, list) and len(lock) == 2 and any(lock)]
+            lockout = (f"; {', '.join(scopes)} locked out for {body.get('lockout_s')} s"
+                       if scopes else "")
+            return f"{where}{what} for {whom} from {source}{lockout}"
         if body.get("event") == "supervisor_refused":
             return (f"{where}{body.get('action', '')} refused for {body.get('supervisor', '')}:"
                     f" {body.get('reason', '')}")

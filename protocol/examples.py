@@ -75,6 +75,19 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
 }
 
 
+# More kinds of a body than its example shows: each is attacked, and shown, too.
+VARIANTS: Final[dict[str, list[dict[str, Any]]]] = {
+    "supervisor": [
+        {"event": "pins_refused", "who": "D-7", "role": "dealer", "action": "dealer_signed_in",
+         "reason": "wrong dealer id or PIN", "count": 12, "wrong": 12,
+         "clients": ["10.0.0.5", "console"], "locked": [["D-7", "10.0.0.5"]],
+         "lockout_s": 300},
+        {"event": "supervisor_refused", "supervisor": "S-9", "action": "resumed",
+         "reason": "wrong supervisor id or PIN", "counted": True, "lockout_s": 0},
+        {"event": "round_voided", "by": "S-7 Dana", "reason": "dealt from the wrong shoe"}],
+}
+
+
 def message(topic: str, body: dict[str, Any] | None = None, **envelope: Any) -> dict[str, Any]:
     """A whole message of `topic`: the example's body (or `body`) in its envelope, a copy of
     its own to change."""

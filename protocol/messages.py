@@ -182,11 +182,27 @@ class SupervisorRefused(Model):
     lockout_s: Count = 0
 
 
+class PinsRefused(Model):
+    """Wrong PINs (or any during a lockout) for one id, merged: at most a few a minute."""
+
+    event: Literal["pins_refused"] = "pins_refused"
+    who: ShortText  # the id as typed; "": merged under a display client
+    role: Literal["dealer", "supervisor"]
+    action: Key
+    reason: Text
+    count: Positive
+    wrong: Count  # of `count`, the wrong PINs (the rest came during a lockout)
+    clients: Annotated[list[ShortText], Field(max_length=8)]
+    locked: Annotated[list[tuple[ShortText, ShortText]], Field(max_length=16)]  # id, client
+    lockout_s: Count = 0
+
+
 SUPERVISOR_EVENTS: Final[dict[str, type[Model]]] = {
     cls.model_fields["event"].default: cls for cls in (
-        Resumed, CardAssigned, CardVoided, RoundVoided, AlertsCleared, SupervisorRefused)}
+        Resumed, CardAssigned, CardVoided, RoundVoided, AlertsCleared, SupervisorRefused,
+        PinsRefused)}
 SupervisorBody = Annotated[Resumed | CardAssigned | CardVoided | RoundVoided | AlertsCleared
-                           | SupervisorRefused, Field(discriminator="event")]
+                           | SupervisorRefused | PinsRefused, Field(discriminator="event")]
 
 
 class DeviceBody(Model):
@@ -236,6 +252,15 @@ class RefusalItem(Model):
     reason: Text
 
 
+class PinsRefusalItem(Model):
+    seq: N
+    role: Literal["dealer", "supervisor"]
+    who: ShortText
+    action: Key
+    reason: Text
+    count: Positive
+
+
 class FaultItem(Model):
     seq: N
     device: ShortText
@@ -254,7 +279,7 @@ class Corrections(Model):
 
 class Refusals(Model):
     count: Count
-    list: Annotated[list[RefusalItem], _items(MAX_LISTED)]
+    list: Annotated[list[RefusalItem | PinsRefusalItem], _items(MAX_LISTED)]
 
 
 class Faults(Model):

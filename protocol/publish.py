@@ -136,7 +136,8 @@ or null; a number for `round`), `utc` (when the table committed it) and `body`.
         out.append(f"### `{topic}`\n\nSent when {cls.when}. {_doc(cls)} "
                    f"([schema](protocol/{topic}.schema.json))\n")
         out.append(_fields(body, schema.get("$defs", {})))
-        out.append(_example(examples.BODIES[topic]))
+        for example in [examples.BODIES[topic], *examples.VARIANTS.get(topic, [])]:
+            out.append(_example(example))
     out.append("## The table's status\n\n" + _doc(Status) + "\n")
     out.append(_fields(Status.model_json_schema(), {}))
     out.append(_example(examples.STATUS))

@@ -120,7 +120,8 @@ class Rig:
 
     def start_controller(self) -> None:
         service, closer = open_table(self.journal_path, self.journal_config,
-                                     PinGuard(self.supervisors), self.keep_rounds)
+                                     PinGuard(self.supervisors), self.keep_rounds,
+                                     dealers=PinGuard({"D-1": self.supervisors["sup"]}, "dealer"))
         wanted = config_change(self.game, {}, self.pay_tables, PayTables.load())
         if service.table.config_event is None or \
                 service.table.config_event.content() != wanted.content():
@@ -130,8 +131,7 @@ class Rig:
             service.submit(wanted)
         decode = beetek.decode if self.protocol == "beetek" else cardid.decode
         silence = cardid.SILENCE_LOST_S if self.protocol == "cardid" else None
-        self.loop = ControllerLoop(service, shoe_protocol=self.protocol, closer=closer,
-                                   dealers=PinGuard({"D-1": self.supervisors["sup"]}))
+        self.loop = ControllerLoop(service, shoe_protocol=self.protocol, closer=closer)
         self.loop.listeners.append(self._count)
         recorder = self.recorder
         self.serial = SerialDevice("shoe", str(self.shoe.path), decode, self.loop.post,
@@ -171,6 +171,8 @@ class Rig:
         self.start_controller()
 
     def close(self) -> None:
+        assert self.loop is not None
+        self.loop.finish()
         self.stop_controller()
         self.shoe.stop()
         if self.recorder is not None:

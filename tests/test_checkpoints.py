@@ -3,13 +3,16 @@
 rounds, devices lost and found, refused supervisors, periodic checkpoints and day closes at
 random moments between rounds, folded again from each of its checkpoints, arrives at the same
 state, the same rounds and the same day's ledger as the fold from genesis. And a fold that passes
-a checkpoint or a day's summary that does not match the records stops, naming it."""
+a checkpoint or a day's summary that does not match the records stops, naming it. The PIN
+lockouts the fold keeps (`pins_refused`) are part of that state, and checkpoints made before
+them still match their fold."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import random
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -26,6 +29,7 @@ from controller.game.events import (
     DeviceFound,
     DeviceLost,
     Event,
+    PinsRefused,
     SupervisorRefused,
     canonical,
     event_from_dict,
@@ -34,6 +38,8 @@ from controller.game.round_machine import Effect
 from controller.game.table import FoldMismatch, Table
 from controller.game.table_config import config_change
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 class Session:
@@ -53,8 +59,9 @@ class Session:
     def _add(self, event: Event) -> list[Effect]:
         """Stamped, and through the journal's text and back, as a fold reads it."""
         seq = len(self.events) + 1
+        utc = (START + timedelta(seconds=seq)).isoformat(timespec="milliseconds")
         stamped = event_from_dict(json.loads(canonical(dataclasses.replace(
-            event, seq=seq, utc=f"2026-01-01T00:00:{seq:06d}Z", mono_ns=seq).to_record())))
+            event, seq=seq, utc=utc.replace("+00:00", "Z"), mono_ns=seq).to_record())))
         self.events.append(stamped)
         return self.table.apply(stamped)
 
@@ -66,7 +73,8 @@ class Session:
             self._add(DeviceFound(seq=0, device=sorted(self.table.lost_devices)[0]))
         if rng.random() < 0.1:
             self._add(SupervisorRefused(seq=0, supervisor="x", action="resumed",
-                                        reason="wrong PIN"))
+                                        reason="wrong PIN", lockout_s=self.rng.choice([0, 300])))
+        self._refused_pins(self.rng)  # its own draws: the sessions above stay as they were
         if rng.random() < 0.3:
             self._add(Checkpoint(seq=0, state=self.table.snapshot(), reason="rounds", head=""))
         if rng.random() < 0.2:
@@ -78,6 +86,19 @@ class Session:
                                 last_round=self.table.rounds_played, signed_seq=0, head=""))
             return day + 1
         return day
+
+
+    def _refused_pins(self, rng: random.Random) -> None:
+        """Refused PINs, merged, with lockouts that end within the session and some that do
+        not, and wrong PINs that a restart would resume."""
+        if rng.random() < 0.2:
+            who, client = rng.choice(["D-7", "sup1", ""]), rng.choice(["127.0.0.1", "console"])
+            lockout_s = rng.choice([0, 0, 20, 300])
+            self._add(PinsRefused(seq=0, who=who, role=rng.choice(["dealer", "supervisor"]),
+                                  action="resumed", reason="wrong supervisor id or PIN",
+                                  count=3, wrong=rng.choice([0, 2]), clients=[client],
+                                  locked=[[who, client], ["", client]] if lockout_s else [],
+                                  lockout_s=lockout_s))
 
 
 def state_of(table: Table) -> dict[str, Any]:

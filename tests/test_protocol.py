@@ -23,6 +23,7 @@ from controller.game.events import (
     DeviceAlarm,
     DeviceFound,
     DeviceLost,
+    PinsRefused,
     PlayerLeft,
     PlayerSeated,
     RatingAssessed,
@@ -229,6 +230,10 @@ def _made(path: Path) -> list[tuple[str, int | None, dict[str, Any]]]:
     table.submit(DeviceFound(seq=0, device="pads"))
     table.submit(SupervisorRefused(seq=0, supervisor="+typed\u00a0name", action="resumed",
                                    reason="wrong PIN"))
+    table.submit(PinsRefused(seq=0, who="=D\x007", role="dealer", action="dealer_signed_in",
+                             reason="wrong dealer id or PIN", count=4, wrong=4,
+                             clients=["10.0.0.5", "-\u202eclient"], locked=[["=D\x007", ""]],
+                             lockout_s=300))
     table.submit(Resumed(seq=0, by="sup"))
     table.submit(CardVoided(seq=0, by="sup"))
     table.submit(RoundVoided(seq=0, by="sup", reason="-voided\n"))

@@ -368,10 +368,10 @@ def test_a_dealer_card_at_a_seat_reader_signs_in_and_an_unknown_one_is_refused(
         tmp_path: Path) -> None:
     """A configured dealer's number is a dealer's card at any reader, whatever its pattern;
     with dealers configured, a dealer card that is none of theirs signs nobody in."""
-    service = TableService(None)
+    service = TableService(None, dealers=PinGuard({"D-7": hash_pin("1234", iterations=1000)},
+                                                  "dealer"))
     service.submit(config_change("blackjack", {}, {}, PayTables.load()))
-    loop = ControllerLoop(service, readers={"seat 2 reader": 2},
-                          dealers=PinGuard({"D-7": hash_pin("1234", iterations=1000)}))
+    loop = ControllerLoop(service, readers={"seat 2 reader": 2})
     loop.handle(CardRead("seat 2 reader", "D-7"))  # the seat reader has no dealer pattern
     assert service.table.dealer == "D-7" and not service.table.ratings.open
     loop.handle(CardRead("seat 2 reader", "D-9", "dealer"))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from controller.daemon.service import TableService
+from controller.daemon.service import PIN_REFUSED, TableService
 from controller.game.alerts import Alert
 from controller.game.events import (
     AlertsCleared,
@@ -27,6 +27,7 @@ from controller.game.events import (
     NewShoe,
     PayoutConfirmed,
     PayoutShown,
+    PinsRefused,
     Resumed,
     RoundVoided,
     ShoeEmpty,
@@ -255,12 +256,12 @@ def test_corrections_need_the_right_pin_and_wrong_pins_lock_out() -> None:
     table.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=5000))
     for _ in range(3):
         refused = supervise(table, Resumed(seq=0, by=""), pin="1111")
-        assert alerts(refused)[0].code == "supervisor_refused"
+        assert alerts(refused)[0].code == PIN_REFUSED
     assert state(table) == "hold"
     locked = supervise(table, Resumed(seq=0, by=""))  # the right PIN, but locked out
     assert "locked out" in alerts(locked)[0].message and state(table) == "hold"
     stranger = table.supervise(Resumed(seq=0, by=""), "nobody", PIN)
-    assert alerts(stranger)[0].code == "supervisor_refused"
+    assert alerts(stranger)[0].message.endswith("wrong supervisor id or PIN")
     clock.now += 301
     supervise(table, Resumed(seq=0, by=""))
     assert state(table) == "dealing"
@@ -290,8 +291,9 @@ def test_a_lockout_survives_a_restart(tmp_path: Path) -> None:
     table.submit(config_change("blackjack", {}, {}, REGISTRY))
     for _ in range(3):
         supervise(table, NewShoe(seq=0, by=""), pin="1111")
-    refusals = [e for e in read_events(path) if e.kind == "supervisor_refused"]
-    assert [e.lockout_s for e in refusals] == [0, 0, 300]  # type: ignore[attr-defined]
+    refusals = [e for e in read_events(path) if isinstance(e, PinsRefused)]
+    # the first at once, the third with the one before it as it locks sup1 out
+    assert [(e.count, e.lockout_s) for e in refusals] == [(1, 0), (2, 300)]
     table.journal.close()  # type: ignore[union-attr]
     utc.at += timedelta(seconds=120)
     table = reopen(path, utc)
@@ -305,11 +307,13 @@ def test_a_lockout_survives_a_restart(tmp_path: Path) -> None:
 
 
 def test_wrong_pins_before_a_restart_still_count(tmp_path: Path) -> None:
+    """Those merged but not yet journaled are journaled as the controller stops."""
     path, utc = tmp_path / "j.sqlite3", Utc()
     table = reopen(path, utc)
     table.submit(config_change("blackjack", {}, {}, REGISTRY))
     for _ in range(2):
         supervise(table, NewShoe(seq=0, by=""), pin="1111")
+    assert table.refusals_due(ending=True) == 1  # the second, merged in its minute
     table.journal.close()  # type: ignore[union-attr]
     table = reopen(path, utc)
     supervise(table, NewShoe(seq=0, by=""), pin="1111")  # the third within the minute
@@ -327,8 +331,8 @@ def test_pins_are_never_journaled(tmp_path: Path) -> None:
     raw = path.read_bytes() + (tmp_path / "j.sqlite3-wal").read_bytes()
     assert b"97531" not in raw and PIN.encode() not in raw
     events = list(read_events(path))
-    assert [e.kind for e in events][-2:] == ["supervisor_refused", "resumed"]
-    assert events[-2].to_dict()["reason"] == "wrong PIN"
+    assert [e.kind for e in events][-2:] == ["pins_refused", "resumed"]
+    assert events[-2].to_dict()["reason"] == "wrong supervisor id or PIN"
     assert events[-1].to_dict()["by"] == "sup1"
 
 

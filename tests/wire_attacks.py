@@ -35,19 +35,21 @@ class Attack:
     payload: bytes
 
 
-def kinds(table: str = "bj-07") -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
-    """Every kind of payload of the wire: its example (from `table`) and its schema."""
-    found = {topic: (examples.message(topic, table=table), cls.model_json_schema())
-             for topic, cls in MESSAGES.items()}
-    found["status"] = ({**examples.STATUS, "table": table}, Status.model_json_schema())
-    found.update({name: (examples.COMMANDS[name], cls.model_json_schema())
-                  for name, cls in COMMANDS.items()})
+def kinds(table: str = "bj-07") -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """Every kind of payload of the wire, from `table`: (its kind, an example, its schema),
+    each kind of a message's body with an example of its own."""
+    found = [(topic, examples.message(topic, body, table=table), cls.model_json_schema())
+             for topic, cls in MESSAGES.items()
+             for body in [None, *examples.VARIANTS.get(topic, [])]]
+    found.append(("status", {**examples.STATUS, "table": table}, Status.model_json_schema()))
+    found += [(name, examples.COMMANDS[name], cls.model_json_schema())
+              for name, cls in COMMANDS.items()]
     return found
 
 
 def attacks(table: str = "bj-07") -> Iterator[Attack]:
     """Every attack on every kind of payload (from `table`)."""
-    for kind, (example, schema) in kinds(table).items():
+    for kind, example, schema in kinds(table):
         for path, what, bad, raw in _changes(example, schema, schema.get("$defs", {}), ()):
             yield Attack(kind, _path(path), what, _dump(_set(example, path, bad), raw))
 

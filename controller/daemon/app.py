@@ -184,7 +184,8 @@ class Daemon:
         journal_path = self._journal_path(config)
         service, closer = open_table(journal_path, config.journal_config,
                                      PinGuard(config.supervisors), KEEP_ROUNDS,
-                                     floor=self.options.floor is not None)
+                                     floor=self.options.floor is not None,
+                                     dealers=PinGuard(config.dealers, "dealer"))
         journal = service.journal
         assert journal is not None
         wanted = config_change(config.game, config.rules, config.pay_tables, config.registry)
@@ -194,8 +195,7 @@ class Daemon:
         recorder = self._recorder(config)
         loop = ControllerLoop(service, shoe_protocol=config.shoe.protocol if config.shoe
                               else "beetek", name=config.name, closer=closer,
-                              readers={reader.name: reader.seat for reader in config.readers},
-                              dealers=PinGuard(config.dealers))
+                              readers={reader.name: reader.seat for reader in config.readers})
         control = ControlServer(socket_path(journal_path), loop.post)
         drivers: list[SerialDevice | UsbDevice | InputDevice] = [
             InputDevice(reader.name, reader.url, loop.post, reader.rules)
@@ -231,6 +231,7 @@ class Daemon:
             protection.stop()
             for driver in drivers:
                 driver.stop()
+            loop.finish()  # the refused PINs still being merged, before the link drains
             if link is not None:
                 link.stop()  # drains, the display still showing how
             server.stop()

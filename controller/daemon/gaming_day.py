@@ -90,18 +90,19 @@ class DayCloser:
 
 
 def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: int,
-               utc: Callable[[], str] = utc_now, floor: bool = False
-               ) -> tuple[TableService, DayCloser]:
-    """The table's journal, service and day keeping as `[journal]` configures them. A seal cut
-    short by a power loss is finished first. With a floor link, a day's messages stay on the
-    table until the floor has them all."""
+               utc: Callable[[], str] = utc_now, floor: bool = False,
+               dealers: PinGuard | None = None) -> tuple[TableService, DayCloser]:
+    """The table's journal, service and day keeping as `[journal]` configures them, with the
+    supervisors' and dealers' PIN guards. A seal cut short by a power loss is finished first.
+    With a floor link, a day's messages stay on the table until the floor has them all."""
     signer = Signer.load(config.key) if config.key else None
     journal = Journal.open(path)
     try:
         archive = Archive(journal, config.keep_days, floor)
         archive.seal_and_retain()
         service = TableService(journal, pin_guard=guard, keep_rounds=keep_rounds, utc=utc,
-                               disk=DiskReserve(path.parent, config.reserve_mb * 2**20))
+                               disk=DiskReserve(path.parent, config.reserve_mb * 2**20),
+                               dealers=dealers)
     except BaseException:
         journal.close()
         raise

@@ -8,6 +8,11 @@ due or asked for, at the first moment between rounds. A cardid frame whose seque
 content were already committed (a retransmission, perhaps across a controller restart) is
 acknowledged again and dropped.
 
+PINs (docs/devices.md, "PINs"): a dealer's or supervisor's PIN is checked by the service, with
+the client it came from (the display's remote address, or `CONSOLE`); a refused one is answered
+on the display at once, and the merged refusals whose minute is over are journaled between
+inputs, the rest when the loop finishes.
+
 Card readers (docs/devices.md): a player's card at a seat's reader seats that player, and the
 same card again while their rating is open is the card taken out. A player's card at the
 dealer's reader waits (one at a time, `SWIPE_WAIT_S`) for the dealer to tap the seat on the
@@ -31,7 +36,7 @@ import structlog
 
 from controller.daemon.control import DayCloseRequest
 from controller.daemon.gaming_day import DayCloser
-from controller.daemon.service import TableService
+from controller.daemon.service import CONSOLE, PIN_REFUSED, TableService
 from controller.game.alerts import Alert
 from controller.game.describe import describe_effect, split_so_far
 from controller.game.events import (
@@ -48,13 +53,11 @@ from controller.game.events import (
     PlayerLeft,
     PlayerSeated,
     ShoeEmpty,
-    SupervisorRefused,
     WagerPlaced,
 )
-from controller.game.ratings import MAX_ID, is_id
+from controller.game.ratings import is_id
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
-from controller.game.supervisors import PinGuard
 from devices import cardid, pads
 from devices.events import (
     Alarm,
@@ -90,6 +93,7 @@ class Supervised:
     event: Event
     supervisor: str
     pin: str
+    client: str = CONSOLE  # where it was typed: the display's remote address
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,7 @@ class DealerPin:
     dealer: str
     pin: str
     leave: bool = False  # signing out
+    client: str = CONSOLE  # where it was typed: the display's remote address
 
 
 @dataclass(frozen=True)
@@ -138,10 +143,8 @@ class ControllerLoop:
     def __init__(self, service: TableService, shoe: Any = None, shoe_protocol: str = "beetek",
                  pads_device: Any = None, name: str = "", closer: DayCloser | None = None,
                  readers: dict[str, int | None] | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 dealers: PinGuard | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.service = service
-        self.dealers = dealers or PinGuard({})  # dealer id -> PIN hash
         self.readers = readers or {}  # reader name -> its seat; None at the dealer's position
         self.swipe: Swipe | None = None
         self._readers_down: set[str] = set()  # alerted once per outage, however it retries
@@ -186,6 +189,7 @@ class ControllerLoop:
         self._day_due()
         self._swipe_due()
         self._notices_due()
+        self.service.refusals_due()
 
     def _swipe_due(self) -> None:
         if self.swipe is not None and self.clock() >= self.swipe.until:
@@ -231,6 +235,12 @@ class ControllerLoop:
     def _run(self) -> None:
         while not self._stop.is_set():
             self.step()
+        self.finish()
+
+    def finish(self) -> None:
+        """Journal the refused PINs still being merged: a stop loses none of them. Called on
+        the loop's thread (the journal's) as it stops."""
+        self.service.refusals_due(ending=True)
 
     # ----- handling --------------------------------------------------------------------------
 
@@ -242,7 +252,7 @@ class ControllerLoop:
             self._seat_tapped(item)
         elif isinstance(item, Supervised):
             self._commit(None, lambda: self.service.supervise(item.event, item.supervisor,
-                                                              item.pin))
+                                                              item.pin, item.client))
         elif isinstance(item, PitSeat):
             self._pit_seat(item)
         elif isinstance(item, DealerPin):
@@ -342,7 +352,7 @@ class ControllerLoop:
         if before is not None and before[0] == read.number and when - before[1] < SAME_CARD_S:
             self.log.info("the same card read again at once: one read", reader=read.reader)
             return  # an RFID pad re-sending, a dip reader reading in and out
-        known = self.dealers.supervisors
+        known = self.service.guards["dealer"].pins
         if read.kind == "dealer" or read.number in known:  # a dealer's card at any reader
             if known and read.number not in known:
                 self._submit(DeviceAlarm(seq=0, device=read.reader, code="unknown_dealer",
@@ -373,15 +383,14 @@ class ControllerLoop:
             self._submit(DealerSignedIn(seq=0, dealer=dealer, how="card"))
 
     def _dealer_pin(self, request: DealerPin) -> None:
-        """A dealer's PIN signs them in (the dealer before them out), or out. A wrong one is
-        journaled as refused, not counted against the supervisors' lockout: dealers have their
-        own, kept while the controller runs."""
-        refusal = self.dealers.refusal(request.dealer, request.pin)
+        """A dealer's PIN signs them in (the dealer before them out), or out. A refused one is
+        answered on the display; the dealers' lockouts are their own, apart from the
+        supervisors'."""
         action = "dealer_signed_out" if request.leave else "dealer_signed_in"
-        if refusal is not None:
-            self._submit(SupervisorRefused(
-                seq=0, supervisor=request.dealer[:MAX_ID], action=action,
-                reason=refusal.reason, counted=False, lockout_s=refusal.lockout_s))
+        answer = self.service.pin_refusal("dealer", request.dealer, request.pin,
+                                          request.client, action)
+        if answer is not None:
+            self._told(None, [answer])
             return
         current = self.service.table.dealer
         if request.leave:
@@ -489,11 +498,11 @@ class ControllerLoop:
 
     def _told(self, event: Event | None, effects: list[Effect]) -> None:
         """The listeners and the pads' lights follow what was committed. The alerts of an
-        event that touched no round (a garbled card, a reader lost, a refused PIN) are kept a
-        while as notices, for the display."""
-        if self.service.table.touched is None:
-            self.notices.extend((self.clock(), e.message) for e in effects
-                                if isinstance(e, Alert))
+        event that touched no round (a garbled card, a reader lost) and the answer to a refused
+        PIN (which may journal nothing) are kept a while as notices, for the display."""
+        aside = self.service.table.touched is None
+        self.notices.extend((self.clock(), e.message) for e in effects
+                            if isinstance(e, Alert) and (aside or e.code == PIN_REFUSED))
         for listener in self.listeners:
             listener(event, effects)
         self._light_spots()

@@ -6,6 +6,11 @@ Effects are released only after the commit, so nothing is shown or acknowledged 
 could take back. If the journal cannot be written, the table is rebuilt from the journal (the
 event that failed is dropped with it) and JournalError says the controller must stop dealing.
 
+PINs (supervisors' and dealers') are checked here, each role by its guard, whose lockouts a
+restart resumes from the fold; refusals are answered at once and journaled merged
+(`controller/game/pin_alarms.py`): `pin_refusal` journals what is due at once, `refusals_due`
+what the minute's windows merged.
+
 Start-up folds from the latest checkpoint that rebuilds the last `keep_rounds` rounds, so its
 cost does not grow with history. Every `checkpoint_rounds` rounds, in the transaction of the
 event that ends the round, a checkpoint of the table is journaled; so is one at each day close,
@@ -22,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.game.alerts import Alert
 from controller.game.events import (
     SUPERVISOR_ACTIONS,
     Checkpoint,
@@ -32,10 +38,12 @@ from controller.game.events import (
     DiskOk,
     Event,
     PlayerLeft,
-    SupervisorRefused,
 )
+from controller.game.names import decision_words
+from controller.game.pin_alarms import PinAlarms
+from controller.game.ratings import MAX_ID
 from controller.game.round_machine import Effect
-from controller.game.supervisors import PinGuard
+from controller.game.supervisors import ANY, MAX_CLIENT, PinGuard
 from controller.game.table import OPENS_A_ROUND, RoundRecord, Table
 from controller.journal import Entry, Journal, JournalError, RoundRow, canonical, chain_hash
 from controller.journal.files import utc_now
@@ -46,6 +54,8 @@ from controller.journal.signing import Signer, day_message
 VERSION = "0.2.0"
 CHECKPOINT_ROUNDS = 25  # a fold after a restart replays fewer than this many rounds
 KEEP_ROUNDS = 10  # the finished rounds the dealer display lists
+PIN_REFUSED = "pin_refused"  # the code of the answer to a refused PIN (an alert, not journaled)
+CONSOLE = "console"  # the client of a PIN typed at no display (a keypad, a script)
 
 
 @dataclass(frozen=True)
@@ -70,17 +80,29 @@ class TableService:
                  monotonic_ns: Callable[[], int] = time.monotonic_ns,
                  pin_guard: PinGuard | None = None, keep_rounds: int = KEEP_ROUNDS,
                  checkpoint_rounds: int = CHECKPOINT_ROUNDS,
-                 disk: DiskReserve | None = None) -> None:
+                 disk: DiskReserve | None = None, dealers: PinGuard | None = None) -> None:
         self.journal = journal
         self.keep_rounds, self.checkpoint_rounds = keep_rounds, checkpoint_rounds
         self.disk = disk
         self.utc, self.monotonic_ns = utc, monotonic_ns
-        self.guard = pin_guard or PinGuard(supervisors)
+        self.guards = {"supervisor": pin_guard or PinGuard(supervisors),
+                       "dealer": dealers or PinGuard({}, "dealer")}
+        if [guard.role for guard in self.guards.values()] != list(self.guards):
+            raise ValueError("pin_guard is the supervisors' PinGuard, dealers the dealers'")
+        self.alarms = {role: PinAlarms(role, guard.clock) for role, guard in self.guards.items()}
         self._written: dict[int, tuple[str, int]] = {}  # round -> (status, settlements) stored
         self.table = self._load()
-        pins = self.table.pins
-        self.guard.resume(pins.failures, pins.locked_until, self.utc())  # lockouts survive
+        self._resume_pins()
         self.submit(ControllerStarted(seq=0, version=VERSION))
+
+    def _resume_pins(self) -> None:
+        """Lockouts survive a restart: each guard carries on from the fold (an old journal's
+        lockout of every supervisor included)."""
+        pins, now = self.table.pins, self.utc()
+        for role, guard in self.guards.items():
+            guard.resume(*pins.of(role), now)
+        if pins.locked_until is not None:
+            self.guards["supervisor"].resume([(ANY, ANY, pins.locked_until)], [], now)
 
     def _load(self) -> Table:
         self._written.clear()
@@ -98,16 +120,38 @@ class TableService:
         """Stamp, apply, journal and commit one event; returns its effects."""
         return self._commit([event])
 
-    def supervise(self, event: Event, supervisor: str, pin: str) -> list[Effect]:
-        """A correction that needs a supervisor: checked PIN first; a refusal is journaled."""
+    def supervise(self, event: Event, supervisor: str, pin: str, client: str = CONSOLE
+                  ) -> list[Effect]:
+        """A correction that needs a supervisor: checked PIN first; a refusal is answered
+        (`pin_refusal`)."""
         if not isinstance(event, SUPERVISOR_ACTIONS):
             raise TypeError(f"{event.kind} is not a supervisor action")
-        refusal = self.guard.refusal(supervisor, pin)
-        if refusal is not None:
-            return self.submit(SupervisorRefused(
-                seq=0, supervisor=supervisor, action=event.kind, reason=refusal.reason,
-                counted=refusal.counted, lockout_s=refusal.lockout_s))
+        answer = self.pin_refusal("supervisor", supervisor, pin, client, event.kind)
+        if answer is not None:
+            return [answer]
         return self.submit(dataclasses.replace(event, by=supervisor))  # type: ignore[call-arg]
+
+    def pin_refusal(self, role: str, who: str, pin: str, client: str, action: str
+                    ) -> Alert | None:
+        """None if `pin` is `who`'s; otherwise the answer for the display, the same whether
+        `who` exists or not. The refusal is merged with the others for its id and journaled
+        when due (`PinAlarms`)."""
+        client = client[:MAX_CLIENT] or "unknown"  # never "", which means any client
+        refusal = self.guards[role].refusal(who, pin, client)
+        if refusal is None:
+            return None
+        for event in self.alarms[role].refused(who, client, action, refusal):
+            self.submit(event)
+        return Alert(PIN_REFUSED, f"{decision_words(action)} refused for {role} "
+                                  f"{who[:MAX_ID]}: {refusal.reason}")
+
+    def refusals_due(self, ending: bool = False) -> int:
+        """Journal the merged refusals whose window is over (all of them when `ending`, as the
+        controller stops); how many events that made."""
+        due = [event for alarms in self.alarms.values() for event in alarms.due(ending)]
+        for event in due:
+            self.submit(event)
+        return len(due)
 
     def _commit(self, events: Sequence[Event]) -> list[Effect]:
         """Apply `events` (and what they call for: the disk's state before a new round, a

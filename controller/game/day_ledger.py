@@ -7,8 +7,9 @@ side, of confirmed rounds only:
   stays, as every signed summary has it;
 - `won`: what the house collected from losing wagers; `paid`: what it paid to winning ones;
 - `result` = won - paid, the win; win % of handle = result / drop.
-Holds (with how each ended), corrections (with who made them), refused supervisor actions and
-device faults are listed, the first `LISTED` of each, and counted.
+Holds (with how each ended), corrections (with who made them), refused PINs (merged: an entry
+counts as many as it stands for) and device faults are listed, the first `LISTED` of each, and
+counted.
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ class Tally:
     count: int = 0
     items: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, item: dict[str, Any]) -> None:
-        self.count += 1
+    def add(self, item: dict[str, Any], count: int = 1) -> None:
+        """`item`, standing for `count` of what is counted (merged refused PINs)."""
+        self.count += count
         if len(self.items) < LISTED:
             self.items.append(item)
 

@@ -19,6 +19,7 @@ from controller.game.events import (
     DealerSignedOut,
     DeviceAlarm,
     Event,
+    PinsRefused,
     PlayerLeft,
     PlayerSeated,
     SupervisorRefused,
@@ -60,6 +61,8 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
         lockout = f"; locked out for {event.lockout_s} s" if event.lockout_s else ""
         return (f"{decision_words(event.action)} refused for supervisor {event.supervisor}: "
                 f"{event.reason}{lockout}")
+    if isinstance(event, PinsRefused):
+        return _pins_refused(event)
     if isinstance(event, DeviceAlarm):
         return f"{event.device} alarm: {event.text}" + (" (on hold)" if event.hold else "")
     if isinstance(event, PlayerSeated):
@@ -91,6 +94,21 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
     text = event_words(event.kind)
     return f"{text}: " + ", ".join(f"{readable(k)} {_value(v)}" for k, v in fields.items()) \
         if fields else text
+
+
+def _pins_refused(event: PinsRefused) -> str:
+    """'3 PINs refused for dealer D-7 from 127.0.0.1 (3 wrong; the last: dealer signed in,
+    wrong dealer id or PIN); locked out for 300 s: dealer D-7 at 127.0.0.1'."""
+    whom = f"{event.role} {event.who}" if event.who else f"any {event.role}"
+    line = (f"{event.count} PIN{'s' if event.count != 1 else ''} refused for {whom} from "
+            f"{', '.join(event.clients)} ({event.wrong} wrong; the last: "
+            f"{decision_words(event.action)}, {event.reason})")
+    if not event.lockout_s:
+        return line
+    scopes = [f"{event.role} {who}" + (f" at {client}" if client else "") if who else
+              f"client {client}" if client else f"every {event.role}"
+              for who, client in event.locked]
+    return f"{line}; locked out for {event.lockout_s} s: {', '.join(scopes)}"
 
 
 def _value(value: Any) -> str:

@@ -206,7 +206,9 @@ class DeviceFound(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SupervisorRefused(Event):
-    """A supervisor action was refused (wrong PIN, unknown supervisor, locked out)."""
+    """A supervisor action (or a dealer's sign-in) was refused: one event per refusal, as
+    journals made before `pins_refused` hold them. They still fold as they did: a lockout of
+    every supervisor."""
 
     supervisor: str
     action: str
@@ -214,6 +216,27 @@ class SupervisorRefused(Event):
     counted: bool = True  # a wrong PIN or unknown supervisor; not a refusal during a lockout
     lockout_s: int = 0  # the lockout this refusal started, in seconds (0: none)
     kind: ClassVar[str] = "supervisor_refused"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PinsRefused(Event):
+    """Refused PINs, merged so that a flood of them makes a few events (controller/game/
+    pin_alarms.py): `count` refusals since the last event for `who` (as typed; "" for refusals
+    merged by their locked-out client, or with other ids when too many are tried at once), `wrong`
+    of them wrong PINs, the rest refused unchecked during a lockout; `action` and `reason` are the
+    last one's. `locked` names the lockouts they started, `[id or "", client or ""]` ("": any),
+    each of `lockout_s` seconds. The fold keeps them, so that a restart resumes them."""
+
+    who: str
+    role: str  # "dealer" or "supervisor"
+    action: str  # "dealer_signed_in", "dealer_signed_out" or a supervisor action's kind
+    reason: str
+    count: int
+    wrong: int
+    clients: list[str]  # the display clients they came from, the first MAX_CLIENTS
+    locked: list[list[str]]
+    lockout_s: int = 0
+    kind: ClassVar[str] = "pins_refused"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -348,8 +371,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         WagerPlaced, BetsLocked, AlertsCleared, CardDrawn, DealerAction, Resumed, CardAssigned,
         CardVoided, RoundVoided, PayoutShown, PayoutConfirmed, ConfigChanged, ControllerStarted,
         NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound, DeviceAlarm,
-        SupervisorRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk, PlayerSeated,
-        PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed)
+        SupervisorRefused, PinsRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk,
+        PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed)
 }
 
 

@@ -1,20 +1,51 @@
-"""Supervisor PINs: stored only as salted PBKDF2-SHA256 hashes, checked by the controller, wrong
-PINs rate-limited. The check happens at the edge, before an action is journaled; the journal
-records who acted, never a PIN."""
+"""PINs of the table's supervisors and dealers: stored only as salted PBKDF2-SHA256 hashes,
+checked by the controller, wrong ones limited per id and per display client. The check happens
+at the edge, before an action is journaled; the journal records who acted, never a PIN.
+
+The limits (docs/devices.md, "PINs"): within `WINDOW_S`, `per_id_client` wrong PINs for one id
+from one client lock that id at that client only, so that a stranger elsewhere cannot lock a
+dealer out of the table's own screen; `per_client` from one client, whatever the ids, lock that
+client, against cycling through ids; `per_id` for one id from all clients lock the id
+everywhere, against guessing spread over clients. A lockout lasts `LOCKOUT_S` and refuses even
+the right PIN. An unknown id is checked against a dummy hash of the configured cost and answered
+as a wrong PIN: neither the answer nor its time tells which ids exist.
+"""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
 import time
-from collections import deque
-from collections.abc import Callable, Mapping
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Final, NamedTuple
 
 ITERATIONS: Final = 200_000
 MIN_PIN_LENGTH: Final = 4
+WINDOW_S: Final = 300.0  # a wrong PIN counts toward a lockout for this long
+LOCKOUT_S: Final = 300.0
+MAX_SCOPES: Final = 1024  # ids, clients and pairs whose wrong PINs are counted at once
+MAX_LOCKS: Final = 256  # lockouts held at once
+MAX_CLIENT: Final = 64  # characters of a client's name (an IPv6 address has at most 45)
+ANY: Final = ""  # in a scope: any id, or any client
+Scope = tuple[str, str]  # (id or ANY, client or ANY)
+
+
+class Limits(NamedTuple):
+    """Wrong PINs within `WINDOW_S` that start a lockout, by scope."""
+
+    per_id_client: int
+    per_client: int
+    per_id: int
+
+
+# Supervisors: 3 for one id from anywhere is today's rate against guessing one supervisor's PIN;
+# 5 from one client lets one supervisor's typos leave the others theirs. Dealers: more of them
+# share the table's screen, and a dealer card still signs in during a lockout. docs/devices.md.
+LIMITS: Final = {"supervisor": Limits(3, 5, 3), "dealer": Limits(3, 10, 6)}
 
 
 def hash_pin(pin: str, iterations: int = ITERATIONS) -> str:
@@ -44,10 +75,19 @@ def verify_pin(pin: str, stored: str) -> bool:
     return hmac.compare_digest(candidate, digest)
 
 
+@functools.cache
+def dummy_hash(iterations: int) -> str:
+    """What an unknown id's PIN is checked against: a hash of `iterations`, made once per
+    process, of a PIN nobody knows."""
+    return hash_pin(os.urandom(16).hex(), iterations)
+
+
 class Refusal(NamedTuple):
     reason: str
-    counted: bool  # counts toward a lockout (a wrong PIN, an unknown supervisor)
-    lockout_s: int = 0  # the lockout it started
+    counted: bool  # a wrong PIN; False: refused unchecked during a lockout
+    lockout_s: int = 0  # the lockouts it started last this long (0: none)
+    locked: tuple[Scope, ...] = ()  # the scopes it locked
+    client_lock: bool = False  # refused because its client is locked out, whatever the id
 
 
 def _seconds_between(earlier: str, later: str) -> float:
@@ -55,47 +95,91 @@ def _seconds_between(earlier: str, later: str) -> float:
 
 
 class PinGuard:
-    """Checks supervisor PINs; after `max_failures` wrong PINs within `window_s` seconds every
-    supervisor action is refused for `lockout_s` seconds (a monotonic clock, injectable)."""
+    """Checks the PINs of one role ("supervisor" or "dealer") and keeps its lockouts per scope:
+    an id at a client, a client, an id (see the module's docstring), on a monotonic clock
+    (injectable). What it counts is bounded: `MAX_SCOPES` counters, the one touched longest ago
+    forgotten first, and `MAX_LOCKS` lockouts, the one ending soonest dropped first."""
 
-    def __init__(self, supervisors: Mapping[str, str], max_failures: int = 3,
-                 window_s: float = 60.0, lockout_s: float = 300.0,
+    def __init__(self, pins: Mapping[str, str], role: str = "supervisor",
                  clock: Callable[[], float] = time.monotonic) -> None:
-        for supervisor, stored in supervisors.items():
+        costs: Counter[int] = Counter()
+        for who, stored in pins.items():
             try:
-                check_hash_format(stored)
+                costs[check_hash_format(stored)[0]] += 1
             except ValueError as exc:
-                raise ValueError(f"supervisor {supervisor!r}: {exc}") from None
-        self.supervisors = dict(supervisors)
-        self.max_failures, self.window_s, self.lockout_s = max_failures, window_s, lockout_s
-        self.clock = clock
-        self.failures: deque[float] = deque()
-        self.locked_until = 0.0
+                raise ValueError(f"{role} {who!r}: {exc}") from None
+        self.pins = dict(pins)
+        self.role, self.limits, self.clock = role, LIMITS[role], clock
+        self.wrong = f"wrong {role} id or PIN"  # the same answer whether the id exists or not
+        self.iterations = costs.most_common(1)[0][0] if costs else ITERATIONS
+        if pins:  # now, not at the first unknown id, whose time would tell it from the rest
+            dummy_hash(self.iterations)
+        self.failures: dict[Scope, deque[float]] = {}  # the one touched last, last
+        self.locks: dict[Scope, float] = {}  # scope -> until
 
-    def refusal(self, supervisor: str, pin: str) -> Refusal | None:
-        """None if the PIN is right; otherwise why the action is refused."""
+    def refusal(self, who: str, pin: str, client: str) -> Refusal | None:
+        """None if `pin` is `who`'s; otherwise why not. A lockout is checked first and costs no
+        hash; any other answer costs one verification at the configured cost."""
         now = self.clock()
-        if now < self.locked_until:
-            return Refusal(f"locked out for {self.locked_until - now:.0f} s after repeated "
-                           "wrong PINs", counted=False)
-        stored = self.supervisors.get(supervisor)
-        if stored is not None and verify_pin(pin, stored):
+        until = max(self.locks.get(scope, 0.0)
+                    for scope in ((ANY, client), (ANY, ANY), (who, ANY), (who, client)))
+        if now < until:
+            return Refusal(f"locked out for {until - now:.0f} s after repeated wrong PINs",
+                           counted=False, client_lock=self.locks.get((ANY, client), 0.0) > now)
+        stored = self.pins.get(who)
+        right = verify_pin(pin, dummy_hash(self.iterations) if stored is None else stored)
+        if stored is not None and right:
+            self.failures.pop((who, client), None)
             return None
-        while self.failures and now - self.failures[0] > self.window_s:
-            self.failures.popleft()
-        self.failures.append(now)
-        reason = "unknown supervisor" if stored is None else "wrong PIN"
-        if len(self.failures) >= self.max_failures:
-            self.locked_until = now + self.lockout_s
-            self.failures.clear()
-            return Refusal(reason, True, round(self.lockout_s))
-        return Refusal(reason, True)
+        locked = self._count(who, client, now)
+        return Refusal(self.wrong, True, round(LOCKOUT_S) if locked else 0, locked)
 
-    def resume(self, failures: list[str], locked_until: str | None, now: str) -> None:
-        """Carry on from the journal after a restart (times in UTC): the wrong PINs still in
-        the window and a lockout still running hold as if the controller had never stopped."""
+    def _count(self, who: str, client: str, now: float) -> tuple[Scope, ...]:
+        """A wrong PIN in each of its scopes; the scopes it locks (their count starts again)."""
+        locked = []
+        for scope, limit in (((who, client), self.limits.per_id_client),
+                             ((ANY, client), self.limits.per_client),
+                             ((who, ANY), self.limits.per_id)):
+            times = self._times(scope, now)
+            times.append(now)
+            if len(times) >= limit:
+                self._lock(scope, now + LOCKOUT_S)
+                locked.append(scope)
+        return tuple(locked)
+
+    def _times(self, scope: Scope, now: float) -> deque[float]:
+        """The wrong PINs of `scope` still in the window, now the scope touched last."""
+        times = self.failures.pop(scope, None)
+        if times is None:
+            times = deque()
+            if len(self.failures) >= MAX_SCOPES:
+                del self.failures[next(iter(self.failures))]
+        while times and now - times[0] > WINDOW_S:
+            times.popleft()
+        self.failures[scope] = times
+        return times
+
+    def _lock(self, scope: Scope, until: float) -> None:
+        """Lock `scope` out; its count starts again."""
+        self.failures.pop(scope, None)
+        if scope not in self.locks and len(self.locks) >= MAX_LOCKS:
+            now = self.clock()
+            ended = [old for old, end in self.locks.items() if end <= now]
+            for old in ended or [min(self.locks, key=self.locks.__getitem__)]:
+                del self.locks[old]
+        self.locks[scope] = max(until, self.locks.get(scope, 0.0))
+
+    def resume(self, locks: Iterable[tuple[str, str, str]],
+               wrong: Iterable[tuple[str, str, str, int]], now: str) -> None:
+        """Carry on from the journal after a restart (times in UTC): the lockouts still running,
+        `(id, client, until)`, and the wrong PINs of the window, `(at, id, client or ANY,
+        count)`, hold as if the controller had never stopped."""
         clock = self.clock()
-        self.failures = deque(clock - age for at in failures
-                              if 0 <= (age := _seconds_between(at, now)) <= self.window_s)
-        if locked_until is not None:
-            self.locked_until = clock + max(0.0, _seconds_between(now, locked_until))
+        for at, who, client, count in wrong:
+            if 0 <= (age := _seconds_between(at, now)) <= WINDOW_S:
+                scopes = [(who, ANY), *([(who, client), (ANY, client)] if client else [])]
+                for scope in scopes:  # more than a limit never matters
+                    self._times(scope, clock).extend([clock - age] * min(count, max(self.limits)))
+        for who, client, until in locks:  # after the wrong PINs: a lockout restarts its count
+            if (left := _seconds_between(now, until)) > 0:
+                self._lock((who, client), clock + left)

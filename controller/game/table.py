@@ -12,8 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 
 from controller.game.alerts import Alert
 from controller.game.cards import Card, parse_card
@@ -40,6 +39,7 @@ from controller.game.events import (
     DiskOk,
     Event,
     NewShoe,
+    PinsRefused,
     PlayerLeft,
     PlayerSeated,
     RatingAssessed,
@@ -53,6 +53,7 @@ from controller.game.names import (
     NO_TABLES,
     where_words,
 )
+from controller.game.pin_state import PinState
 from controller.game.ratings import Ratings
 from controller.game.round_machine import BURN, VOIDED, DealtCard, Effect, RoundMachine
 from controller.game.rules.baccarat_play import BaccaratPlay
@@ -115,30 +116,6 @@ class Shoe:
                    Counter({parse_card(card): n for card, n in state["counts"].items()}),
                    state["cut_card"], state["change_required"], state["burn_left"],
                    [(player, banker) for player, banker in state["coups"]])
-
-
-@dataclass
-class PinState:
-    """Wrong supervisor PINs and the lockout they started, as the journal tells them: a restart
-    must not clear a lockout (times in UTC, from the refusals' stamps)."""
-
-    failures: list[str] = field(default_factory=list)  # since the last lockout
-    locked_until: str | None = None
-
-    KEEP: ClassVar[int] = 10  # more than any lockout threshold
-
-    def note(self, event: SupervisorRefused) -> None:
-        if not event.counted or not event.utc:
-            return
-        if event.lockout_s:
-            self.failures = []
-            until = datetime.fromisoformat(event.utc) + timedelta(seconds=event.lockout_s)
-            self.locked_until = until.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        else:
-            self.failures = [*self.failures, event.utc][-self.KEEP:]
-
-    def to_state(self) -> dict[str, Any]:
-        return {"failures": list(self.failures), "locked_until": self.locked_until}
 
 
 def coup_of(play: BaccaratPlay) -> tuple[str, str]:
@@ -244,7 +221,7 @@ class Table:
         table.last_shoe_frame = state["last_shoe_frame"]
         table.deal_refused = state["deal_refused"]
         table.day = DayLedger.from_state(state["day"])
-        table.pins = PinState(**state["pins"])
+        table.pins = PinState.from_state(state["pins"])
         if "ratings" in state:
             table.ratings = Ratings.from_state(state["ratings"], keep_ratings)
         table.dealer = state.get("dealer")
@@ -300,6 +277,11 @@ class Table:
             self.pins.note(event)
             self.day.refusals.add({"seq": event.seq, "supervisor": event.supervisor,
                                    "action": event.action, "reason": event.reason})
+        elif isinstance(event, PinsRefused):
+            self.pins.note(event)
+            self.day.refusals.add({"seq": event.seq, "role": event.role, "who": event.who,
+                                   "action": event.action, "reason": event.reason,
+                                   "count": event.count}, event.count)
         elif isinstance(event, DeviceLost | DeviceAlarm) and (
                 isinstance(event, DeviceLost) or event.hold):
             self.day.faults.add({"seq": event.seq, "device": event.device,
@@ -331,6 +313,8 @@ class Table:
             self.last_shoe_frame = event.source
         if isinstance(event, DeviceLost | DeviceFound | DeviceAlarm):
             return self._device(event)
+        if isinstance(event, PinsRefused):  # the display answered each refusal at once
+            return []
         if isinstance(event, SupervisorRefused):
             return [Alert("supervisor_refused", f"{event.action} refused for supervisor "
                           f"{event.supervisor!r}: {event.reason}")]

@@ -8,7 +8,8 @@ table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
   settlements, and its drop and the house's result (`controller.game.day_ledger`);
 - `hold`, `hold_ended`: a round went on hold, and how and by whom it came off;
 - `alert`: a wager changed after bets were locked (past-posting, pinching);
-- `supervisor`: a supervisor's correction or a refused one;
+- `supervisor`: a supervisor's correction, or refused PINs (`pins_refused`, merged: a few a
+  minute per id whatever the rate; `supervisor_refused` in journals made before it);
 - `device`: a device lost, found, or raising an alarm;
 - `day`: a gaming day closed, with its summary;
 - `config`: the configuration put in force, with its `edge_key` and each pay table's pays
@@ -46,6 +47,7 @@ from controller.game.events import (
     DeviceFound,
     DeviceLost,
     Event,
+    PinsRefused,
     RatingAssessed,
     SupervisorRefused,
     is_correction,
@@ -137,10 +139,9 @@ def config_body(event: ConfigChanged) -> dict[str, Any]:
 
 def _event_message(event: Event, number: int | None) -> list[Message]:
     """The messages an event makes by its kind alone."""
-    if is_correction(event) or isinstance(event, SupervisorRefused):
-        details = {k: clean(v, MAX_NAME) if k in ("by", "supervisor", "to", "card") else
-                   clean(v) if k == "reason" else v
-                   for k, v in event.content().items() if k not in ("kind", "source")}
+    if is_correction(event) or isinstance(event, SupervisorRefused | PinsRefused):
+        details = _cleaned({k: v for k, v in event.content().items()
+                            if k not in ("kind", "source")})
         return [Message("supervisor", number, body(
             wire.SUPERVISOR_EVENTS[event.kind], event=event.kind, **details))]
     if isinstance(event, DeviceLost):
@@ -168,12 +169,16 @@ def _event_message(event: Event, number: int | None) -> list[Message]:
     return []
 
 
-NAMES = ("by", "supervisor", "device", "how", "kind", "action")  # a day's words that are names
+# The words of a day's summary or a correction that are names: a supervisor's or a dealer's
+# id as typed, a device's, a display client's.
+NAMES = ("by", "supervisor", "device", "how", "kind", "action", "to", "card", "who", "role",
+         "clients", "locked")
 
 
 def _cleaned(value: Any, key: str = "") -> Any:
-    """A day's summary with every text in it made to fit the protocol (a supervisor's name as
-    typed, a device's words): names to `MAX_NAME`, the rest to the protocol's text."""
+    """A day's summary or a correction with every text in it made to fit the protocol (a
+    supervisor's name as typed, a device's words): names to `MAX_NAME`, the rest to the
+    protocol's text."""
     if isinstance(value, str):
         return clean(value, MAX_NAME if key in NAMES else MAX_TEXT)
     if isinstance(value, dict):

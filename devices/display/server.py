@@ -8,7 +8,8 @@
   one that stops reading for `WRITE_TIMEOUT_S` is dropped.
 - `POST /api/action` a dealer or supervisor action (devices/console.py), posted to the
   controller's queue: 202 when queued, 400 naming the field when malformed, 409 with the reason
-  for "no more bets" when the table may not deal (a device lost, the disk at its reserve).
+  for "no more bets" when the table may not deal (a device lost, the disk at its reserve). A
+  PIN goes with the connection's remote address, the client its lockouts count.
 - `GET /api/snapshot`, `GET /health`.
 
 It binds to 127.0.0.1 by default. On any other address every request needs the token
@@ -270,7 +271,7 @@ class DisplayServer:
     async def _action(self, request: web.Request) -> web.StreamResponse:
         try:
             payload = await request.json()
-            action = parse_action(payload)
+            action = parse_action(payload, client=request.remote or "unknown")
         except (ConsoleError, json.JSONDecodeError) as exc:
             return web.json_response({"error": str(exc)}, status=400)
         if isinstance(action, BetsLocked) and (why := self.hub.view.get("lock_refused")):

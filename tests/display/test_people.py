@@ -34,9 +34,9 @@ def supervisor(page: Page, button: str, seat: int, player: str = "", pin: str = 
 
 def test_dealers_and_players_on_the_display(browser: Browser) -> None:
     pin = hash_pin("2468", iterations=1000)
-    service = TableService(supervisors={"sup1": pin})
+    service = TableService(supervisors={"sup1": pin}, dealers=PinGuard({"D-7": pin}, "dealer"))
     service.submit(config_change("blackjack", {}, {}, REGISTRY))
-    loop = ControllerLoop(service, dealers=PinGuard({"D-7": pin}))
+    loop = ControllerLoop(service)
     with displayed(loop, lambda: {"notices": loop.notices_now()}) as server:
         walk_people(browser, server.url, loop)
 
@@ -56,7 +56,7 @@ def walk_people(browser: Browser, url: str, loop: ControllerLoop) -> None:
         page.click("#dealer-in")
         until(loop, lambda: table.day.refusals.count == 1)
         assert table.dealer is None  # a wrong PIN signs nobody in, and the display says so
-        expect(page.locator("#alerts")).to_contain_text("wrong PIN")
+        expect(page.locator("#alerts")).to_contain_text("wrong dealer id or PIN")
         page.click("#dealer-button")
         page.fill("#dealer-pin", "2468")
         page.click("#dealer-in")

@@ -67,7 +67,7 @@ def test_what_a_table_tells_the_floor_is_decided_at_commit(tmp_path: Path) -> No
     bodies = [body for *_, body in rows]
     assert "not accepted" in str(bodies[1]["reason"])
     assert bodies[2]["code"] == "past_posting"
-    assert bodies[3]["event"] == "supervisor_refused" and bodies[3]["action"] == "resumed"
+    assert bodies[3]["event"] == "pins_refused" and bodies[3]["action"] == "resumed"
     assert bodies[5] == {"event": "resumed", "by": "sup1"}
     assert bodies[4] == {"how": "resumed", "by": "sup1", "now": "dealing"}
     assert bodies[7] == {"device": "pads", "state": "lost", "detail": "unplugged"}

@@ -126,3 +126,32 @@ def test_an_alert_text_is_bounded() -> None:
     payload["body"] = {"reason": "x" * 1000, "review": False}
     text = alert_text(message(json.dumps(payload).encode(), "hold"))
     assert text is not None and len(text) == 500 and text.endswith("…")
+
+
+def pins_refused(**fields: Any) -> Incoming:
+    payload = good_message(topic="supervisor")
+    payload["body"] = {"event": "pins_refused", "who": "D-7", "role": "dealer",
+                       "action": "dealer_signed_in", "reason": "wrong dealer id or PIN",
+                       "count": 12, "wrong": 12, "clients": ["127.0.0.1", "127.0.0.2"],
+                       "locked": [["D-7", ""]], "lockout_s": 300, **fields}
+    return message(json.dumps(payload).encode(), "supervisor")
+
+
+def test_merged_refused_pins_are_one_alert_line_with_their_count() -> None:
+    """A table's `pins_refused` stands for many refusals: the pit acknowledges one line."""
+    assert alert_text(pins_refused()) == ("12 wrong PINs for dealer D-7 from 2 display "
+                                          "clients in a minute; dealer D-7 locked out for 300 s")
+    assert alert_text(pins_refused(who="", count=1, wrong=0, clients=["127.0.0.1"], locked=[],
+                                   lockout_s=0)) == (
+        "1 PIN refused during a lockout for any dealer id from display client 127.0.0.1")
+
+
+@settings(max_examples=200)
+@given(st.dictionaries(st.sampled_from(["who", "role", "count", "wrong", "clients", "locked",
+                                        "lockout_s"]), JSON, max_size=7))
+def test_a_refused_pins_line_is_made_of_any_values(fields: dict[str, Any]) -> None:
+    """The body is the table's word, checked only as JSON: whatever its fields hold, the pit's
+    line is text of at most 500 characters, never an error."""
+    with contextlib.suppress(Rejected):
+        text = alert_text(pins_refused(**fields))
+        assert text is not None and len(text) <= 500
