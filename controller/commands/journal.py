@@ -179,7 +179,8 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                         help="default: the configuration's, else table.key beside the journal")
     keygen.set_defaults(func=cmd_journal_keygen)
     migrate = journal_commands.add_parser(
-        "migrate", help="bring a schema-1 journal (tablectl 0.1) to schema 2")
+        "migrate", help="bring a schema-1 journal (tablectl 0.1) to schema 3 (schema 2 is "
+        "only marked 3)")
     journal_arguments(migrate, archive=False)
     migrate.set_defaults(func=cmd_journal_migrate)
 
