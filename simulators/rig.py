@@ -24,8 +24,6 @@ from controller.game.events import (
     BetsLocked,
     CardDrawn,
     CardMisread,
-    Checkpoint,
-    ConfigChanged,
     DealerAction,
     DealerSignedIn,
     Event,
@@ -43,7 +41,7 @@ from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.strategy import decide
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
-from controller.journal.fold import read_events
+from controller.journal.fold import journal_game, read_events
 from devices import beetek, cardid, pads
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
@@ -60,19 +58,6 @@ PIN = "1357"  # the rig's own supervisor "sup" and dealer "D-1": a simulator, no
 
 class AnotherGame(ValueError):
     """The journal is another game's table: one journal holds one table's game."""
-
-
-def journal_game(path: Path) -> str | None:
-    """The game of the table a journal records (None for a new journal), read-only: the
-    latest configuration, or the one a checkpoint carries."""
-    if not path.exists():
-        return None
-    for event in reversed(read_events(path)):
-        if isinstance(event, ConfigChanged):
-            return event.game
-        if isinstance(event, Checkpoint) and event.state.get("config"):
-            return str(event.state["config"]["game"])
-    return None
 
 
 class Rig:
