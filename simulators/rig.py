@@ -67,7 +67,7 @@ class Rig:
                  idle: Callable[[], None] | None = None, pace_s: float = 0.0,
                  side_bets: bool = False, seats: int = 4, refill: bool = False,
                  keep_rounds: int = 10_000,
-                 journal_config: JournalConfig = TEST_DAYS) -> None:
+                 journal_config: JournalConfig = TEST_DAYS, floor: bool = False) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
         self.journal_path = journal or folder / "journal.sqlite3"
         other = journal_game(self.journal_path)
@@ -81,6 +81,7 @@ class Rig:
         # which plays forever, keeps what its display shows.
         self.keep_rounds = keep_rounds
         self.journal_config = journal_config
+        self.floor = floor  # a floor link: a day's messages stay until the floor has them
         self.shoe = VirtualShoe(folder, protocol, cards=cards, seed=seed,
                                 decks=8 if game == "baccarat" else 6).start()
         self.pads = VirtualPads()
@@ -105,7 +106,8 @@ class Rig:
 
     def start_controller(self) -> None:
         service, closer = open_table(self.journal_path, self.journal_config,
-                                     PinGuard(self.supervisors), self.keep_rounds)
+                                     PinGuard(self.supervisors), self.keep_rounds,
+                                     floor=self.floor)
         wanted = config_change(self.game, {}, self.pay_tables, PayTables.load())
         if service.table.config_event is None or \
                 service.table.config_event.content() != wanted.content():
