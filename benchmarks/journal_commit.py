@@ -6,10 +6,11 @@ a dealer signed in and every seat rated), as fast as it plays.
     python -m benchmarks.journal_commit [--rounds N] [--dir DIR]
 
 The live file's size is split by SQLite's `dbstat` into the events, the floor's messages (the
-outbox, its indexes included) and the rest (rounds, checkpoints, meta); then the day is closed
-and sealed, and the sealed day's file is measured too. DIR must be on the disk to measure (the
-default is the current directory, not a tmpfs). Only what `tablectl run` itself uses is called,
-so the file can be copied into a worktree of older code to measure it side by side."""
+outbox, its indexes included) and the rest (rounds, checkpoints, meta), and measured again without
+the rating messages (a compacted copy); then the day is closed and sealed, and the sealed day's
+file is measured too. DIR must be on the disk to measure (the default is the current directory,
+not a tmpfs). Only what `tablectl run` itself uses is called, so the file can be copied into a
+worktree of older code to measure it side by side."""
 
 from __future__ import annotations
 
@@ -75,6 +76,20 @@ def kib_by_part(path: Path, rounds: int) -> dict[str, float]:
             **{part: size / rounds / 1024 for part, size in parts.items()}}
 
 
+def kib_without(path: Path, topic: str, rounds: int) -> float:
+    """KiB per round of the live file without the messages of `topic` (a compacted copy)."""
+    copy, compact = path.with_name("without.sqlite3"), path.with_name("compact.sqlite3")
+    copy.write_bytes(path.read_bytes())
+    db = sqlite3.connect(copy)
+    try:
+        db.execute("DELETE FROM outbox WHERE topic = ?", (topic,))
+        db.commit()
+        db.execute(f"VACUUM INTO '{compact}'")
+    finally:
+        db.close()
+    return kib_by_part(compact, rounds)["file"]
+
+
 def main() -> None:
     logs.configure(logging.WARNING)
     parser = argparse.ArgumentParser(description=__doc__)
@@ -99,9 +114,11 @@ def main() -> None:
             for _ in range(args.rounds):
                 rig.play_round()
             assert service.journal is not None
-            topics = dict(service.journal.db.execute(
-                "SELECT topic, count(*) FROM outbox GROUP BY topic ORDER BY 2 DESC"))
+            topics = service.journal.db.execute(
+                "SELECT topic, count(*), sum(length(body)) FROM outbox GROUP BY topic ORDER BY 3 "
+                "DESC").fetchall()
             live = kib_by_part(path, args.rounds)
+            unrated = kib_without(path, "rating", args.rounds)
             rig.loop.closer.ask("benchmark")  # type: ignore[union-attr]
         finally:
             rig.close()
@@ -111,12 +128,14 @@ def main() -> None:
               "a main wager and two side bets each)")
         print(f"committed event: {summary(costs_ms, 'ms')}")
         print(f"events: {len(costs_ms)} ({len(costs_ms) / args.rounds:.1f} per round); the "
-              "floor's messages: " + ", ".join(f"{topic} {count / args.rounds:.2f}"
-                                              for topic, count in topics.items()) + " per round")
+              "floor's messages per round (their bodies as stored): " + ", ".join(
+                  f"{topic} {count / args.rounds:.2f} ({body / args.rounds / 1024:.2f} KiB)"
+                  for topic, count, body in topics))
         print(f"live file: {live['file']:.2f} KiB per round with the floor's messages "
               f"(events {live['events']:.2f}, the floor's messages {live['outbox']:.2f}, rounds "
               f"and the rest {live['rest']:.2f}); without the messages "
-              f"{live['file'] - live['outbox']:.2f}")
+              f"{live['file'] - live['outbox']:.2f}; without the rating messages alone "
+              f"{unrated:.2f}")
         print(f"sealed day: {sealed.stat().st_size / args.rounds / 1024:.2f} KiB per round")
 
 

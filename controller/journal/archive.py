@@ -13,10 +13,10 @@ floor link, the floor has said it stored every message of the day); nothing that
 copied is ever deleted.
 
 The floor's messages (the outbox) never go into a sealed day's file. With a floor link, a sealed
-day's messages leave the live file once the floor has them (checked at each start and each
-close, so those the floor took late go too); without one, at the day's seal, and, whatever the
-days, beyond the newest `UNLINKED_KEEP` (nobody reads them: a floor linked later starts after
-them, at `meta.outbox_from_n`).
+day's messages leave the live file once the floor has them (checked at each start, each close
+and every `CHECKPOINT_ROUNDS` rounds, so those the floor took late go too); without one, at the
+day's seal, and, whatever the days, beyond the newest `UNLINKED_KEEP` (nobody reads them: a floor
+linked later starts after them, at `meta.outbox_from_n`).
 """
 
 from __future__ import annotations
@@ -108,20 +108,21 @@ class Archive:
         """Messages leave the live file: with a floor link, every sealed day's that the floor
         has; with none, every sealed day's and all but the newest `UNLINKED_KEEP` (nobody will
         send them; a floor linked later starts after them)."""
-        db = self.journal.db
+        live = self.journal.db
         sealed = [day.last_seq for day in self.journal.history().sealed()]
         if self.floor:
-            if sealed and db.execute("SELECT 1 FROM outbox WHERE seq <= ? AND n <= ? LIMIT 1",
-                                     (sealed[-1], floor_through(self.journal))).fetchone():
+            through = floor_through(self.journal)
+            if sealed and live.execute("SELECT 1 FROM outbox WHERE seq <= ? AND n <= ? LIMIT 1",
+                                       (sealed[-1], through)).fetchone():
                 with self.journal.transaction("drop the messages the floor has") as db:
                     db.execute("DELETE FROM outbox WHERE seq <= ? AND n <= ?",
-                               (sealed[-1], floor_through(self.journal)))
+                               (sealed[-1], through))
             return
-        newest = db.execute("SELECT max(n) FROM outbox").fetchone()[0] or 0
-        over = db.execute("SELECT max(seq) FROM outbox WHERE n <= ?",
-                          (newest - UNLINKED_KEEP,)).fetchone()[0]
+        newest = live.execute("SELECT max(n) FROM outbox").fetchone()[0] or 0
+        over = live.execute("SELECT max(seq) FROM outbox WHERE n <= ?",
+                            (newest - UNLINKED_KEEP,)).fetchone()[0]
         cut = max(sealed[-1] if sealed else 0, over or 0)  # a record's messages go together
-        last = db.execute("SELECT max(n) FROM outbox WHERE seq <= ?", (cut,)).fetchone()[0]
+        last = live.execute("SELECT max(n) FROM outbox WHERE seq <= ?", (cut,)).fetchone()[0]
         if last is None:
             return
         with self.journal.transaction("drop the messages no floor will read") as db:
