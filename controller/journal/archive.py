@@ -50,7 +50,7 @@ def sync_folder(folder: Path) -> None:
 
 
 # The messages a table with no floor link keeps, at most: about a busy day's (822 rounds of 7
-# rated seats make 7,400), so that a floor linked later has the day so far, and a table whose
+# rated seats make 6,600), so that a floor linked later has the day so far, and a table whose
 # days close only on demand does not keep every message it ever made.
 UNLINKED_KEEP = 10_000
 
