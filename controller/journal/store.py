@@ -4,8 +4,8 @@ Each transaction holds the event's record and what moves with it: the round's ro
 status or settlements changed, the messages it makes for the floor (the outbox), and the index
 rows of a checkpoint or a day close. One process writes a journal at a time (a lock file beside
 it): a second writer would fork the chain. On opening, the journal checks itself (integrity, schema,
-codec, the last record's hash) and refuses, with the reason, rather than start fresh: critical
-memory is never cleared automatically.
+codec, the chain from the last whole chain value to the last record) and refuses, with the reason,
+rather than start fresh: critical memory is never cleared automatically.
 """
 
 from __future__ import annotations
