@@ -10,7 +10,8 @@ import sys
 
 MODULES = {
     "engine": ["--rounds", "5000"], "journal_commit": ["--rounds", "300"],
-    "devices": [], "pipeline": [], "daemon": ["--rounds", "1000"],
+    "chain_layouts": ["--rounds", "300"],
+    "devices": [], "pipeline": [], "daemon": ["--rounds", "1000", "--history", "1500"],
     "analyze": ["--rounds", "1000000"], "decision": ["--decisions", "200"], "history": [],
     "floor": ["--tables", "300", "--speed", "10", "--seconds", "60"],
     "protection": ["--sessions", "30", "--rounds", "1000"],
@@ -18,8 +19,10 @@ MODULES = {
 }
 QUICK = {
     "engine": ["--rounds", "500", "--runs", "2"], "journal_commit": ["--rounds", "20"],
+    "chain_layouts": ["--rounds", "5"],
     "devices": ["--frames", "5000", "--cards", "50"], "pipeline": ["--cards", "50"],
-    "daemon": ["--rounds", "5", "--runs", "1"], "analyze": ["--rounds", "20000"],
+    "daemon": ["--rounds", "5", "--runs", "1", "--history", "3"],
+    "analyze": ["--rounds", "20000"],
     "decision": ["--decisions", "5"],
     "history": ["--days", "1", "2", "--rounds-per-day", "10", "--open", "30", "--measured", "10",
                 "--runs", "1"],

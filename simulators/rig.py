@@ -24,8 +24,6 @@ from controller.game.events import (
     BetsLocked,
     CardDrawn,
     CardMisread,
-    Checkpoint,
-    ConfigChanged,
     DealerAction,
     DealerSignedIn,
     Event,
@@ -43,7 +41,7 @@ from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.strategy import decide
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
-from controller.journal.fold import read_events
+from controller.journal.fold import journal_game, read_events
 from devices import beetek, cardid, pads
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
@@ -62,19 +60,6 @@ class AnotherGame(ValueError):
     """The journal is another game's table: one journal holds one table's game."""
 
 
-def journal_game(path: Path) -> str | None:
-    """The game of the table a journal records (None for a new journal), read-only: the
-    latest configuration, or the one a checkpoint carries."""
-    if not path.exists():
-        return None
-    for event in reversed(read_events(path)):
-        if isinstance(event, ConfigChanged):
-            return event.game
-        if isinstance(event, Checkpoint) and event.state.get("config"):
-            return str(event.state["config"]["game"])
-    return None
-
-
 class Rig:
     def __init__(self, folder: Path, game: str = "blackjack", protocol: str = "cardid",
                  cards: list[Card] | None = None, pay_tables: dict[str, str] | None = None,
@@ -82,7 +67,7 @@ class Rig:
                  idle: Callable[[], None] | None = None, pace_s: float = 0.0,
                  side_bets: bool = False, seats: int = 4, refill: bool = False,
                  keep_rounds: int = 10_000,
-                 journal_config: JournalConfig = TEST_DAYS) -> None:
+                 journal_config: JournalConfig = TEST_DAYS, floor: bool = False) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
         self.journal_path = journal or folder / "journal.sqlite3"
         other = journal_game(self.journal_path)
@@ -96,6 +81,7 @@ class Rig:
         # which plays forever, keeps what its display shows.
         self.keep_rounds = keep_rounds
         self.journal_config = journal_config
+        self.floor = floor  # a floor link: a day's messages stay until the floor has them
         self.shoe = VirtualShoe(folder, protocol, cards=cards, seed=seed,
                                 decks=8 if game == "baccarat" else 6).start()
         self.pads = VirtualPads()
@@ -121,7 +107,8 @@ class Rig:
     def start_controller(self) -> None:
         service, closer = open_table(self.journal_path, self.journal_config,
                                      PinGuard(self.supervisors), self.keep_rounds,
-                                     dealers=PinGuard({"D-1": self.supervisors["sup"]}, "dealer"))
+                                     dealers=PinGuard({"D-1": self.supervisors["sup"]}, "dealer"),
+                                     floor=self.floor)
         wanted = config_change(self.game, {}, self.pay_tables, PayTables.load())
         if service.table.config_event is None or \
                 service.table.config_event.content() != wanted.content():

@@ -35,8 +35,8 @@ class DaysTable:
     """A blackjack table (3 seats, every side bet) on a clock, its days closed on demand."""
 
     def __init__(self, path: Path, key: Path | None = None, keep_days: int | None = None,
-                 reserve_mb: int = 0, seed: int = 1) -> None:
-        self.path, self.clock = path, Clock()
+                 reserve_mb: int = 0, seed: int = 1, floor: bool = False) -> None:
+        self.path, self.clock, self.floor = path, Clock(), floor
         self.config = JournalConfig(day_close=None, keep_days=keep_days, reserve_mb=reserve_mb,
                                     key=key)
         self.rng = random.Random(seed)
@@ -45,7 +45,7 @@ class DaysTable:
 
     def open(self) -> None:
         self.service, self.closer = open_table(self.path, self.config, PinGuard({}), 10,
-                                               utc=self.clock)
+                                               utc=self.clock, floor=self.floor)
         self.pilot = Autopilot(self.service.submit, self.service.table, self.rng, seats=3)
 
     @property

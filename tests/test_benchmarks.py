@@ -46,7 +46,9 @@ def test_every_benchmark_runs_with_one_command() -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     for figure in ("rules engine, blackjack rounds", "rules engine, baccarat rounds",
                    "round controller without journal", "committed event: median",
-                   "beetek card-to-event latency", "card-to-display latency",
+                   "KiB per round with the floor's messages", "| 4 bytes a record, whole every",
+                   "rounds in the journal", "beetek card-to-event latency",
+                   "card-to-display latency",
                    "full replay of a recorded shoe", "start-up to READY", "RSS at READY",
                    "exact baccarat and Lucky 8", "simulated blackjack rounds on 2 cores",
                    "decisions, 6 decks: median",

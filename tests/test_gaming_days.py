@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from datetime import time
 from pathlib import Path
 from typing import Any
@@ -37,13 +38,16 @@ from controller.game.events import (
     WagerPlaced,
 )
 from controller.game.rules.play import CardDue, InsuranceDue
-from controller.journal import JournalError
+from controller.game.table_config import config_change
+from controller.journal import JournalError, codec
 from controller.journal.archive import copy_out
 from controller.journal.files import JournalFile
-from controller.journal.fold import read_events
+from controller.journal.fold import journal_game, read_events
+from controller.journal.history import History
 from controller.journal.signing import keygen
 from controller.journal.verify import read_settlement_rows, verify
 from devices.display.view import view
+from tests.conftest import REGISTRY
 from tests.days import DaysTable
 from tests.journal_tools import rewrite_chain
 
@@ -234,7 +238,8 @@ def test_holds_faults_and_corrections_are_in_the_summary(tmp_path: Path) -> None
 
 # ----- start-up ------------------------------------------------------------------------------
 
-def records_read_at_start(table: DaysTable, monkeypatch: pytest.MonkeyPatch) -> int:
+def records_read(monkeypatch: pytest.MonkeyPatch, action: Callable[[], object]) -> int:
+    """How many records `action` reads from the journal's files."""
     count = 0
     original = JournalFile.records
 
@@ -245,9 +250,13 @@ def records_read_at_start(table: DaysTable, monkeypatch: pytest.MonkeyPatch) -> 
             yield record
 
     monkeypatch.setattr(JournalFile, "records", counting)
-    table.restart()
+    action()
     monkeypatch.undo()
     return count
+
+
+def records_read_at_start(table: DaysTable, monkeypatch: pytest.MonkeyPatch) -> int:
+    return records_read(monkeypatch, table.restart)
 
 
 def test_start_up_does_not_read_more_with_more_history(tmp_path: Path,
@@ -263,12 +272,40 @@ def test_start_up_does_not_read_more_with_more_history(tmp_path: Path,
         read_short = records_read_at_start(short, monkeypatch)
         read_long = records_read_at_start(long, monkeypatch)
         records = len(read_events(long.path))
-        assert read_long < records / 10
+        # The fold, and the self-check's chain from the last whole value (a codec block at most)
+        assert read_long < records / 10 + codec.BLOCK
         assert read_long <= read_short * 1.5
         assert [r.number for r in long.service.table.recent] == list(range(211, 221))
     finally:
         short.close()
         long.close()
+
+
+def test_a_journal_s_game_is_read_from_its_latest_checkpoint(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """`journal_game` (with which a demo refuses another game's journal, before it opens
+    anything) reads the records from the latest checkpoint on, whatever the history: with no
+    checkpoint yet, after a day's close (its checkpoint in the sealed file), after the checkpoints
+    of the open day, and a configuration put in force since wins."""
+    path = tmp_path / "journal.sqlite3"
+    assert journal_game(path) is None
+    table = DaysTable(path)
+    try:
+        assert journal_game(path) == "blackjack"
+        table.days(2, 30)
+        assert records_read(monkeypatch, lambda: journal_game(path)) == 2  # checkpoint, signed
+        table.play(30)
+        history = History.open(path)
+        last, latest = history.last_seq, history.checkpoint_before(history.last_seq + 1)
+        history.close()
+        assert latest is not None and latest > table.journal.history().sealed()[-1].last_seq
+        assert records_read(monkeypatch, lambda: journal_game(path)) == last - latest + 1
+        assert journal_game(path) == "blackjack"
+        table.service.submit(config_change("baccarat", {}, {"lucky8": "1"}, REGISTRY))
+        assert journal_game(path) == "baccarat"
+    finally:
+        table.close()
 
 
 # ----- sealed days ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 from controller.commands.common import (
     EXIT_BROKEN,
     Broken,
+    config_of,
     journal_arguments,
     journal_config,
     journal_path,
@@ -123,8 +124,10 @@ def cmd_day_close(args: argparse.Namespace) -> int:
             raise Broken(answer["message"])
         print(answer["message"])
         return 0
+    floor = bool(args.config) and config_of(args).floor is not None  # keep what it lacks
     try:
-        service, closer = open_table(path, journal_config(args), PinGuard({}), KEEP_ROUNDS)
+        service, closer = open_table(path, journal_config(args), PinGuard({}), KEEP_ROUNDS,
+                                     floor=floor)
     except JournalError as exc:
         raise Broken(str(exc)) from None
     try:
@@ -179,7 +182,8 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                         help="default: the configuration's, else table.key beside the journal")
     keygen.set_defaults(func=cmd_journal_keygen)
     migrate = journal_commands.add_parser(
-        "migrate", help="bring a schema-1 journal (tablectl 0.1) to schema 2")
+        "migrate", help="bring a schema-1 journal (tablectl 0.1) to schema 3 (schema 2 is "
+        "only marked 3)")
     journal_arguments(migrate, archive=False)
     migrate.set_defaults(func=cmd_journal_migrate)
 

@@ -151,7 +151,8 @@ class Daemon:
                       pace_s=self.options.pace_s, side_bets=True,
                       seats=7 if game == "blackjack" else 5, refill=True,
                       seed=random.SystemRandom().randrange(2**32), keep_rounds=KEEP_ROUNDS,
-                      journal_config=JournalConfig(key=key))
+                      journal_config=JournalConfig(key=key),
+                      floor=self.options.floor is not None)
             assert rig.loop is not None
             control = ControlServer(socket_path(journal), rig.loop.post)
             control.start()

@@ -19,9 +19,9 @@ from zoneinfo import ZoneInfo
 import structlog
 
 from controller.daemon.config_file import JournalConfig
-from controller.daemon.service import DiskReserve, TableService
+from controller.daemon.service import CHECKPOINT_ROUNDS, DiskReserve, TableService
 from controller.game.supervisors import PinGuard
-from controller.journal import Journal
+from controller.journal import Journal, JournalError
 from controller.journal.archive import Archive
 from controller.journal.files import utc_now
 from controller.journal.signing import Signer
@@ -52,8 +52,10 @@ class DayPolicy:
 
 
 class DayCloser:
-    """Closes the day when it is due or asked for, at the first moment between rounds. Called by
-    the thread that owns the table."""
+    """Closes the day when it is due or asked for, at the first moment between rounds; and
+    between rounds, every `CHECKPOINT_ROUNDS` rounds, has the archive drop the messages nobody
+    will read (a table with no floor link whose days close only on demand). Called by the
+    thread that owns the table."""
 
     def __init__(self, service: TableService, policy: DayPolicy, signer: Signer | None,
                  archive: Archive | None, now: Callable[[], str] = utc_now) -> None:
@@ -61,6 +63,7 @@ class DayCloser:
         self.now = now
         self.asked_by: str | None = None
         self.log = structlog.get_logger()
+        self._dropped_at = service.table.rounds_played  # the archive drops at start-up too
 
     def ask(self, by: str) -> tuple[str | None, str]:
         """An on-demand close: done now if the table is between rounds, else after the round.
@@ -76,6 +79,13 @@ class DayCloser:
     def tick(self) -> str | None:
         """Close if due or asked for and the table is between rounds; the day's name if closed."""
         table = self.service.table
+        if self.archive is not None and table.current is None and \
+                table.rounds_played >= self._dropped_at + CHECKPOINT_ROUNDS:
+            self._dropped_at = table.rounds_played
+            try:
+                self.archive.drop_messages()
+            except JournalError as exc:  # they stay until the next try: the table deals on
+                self.log.warning("messages for the floor not dropped", error=str(exc))
         now = self.now()
         if table.current is not None or not (
                 self.asked_by or self.policy.due(table.day.opened_utc, now)):

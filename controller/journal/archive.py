@@ -10,8 +10,13 @@ the file; so the next start (or close) finishes the job, and a day is never in n
 Retention keeps the newest `keep_days` sealed days on the table. An older day's file is removed
 only once `tablectl journal archive --to DIR` has copied it out and checked the copy (and, with a
 floor link, the floor has said it stored every message of the day); nothing that has not been
-copied is ever deleted. The floor's messages of a sealed day leave the live file once the floor
-has them (without a floor link, at once).
+copied is ever deleted.
+
+The floor's messages (the outbox) never go into a sealed day's file. With a floor link, a sealed
+day's messages leave the live file once the floor has them (checked at each start, each close
+and every `CHECKPOINT_ROUNDS` rounds, so those the floor took late go too); without one, at the
+day's seal, and, whatever the days, beyond the newest `UNLINKED_KEEP` (nobody reads them: a floor
+linked later starts after them, at `meta.outbox_from_n`).
 """
 
 from __future__ import annotations
@@ -44,6 +49,12 @@ def sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+# The messages a table with no floor link keeps, at most: about a busy day's (822 rounds of 7
+# rated seats make 6,600), so that a floor linked later has the day so far, and a table whose
+# days close only on demand does not keep every message it ever made.
+UNLINKED_KEEP = 10_000
+
+
 def floor_through(journal: Journal) -> int:
     """How far the floor has said it stored this table's messages (the floor link notes it)."""
     return int(journal.file.meta("floor_through") or 0)
@@ -60,6 +71,7 @@ class Archive:
 
     def seal_and_retain(self) -> None:
         self.seal()
+        self.drop_messages()
         self.retain()
 
     def seal(self) -> list[str]:
@@ -89,23 +101,34 @@ class Archive:
             db.execute("DELETE FROM events WHERE seq <= ?", (day.last_seq,))
             db.execute("DELETE FROM checkpoints WHERE seq <= ?", (day.last_seq,))
             db.execute("DELETE FROM rounds WHERE round <= ?", (day.last_round,))
-            self._drop_messages(db, day)
             db.execute("UPDATE meta SET value = ? WHERE key = 'prev_head'", (day.head,))
         self.log.info("gaming day sealed", day=day.label, file=str(final))
 
-    def _drop_messages(self, db: sqlite3.Connection, day: DayRow) -> None:
-        """The day's messages leave the live file: with a floor link, those the floor has; with
-        none, all of them (nobody will send them; a floor linked later starts after them)."""
+    def drop_messages(self) -> None:
+        """Messages leave the live file: with a floor link, every sealed day's that the floor
+        has; with none, every sealed day's and all but the newest `UNLINKED_KEEP` (nobody will
+        send them; a floor linked later starts after them)."""
+        live = self.journal.db
+        sealed = [day.last_seq for day in self.journal.history().sealed()]
         if self.floor:
-            db.execute("DELETE FROM outbox WHERE seq <= ? AND n <= ?",
-                       (day.last_seq, floor_through(self.journal)))
+            through = floor_through(self.journal)
+            if sealed and live.execute("SELECT 1 FROM outbox WHERE seq <= ? AND n <= ? LIMIT 1",
+                                       (sealed[-1], through)).fetchone():
+                with self.journal.transaction("drop the messages the floor has") as db:
+                    db.execute("DELETE FROM outbox WHERE seq <= ? AND n <= ?",
+                               (sealed[-1], through))
             return
-        last = db.execute("SELECT max(n) FROM outbox WHERE seq <= ?", (day.last_seq,)
-                          ).fetchone()[0]
-        if last is not None:
-            db.execute("DELETE FROM outbox WHERE seq <= ?", (day.last_seq,))
+        newest = live.execute("SELECT max(n) FROM outbox").fetchone()[0] or 0
+        over = live.execute("SELECT max(seq) FROM outbox WHERE n <= ?",
+                            (newest - UNLINKED_KEEP,)).fetchone()[0]
+        cut = max(sealed[-1] if sealed else 0, over or 0)  # a record's messages go together
+        last = live.execute("SELECT max(n) FROM outbox WHERE seq <= ?", (cut,)).fetchone()[0]
+        if last is None:
+            return
+        with self.journal.transaction("drop the messages no floor will read") as db:
+            db.execute("DELETE FROM outbox WHERE seq <= ?", (cut,))
             db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
-                ("outbox_from_n", str(last + 1)), ("outbox_from_seq", str(day.last_seq + 1))])
+                ("outbox_from_n", str(last + 1)), ("outbox_from_seq", str(cut + 1))])
 
     def acknowledged(self, day: DayRow) -> bool:
         """With a floor link, a day leaves the table only once the floor has all its messages."""

@@ -78,6 +78,29 @@ def read_events(path: Path, archive_dirs: Sequence[Path] = ()) -> list[Event]:
         history.close()
 
 
+def journal_game(path: Path) -> str | None:
+    """The game of the table a journal records (None for a new journal), read-only: the
+    configuration in the latest checkpoint, or one put in force after it. So it reads the
+    records since that checkpoint (at most a checkpoint's interval of rounds, or a day's first
+    records), never the history before it."""
+    if not path.exists():
+        return None
+    history = History.open(path)
+    try:
+        start = history.checkpoint_before(history.last_seq + 1)
+        game = None
+        for record in history.records(start or 1):
+            if record.seq == start or '"kind":"config_changed"' in record.text:
+                event = event_of(record)
+                if isinstance(event, ConfigChanged):
+                    game = event.game
+                elif isinstance(event, Checkpoint) and event.state.get("config"):
+                    game = str(event.state["config"]["game"])
+        return game
+    finally:
+        history.close()
+
+
 def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[Path] = (),
                     last: int | None = None, watch: Watch | None = None,
                     start: int | None = None

@@ -1,11 +1,13 @@
-"""`tablectl journal migrate`: a schema-1 journal (tablectl 0.1) to schema 2, nothing lost.
+"""`tablectl journal migrate`: a schema-1 journal (tablectl 0.1) to schema 3, nothing lost.
 
-The chain is the same chain: a record's hash covers its canonical text, which schema 2 stores
-compressed but unchanged, so every record keeps its hash and the migrated journal verifies with
-the same values. The schema-1 chain is checked first (a broken one is not migrated), each round's
-row is rebuilt by folding the events, and, if the table is between rounds, a checkpoint is
-appended so that the next start does not fold the whole history. The original file is kept
-beside the new one as `journal.sqlite3.schema1`.
+The chain is the same chain: a record's chain value covers its canonical text, which schema 3
+stores compressed but unchanged, so every record keeps its chain value (its first bytes stored,
+or the whole, as the writer stores them) and the migrated journal verifies with the same values.
+The schema-1 chain is checked first (a broken one is not migrated), each round's row is rebuilt
+by folding the events, and, if the table is between rounds, a checkpoint is appended so that the
+next start does not fold the whole history. The original file is kept beside the new one as
+`journal.sqlite3.schema1`. Schema 2 needs no migration: its records keep their whole chain
+values, which schema 3 reads as they are; opening it for writing marks it 3.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from controller.journal.archive import sync_folder
 from controller.journal.files import (
     GENESIS,
     LIVE_PAGE_SIZE,
-    SCHEMA_VERSION,
+    READ_VERSIONS,
     JournalError,
     chain_hash,
+    ends_day,
+    stored_digest,
     utc_now,
 )
 from controller.journal.fold import events
@@ -37,7 +41,9 @@ def migrate(path: Path) -> tuple[int, Path] | None:
     """Migrate `path` in place; (records migrated, where the original was kept), or None if it
     is a journal of this version already. A missing file is refused, never made."""
     version = _schema_version(path)
-    if version == str(SCHEMA_VERSION):
+    if version == "2":
+        Journal.open(path).close()  # marks it 3, its records kept as they are
+    if version in READ_VERSIONS:
         return None
     if version != "1":
         raise JournalError(f"journal {path}: schema version {version or 'none'}: this version "
@@ -84,7 +90,7 @@ def _copy_records(path: Path, rows: sqlite3.Cursor, db: sqlite3.Connection) -> i
         anchor = previous_text is None or codec.is_anchor_seq(seq)
         db.execute("INSERT INTO events VALUES (?, ?, ?)",
                    (seq, codec.encode(body, None if anchor else previous_text),
-                    bytes.fromhex(digest)))
+                    stored_digest(seq, digest, ends_day(body))))
         prev, previous_text, count = digest, body, count + 1
     db.execute("COMMIT")
     return count

@@ -4,15 +4,14 @@ Each transaction holds the event's record and what moves with it: the round's ro
 status or settlements changed, the messages it makes for the floor (the outbox), and the index
 rows of a checkpoint or a day close. One process writes a journal at a time (a lock file beside
 it): a second writer would fork the chain. On opening, the journal checks itself (integrity, schema,
-codec, the last record's hash) and refuses, with the reason, rather than start fresh: critical
-memory is never cleared automatically.
+codec, the chain from the last whole chain value to the last record) and refuses, with the reason,
+rather than start fresh: critical memory is never cleared automatically.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -34,6 +33,10 @@ from controller.journal.files import (
     JournalFile,
     chain_hash,
     days_folder,
+    digest_holds,
+    ends_day,
+    kept_whole,
+    stored_digest,
 )
 from controller.journal.history import History
 
@@ -138,6 +141,7 @@ class Journal:
             journal = cls(path, db, lock)
             journal.self_check()
             journal.upgrade_outbox()
+            journal.upgrade_schema()
         except BaseException:
             os.close(lock)
             raise
@@ -148,8 +152,9 @@ class Journal:
         return History(self.file, archive_dirs, owns_live=False)
 
     def self_check(self) -> None:
-        """Integrity, schema version, codec and the last record, or JournalError naming what is
-        wrong; leaves the head (seq, hash, text) ready for the next record."""
+        """Integrity, schema version, codec and the chain from the last whole chain value to the
+        last record, or JournalError naming what is wrong; leaves the head (seq, hash, text)
+        ready for the next record."""
         where = f"journal {self.path}"
         try:
             quick = self.db.execute("PRAGMA quick_check").fetchone()[0]
@@ -159,20 +164,46 @@ class Journal:
             raise JournalError(f"{where}: integrity check failed ({quick}){ADVICE}")
         try:
             self.file.check_version()
-            history = self.history()
-            last = history.last_seq
-            if last:
-                *before, record = history.records(max(1, last - 1), last)
-                prev = before[0].digest.hex() if before else self.file.prev_head
-                if chain_hash(prev, record.text) != record.digest.hex():
-                    raise JournalError(f"{where}: record {last} does not match its hash (its "
-                                       "content was changed)")
-                ends_day = json.loads(record.text)["kind"] == DaySigned.kind
-                self.head_seq, self.head_hash = last, record.digest.hex()
-                self._previous = None if ends_day else record.text
+            self._find_head(where)
         except JournalError as exc:
             raise JournalError(f"{exc}{ADVICE}") from None
         self._pending = (self.head_seq, self.head_hash, self._previous)
+
+    def _find_head(self, where: str) -> None:
+        """The last record's chain value, recomputed from the last whole one before it (at most
+        a codec block back) and checked against every digest on the way."""
+        bounds = self.file.bounds()
+        if bounds is None:  # every record sealed away: the last day's head follows
+            day = self.db.execute("SELECT last_seq, head FROM days ORDER BY number DESC LIMIT 1"
+                                  ).fetchone()
+            self.head_seq, self.head_hash = day if day else (0, GENESIS)
+            return
+        first, last = bounds
+        start = max(first, codec.block_start(last))
+        if start == first:
+            value = self.file.prev_head
+        else:  # the last record of the block before: its value is stored whole
+            value = self.file.record_hash(start - 1) or ""
+            if len(value) != 64:
+                raise JournalError(f"{where}: record {start - 1} does not keep its whole chain "
+                                   "value")
+        for record in self.file.records(start, last):
+            value = chain_hash(value, record.text)
+            day_end = ends_day(record.text)
+            if not digest_holds(record.digest, value, kept_whole(record.seq, day_end)):
+                raise JournalError(f"{where}: record {record.seq} does not match its hash (its "
+                                   "content was changed)")
+            # The first record after a day's last one is an anchor: it starts the next file.
+            self._previous = None if day_end else record.text
+        self.head_seq, self.head_hash = last, value
+
+    def upgrade_schema(self) -> None:
+        """A live file of schema 2 is one of schema 3 whose records all keep their whole chain
+        value: marked 3, it goes on with the records as they are."""
+        if self.file.meta("schema_version") != str(SCHEMA_VERSION):
+            with self.transaction("mark the schema") as db:
+                db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                           (str(SCHEMA_VERSION),))
 
     def upgrade_outbox(self) -> None:
         """A journal from before the floor link had an outbox of bare round numbers, which no
@@ -224,7 +255,7 @@ class Journal:
         anchor = previous is None or codec.is_anchor_seq(event.seq)
         self.db.execute("INSERT INTO events VALUES (?, ?, ?)",
                         (event.seq, codec.encode(text, None if anchor else previous),
-                         bytes.fromhex(digest)))
+                         stored_digest(event.seq, digest, isinstance(event, DaySigned))))
         if isinstance(event, Checkpoint):
             self.db.execute("INSERT INTO checkpoints VALUES (?, ?)",
                             (event.seq, event.state["rounds_played"]))

@@ -1,13 +1,15 @@
 """`tablectl journal verify`: the whole chain from the first record, across every sealed day, and
 what the records say against what the journal stored.
 
-The chain check reads each record once: it recomputes its hash from the previous one, checks its
-sequence number, and at each day's end the signed chain value (and, given the public key, the
-signature). Sealed days are taken in the order of the days they hold, and each must hold the day
-its name says, begin where the day before ended and link to its last record: a day's file that
-was changed, removed or put in another's place is named. The fold check then folds the records
-again and compares the rounds' stored settlements with the fold's, so a forger who recomputes
-every hash is caught too, as is one who rewrites the chain without the table's key.
+The chain check reads each record once: it recomputes its chain value from the previous one and
+checks it against what the record keeps of it (its first bytes, or the whole value where the
+format keeps it whole), checks its sequence number, and at each day's end the signed chain value
+(and, given the public key, the signature). Sealed days are taken in the order of the days they
+hold, and each must hold the day its name says, begin where the day before ended and link to its
+last record: a day's file that was changed, removed or put in another's place is named. The fold
+check then folds the records again and compares the rounds' stored settlements with the fold's,
+so a forger who recomputes every hash is caught too, as is one who rewrites the chain without
+the table's key.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from controller.journal.files import (
     JournalError,
     JournalFile,
     chain_hash,
+    digest_holds,
+    ends_day,
+    kept_whole,
     settlements_text,
 )
 from controller.journal.fold import fold
@@ -64,15 +69,17 @@ class ChainCheck:
             if seq != self.prev[0] + 1:
                 return (f"{where}: record {seq} does not follow record {self.prev[0]} "
                         "(missing, inserted or reordered records)")
-            if chain_hash(self.prev[1], text) != digest.hex():
+            value = chain_hash(self.prev[1], text)
+            day_end = ends_day(text)
+            if not digest_holds(digest, value, kept_whole(seq, day_end)):
                 return f"{where}: record {seq} does not match its hash (its content was changed)"
             if f'"seq":{seq},' not in text and not text.endswith(f'"seq":{seq}}}'):
                 return f"{where}: record {seq} carries another sequence number"
-            self.prev = (seq, digest.hex())
+            self.prev = (seq, value)
             self.verdict.records += 1
-            self.recent[seq] = digest.hex()
+            self.recent[seq] = value
             self.recent.pop(seq - 4, None)
-            if '"kind":"day_signed"' in text:
+            if day_end:
                 problem = self._day_end(json.loads(text), where)
                 if problem:
                     return problem
