@@ -49,9 +49,10 @@ def sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-# The messages a table with no floor link keeps, at most: about a busy day's (822 rounds of 7
-# rated seats make 6,600), so that a floor linked later has the day so far, and a table whose
-# days close only on demand does not keep every message it ever made.
+# The messages a table with no floor link keeps, at most: a few busy days' (822 rounds of 7
+# rated seats make about 1,700, a round and its credit each), so that a floor linked later has
+# the day so far, and a table whose days close only on demand does not keep every message it
+# ever made.
 UNLINKED_KEEP = 10_000
 
 
