@@ -58,7 +58,7 @@ def main() -> None:
     dsn = postgres.create_database("floor")
     with connect(dsn) as db:
         migrate(db)
-    floor = FloorProcess(broker.url, dsn, "a", folder).start()
+    floor = FloorProcess(broker.url, dsn, "a", folder).start().subscribed()
     sender = Sender(broker.port)
     try:
         chosen = [a for a in attacks("rogue-1") if a.kind in (*MESSAGES, "status")]

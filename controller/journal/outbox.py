@@ -2,7 +2,7 @@
 
 Each message is final at its commit and travels in the event's own transaction, so the floor link
 only reads and sends: it never needs the table's state, and what it sends is exactly what the
-table decided. Topics (the last level of `tablectl/tables/<table>/<topic>`):
+table decided. Topics (the last level of `tablectl/tables/<table>/journal/<topic>`):
 
 - `round`: a round is over (confirmed or voided): its cards and where they went, its
   settlements, and its drop and the house's result (`controller.game.day_ledger`);

@@ -5,6 +5,7 @@ table off the network, and bounded waits on the database."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import selectors
 import signal
@@ -14,6 +15,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -147,6 +150,18 @@ class FloorProcess:
             self.process.wait(10)
             raise RuntimeError(f"floor serve did not start: {line!r}; see {self.log}")
         self.url = line.rsplit(" ", 1)[-1].strip()
+        return self
+
+    def subscribed(self) -> FloorProcess:
+        """Wait until the floor is subscribed on its broker (it serves its page before): what a
+        bare client publishes earlier, no session holds for it."""
+        def health() -> dict[str, Any]:
+            try:
+                with urllib.request.urlopen(self.url + "health", timeout=10) as answer:
+                    return dict(json.loads(answer.read()))
+            except urllib.error.HTTPError as down:  # 503 while a part is down
+                return dict(json.loads(down.read()))
+        wait_until(lambda: bool(health()["broker"]["up"]), "the floor subscribed")
         return self
 
     def kill(self) -> None:

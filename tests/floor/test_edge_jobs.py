@@ -164,7 +164,7 @@ def test_hostile_configurations_are_stored_as_failed_while_the_pit_answers(
         tmp_path: Path, broker: Mosquitto, floor_dsn: str, sender: Sender) -> None:
     floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path, "--edge-time", "300",
                          "--edge-cpu", "300", env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
-    floor.start()
+    floor.start().subscribed()
     table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
     page = PlayersPage(floor.url)
     try:
@@ -260,7 +260,7 @@ def test_a_job_past_its_limit_is_killed_and_tried_again_only_when_it_may_succeed
     configuration again, and once the floor runs with other limits."""
     def start(*limits: str) -> FloorProcess:
         return FloorProcess(broker.url, floor_dsn, "pit", tmp_path, *limits,
-                            env={"XDG_CACHE_HOME": str(tmp_path / "cache")}).start()
+                            env={"XDG_CACHE_HOME": str(tmp_path / "cache")}).start().subscribed()
 
     def children() -> list[dict[str, Any]]:
         return logged(floor, "edge job child started")
@@ -310,7 +310,7 @@ def test_sigterm_stops_the_floor_within_10_s_with_a_job_at_work(
     """The costliest rules a table may set take minutes of CPU, cold: at work under the
     default limits when SIGTERM comes, the child is killed and the floor ends."""
     floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path,
-                         env={"XDG_CACHE_HOME": str(tmp_path / "cache")}).start()
+                         env={"XDG_CACHE_HOME": str(tmp_path / "cache")}).start().subscribed()
     rogue = Rogue(sender, "rogue-costly")
     body = configuration(COSTLIEST)
     try:

@@ -59,7 +59,7 @@ class Health(threading.Thread):
 
 @pytest.fixture
 def floor(tmp_path: Path, broker: Mosquitto, floor_dsn: str) -> Iterator[FloorProcess]:
-    process = FloorProcess(broker.url, floor_dsn, "a", tmp_path).start()
+    process = FloorProcess(broker.url, floor_dsn, "a", tmp_path).start().subscribed()
     yield process
     process.stop()
 
@@ -68,10 +68,10 @@ def test_every_attack_is_refused_while_the_floor_serves(tmp_path: Path, broker: 
                                                         floor_dsn: str,
                                                         floor: FloorProcess) -> None:
     """Thousands of hostile payloads, every field of every message type and of the status, from
-    a rogue table and under the honest table's own id: each is kept in `rejected` with a
-    reason (but those over the floor's packet size, which the broker drops for it), every
-    round of the honest table arrives, and `/health` answers within a second throughout (the
-    figure the benchmark measures: `python -m benchmarks.wire`)."""
+    a rogue table, and a quarter of them again under the honest table's own id: each is kept in
+    `rejected` with a reason (but those over the floor's packet size, which the broker drops for
+    it), every round of the honest table arrives, and `/health` answers within a second
+    throughout (the figure the benchmark measures: `python -m benchmarks.wire`)."""
     table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
     rogue = Sender(broker.port)
     health = Health(floor.url)
@@ -81,7 +81,10 @@ def test_every_attack_is_refused_while_the_floor_serves(tmp_path: Path, broker: 
         health.start()
         targets = [(attack, ROGUE) for attack in attacks(ROGUE) if attack.kind in
                    (*MESSAGES, "status")]
-        targets += [(attack, "bj-01") for attack in attacks("bj-01") if attack.kind in MESSAGES]
+        # Under the honest table's id, every fourth: the floor keeps the newest 10,000 refusals
+        # (REJECTED_KEEP), and every one sent here must still be there to be counted.
+        targets += [(attack, "bj-01") for attack in list(attacks("bj-01"))[::4]
+                    if attack.kind in MESSAGES]
         for index, (attack, table_id) in enumerate(targets):
             rogue.send(_topic(attack.kind, table_id), attack.payload)
             if len(attack.payload) <= codec.MAX_MESSAGE + PACKET_ROOM:
