@@ -51,11 +51,13 @@ SELECT r.dealer, r.table_id, count(*), min(r.closed_utc), max(r.closed_utc),
        coalesce(sum(a.past_posting), 0)
 FROM rounds r
 LEFT JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE kind = 'hold') AS holds,
-           count(*) FILTER (WHERE kind = 'supervisor') AS corrections,
-           count(*) FILTER (WHERE kind = 'alert' AND text LIKE '%%past-posting:%%')
+    SELECT count(*) FILTER (WHERE a.kind = 'hold') AS holds,
+           count(*) FILTER (WHERE a.kind = 'supervisor' AND m.body->>'event'
+                            NOT IN ('supervisor_refused', 'pins_refused')) AS corrections,
+           count(*) FILTER (WHERE a.kind = 'alert' AND a.text LIKE '%%past-posting:%%')
                AS past_posting
-    FROM alerts WHERE alerts.table_id = r.table_id AND alerts.round = r.round) a ON true
+    FROM alerts a JOIN messages m USING (table_id, n)
+    WHERE a.table_id = r.table_id AND a.round = r.round) a ON true
 WHERE r.closed_utc >= %(start)s AND r.closed_utc < %(end)s AND r.dealer IS NOT NULL
 GROUP BY r.dealer, r.table_id ORDER BY r.dealer, r.table_id
 """
@@ -153,7 +155,8 @@ async def of_player(db: AsyncConnection[Any], player: str, limits: str
 async def dealers(db: AsyncConnection[Any], start: datetime, end: datetime
                   ) -> list[dict[str, Any]]:
     """Each dealer's figures at each table in the period: rounds, rounds per hour between the
-    first and the last, and the rounds held, corrections and past-posting alerts."""
+    first and the last, and the rounds held, corrections (a refused PIN is none) and
+    past-posting alerts."""
     cursor = await db.execute(DEALERS, {"start": start, "end": end})
     out = []
     for dealer, table, rounds, first, last, held, corrections, posted in \

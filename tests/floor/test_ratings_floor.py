@@ -88,3 +88,37 @@ def test_the_floors_ratings_are_the_tables_whatever_the_order(
             if key != "idle":  # counted at the table only (the floor hears of credits)
                 assert body[key] == mine[number][key], (number, key)
         assert last_n <= len(rows)
+
+
+def test_a_dealers_corrections_are_corrections_not_refused_pins(floor_dsn: str) -> None:
+    """The dealers' report counts a round's corrections; a supervisor's refused PIN, or a flood
+    of them merged, is no correction of the dealer's (it counted as one)."""
+    import asyncio
+
+    from psycopg import AsyncConnection
+
+    from floor.players import dealers
+
+    bodies = [("supervisor", {"event": "card_voided", "by": "S-1"}),
+              ("supervisor", {"event": "supervisor_refused", "supervisor": "S-9",
+                              "action": "resumed", "reason": "wrong PIN"}),
+              ("supervisor", {"event": "pins_refused", "who": "", "role": "dealer",
+                              "count": 40}),
+              ("hold", {"reason": "shoe lost", "review": False})]
+    with psycopg.connect(floor_dsn, autocommit=True) as db:
+        db.execute("INSERT INTO rounds (table_id, n, round, status, closed_utc, drop_minor, "
+                   "win_minor, dealer) VALUES ('bj-01', 9, 3, 'confirmed', now(), 0, 0, 'D-5')")
+        for n, (topic, body) in enumerate(bodies, 1):
+            db.execute("INSERT INTO messages (table_id, n, seq, topic, round, utc, body, "
+                       "digest) VALUES ('bj-01', %s, %s, %s, 3, now(), %s, '')",
+                       (n, n, topic, json.dumps(body)))
+            db.execute("INSERT INTO alerts (table_id, n, kind, round, utc, text) VALUES "
+                       "('bj-01', %s, %s, 3, now(), 'x')", (n, topic))
+
+    async def report() -> list[dict[str, Any]]:
+        async with await AsyncConnection.connect(floor_dsn) as db:
+            start = datetime.now(UTC).replace(hour=0, minute=0, second=0)
+            return await dealers(db, start, start.replace(year=start.year + 1))
+
+    [dealer] = asyncio.run(report())
+    assert (dealer["dealer"], dealer["corrections"], dealer["holds"]) == ("D-5", 1, 1)
