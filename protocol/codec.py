@@ -38,7 +38,7 @@ MAX_DIGITS: Final = 24  # a number's characters: 2**63 has 19 digits
 _STRINGS: Final = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?', re.DOTALL)
 _NOT_BRACKETS: Final = re.compile(r"[^\[\]{}]+")
 _STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
-_VERSION: Final = re.compile(r"(\d{1,3})\.\d{1,3}")
+_VERSION: Final = re.compile(r"([0-9]{1,3})\.[0-9]{1,3}")
 # How pydantic names the kinds of a union in an error's place: not a field, left out.
 _TAG: Final = re.compile(r"^(constrained-|function-|union\[|dict\[|list\[|tuple\[|literal\[|"
                          r"(int|float|str|bool|none|dict|list|tuple)$)")

@@ -64,7 +64,8 @@ MAX_UNIT_AMOUNT: Final = 10**10  # a configured amount, in currency units
 FLAG_KINDS: Final = ("counting", "wonging", "side_bet_advantage", "hole_card")
 FLOOR_ALERTS: Final = ("past_posting", "pinching")
 
-Version: TypeAlias = Annotated[str, Strict(), Field(pattern=r"^\d{1,3}\.\d{1,3}$", max_length=7)]
+Version: TypeAlias = Annotated[str, Strict(), Field(pattern=r"^[0-9]{1,3}\.[0-9]{1,3}$",
+                                                    max_length=7)]
 # The moment a wager settled ("": none).
 Stage: TypeAlias = Annotated[str, Strict(), Field(pattern=r"^([a-z][a-z0-9_]{0,39})?$",
                                                   max_length=40)]
