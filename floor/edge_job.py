@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
 import json
 import math
 import os
@@ -27,6 +28,7 @@ from typing import Any
 from floor.defaults import EDGE_CPU_S, EDGE_MEMORY_MB, EDGE_WALL_S
 
 NICE = 10  # the pit and the ingest first
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 EXIT_MEMORY = 3  # the child's status when it ran out of its address space
 # numpy's BLAS starts a thread, and reserves memory, per core: one is all the analysis uses
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -60,7 +62,8 @@ async def run(body: str, key: str | None, limits: Limits,
     started are killed when it breaks the wall-clock limit or the caller is cancelled."""
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "floor.edge_job", "--cpu", str(limits.cpu_s),
-        "--memory", str(limits.memory_mb), *([f"--key={key}"] if key is not None else []),
+        "--memory", str(limits.memory_mb), "--parent", str(os.getpid()),
+        *([f"--key={key}"] if key is not None else []),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, start_new_session=True,
         env={**os.environ, **ONE_THREAD})
@@ -110,9 +113,13 @@ def kill(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-def _limit(cpu_s: int, memory_mb: int) -> None:
+def _limit(cpu_s: int, memory_mb: int, parent: int) -> None:
     """The child's own bounds: SIGXCPU past `cpu_s` (SIGKILL a second later), MemoryError
-    past `memory_mb` of address space."""
+    past `memory_mb` of address space; and SIGKILL when the floor process `parent` dies,
+    however it dies (SIGKILL leaves it no time to kill its children)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the child asked
+        os._exit(1)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     memory = memory_mb * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -136,8 +143,9 @@ def main() -> int:
     parser.add_argument("--cpu", type=int, required=True, metavar="SECONDS")
     parser.add_argument("--memory", type=int, required=True, metavar="MB")
     parser.add_argument("--key", help="work out the edges of this configuration key")
+    parser.add_argument("--parent", type=int, required=True, metavar="PID")
     args = parser.parse_args()
-    _limit(args.cpu, args.memory)
+    _limit(args.cpu, args.memory, args.parent)
     try:
         try:
             body = json.loads(sys.stdin.buffer.read())
