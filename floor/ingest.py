@@ -37,6 +37,7 @@ import structlog
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
+from pydantic import ValidationError
 
 from controller.daemon.broker import Broker, make_client
 from floor.defaults import GROUP, MAX_MESSAGE, SESSION_S
@@ -375,8 +376,14 @@ class Ingest:
                 self._due[table] = mark
                 continue
             remember(self._reported, table, now)
-            self.client.publish(topics.command(table, "stored"),
-                                codec.encode(mark.word(self.name)), qos=1, retain=True)
+            try:
+                word = mark.word(self.name)
+            except ValidationError as exc:  # what was stored for it before the protocol
+                self.log.error("no word for a table: what the floor has of it breaks the "
+                               "protocol", table=table, reason=codec.reason(exc))
+                continue
+            self.client.publish(topics.command(table, "stored"), codec.encode(word), qos=1,
+                                retain=True)
 
     def tell_table(self, table: str, command: SeatCommand) -> str | None:
         """Publish the pit's command to a table (`tablectl/floor/<table>/seat`, QoS 1, never

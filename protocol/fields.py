@@ -45,7 +45,7 @@ PAY_PATTERN: Final = rf"^(0|{_UP_TO_MAX})(/{_UP_TO_MAX})?$"  # "35", "3/2", "0/1
 RATIO_PATTERN: Final = rf"^{_UP_TO_MAX}(:{_UP_TO_MAX})?$"  # a rule's "3:2"
 DECIMAL_PATTERN: Final = r"^[0-9]{1,10}(\.[0-9]{1,6})?$"  # a rule's "0.05", an amount's "12.50"
 UTC_PATTERN: Final = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?"
-                      r"(Z|[+-][0-9]{2}:[0-9]{2})$")
+                      r"(Z|\+00:00)$")  # UTC only: PostgreSQL reads no offset past 15:59
 _CHAR: Final = r"(?:[^\p{C}\p{Z}]|\x20)"  # printable: no "Other", no "Separator" but the space
 _FIRST: Final = r"(?:[^=+@\-\p{C}\p{Z}]|\x20)"  # and not the start of a formula
 TEXT_PATTERN: Final = rf"^(?:{_FIRST}{_CHAR}*)?$"
@@ -67,7 +67,7 @@ MEANINGS: Final = {
     PAY_PATTERN: f"is not a pay (X or X/Y, whole numbers from 0 to {MAX_PAY})",
     RATIO_PATTERN: f"is not a ratio (X or X:Y, whole numbers from 1 to {MAX_PAY})",
     DECIMAL_PATTERN: "is not a decimal number (at most 10 digits, 6 after the point)",
-    UTC_PATTERN: "is not a time (YYYY-MM-DDTHH:MM:SS[.f]Z)",
+    UTC_PATTERN: "is not a UTC time (YYYY-MM-DDTHH:MM:SS[.f]Z)",
 }
 _FORMULA_FIRST: Final = re.compile(f"^[{re.escape(FORMULA)}]")
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator, model_validator
 
 from controller.game.table_config import MOST_SEATS
 from protocol.fields import (
@@ -406,13 +406,23 @@ class Credited(Model):
 class CreditBody(Model):
     """A round over, as it counts in the open ratings: for each rating it credits, the seat's
     wagers in action by spot and the player's result (minor units), under the round's
-    configuration and dealer. The floor adds it to each rating it has (docs/players.md); the
-    whole rating goes only when it opens and closes."""
+    configuration and dealer, each rating named once. The floor adds it to each rating it has
+    (docs/players.md); the whole rating goes only when it opens and closes."""
 
     edge_key: EdgeKey
     dealer: Dealer
     utc: Utc  # when the round ended
     credited: Annotated[list[Credited], Field(min_length=1, max_length=MOST_SEATS)]
+
+    @field_validator("credited")
+    @classmethod
+    def _each_rating_once(cls, credited: list[Credited]) -> list[Credited]:
+        """A rating is credited a round once: named twice, the floor would count it twice."""
+        numbers = [credit.rating for credit in credited]
+        twice = next((n for n in numbers if numbers.count(n) > 1), None)
+        if twice is not None:
+            raise ValueError(f"names the rating {twice} twice")
+        return credited
 
 
 class Flagged(Model):

@@ -186,6 +186,21 @@ def test_text_and_names_refuse_what_a_spreadsheet_or_a_screen_would_misread() ->
         codec.checked(SeatCommand, {**examples.COMMANDS["seat"], "by": name})
 
 
+def test_a_credit_names_each_rating_once_and_times_are_utc() -> None:
+    """A rating named twice in one credit would be counted twice by the floor; a time with an
+    offset is refused, as PostgreSQL reads none past 15:59 (and an audit time is UTC)."""
+    credit = examples.message("credit")
+    credit["body"]["credited"][1]["rating"] = credit["body"]["credited"][0]["rating"]
+    with pytest.raises(codec.Refused, match=r"body\.credited: names the rating 7 twice"):
+        codec.message(json.dumps(credit).encode())
+    for utc in ("2026-11-25T23:38:50+16:00", "2026-11-25T23:38:50-05:00",
+                "2026-11-25T23:38:50+01:00"):
+        with pytest.raises(codec.Refused, match=r"utc: .* is not a UTC time"):
+            codec.message(json.dumps(examples.message("credit", utc=utc)).encode())
+    for utc in ("2026-11-25T23:38:50Z", "2026-11-25T23:38:50.123+00:00"):
+        codec.message(json.dumps(examples.message("credit", utc=utc)).encode())
+
+
 def test_a_stored_word_and_a_seat_command_are_checked() -> None:
     word = codec.command("stored", json.dumps(examples.COMMANDS["stored"]).encode())
     assert isinstance(word, StoredWord) and word.missing == (39, 40)

@@ -73,6 +73,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                    timedelta(seconds=args.clock_tolerance), args.session_expiry),
             (args.https_cert, args.https_key) if args.https_cert else None, args.proxy,
             Limits(args.edge_time, args.edge_cpu, args.edge_memory))
+        _floor_name(options.process_name)
     except (ValueError, ZoneInfoNotFoundError) as exc:  # a time, a zone, a period: the input
         raise BadInput(str(exc)) from None
     try:
@@ -164,6 +165,19 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     print(f"floor schema: applied {', '.join(applied)}" if applied else
           "floor schema: up to date")
     return 0
+
+
+def _floor_name(name: str) -> None:
+    """A floor process's name goes in every word it sends the tables (`StoredWord.floor`):
+    one the protocol refuses is refused here, at start, not by the writer later."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from protocol.codec import reason
+    from protocol.fields import ShortText
+    try:
+        TypeAdapter(ShortText).validate_python(name)
+    except ValidationError as exc:
+        raise BadInput(reason(exc, "--name")) from None
 
 
 def _broker_arguments(parser: argparse.ArgumentParser) -> None:

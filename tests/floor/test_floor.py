@@ -17,6 +17,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from structlog.testing import capture_logs
 
 from controller.game.events import DeviceLost
 from floor.accounts import add_supervisor
@@ -62,6 +63,24 @@ def test_the_same_number_with_other_content_is_kept_aside(
     wait_until(lambda: ingest.counters.conflicts == 1, "the conflict noticed")
     assert one(floor_dsn, "SELECT body->>'device' FROM messages") == "shoe"
     assert one(floor_dsn, "SELECT body->>'device' FROM conflicts") == "pads"
+
+
+def test_a_word_the_protocol_refuses_is_logged_for_its_table_alone(
+        floor_dsn: str, ingest: Ingest, sender: Sender) -> None:
+    """A table's journal stored by a floor from before the protocol, which the protocol's
+    `stored` word refuses: that table gets no word, and is logged; the writer lives on and
+    every other table is told as before."""
+    with psycopg.connect(floor_dsn) as db:
+        db.execute("INSERT INTO tables (table_id, journal) VALUES ('bj-old', 'old journal!')")
+    with capture_logs() as logs:
+        sender.send("tablectl/tables/bj-old/journal/device", message("bj-old", 1))
+        wait_until(lambda: ingest.counters.conflicts == 1, "bj-old's message handled")
+        sender.send("tablectl/tables/bj-02/journal/device", message("bj-02", 1))
+        wait_until(lambda: stored(floor_dsn, "bj-02") == 1, "the next table stored")
+        wait_until(lambda: any(e["event"].startswith("no word") for e in logs), "logged")
+    assert ingest.alive() and ingest.failure is None
+    [said] = [e for e in logs if e["event"].startswith("no word")]
+    assert said["table"] == "bj-old" and "journal:" in said["reason"]
 
 
 def test_messages_from_another_journal_are_kept_aside(

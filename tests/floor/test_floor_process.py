@@ -95,6 +95,21 @@ def test_a_second_process_under_a_running_name_refuses(
         first.stop()
 
 
+@pytest.mark.parametrize(("name", "fault"), [
+    ("a\x01b", "holds the unprintable character U+0001 at 1"),
+    ("+cmd", "starts with '+', as a spreadsheet formula does"),
+    ("n" * 101, "String should have at most 100 characters")])
+def test_a_name_the_protocol_refuses_is_refused_at_start(
+        tmp_path: Path, broker: Mosquitto, floor_dsn: str, name: str, fault: str) -> None:
+    """Issue 34: a floor's name goes in every word it sends the tables; one the protocol would
+    refuse is one line and exit 2 at start, not a writer that dies at its first word."""
+    process = FloorProcess(broker.url, floor_dsn, name, tmp_path)
+    result = subprocess.run(process.args, capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith("tablectl: floor serve: --name: ")
+    assert result.stderr.rstrip("\n").endswith(fault) and result.stderr.count("\n") == 1
+
+
 def test_a_port_in_use_is_said_in_one_line(tmp_path: Path, broker: Mosquitto,
                                            floor_dsn: str) -> None:
     """Issue 21: the pit's port held by another program: one line and the way out, exit 2."""

@@ -135,7 +135,7 @@ def test_a_hostile_rating_is_refused_with_its_field() -> None:
     assert parse(good).body["number"] == 1
     changes: list[tuple[dict[str, Any], str]] = [
         ({"seat": 12}, "body.seat: 12: should be less than or equal to 9"),
-        ({"start": "yesterday"}, 'body.start: "yesterday" is not a time'),
+        ({"start": "yesterday"}, 'body.start: "yesterday" is not a UTC time'),
         ({"handle": {KEY: {"main": -5}}}, f"body.handle.{KEY}.main: -5: should be greater"),
         ({"handle": {"k": {"main": 5}}}, 'body.handle: the key "k" is not an edge key'),
         ({"placed": {}}, "body: placed names [], the handle ['main']"),
@@ -143,7 +143,7 @@ def test_a_hostile_rating_is_refused_with_its_field() -> None:
         ({"player": "x" * 65}, "body.player: "),
         ({"placed": {"main": 0}}, "body.placed.main: 0: should be greater than or equal to 1"),
         ({"how": 7}, "body.how: 7: should be a valid string"),
-        ({"last_utc": "2026-11-24 06Z"}, 'body.last_utc: "2026-11-24 06Z" is not a time'),
+        ({"last_utc": "2026-11-24 06Z"}, 'body.last_utc: "2026-11-24 06Z" is not a UTC time'),
         ({"end_seq": "9"}, 'body.end_seq: "9": should be a valid integer'),
         ({"rounds": 2**31}, "body.rounds: 2147483648: should be less than or equal to "
                             "2147483647"),

@@ -16,6 +16,7 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from structlog.testing import capture_logs
 
 from controller.daemon.autopilot import Autopilot
 from controller.daemon.service import TableService
@@ -26,6 +27,7 @@ from controller.journal import codec as stored
 from controller.journal.fold import journal_ratings
 from floor.payloads import Incoming
 from floor.store import connect, write_batch
+from protocol.fields import MAX_COUNT
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 _tables = itertools.count(1)
@@ -58,9 +60,14 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[tuple[Any, .
 
 def _incoming(table: str, row: tuple[Any, ...]) -> Incoming:
     n, seq, topic, number, utc, blob = row
-    payload = json.dumps({"table": table, "journal": "j1", "n": n, "from_n": 1, "seq": seq,
-                          "topic": topic, "round": number, "utc": utc,
-                          "body": json.loads(stored.decode(blob, None))}).encode()
+    return _message(table, n, topic, number, json.loads(stored.decode(blob, None)), seq, utc)
+
+
+def _message(table: str, n: int, topic: str, number: int | None, body: dict[str, Any],
+             seq: int | None = None, utc: str = "2026-11-25T23:38:50.000Z") -> Incoming:
+    payload = json.dumps({"table": table, "journal": "j1", "n": n, "from_n": 1,
+                          "seq": n if seq is None else seq, "topic": topic, "round": number,
+                          "utc": utc, "body": body}).encode()
     return Incoming.parse(payload, table, topic, datetime.now(UTC), 2**18)
 
 
@@ -88,6 +95,102 @@ def test_the_floors_ratings_are_the_tables_whatever_the_order(
             if key != "idle":  # counted at the table only (the floor hears of credits)
                 assert body[key] == mine[number][key], (number, key)
         assert last_n <= len(rows)
+
+
+def _bodies(rows: list[tuple[Any, ...]]) -> list[tuple[int, str, int | None, dict[str, Any]]]:
+    """The outbox's messages as (n, topic, round, body)."""
+    return [(n, topic, number, json.loads(stored.decode(blob, None)))
+            for n, _, topic, number, _, blob in rows]
+
+
+def _rating(dsn: str, table: str, number: int) -> tuple[int, int, dict[str, Any]]:
+    """A rating's row on the floor: its whole state's message, its latest, its body."""
+    with psycopg.connect(dsn) as db:
+        found = db.execute("SELECT n, last_n, body, rounds FROM ratings "
+                           "WHERE table_id = %s AND number = %s", (table, number)).fetchone()
+    assert found is not None
+    n, last_n, body, rounds = found
+    assert rounds == body["rounds"]
+    return int(n), int(last_n), body
+
+
+def _one_rating(rows: list[tuple[Any, ...]]) -> tuple[
+        tuple[int, str, int | None, dict[str, Any]], list[tuple[int, str, int | None,
+                                                                dict[str, Any]]],
+        tuple[int, str, int | None, dict[str, Any]]]:
+    """The first rating that closed: its opening, the credits naming it, its close."""
+    messages = _bodies(rows)
+    close = next(m for m in messages if m[1] == "rating" and m[3]["end"] is not None)
+    number = close[3]["number"]
+    opening = next(m for m in messages if m[1] == "rating" and m[3]["number"] == number)
+    credits = [m for m in messages if m[1] == "credit"
+               and any(c["rating"] == number for c in m[3]["credited"])]
+    assert credits and opening[0] < credits[0][0] and credits[-1][0] < close[0]
+    return opening, credits, close
+
+
+def test_a_rating_at_the_most_rounds_takes_another_credit(
+        session: tuple[list[tuple[Any, ...]], Path], floor_dsn: str) -> None:
+    """The protocol takes a whole rating of 2^31-1 rounds (MAX_COUNT); a credit after it makes
+    2^31, which the floor's column must hold (it was an `integer`, and the batch was refused)."""
+    rows, _ = session
+    table = f"bj-{next(_tables)}"
+    opening, credits, _ = _one_rating(rows)
+    n, topic, number, body = opening
+    with connect(floor_dsn) as db:
+        write_batch(db, [_message(table, n, topic, number, {**body, "rounds": MAX_COUNT}),
+                         *(_message(table, *credit) for credit in credits)], [])
+    _, last_n, found = _rating(floor_dsn, table, body["number"])
+    assert (found["rounds"], last_n) == (MAX_COUNT + len(credits), credits[-1][0])
+
+
+def test_a_whole_rating_past_its_close_or_its_credits_is_refused(
+        session: tuple[list[tuple[Any, ...]], Path], floor_dsn: str) -> None:
+    """A table sends a rating whole when it opens and closes it, and credits it round by round
+    between: a whole state that does neither, for a rating already credited, or one after its
+    close, is stored but not applied (it would have the floor read the rating's credits again,
+    and a rogue table could have it do so every message)."""
+    rows, _ = session
+    table = f"bj-{next(_tables)}"
+    opening, credits, close = _one_rating(rows)
+    number = opening[3]["number"]
+    later = len(rows) + 1  # numbers no message of the table has
+    with connect(floor_dsn) as db, capture_logs() as logs:
+        write_batch(db, [_message(table, *opening), *(_message(table, *c) for c in credits)],
+                    [])
+        write_batch(db, [_message(table, later, "rating", None,
+                                  {**opening[3], "rounds": 999})], [])
+        assert _rating(floor_dsn, table, number)[2]["rounds"] == len(credits)
+        write_batch(db, [_message(table, *close)], [])
+        assert _rating(floor_dsn, table, number)[:2] == (close[0], close[0])
+        write_batch(db, [_message(table, later + 1, "rating", None,
+                                  {**close[3], "rounds": 5})], [])
+    n, last_n, found = _rating(floor_dsn, table, number)
+    assert (n, last_n, found) == (close[0], close[0], close[3])
+    refused = [(e["n"], e["reason"]) for e in logs if e["event"] == "whole rating not applied"]
+    assert refused == [(later, "neither opens nor closes a rating credited round by round"),
+                       (later + 1, f"the rating closed at message {close[0]}")]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.randoms(use_true_random=False))
+def test_a_table_from_before_credits_has_its_newest_whole_rating(
+        session: tuple[list[tuple[Any, ...]], Path], floor_dsn: str,
+        rng: random.Random) -> None:
+    """A table from before credits sent its ratings whole after every round and no credit:
+    whatever the order they come in, the floor's rating is the newest of them."""
+    rows, _ = session
+    table = f"bj-{next(_tables)}"
+    opening, _, _ = _one_rating(rows)
+    states = [(opening[0] + k, "rating", None,
+               {**opening[3], "rounds": k, "last_utc": f"2026-11-25T23:{k:02}:00.000Z"})
+              for k in range(12)]
+    rng.shuffle(states)
+    with connect(floor_dsn) as db:
+        for state in states:
+            write_batch(db, [_message(table, *state)], [])
+    newest = max(states, key=lambda m: m[0])
+    assert _rating(floor_dsn, table, opening[3]["number"]) == (newest[0], newest[0], newest[3])
 
 
 def test_a_dealers_corrections_are_corrections_not_refused_pins(floor_dsn: str) -> None:
