@@ -1,4 +1,5 @@
-"""Shared helpers: the packaged pay tables and a one-call way to settle a script."""
+"""Shared helpers: the packaged pay tables, a one-call way to settle a script, and the markers
+that the fixtures a test asks for imply (CONTRIBUTING.md: the fast command leaves them out)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,23 @@ def bj_script(seats: dict[str, Any], shoe: list[str], rules: dict[str, Any] | No
     return {"game": "blackjack", "rules": rules or {},
             "pay_tables": ALL_BJ_TABLES if pay_tables is None else pay_tables,
             "seats": seats, "shoe": shoe}
+
+
+# A test that asks for one of these fixtures is marked so, with no more code of its own.
+IMPLIED_MARKERS = {
+    "browser": {"browser"},
+    "install": {"installed"},
+    "servers": {"broker", "postgres", "floor_dsn", "ingest", "tls_broker", "sender",
+                "crashable"},
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        asked = set(getattr(item, "fixturenames", ()))
+        for marker, fixtures in IMPLIED_MARKERS.items():
+            if asked & fixtures:
+                item.add_marker(marker)
 
 
 @pytest.fixture(scope="session")
