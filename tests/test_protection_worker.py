@@ -6,6 +6,7 @@ CLI JSON is read."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -195,6 +196,21 @@ def test_ratings_are_assessed_in_the_order_they_close(
         worker.stop()
     assert [(e.rating, e.decisions) for e in posted if isinstance(e, RatingAssessed)] == [
         (4, 25), (3, 26), (5, 35)]
+
+
+def test_a_table_without_numpy_says_so_once_and_assesses_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *args: None if name == "numpy" else found(name, *args))
+    with capture_logs() as logs:
+        worker = ProtectionWorker(tmp_path / "j.sqlite3", lambda event: None)
+        assert not worker.start()
+        worker.stop()
+    assert [(e["event"], e["log_level"]) for e in logs] == [
+        ("game protection needs tablectl's analysis extra (numpy): ratings are not assessed "
+         "on this table", "warning")]
+    assert worker._thread is None and worker._child is None
 
 
 def test_an_assessment_goes_to_the_floor() -> None:
