@@ -28,10 +28,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.analysis import derive, skill
+from controller.analysis.edges import ShoeEdges
 from controller.game.cards import Card
 from controller.game.decisions import DecisionPoint
-from controller.game.observations import Observed, RoundSeen, by_value
+from controller.game.events import ConfigChanged
+from controller.game.observations import Observed, RoundSeen, Watch, by_value
+from controller.game.ratings import Rating
 from controller.game.rules.blackjack import BlackjackRules, hand_value
+from controller.game.table_config import config_from_event
 
 FLAG_P = 0.002  # per signal: at most 1 honest rating in 500 flagged for it
 MIN_ROUNDS = 20  # main wagers before the count is related to them
@@ -123,6 +127,26 @@ def assess(observed: Observed, costs: Sequence[skill.Cost] | None,
         if flag is not None:
             result.flags.append(flag)
     return result
+
+
+def protect(ratings: Sequence[Rating], configs: Mapping[str, ConfigChanged], watch: Watch,
+            workers: int) -> dict[int, Assessment]:
+    """Each rating's skill cost and protection flags, from a fold that filled `watch`: what
+    `players report` gives and the table's worker journals, so both are one computation."""
+    rules = {key: config_from_event(event).rules for key, event in configs.items()}
+    observed = {r.number: watch.ratings.get(r.number, Observed()) for r in ratings}
+    jobs: list[tuple[DecisionPoint, BlackjackRules]] = []
+    for seen in observed.values():
+        key_of = {r.round: r.config_key for r in seen.rounds}
+        for point in seen.decisions:
+            table = rules[key_of[point.round]]
+            assert isinstance(table, BlackjackRules)
+            jobs.append((point, table))
+    costs = iter(skill.costs(jobs, workers))
+    price = ShoeEdges(configs, workers)
+    return {number: assess(seen, [next(costs) for _ in seen.decisions], rules, watch.shoes,
+                           price)
+            for number, seen in observed.items()}
 
 
 Signal = tuple[str, dict[str, float | int | None], Flag | None]

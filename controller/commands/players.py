@@ -11,28 +11,21 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller.commands.common import Broken, journal_arguments, journal_path
 from controller.commands.inputs import Day, Whole
-from controller.game.decisions import DecisionPoint
-from controller.game.events import ConfigChanged
-from controller.game.observations import Observed, Watch
-from controller.game.ratings import Rating
-from controller.game.rules.blackjack import BlackjackRules
-from controller.game.table_config import config_from_event
+from controller.game.observations import Watch
 from controller.journal import JournalError
 from controller.journal.fold import journal_ratings
-
-if TYPE_CHECKING:
-    from controller.analysis.protection import Assessment
 
 
 def report(path: Path, day: str | None, archive: Sequence[Path], workers: int,
            number: int | None = None, start: int | None = None) -> dict[str, Any]:
     from controller.analysis.edges import edges
+    from controller.analysis.protection import protect
     watch = Watch()
     ratings, configs = journal_ratings(path, day, archive, watch=watch, start=start)
     if number is not None:
@@ -50,28 +43,6 @@ def report(path: Path, day: str | None, archive: Sequence[Path], workers: int,
             "edges": {key: {spot: round(edge, 10) for spot, edge in spots.items()}
                       for key, spots in found.items()},
             "ratings": rows}
-
-
-def protect(ratings: Sequence[Rating], configs: Mapping[str, ConfigChanged], watch: Watch,
-            workers: int) -> dict[int, Assessment]:
-    """Each rating's skill cost and protection flags (docs/protection.md)."""
-    from controller.analysis import skill
-    from controller.analysis.edges import ShoeEdges
-    from controller.analysis.protection import assess
-    rules = {key: config_from_event(event).rules for key, event in configs.items()}
-    observed = {r.number: watch.ratings.get(r.number, Observed()) for r in ratings}
-    jobs: list[tuple[DecisionPoint, BlackjackRules]] = []
-    for seen in observed.values():
-        key_of = {r.round: r.config_key for r in seen.rounds}
-        for point in seen.decisions:
-            table = rules[key_of[point.round]]
-            assert isinstance(table, BlackjackRules)
-            jobs.append((point, table))
-    costs = iter(skill.costs(jobs, workers))
-    price = ShoeEdges(configs, workers)
-    return {number: assess(seen, [next(costs) for _ in seen.decisions], rules, watch.shoes,
-                           price)
-            for number, seen in observed.items()}
 
 
 def render(data: dict[str, Any]) -> str:
@@ -117,8 +88,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                             help="processes for a configuration's edges the first time "
                                  "(default: every core)")
     report_cmd.add_argument("--rating", type=Whole(1), metavar="N",
-                            help="only rating number N (the table's protection worker asks "
-                                 "for each rating as it closes)")
+                            help="only rating number N")
     report_cmd.add_argument("--from-record", type=Whole(1), metavar="SEQ",
                             help="fold from the checkpoint before journal record SEQ, not from "
                                  "the first: enough for the ratings that opened after it, and "

@@ -1,50 +1,89 @@
 """Game protection on the table, away from dealing (issue 25, docs/protection.md): each rating,
-once it closes, is assessed by `tablectl players report --rating N --from-record SEQ --json`
-in a child process at the lowest CPU priority (nice 19), which reads the journal while the loop
-goes on writing it. The loop only journals the result, as a RatingAssessed event (and the floor
-hears of it). One child at a time, in the order ratings close; a child that fails is logged
-with its reason and the rating left unassessed: `players report` gives it at any time.
+once it closes, is assessed by the analysis (`controller.analysis.protection.protect`, the
+computation `players report` runs) in a child process at the lowest CPU priority (nice 19),
+which reads the journal while the loop goes on writing it. The child hands back a
+RatingAssessed over a pipe; the loop only journals it (and the floor hears of it). One child at
+a time, in the order ratings close; a child that fails, or runs past TIMEOUT_S and is killed,
+is logged with its reason and the rating left unassessed: `players report` gives it at any
+time.
 
-The child needs tablectl's analysis extra (numpy): a table without it says so once in its log
-and assesses nothing."""
+The child is spawned, not forked: the table has threads (the loop, drivers, the display), and a
+fork would copy their locks held. It imports the analysis extra (numpy), which the table itself
+never does: a table without it says so once in its log and assesses nothing."""
 
 from __future__ import annotations
 
 import importlib.util
-import json
+import multiprocessing
+import os
 import queue
-import subprocess
-import sys
 import threading
+import traceback
 from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import SpawnProcess
 from pathlib import Path
-from typing import Any
 
 import structlog
 
 from controller.game.events import Event, RatingAssessed
+from controller.game.observations import Watch
 from controller.game.ratings import Rating
+from controller.journal.fold import journal_ratings
 
 TIMEOUT_S = 3600.0  # a rating of a whole day is minutes on a Pi; more is a child gone wrong
 STOP = -1
+END_S = 10.0  # for a child that answered, or was killed, to be gone
+TRACE_CHARS = 2000  # of a failing child's traceback, in the log
+
+# What the child runs: (journal, rating number, record to fold from) -> the event. A module's
+# function, since the spawned child imports it by name.
+Work = Callable[[Path, int, int], RatingAssessed]
+
+
+def assessment(journal: Path, number: int, start: int) -> RatingAssessed:
+    """Rating `number`'s assessment as `players report --rating N --from-record SEQ` works it
+    out, folded from the checkpoint before record `start` on one core (in the child)."""
+    from controller.analysis.protection import protect
+    watch = Watch()
+    ratings, configs = journal_ratings(journal, None, [], watch=watch, start=start)
+    rating = next((r for r in ratings if r.number == number), None)
+    if rating is None:
+        raise LookupError(f"rating {number} is not in {journal} from record {start}")
+    found = protect([rating], configs, watch, 1)[number]
+    return RatingAssessed(seq=0, rating=number, player=rating.player, seat=rating.seat,
+                          decisions=found.decisions, skill_cost=round(found.skill_cost),
+                          skill_cost_optimal=round(found.skill_cost_optimal),
+                          flags=[flag.report() for flag in found.flags])
+
+
+def _child(answer: Connection, work: Work, journal: Path, number: int, start: int,
+           niceness: int) -> None:
+    """The child's body: lowers its own priority, then sends the event, or why there is none
+    as text (type, message and the traceback's end)."""
+    os.nice(niceness)
+    try:
+        answer.send(work(journal, number, start))
+    except Exception as exc:
+        answer.send("".join(traceback.format_exception(exc))[-TRACE_CHARS:])
 
 
 class ProtectionWorker:
     def __init__(self, journal: Path, post: Callable[[Event], None],
-                 closed: Sequence[Rating] = (),
-                 command: Sequence[str] = (sys.executable, "-m", "controller"),
-                 niceness: int = 19) -> None:
+                 closed: Sequence[Rating] = (), niceness: int = 19,
+                 timeout_s: float = TIMEOUT_S, work: Work = assessment) -> None:
         self.journal = journal
         self.post = post
-        self.command = list(command)
         self.niceness = niceness
+        self.timeout_s = timeout_s
+        self.work = work
         self.log = structlog.get_logger().bind(worker="protection")
         self.queue: queue.Queue[tuple[int, int]] = queue.Queue()
         self.assessed = 0
         # The last closed rating's end record queued (those closed before a restart are not).
         self._last_end = max((r.end_seq or 0 for r in closed), default=0)
         self._thread: threading.Thread | None = None
-        self._child: subprocess.Popen[str] | None = None
+        self._child: SpawnProcess | None = None
         self._stopping = threading.Event()
 
     def closed(self, ratings: Sequence[Rating]) -> None:
@@ -73,64 +112,67 @@ class ProtectionWorker:
         return True
 
     def stop(self) -> None:
-        """Stops the worker and ends the child at work, if any: none outlives the table."""
+        """Stops the worker and kills the child at work, if any, waiting (bounded) until the
+        worker has reaped it: none outlives the table."""
         self._stopping.set()
         self.queue.put((STOP, 0))
         child = self._child
-        if child is not None and child.poll() is None:
-            child.terminate()
+        if child is not None:
+            child.kill()  # a no-op once the worker has reaped it
+        if self._thread is not None:
+            self._thread.join(END_S)
 
     def _run(self) -> None:
-        while (job := self.queue.get())[0] != STOP:
+        while (job := self.queue.get())[0] != STOP and not self._stopping.is_set():
             event = self.assess(*job)
             if event is not None:
                 self.post(event)
                 self.assessed += 1
 
-    def args(self, number: int, start: int) -> list[str]:
-        """The child's command line: the report of one rating, at the given CPU priority."""
-        return ["nice", "-n", str(self.niceness), *self.command, "players", "report",
-                "--journal", str(self.journal), "--rating", str(number), "--from-record",
-                str(start), "--workers", "1", "--json"]
-
     def assess(self, number: int, start: int) -> RatingAssessed | None:
-        """Rating `number`'s assessment by the child, or None (logged) if there is none."""
+        """Rating `number`'s assessment by a child, or None (logged) if there is none."""
         log = self.log.bind(rating=number)
+        context = multiprocessing.get_context("spawn")
+        answer, sender = context.Pipe(duplex=False)
+        child = context.Process(target=_child, name=f"tablectl-protection-{number}",
+                                args=(sender, self.work, self.journal, number, start,
+                                      self.niceness), daemon=True)
         try:
-            with subprocess.Popen(self.args(number, start), stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True) as child:
-                self._child = child
-                if self._stopping.is_set():
-                    child.terminate()
-                try:
-                    out, err = child.communicate(timeout=TIMEOUT_S)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-                    out, err = child.communicate()
+            child.start()
         except OSError as exc:
+            answer.close()
             log.error("protection assessment could not run", error=str(exc))
             return None
         finally:
-            self._child = None
-        if child.returncode != 0:
-            log.error("protection assessment failed", code=child.returncode,
-                      stderr=err.strip()[-400:])
-            return None
+            sender.close()  # the child's end: its exit is then the end of the pipe here
+        self._child = child
+        log = log.bind(pid=child.pid)
         try:
-            [found] = json.loads(out)["ratings"]
-            return assessed(found)
-        except (ValueError, KeyError, TypeError) as exc:
-            log.error("protection assessment unreadable", error=f"{type(exc).__name__}: {exc}")
-            return None
-
-
-def assessed(rating: dict[str, Any]) -> RatingAssessed:
-    """The event for one rating of `players report --json` (ValueError, KeyError, TypeError if
-    it is not one)."""
-    flags = [{"kind": str(f["kind"]), "p_value": float(f["p_value"]),
-              "detail": str(f["detail"]), "rounds": [int(n) for n in f["rounds"]]}
-             for f in rating["flags"]]
-    return RatingAssessed(
-        seq=0, rating=int(rating["number"]), player=rating["player"], seat=int(rating["seat"]),
-        decisions=int(rating["decisions"]), skill_cost=round(100 * float(rating["skill_cost"])),
-        skill_cost_optimal=round(100 * float(rating["skill_cost_optimal"])), flags=flags)
+            if self._stopping.is_set():  # stop() came before the child was known
+                child.kill()
+            if not wait([answer, child.sentinel], timeout=self.timeout_s):
+                child.kill()
+                log.error("protection assessment past its time limit: killed",
+                          limit_s=self.timeout_s)
+                return None
+            try:
+                found = answer.recv() if answer.poll() else None
+            except EOFError:  # the child ended without a word
+                found = None
+        finally:
+            answer.close()
+            child.join(END_S)
+            if child.is_alive():  # answered, yet not ending
+                child.kill()
+                child.join()
+            self._child = None
+        if isinstance(found, RatingAssessed):
+            return found
+        if self._stopping.is_set():
+            log.info("protection assessment stopped with the table")
+        elif found is None:
+            log.error("protection assessment failed", code=child.exitcode,
+                      error="the child ended without an answer")
+        else:
+            log.error("protection assessment failed", code=child.exitcode, error=found)
+        return None
