@@ -9,6 +9,7 @@ from controller.commands.common import (
     default_journal,
 )
 from controller.commands.inputs import (
+    MAX_NUMBER,
     BrokerUrl,
     JournalPath,
     NewFile,
@@ -16,8 +17,10 @@ from controller.commands.inputs import (
     TextFile,
     Whole,
 )
-from controller.daemon.checked_files import BadInput
+from controller.daemon.checked_files import CONFIGURATION, BadInput
 from controller.journal import JournalError
+
+MAX_PACE_S = 10.0  # the demo's slowest dealer: a payout stays up 8 paces, 80 s
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -51,15 +54,18 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """The family's commands on `tablectl`."""
     run = commands.add_parser(
         "run", help="run the table (a demo on simulated devices without --config)")
-    run.add_argument("--config", type=TextFile(), metavar="FILE",
+    run.add_argument("--config", type=TextFile(CONFIGURATION), metavar="FILE",
                      help="the table configuration")
     run.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack",
                      help="the demo's game")
     run.add_argument("--port", type=Whole(0, 65535),
                      help="the display's port (default 8080; 0: any free port)")
-    run.add_argument("--pace", type=Number(0), default=0.6, metavar="SECONDS",
-                     help="demo: seconds between the dealer's actions (0: as fast as it can)")
-    run.add_argument("--rounds", type=Whole(1), help="demo: stop after this many rounds")
+    run.add_argument("--pace", type=Number(0, maximum=MAX_PACE_S), default=0.6,
+                     metavar="SECONDS",
+                     help=f"demo: seconds between the dealer's actions, 0 to {MAX_PACE_S:g} "
+                          "(default 0.6; 0: as fast as it can)")
+    run.add_argument("--rounds", type=Whole(1, MAX_NUMBER),
+                     help="demo: stop after this many rounds")
     run.add_argument("--record", type=NewFile(), metavar="FILE",
                      help="record the devices' bytes")
     run.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
@@ -69,5 +75,6 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--table-id", metavar="ID",
                      help="the table's id on the floor (default: the config's, else demo-GAME)")
     run.add_argument("-v", "--verbose", action="store_true",
-                     help="also log every settlement (a JSON line each, at debug level)")
+                     help="also log every settlement (a JSON line each, at debug level), and "
+                     "a failure's traceback")
     run.set_defaults(func=cmd_run)

@@ -23,7 +23,7 @@ from controller.commands.inputs import (
     JournalPath,
     TextFile,
 )
-from controller.daemon.checked_files import BadInput, decode_text, read_text
+from controller.daemon.checked_files import SCRIPT, BadInput, read_stdin, read_text
 from controller.daemon.service import TableService
 from controller.game.cards import Card, CardError, card_from_id, parse_card
 from controller.game.events import (
@@ -425,8 +425,7 @@ def _resume(path: Path, canonical: list[Event], rounds: int) -> TableService:
 
 def cmd_settle(args: argparse.Namespace) -> int:
     source = "stdin" if args.script == "-" else args.script
-    text = decode_text(sys.stdin.buffer.read(), source) if args.script == "-" else read_text(
-        args.script)
+    text = read_stdin(SCRIPT) if args.script == "-" else read_text(args.script, SCRIPT)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -448,7 +447,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """The family's commands on `tablectl`."""
     settle = commands.add_parser(
         "settle", help="settle a scripted round, or a session of rounds (JSON out)")
-    settle.add_argument("script", type=TextFile(stdin=True), metavar="SCRIPT",
+    settle.add_argument("script", type=TextFile(SCRIPT, stdin=True), metavar="SCRIPT",
                         help="round script or session (JSON), or - for standard input")
     settle.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
                         help="journal every event; re-running resumes after the last one")

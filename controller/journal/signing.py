@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -39,8 +39,9 @@ class Signer:
         self.fingerprint = fingerprint(key.public_key())
 
     @classmethod
-    def load(cls, path: Path) -> Signer:
-        key = _read_pem(path, "signing key", "private key",
+    def from_pem(cls, pem: str, path: Path) -> Signer:
+        """The key in `pem`, the text of the key file `path` (read bounded by the caller)."""
+        key = _load_pem(pem, path, "signing key", "private key",
                         lambda data: serialization.load_pem_private_key(data, password=None))
         if not isinstance(key, Ed25519PrivateKey):
             raise JournalError(f"signing key {path}: not an Ed25519 key")
@@ -50,20 +51,19 @@ class Signer:
         return self.key.sign(message).hex()
 
 
-def load_public_key(path: Path) -> Ed25519PublicKey:
-    key = _read_pem(path, "public key", "public key", serialization.load_pem_public_key)
+def public_key(pem: str, path: Path) -> Ed25519PublicKey:
+    """The public key in `pem`, the text of the file `path` (read bounded by the caller)."""
+    key = _load_pem(pem, path, "public key", "public key", serialization.load_pem_public_key)
     if not isinstance(key, Ed25519PublicKey):
         raise JournalError(f"public key {path}: not an Ed25519 key")
     return key
 
 
-def _read_pem(path: Path, what: str, kind: str, load: Callable[[bytes], T]) -> T:
-    """A PEM key file, or a JournalError naming the file and what is wrong with it."""
+def _load_pem(pem: str, path: Path, what: str, kind: str, load: Callable[[bytes], T]) -> T:
+    """A PEM key, or a JournalError naming its file and what is wrong with it."""
     try:
-        return load(path.read_bytes())
-    except OSError as exc:
-        raise JournalError(f"{what} {path}: cannot be read: {exc.strerror}") from None
-    except ValueError:
+        return load(pem.encode())
+    except (ValueError, TypeError, UnsupportedAlgorithm):  # TypeError: an encrypted key
         raise JournalError(f"{what} {path}: not a PEM {kind}") from None
 
 
