@@ -63,6 +63,7 @@ WAGER_KEYS: Final = {
     "baccarat": ("player", "banker", "tie", "lucky8_player", "lucky8_banker"),
 }
 MAX_WAGER: Final = 10_000_000 * 100  # minor units: no table takes one wager of ten million
+MAX_DIGITS: Final = MAX_ID  # of a whole number in a script: the longest id given as a number
 INSURANCE_TOKENS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
 PLAY_TOKENS: Final = ("hit", "stand", "double", "split", "surrender")
 
@@ -423,11 +424,23 @@ def _resume(path: Path, canonical: list[Event], rounds: int) -> TableService:
     return service
 
 
+def _whole(digits: str) -> int:
+    """A JSON integer of a script, its digits counted before it is parsed: a number no script
+    holds (a wager of 10^400) is refused as one, never parsed into one (Python parses at most
+    4,300 digits, in time quadratic in them)."""
+    count = len(digits.lstrip("-"))
+    _require(count <= MAX_DIGITS, f"a number of {count} digits ({digits[:20]}…): more than any "
+             f"round script holds (at most {MAX_DIGITS} digits)")
+    return int(digits)
+
+
 def cmd_settle(args: argparse.Namespace) -> int:
     source = "stdin" if args.script == "-" else args.script
     text = read_stdin(SCRIPT) if args.script == "-" else read_text(args.script, SCRIPT)
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_whole)
+    except ScriptError as exc:
+        raise BadInput(f"{source}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise BadInput(f"{source}: not JSON: {exc.msg} at line {exc.lineno} column "
                        f"{exc.colno}") from None
