@@ -28,10 +28,12 @@ from hypothesis import strategies as st
 
 from controller.commands import main as cli
 from controller.commands.inputs import (
+    Address,
     Baud,
     BrokerUrl,
     CardValues,
     Checked,
+    Currency,
     Day,
     DeviceUrl,
     Dsn,
@@ -85,6 +87,10 @@ def refused(checked: Checked) -> list[str]:
             return ["bogus://x"]
         case UsbId():
             return ["zz"]
+        case Currency():
+            return ["dollars", "usd"]
+        case Address():
+            return ["notanaddress", "10.0.0.256"]
         case Day():
             return ["2026-13-01", "yesterday", "2026-01-01.x"]
         case KeyValue():
@@ -123,6 +129,10 @@ def valid(checked: object, folder: Path) -> str:
             return "dbname=floor"
         case UsbId():
             return "1209:7ab1"
+        case Currency():
+            return "USD"
+        case Address():
+            return "10.0.0.5"
         case Day():
             return "2026-01-01"
         case KeyValue():

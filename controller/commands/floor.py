@@ -21,7 +21,17 @@ from typing import TYPE_CHECKING, Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.commands.common import Broken
-from controller.commands.inputs import BrokerUrl, Dsn, Folder, JournalPath, Number, TextFile, Whole
+from controller.commands.inputs import (
+    Address,
+    BrokerUrl,
+    Currency,
+    Dsn,
+    Folder,
+    JournalPath,
+    Number,
+    TextFile,
+    Whole,
+)
 from controller.daemon.checked_files import (
     CERTIFICATE,
     PASSWORD,
@@ -216,7 +226,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     serve.add_argument("--shift-hours", type=Whole(1, 24), default=8, metavar="HOURS",
                        help="a shift's length (8)")
     serve.add_argument("--timezone", metavar="ZONE", help="the casino's (default: local)")
-    serve.add_argument("--currency", default="USD", metavar="CODE",
+    serve.add_argument("--currency", type=Currency(), default="USD", metavar="CODE",
                        help="for the pit's amounts (USD)")
     serve.add_argument("--group", metavar="NAME",
                        help="the floor processes' shared subscription group: a secret in "
@@ -236,7 +246,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                        help="serve the pit over HTTPS with this certificate (and --https-key)")
     serve.add_argument("--https-key", type=TextFile(TLS_KEY), metavar="FILE",
                        help="the HTTPS certificate's key")
-    serve.add_argument("--proxy", metavar="ADDRESS",
+    serve.add_argument("--proxy", type=Address(), metavar="ADDRESS",
                        help="a reverse proxy's address: its X-Forwarded-Proto and "
                        "X-Forwarded-For are believed")
     serve.add_argument("--edge-time", type=Number(0, DAY_S, above=True), default=EDGE_WALL_S,

@@ -8,6 +8,7 @@ a usage error that names the option and what is wrong with it.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
 import re
 import stat
@@ -244,6 +245,29 @@ class Day(Checked):
         except ValueError:
             raise BadInput(f"{text!r} is not a day, YYYY-MM-DD or YYYY-MM-DD.N") from None
         return text
+
+
+class Currency(Checked):
+    """A currency by its ISO 4217 code, one Babel formats (USD, EUR, GBP)."""
+
+    def check(self, text: str) -> str:
+        from babel.numbers import list_currencies
+        if text not in list_currencies():
+            raise BadInput(f"{shown(text)!r} is not an ISO 4217 currency code (e.g. USD, EUR)")
+        return text
+
+
+class Address(Checked):
+    """An IP address, IPv4 or IPv6, written as the floor writes a client's (`client_key`: an
+    IPv4 address mapped into IPv6 as the IPv4 one), to be compared with them."""
+
+    def check(self, text: str) -> str:
+        try:
+            ipaddress.ip_address(text)
+        except ValueError:
+            raise BadInput(f"{shown(text)!r} is not an IP address (e.g. 10.0.0.5)") from None
+        from floor.accounts import client_key  # psycopg: only for a floor option
+        return client_key(text)
 
 
 class KeyValue(Checked):
