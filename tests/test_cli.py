@@ -69,8 +69,9 @@ def refused(checked: Checked) -> list[str]:
             return list(ALL_PATHS)
         case JournalPath():  # a journal the command makes where none is
             return [*FILES, "directory"]
-        case NewFile():
-            return ["directory", "in a missing folder", "under a file"]
+        case NewFile(replace=replace):
+            return ["directory", "in a missing folder", "under a file",
+                    *([] if replace else ["existing"])]
         case Folder(create=False):
             return [*FILES, "missing", "in a missing folder"]
         case Folder():
@@ -156,6 +157,8 @@ def bad_path(kind: str, folder: Path) -> str:
     elif kind == "under a file":
         path.write_text("a file\n")
         path = path / "input"
+    elif kind == "existing":
+        path.write_text("a file\n")
     return str(path)
 
 

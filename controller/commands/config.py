@@ -72,4 +72,4 @@ def add_pin_hash(commands: argparse._SubParsersAction[Any]) -> None:
     """`tablectl pin-hash`."""
     pin = commands.add_parser(
         "pin-hash", help="hash a supervisor PIN for the configuration (read from standard input)")
-    pin.set_defaults(func=cmd_pin_hash)
+    pin.set_defaults(func=cmd_pin_hash, reads_stdin=PIN)

@@ -208,7 +208,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     monitor.set_defaults(func=cmd_monitor)
 
     record_cmd = commands.add_parser("record", help="record a shoe's raw bytes to FILE")
-    record_cmd.add_argument("file", type=NewFile(), metavar="FILE",
+    record_cmd.add_argument("file", type=NewFile(replace=False), metavar="FILE",
                             help="the recording (JSON Lines) to write")
     record_cmd.add_argument("--shoe", type=DeviceUrl(), required=True, metavar="URL",
                             help="the shoe's port: /dev/ttyUSB0, socket://..., ...")

@@ -157,11 +157,12 @@ def cmd_user(args: argparse.Namespace) -> int:
 
     from floor.accounts import NameExists, add_supervisor, disable_supervisor
     from floor.schema import migrate
+    password = _password(args) if args.user_command == "add" else ""  # before a connection
     try:
         with psycopg.connect(args.db, autocommit=True) as db:
             migrate(db)
             if args.user_command == "add":
-                add_supervisor(db, args.name, _password(args), args.reset_password)
+                add_supervisor(db, args.name, password, args.reset_password)
                 print(f"supervisor {args.name} " + ("has a new password, their sessions ended"
                       if args.reset_password else "can log in to the pit"))
             elif not disable_supervisor(db, args.name):

@@ -155,12 +155,18 @@ class JournalPath(Checked):
 
 
 class NewFile(Checked):
-    """A file to write: not a folder, in a folder that exists."""
+    """A file to write: not a folder, in a folder that exists; with `replace` False, not a file
+    that is there already (a recording is evidence: never written over)."""
+
+    def __init__(self, replace: bool = True) -> None:
+        self.replace = replace
 
     def check(self, text: str) -> Path:
         path = Path(text)
         if path.is_dir():
             raise BadInput(f"{path}: a directory, not a file")
+        if not self.replace and path.exists():
+            raise BadInput(f"{path}: exists already, and is never written over: name a new file")
         parent_folder(path)
         return path
 

@@ -29,12 +29,12 @@ from controller.journal import JournalError
 def cmd_journal_verify(args: argparse.Namespace) -> int:
     from controller.journal.signing import public_key
     from controller.journal.verify import verify
-    path = journal_path(args)
-    try:
+    try:  # the key first: it is read whole, the journal maybe for minutes
         key = public_key(read_text(args.public_key, PEM_KEY), args.public_key) \
             if args.public_key else None
     except JournalError as exc:  # not a public key: the input, not the journal
         raise BadInput(str(exc)) from None
+    path = journal_path(args)
     try:
         verdict = verify(path, args.archive, key, args.day, args.deep)
     except JournalError as exc:

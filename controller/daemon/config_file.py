@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from serial import SerialBase
+
 from controller.daemon.broker import Broker, parse_broker
 from controller.daemon.checked_files import (
     CERTIFICATE,
@@ -25,6 +27,7 @@ from controller.daemon.checked_files import (
     PEM_KEY,
     TLS_KEY,
     BadInput,
+    check_journal,
     read_text,
 )
 from controller.game.money import to_minor
@@ -45,6 +48,7 @@ if TYPE_CHECKING:  # cryptography loads when a key is read, not for each configu
 SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "devices", "readers",
                    "display", "journal", "floor")
 PROTOCOLS: Final = ("beetek", "cardid")
+BAUDRATES: Final = SerialBase.BAUDRATES  # the rates pyserial sets on any port
 
 
 class ConfigError(BadInput):
@@ -139,10 +143,12 @@ class RunConfig:
 
 
 def load(path: Path) -> RunConfig:
+    """The configuration in `path`, or ConfigError naming the key. A file that cannot be read as
+    text (missing, past 1 MiB, not UTF-8) is not a configuration at all: BadInput, as the
+    argument type refuses it (`tablectl doctor` reports a ConfigError, but refuses that)."""
+    text = read_text(path, CONFIGURATION)
     try:
-        data = tomllib.loads(read_text(path, CONFIGURATION))
-    except BadInput as exc:
-        raise ConfigError(str(exc)) from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not TOML: {exc}") from None
     return _parse(path, data)
@@ -207,10 +213,18 @@ def _pins(data: dict[str, Any], section: str, fail: Any) -> dict[str, str]:
 
 
 def check_ready(config: RunConfig) -> None:
-    """What `load` leaves to the start, checked for `tablectl config check`: the signing key
-    must be there and be one (`run` fails without it). A key this user may not read (the
-    service user's, mode 0600) is left to `tablectl doctor` run as that user."""
+    """What `load` leaves to the start, checked for `tablectl config check`: the journal's path
+    must be one a journal can be at (not a folder, not under a file, an SQLite file if there),
+    and the signing key must be there and be one (`run` fails otherwise). A journal or a key
+    this user may not read (the service user's, mode 0600) is left to `tablectl doctor` run as
+    that user."""
     from controller.journal import JournalError
+    journal = config.journal
+    if journal is not None and (not journal.exists() or os.access(journal, os.R_OK)):
+        try:
+            check_journal(journal, existing=False)
+        except BadInput as exc:
+            raise ConfigError(f"{config.path}: journal.path: {exc}") from None
     key = config.journal_config.key
     if key is None:
         return
@@ -290,7 +304,7 @@ def _journal(path: Path, raw: dict[str, Any], fail: Any) -> JournalConfig:
     def beside(value: Any, key: str) -> Path | None:
         if value is None:
             return None
-        if not isinstance(value, str) or not value:
+        if not isinstance(value, str) or not value or "\0" in value:
             raise fail(f"journal.{key}", "must be a path")
         return path.parent / value
 
@@ -433,8 +447,9 @@ def _shoe(raw: Any, fail: Any) -> ShoeConfig | None:
     if protocol not in PROTOCOLS:
         raise fail("devices.shoe.protocol", f"{protocol!r} is not beetek or cardid")
     baud = raw.get("baud", 9600)
-    if not isinstance(baud, int) or baud <= 0:
-        raise fail("devices.shoe.baud", "must be a positive whole number")
+    if not isinstance(baud, int) or isinstance(baud, bool) or baud not in BAUDRATES:
+        raise fail("devices.shoe.baud", "must be a standard baud rate (e.g. 9600, 19200, "
+                   "115200)")
     return ShoeConfig(raw["url"], protocol, baud)
 
 

@@ -75,6 +75,11 @@ def signature_holds(key: Ed25519PublicKey, message: bytes, signature: str) -> bo
     return True
 
 
+def public_path(key: Path) -> Path:
+    """Where `keygen` puts a key's public half: beside it, `.pub`."""
+    return key.with_name(key.name + ".pub")
+
+
 def keygen(path: Path) -> tuple[Path, str]:
     """A new key at `path` (mode 0600, never overwritten) and its public half at `path.pub`."""
     key = Ed25519PrivateKey.generate()
@@ -89,7 +94,7 @@ def keygen(path: Path) -> tuple[Path, str]:
         raise JournalError(f"signing key {path}: cannot be written: {exc.strerror}") from None
     with os.fdopen(fd, "wb") as out:
         out.write(pem)
-    public = path.with_name(path.name + ".pub")
+    public = public_path(path)
     public.write_bytes(key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
     return public, fingerprint(key.public_key())
