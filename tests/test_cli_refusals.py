@@ -1,18 +1,23 @@
 """What used to go wrong quietly, now said (issue 35, point 8): pin-hash hashed a line's `\\r`;
 `config check` passed what `run` then failed on; a recording was written over; a failed start
 left its journal and the demo's key behind; a broker port out of range was "not a number".
-The real command, as a process."""
+And the one way out of every command (main): a bug, a dying thread or Ctrl-C is one line. The
+real command, as a process, but for the way out, which is driven in-process with a command
+made to fail."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
+from controller.commands import main as cli
 from controller.game.supervisors import verify_pin
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,3 +198,53 @@ def test_a_journal_there_before_keeps_what_it_holds(tmp_path: Path) -> None:
     recalled = tablectl("recall", "--journal", str(journal))
     assert recalled.returncode == 0 and "Round 1 (blackjack) payout confirmed" in recalled.stdout
     assert not (tmp_path / "table.key").exists()  # the demo's key, made by the failed start
+
+
+# ----- the one way out -------------------------------------------------------------------------
+
+def a_bug(args: argparse.Namespace) -> int:
+    raise RuntimeError("a bug\nover two lines")
+
+
+def a_thread_dies(args: argparse.Namespace) -> int:
+    thread = threading.Thread(target=a_bug, args=(args,), name="worker")
+    thread.start()
+    thread.join()
+    return 0
+
+
+def interrupted(args: argparse.Namespace) -> int:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_a_bug_is_one_line_naming_the_command_and_v_gives_its_traceback(
+        verbose: bool, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    leaves = {sub.prog: sub for sub in cli.subcommands(parser)}
+    leaves["tablectl recall"].set_defaults(func=a_bug)
+    leaves["tablectl journal verify"].set_defaults(func=a_thread_dies)
+    leaves["tablectl settle"].set_defaults(func=interrupted)
+    v = ["-v"] if verbose else []
+    assert cli.main(["recall", *v]) == 1
+    err = capsys.readouterr().err
+    line = ("tablectl: recall: failed: RuntimeError: a bug over two lines"
+            + ("" if verbose else " (run it again with -v for the traceback)"))
+    assert err.splitlines()[-1] == line
+    assert ("Traceback (most recent call last):" in err) == verbose
+    assert len(err.splitlines()) > 1 if verbose else err == line + "\n"
+    assert cli.main(["journal", "verify", *v]) == 0  # the thread's failure is said, in one line
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (
+        "tablectl: journal verify: failed in thread worker: RuntimeError: a bug over two lines"
+        + ("" if verbose else " (run it again with -v for the traceback)"))
+    assert cli.main(["settle", "-", *v]) == 130
+    assert capsys.readouterr().err == "tablectl: settle: interrupted\n"
+
+
+def test_every_command_takes_v() -> None:
+    for sub in cli.subcommands(cli.build_parser()):
+        if sub.get_default("func") is not None:
+            assert any("-v" in action.option_strings for action in sub._actions), sub.prog
