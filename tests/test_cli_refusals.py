@@ -19,6 +19,7 @@ import pytest
 
 from controller.commands import main as cli
 from controller.game.supervisors import verify_pin
+from tests.test_cli_hostile import read_only
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT_S = 60
@@ -248,3 +249,21 @@ def test_every_command_takes_v() -> None:
     for sub in cli.subcommands(cli.build_parser()):
         if sub.get_default("func") is not None:
             assert any("-v" in action.option_strings for action in sub._actions), sub.prog
+
+
+def test_journal_archive_checks_the_journal_before_it_makes_its_folder(tmp_path: Path) -> None:
+    """A journal in a read-only folder: `journal archive --to NEW` made NEW, then failed."""
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    journal = kept / "j.sqlite3"
+    assert tablectl("settle", "--journal", str(journal),
+                    str(ROOT / "examples" / "blackjack-round.json")).returncode == 0
+    (kept / "j.sqlite3.lock").unlink()
+    to = tmp_path / "stick"
+    with read_only(kept):
+        result = tablectl("journal", "archive", "--journal", str(journal), "--to", str(to))
+    assert result.returncode == 1
+    assert result.stderr == (f"tablectl: journal archive: journal {journal}: cannot be written "
+                             f"here: the folder {kept} is read-only (a journal is written with "
+                             "files beside it)\n")
+    assert not to.exists()
