@@ -267,3 +267,22 @@ def test_journal_archive_checks_the_journal_before_it_makes_its_folder(tmp_path:
                              f"here: the folder {kept} is read-only (a journal is written with "
                              "files beside it)\n")
     assert not to.exists()
+
+
+def test_a_pay_table_file_is_read_as_far_as_its_limit(tmp_path: Path) -> None:
+    """The game reads the pay-table folders itself: a device or a FIFO among them is refused
+    unread, a file past 64 KiB unparsed."""
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    script = str(ROOT / "examples" / "blackjack-round.json")
+    for name, make, said in (
+            ("zero.toml", lambda p: p.symlink_to("/dev/zero"), "not a regular file"),
+            ("fifo.toml", os.mkfifo, "not a regular file"),
+            ("big.toml", lambda p: p.write_text("# x\n" * 20_000),
+             "more than 64 KiB, too large for a pay table")):
+        path = folder / name
+        make(path)
+        result = tablectl("settle", "--pay-table-dir", str(folder), script)
+        assert result.returncode == 2
+        assert result.stderr == f"tablectl: settle: {path}: {said}\n"
+        path.unlink()
