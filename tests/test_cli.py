@@ -66,9 +66,9 @@ def refused(checked: Checked) -> list[str]:
         case TextFile():  # a FIFO is read as `cat` reads it: `/dev/stdin`, `<(...)`
             return [kind for kind in ALL_PATHS if kind != "FIFO"]
         case JournalPath(existing=True):
-            return list(ALL_PATHS)
+            return [*ALL_PATHS, "/dev/zero"]
         case JournalPath():  # a journal the command makes where none is
-            return [*FILES, "directory"]
+            return [*FILES, "directory", "/dev/zero"]
         case NewFile(replace=replace):
             return ["directory", "in a missing folder", "under a file",
                     *([] if replace else ["existing"])]
@@ -146,6 +146,8 @@ def valid(checked: object, folder: Path) -> str:
 def bad_path(kind: str, folder: Path) -> str:
     """A path of `kind` under `folder` (made there, or left missing)."""
     path = folder / "input"
+    if kind.startswith("/dev/"):  # a device: never opened as a journal
+        return kind
     if kind in BAD_FILES:
         path.write_bytes(BAD_FILES[kind])
     elif kind == "directory":
