@@ -23,7 +23,7 @@ from pathlib import Path
 import psycopg
 
 from benchmarks.common import machine
-from floor.ingest import PACKET_ROOM
+from floor.defaults import PACKET_ROOM
 from floor.schema import migrate
 from floor.store import connect
 from protocol import codec, topics

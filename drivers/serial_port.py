@@ -11,7 +11,7 @@ import pkgutil
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import serial
 
@@ -32,15 +32,33 @@ def resolve(url: str) -> str:
     return url
 
 
+NETWORK_SCHEMES: Final = ("socket", "rfc2217")  # pyserial's: host:port, then options
+
+
 def check_url(url: str) -> str:
-    """`url` if it can name a port: a path, or a URL with a scheme of ours or of pyserial's;
-    else ValueError naming the schemes known (an unknown one would kill the reader thread)."""
-    scheme, sep, _ = url.partition("://")
+    """`url` if it can name a port: a path, or a URL with a scheme of ours or of pyserial's,
+    and for a network port a host and a port number; else ValueError naming the schemes known
+    (an unknown one would kill the reader thread) or what the address lacks."""
+    scheme, sep, rest = url.partition("://")
     ours, theirs = set(SCHEMES), _pyserial_schemes()
     if sep and scheme not in ours and scheme.lower() not in theirs:  # pyserial lowercases
         known = ", ".join(f"{name}://" for name in sorted(ours | theirs))
         raise ValueError(f"{url}: unknown scheme {scheme!r} (a device path, or {known})")
+    if sep and scheme.lower() in NETWORK_SCHEMES:
+        host, colon, port = rest.partition("/")[0].partition("?")[0].rpartition(":")
+        if not (colon and host.strip("[]")):
+            raise ValueError(f"{url}: {scheme}:// needs HOST:PORT (e.g. {scheme}://10.0.0.7:4001)")
+        check_port(port, url)
     return url
+
+
+def check_port(text: str, url: str) -> int:
+    """A TCP port as a URL writes it, 1 to 65535, or ValueError saying which it is not."""
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"{url}: the port {text[:20]!r} is not a number")
+    if len(text) > 5 or not 1 <= int(text) <= 65535:
+        raise ValueError(f"{url}: the port {text[:20]} is out of range (1-65535)")
+    return int(text)
 
 
 def _pyserial_schemes() -> set[str]:

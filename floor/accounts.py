@@ -77,8 +77,19 @@ def _check_lengths(name: str, password: str) -> str:
     return ""
 
 
-def add_supervisor(db: psycopg.Connection, name: str, password: str) -> None:
-    """Add a supervisor, or set a new password for one (and end their sessions)."""
+class NameExists(ValueError):
+    """A supervisor of that name is there already: adding would take their account over."""
+
+
+class NoSuchName(ValueError):
+    """No supervisor of that name, to set a new password for."""
+
+
+def add_supervisor(db: psycopg.Connection, name: str, password: str, reset: bool = False
+                   ) -> None:
+    """Add a supervisor; with `reset`, set a new password for one there already (enabled
+    again, their sessions ended). Never the one for the other: a name typed twice must not
+    take a colleague's account over, nor a mistyped one make a new account."""
     if not name.strip():
         raise ValueError("a supervisor needs a name")
     if too_long := _check_lengths(name, password):
@@ -86,9 +97,14 @@ def add_supervisor(db: psycopg.Connection, name: str, password: str) -> None:
     if len(password) < MIN_PASSWORD:
         raise ValueError(f"a pit password needs at least {MIN_PASSWORD} characters")
     with db.transaction():
-        db.execute("INSERT INTO supervisors (name, password) VALUES (%s, %s) ON CONFLICT (name) "
-                   "DO UPDATE SET password = EXCLUDED.password, disabled = false",
-                   (name, hash_pin(password)))
+        if reset:
+            if db.execute("UPDATE supervisors SET password = %s, disabled = false WHERE name = "
+                          "%s RETURNING 1", (hash_pin(password), name)).fetchone() is None:
+                raise NoSuchName(f"no supervisor {name!r}")
+        elif db.execute("INSERT INTO supervisors (name, password) VALUES (%s, %s) ON CONFLICT "
+                        "(name) DO NOTHING RETURNING 1", (name, hash_pin(password))
+                        ).fetchone() is None:
+            raise NameExists(f"supervisor {name!r} exists already")
         db.execute("DELETE FROM sessions WHERE name = %s", (name,))
 
 

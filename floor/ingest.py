@@ -40,7 +40,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from pydantic import ValidationError
 
 from controller.daemon.broker import Broker, make_client
-from floor.defaults import GROUP, MAX_MESSAGE, SESSION_S
+from floor.defaults import GROUP, MAX_MESSAGE, PACKET_ROOM, SESSION_S
 from floor.health import Part
 from floor.payloads import CLOCK_TOLERANCE, Incoming, Status
 from floor.retire import client_id
@@ -59,7 +59,6 @@ from protocol.messages import SeatCommand
 
 RECEIVE_MAX: Final = 1000  # messages in flight to this process, unacknowledged
 STATUS_BYTES: Final = 32 * 1024 * 1024  # statuses waiting to be stored; more are dropped
-PACKET_ROOM: Final = 64 * 1024  # a packet's topic and properties, besides its payload
 BATCH_MAX: Final = 500
 BATCH_S: Final = 0.05  # a batch waits at most this long to fill
 RETRY_S: Final = (0.2, 5.0)  # back-off between attempts at a failed database

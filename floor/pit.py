@@ -51,7 +51,7 @@ from psycopg.errors import OperationalError
 from controller.game.ratings import is_id
 from devices.display.server import LOOPBACK, Gate, frame_headers, sse
 from floor import health, players, queries
-from floor.accounts import MAX_NAME, SESSION_H, Logins
+from floor.accounts import MAX_NAME, SESSION_H, Logins, client_key
 from floor.edge_job import Limits
 from floor.edges import EdgeWorker
 from floor.health import Part
@@ -294,7 +294,7 @@ class Pit:
         return request.remote or ""
 
     def _proxied(self, request: web.Request) -> bool:
-        return self.proxy is not None and request.remote == self.proxy
+        return self.proxy is not None and client_key(request.remote) == self.proxy
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:

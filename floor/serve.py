@@ -9,8 +9,9 @@ under the same name would knock the first off the broker. The name is held as a 
 advisory lock for the life of the process, taken before the broker is touched; so is the port.
 
 Under systemd (`Type=notify`) it says READY once it serves, and feeds the watchdog only while its
-writer and the pit's tasks are alive and it holds its name. A worker that dies ends the process
-(exit 1) for systemd to restart, rather than leave it up and deaf.
+writer and the pit's tasks are alive and it holds its name. A worker that dies, or any thread
+(threading's excepthook), ends the process (exit 1) for systemd to restart, rather than leave
+it up and deaf.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import asyncio
 import signal
 import socket
 import ssl
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,6 +133,16 @@ async def _serve(options: ServeOptions) -> int:
             stop.set()
         loop.call_soon_threadsafe(end)
 
+    said = threading.excepthook
+
+    def thread_died(hook: threading.ExceptHookArgs) -> None:
+        """Any thread of this process that dies (paho's reader included) ends it, exit 1, for
+        systemd to restart: failed first, then said, so that a failure to say it cannot keep
+        the process up and deaf."""
+        if hook.exc_type is not SystemExit and not loop.is_closed():
+            fail(hook.exc_value or hook.exc_type())
+        said(hook)
+
     if options.broker.tls and options.ingest.group == GROUP:
         log.warning("the floor's group is the well-known default on a production broker: any "
                     "table may join it; set TABLECTL_FLOOR_GROUP (docs/floor.md)")
@@ -140,6 +152,7 @@ async def _serve(options: ServeOptions) -> int:
     runner = web.AppRunner(pit.app(), handle_signals=False)
     notifier = Notifier.from_environment()
     started = False
+    threading.excepthook = thread_died
     try:
         await runner.setup()
         context = None
@@ -166,6 +179,7 @@ async def _serve(options: ServeOptions) -> int:
         if started:
             await asyncio.to_thread(ingest.stop)
         name.release()
+        threading.excepthook = said
     if failures:
         log.critical("floor process ends on a failure", error=repr(failures[0]))
         return 1

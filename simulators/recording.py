@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final
 
+from controller.daemon.checked_files import RECORDING, BadInput, read_lines
 from controller.game.events import Event, event_from_dict
 from controller.journal.files import utc_now
 
@@ -38,11 +39,12 @@ class RecordingError(ValueError):
 
 
 class Recorder:
-    """Appends to a recording; taps may be called from any thread."""
+    """Appends to a recording, a new file (a recording is evidence: never written over); taps
+    may be called from any thread."""
 
     def __init__(self, path: Path, devices: dict[str, Any], table: dict[str, Any]) -> None:
         self.path = path
-        self._file: IO[str] = path.open("w")
+        self._file: IO[str] = path.open("x")
         self._lock = threading.Lock()
         self._start = time.monotonic()
         self._write({"format": FORMAT, "version": VERSION, "created_utc": utc_now(),
@@ -91,18 +93,23 @@ class Entry:
 
 
 def read_recording(path: Path) -> tuple[dict[str, Any], Iterator[Entry]]:
-    lines = path.open()
+    """The header and the entries of a recording, read line by line as far as a recording's
+    limits (`RECORDING`: a line, the whole)."""
+    lines = read_lines(path, RECORDING)
     try:
-        header = json.loads(next(lines))
+        header = json.loads(next(lines)[1])
+    except BadInput as exc:
+        raise RecordingError(str(exc)) from None
     except (StopIteration, json.JSONDecodeError) as exc:
         raise RecordingError(f"{path}: line 1: not a recording header ({exc})") from None
-    if header.get("format") != FORMAT or header.get("version") != VERSION:
+    if not isinstance(header, dict) or header.get("format") != FORMAT or \
+            header.get("version") != VERSION:
         raise RecordingError(f"{path}: line 1: field format/version: not a {FORMAT} "
                              f"version {VERSION}")
 
     def entries() -> Iterator[Entry]:
-        with lines:
-            for number, line in enumerate(lines, start=2):
+        try:
+            for number, line in lines:
                 try:
                     raw = json.loads(line)
                     event = None
@@ -113,4 +120,6 @@ def read_recording(path: Path) -> tuple[dict[str, Any], Iterator[Entry]]:
                                 raw.get("supervisor"), raw)
                 except (json.JSONDecodeError, KeyError, ValueError, TypeError) as exc:
                     raise RecordingError(f"{path}: line {number}: {exc!r}") from None
+        except BadInput as exc:
+            raise RecordingError(str(exc)) from None
     return header, entries()

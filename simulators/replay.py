@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -135,10 +136,12 @@ class Replayer:
     # ----- the replay ------------------------------------------------------------------------
 
     def run(self) -> list[RoundRecord]:
-        self.shoe.plug()
-        self._start()
-        started = time.monotonic()
+        """Play the recording; its temporary folder (the shoe's pty, the journal unless one
+        was named) is gone afterwards, however it ends (a failure, a Ctrl-C)."""
         try:
+            self.shoe.plug()
+            self._start()
+            started = time.monotonic()
             for entry in self.entries:
                 if self.speed > 0:
                     due = started + entry.t / self.speed
@@ -148,8 +151,10 @@ class Replayer:
             assert self.loop is not None
             return self.loop.service.table.rounds()
         finally:
-            self._stop()
+            if self.loop is not None:
+                self._stop()
             self.shoe.unplug()
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def _play(self, entry: Entry) -> None:
         device, direction = entry.device, entry.direction

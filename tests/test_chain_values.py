@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from controller.journal import GENESIS, Journal, JournalError, chain_hash, codec
 from controller.journal.files import KEPT, SCHEMA_VERSION
-from controller.journal.signing import keygen, load_public_key
+from controller.journal.signing import keygen, public_key
 from controller.journal.verify import verify
 from tests.days import DaysTable
 from tests.journal_tools import edit_text, texts
@@ -76,7 +76,8 @@ def test_each_record_keeps_4_bytes_and_block_and_day_ends_the_whole(built: Path)
     assert {seq for seq, digest in stored.items() if len(digest) == 32} == day_ends | {
         seq for seq in stored if seq % codec.BLOCK == 0}
     assert {len(digest) for digest in stored.values()} == {KEPT, 32}
-    assert verify(journal, key=load_public_key(built / "table.key.pub")).problem is None
+    pem = built / "table.key.pub"
+    assert verify(journal, key=public_key(pem.read_text(), pem)).problem is None
 
 
 @settings(max_examples=40, deadline=None)
@@ -172,7 +173,8 @@ def schema2(tmp_path: Path) -> Path:
 
 def test_a_schema2_journal_verifies_as_it_is(schema2: Path, tmp_path: Path) -> None:
     """Its live file and sealed days, one of them in an archive folder, with the signatures."""
-    key = load_public_key(schema2.with_name("table.key.pub"))
+    pem = schema2.with_name("table.key.pub")
+    key = public_key(pem.read_text(), pem)
     verdict = verify(schema2, key=key, deep=True)
     assert (verdict.problem, verdict.records, verdict.signed) == (None, 176, 2)
     archive = tmp_path / "stick"

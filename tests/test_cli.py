@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import math
 import os
 import subprocess
 import sys
@@ -27,9 +28,12 @@ from hypothesis import strategies as st
 
 from controller.commands import main as cli
 from controller.commands.inputs import (
+    Address,
+    Baud,
     BrokerUrl,
     CardValues,
     Checked,
+    Currency,
     Day,
     DeviceUrl,
     Dsn,
@@ -51,6 +55,9 @@ BAD_FILES = {"non-UTF-8": b"caf\xe9\n", "BOM": codecs.BOM_UTF8 + b"{}\n",
              "binary": b"\x7fELF\x00\x01\x02", "empty": b""}
 ALL_PATHS = (*BAD_FILES, "missing", "directory", "FIFO", "in a missing folder", "under a file")
 FILES = (*BAD_FILES, "FIFO", "under a file")  # not a folder, whatever else
+# Numbers past any maximum, of 20 and 5,000 digits (counted before they are parsed: Python's int
+# refuses more than 4,300 digits, and takes time quadratic in them up to that).
+HUGE = ("9" * 20, "-" + "9" * 20, "1" + "0" * 4999)
 
 
 def refused(checked: Checked) -> list[str]:
@@ -59,25 +66,32 @@ def refused(checked: Checked) -> list[str]:
         case TextFile():  # a FIFO is read as `cat` reads it: `/dev/stdin`, `<(...)`
             return [kind for kind in ALL_PATHS if kind != "FIFO"]
         case JournalPath(existing=True):
-            return list(ALL_PATHS)
+            return [*ALL_PATHS, "/dev/zero"]
         case JournalPath():  # a journal the command makes where none is
-            return [*FILES, "directory"]
-        case NewFile():
-            return ["directory", "in a missing folder", "under a file"]
+            return [*FILES, "directory", "/dev/zero"]
+        case NewFile(replace=replace):
+            return ["directory", "in a missing folder", "under a file",
+                    *([] if replace else ["existing"])]
         case Folder(create=False):
             return [*FILES, "missing", "in a missing folder"]
         case Folder():
             return [*FILES, "in a missing folder"]
+        case Baud():
+            return [*refused(Whole(checked.minimum, checked.maximum)), "12345"]
         case Whole(minimum=low, maximum=high):
-            below = [] if low is None else [str(low - 1), str(min(low - 1, -5))]
-            return [*dict.fromkeys(below), *([] if high is None else [str(high + 1)]),
-                    "x", "1.5"]
-        case Number(minimum=low, above=above):
-            return [str(low - 1), *([str(low)] if above else []), "nan", "x"]
+            return [*dict.fromkeys([str(low - 1), str(min(low - 1, -5))]), str(high + 1),
+                    *HUGE, "x", "1.5"]
+        case Number(minimum=low, maximum=high, above=above):
+            return [str(low - 1), *([f"{low:g}"] if above else []), f"{high * 2 + 1:g}", *HUGE,
+                    "nan", "x"]
         case DeviceUrl() | BrokerUrl() | Dsn():
             return ["bogus://x"]
         case UsbId():
             return ["zz"]
+        case Currency():
+            return ["dollars", "usd"]
+        case Address():
+            return ["notanaddress", "10.0.0.256"]
         case Day():
             return ["2026-13-01", "yesterday", "2026-01-01.x"]
         case KeyValue():
@@ -102,8 +116,12 @@ def valid(checked: object, folder: Path) -> str:
             return str(folder / "new.out")
         case Folder():
             return str(folder)
-        case Whole() | Number():
-            return "1"
+        case Baud():
+            return "9600"
+        case Whole(minimum=low) | Number(minimum=low, above=False):
+            return f"{low:g}"
+        case Number(maximum=high):
+            return f"{high:g}"
         case DeviceUrl():
             return "/dev/null"
         case BrokerUrl():
@@ -112,6 +130,10 @@ def valid(checked: object, folder: Path) -> str:
             return "dbname=floor"
         case UsbId():
             return "1209:7ab1"
+        case Currency():
+            return "USD"
+        case Address():
+            return "10.0.0.5"
         case Day():
             return "2026-01-01"
         case KeyValue():
@@ -124,6 +146,8 @@ def valid(checked: object, folder: Path) -> str:
 def bad_path(kind: str, folder: Path) -> str:
     """A path of `kind` under `folder` (made there, or left missing)."""
     path = folder / "input"
+    if kind.startswith("/dev/"):  # a device: never opened as a journal
+        return kind
     if kind in BAD_FILES:
         path.write_bytes(BAD_FILES[kind])
     elif kind == "directory":
@@ -135,6 +159,8 @@ def bad_path(kind: str, folder: Path) -> str:
     elif kind == "under a file":
         path.write_text("a file\n")
         path = path / "input"
+    elif kind == "existing":
+        path.write_text("a file\n")
     return str(path)
 
 
@@ -211,11 +237,15 @@ def test_every_command_is_covered() -> None:
 
 def test_every_option_is_checked() -> None:
     """An option that takes a value takes free text, a choice, or a checked type: never a bare
-    int, float or Path, which would let zero, negative or unreadable values through."""
+    int, float or Path, which would let zero, negative or unreadable values through; and a
+    number has a finite maximum, by what it means."""
     for parser in [build_parser(), *subcommands(build_parser())]:
         for action in parser._actions:
+            where = f"{parser.prog} {action.option_strings or action.dest}"
             assert action.type is None or isinstance(action.type, Checked), (
-                f"{parser.prog} {action.option_strings or action.dest}: {action.type}")
+                f"{where}: {action.type}")
+            if isinstance(action.type, (Whole, Number)):
+                assert math.isfinite(action.type.maximum), where
 
 
 def taken(args: argparse.Namespace) -> int:
@@ -390,15 +420,27 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
-@given(st.integers(-10**20, 10**20), st.one_of(st.none(), st.integers(-5, 5)),
-       st.one_of(st.none(), st.integers(5, 10)))
-def test_a_whole_number_is_taken_within_its_bounds_only(value: int, low: int | None,
-                                                        high: int | None) -> None:
-    inside = (low is None or value >= low) and (high is None or value <= high)
+@given(st.integers(-10**30, 10**30), st.integers(-10**6, 5), st.integers(5, 10**20),
+       st.sampled_from(["{}", "+{}", " {} ", "000{}"]))
+def test_a_whole_number_is_taken_within_its_bounds_only(value: int, low: int, high: int,
+                                                        form: str) -> None:
+    """Whatever its digits, a number is taken exactly when it is within the bounds (the
+    digits counted before parsing refuse nothing they should take)."""
+    text = form.format(value) if value >= 0 or form in ("{}", " {} ") else str(value)
+    inside = low <= value <= high
     try:
-        assert Whole(low, high)(str(value)) == value and inside
-    except argparse.ArgumentTypeError:
+        assert Whole(low, high)(text) == value and inside
+    except argparse.ArgumentTypeError as refusal:
         assert not inside
+        assert str(refusal).endswith(f"less than {low}" if value < low else f"more than {high}")
+
+
+def test_a_number_of_5000_digits_is_refused_in_a_short_line() -> None:
+    for checked in (Whole(1, 64), Number(0, 10)):
+        with pytest.raises(argparse.ArgumentTypeError) as refusal:
+            checked("9" * 5000)
+        assert str(refusal.value) == f"99999999999999999999… (5000 characters) is more than " \
+            f"{checked.maximum:g}"
 
 
 # ----- help ---------------------------------------------------------------------------------

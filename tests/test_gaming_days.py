@@ -433,7 +433,7 @@ def test_a_chain_rewritten_without_the_key_fails_at_the_first_day(
     journal, labels, public = three_days
     from controller.journal.signing import Signer, day_message
     keygen(tmp_path / "forger.key")
-    forger = Signer.load(tmp_path / "forger.key")
+    forger = Signer.from_pem((tmp_path / "forger.key").read_text(), tmp_path / "forger.key")
     files = [writable(journal.with_name("journal.days") / f"{label}.sqlite3")
              for label in labels] + [journal]
     heads: dict[int, str] = {}
@@ -449,8 +449,8 @@ def test_a_chain_rewritten_without_the_key_fails_at_the_first_day(
     rewrite_chain(files, forge, heads)
     unkeyed = verify(journal)
     assert unkeyed.problem is not None and "but the events give" in unkeyed.problem
-    from controller.journal.signing import load_public_key
-    keyed = verify(journal, key=load_public_key(public))
+    from controller.journal.signing import public_key
+    keyed = verify(journal, key=public_key(public.read_text(), public))
     assert keyed.problem == (f"day {labels[0]} ({labels[0]}.sqlite3): day {labels[0]}: the "
                              "signature does not hold (the chain was rewritten without the "
                              "table's key, or signed by another key)")

@@ -86,6 +86,13 @@ def seat1(decisions: list[str], shoe: list[Any], wagers: dict[str, Any] | None =
     ('{"game": "blackjack", "seats": {"1": {"wagers": {"main": NaN}}}, "shoe": []}',
      "seats.1.wagers.main: nan is not an amount"),
     ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    # a wager of 10^400, 10^5000: refused by their digits, before they are parsed (issue 35)
+    *((f'{{"game": "blackjack", "seats": {{"1": {{"wagers": {{"main": 1{"0" * zeros}}}}}}}, '
+       '"shoe": []}', f"a number of {zeros + 1} digits (10000000000000000000…): more than "
+       "any round script holds (at most 64 digits)") for zeros in (400, 5000)),
+    (with_changes(seats={"1": {"wagers": {"main": 10**63}}}),
+     "seats.1.wagers.main: 1000000000000000000000000000000000000000000000000000000000000000 "
+     "is more than any table takes"),
     (with_changes(rules={"decks": 1}, shoe=["AS", "9D", "AS", "8C"]),
      "round went on hold: AS came out more often than a 1-deck shoe holds it"),
 ])

@@ -28,7 +28,6 @@ original bets only takes no more than the bust did).
 
 from __future__ import annotations
 
-import multiprocessing
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from typing import Final, NamedTuple
 
 from controller.analysis import dealer_exact, split_exact
 from controller.analysis.dealer_exact import BLACKJACK, VALUES, Counts, card
+from controller.analysis.workers import pool as workers_pool
 from controller.game.cards import Card
 from controller.game.rules import dead_mans_hand
 from controller.game.rules.blackjack import (
@@ -678,7 +678,7 @@ def exact_counts(shoe: Counts, rules: BlackjackRules, objectives: Sequence[Objec
             progress(done / len(jobs))
 
     if workers > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with workers_pool(workers) as pool:
             for done, part in enumerate(pool.imap(up_card, jobs), start=1):  # in order: one sum
                 add(done, part)
     else:

@@ -11,7 +11,6 @@ its edge, so no luck of the cards dealt enters them beyond which shoes were deal
 
 from __future__ import annotations
 
-import multiprocessing
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 from controller.analysis import derive, eor, shoes, simulate
 from controller.analysis.shoes import Shoe
+from controller.analysis.workers import pool as workers_pool
 from controller.game.cards import Card, shoe_cards
 from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.baccarat_play import BaccaratPlay
@@ -86,7 +86,7 @@ def run(game: str, options: dict[str, Any], effects: Mapping[eor.Key, eor.Effect
         if workers <= 1:
             yield from map(_chunk, jobs)
             return
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with workers_pool(workers) as pool:
             yield from pool.imap(_chunk, jobs)
 
     for done, tally in enumerate(results(), start=1):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 from collections import defaultdict
 from dataclasses import asdict
 from pathlib import Path
@@ -46,6 +45,7 @@ from controller.analysis.blackjack_exact import (
 )
 from controller.analysis.charts import Chart, Situation
 from controller.analysis.dealer_exact import VALUES, Counts, card
+from controller.analysis.workers import pool as workers_pool
 from controller.game.rules.blackjack import BlackjackRules, is_natural
 from controller.game.strategy import decide
 
@@ -106,7 +106,7 @@ def derive(rules: BlackjackRules, workers: int = 1) -> Chart:
     jobs = [(up, shoe, rules, {s: a for s, a in start.actions.items() if s.up == up + 1})
             for up in range(VALUES)]
     if workers > 1:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with workers_pool(workers) as pool:
             parts = pool.map(_derive_up, jobs)
     else:
         parts = [_derive_up(job) for job in jobs]

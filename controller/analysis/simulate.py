@@ -13,7 +13,6 @@ cores.
 
 from __future__ import annotations
 
-import multiprocessing
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.analysis import derive
+from controller.analysis.workers import pool as workers_pool
 from controller.game.cards import Card, shoe_cards
 from controller.game.paytables import TIE_SPOTS, PayTable, PayTables
 from controller.game.rules.baccarat import BaccaratRules
@@ -176,7 +176,7 @@ def run(chunk: Callable[[tuple[dict[str, Any], list[str], int, int]], Tally],
         if workers <= 1:
             yield from map(chunk, jobs)
             return
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with workers_pool(workers) as pool:
             yield from pool.imap(chunk, jobs)  # in order: the same total on any number of cores
 
     for tally in results():

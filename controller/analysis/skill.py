@@ -6,12 +6,12 @@ optimal play. Amounts are in minor units of the seat's original wager."""
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.analysis import derive
 from controller.analysis.decision import action_values
+from controller.analysis.workers import pool as workers_pool
 from controller.game.cards import Card
 from controller.game.decisions import DecisionPoint
 from controller.game.rules.blackjack import BlackjackRules
@@ -51,7 +51,7 @@ def costs(jobs: Sequence[tuple[DecisionPoint, BlackjackRules]], workers: int = 1
         derive.basic(rules, workers)  # derived once, before the workers fork
     if workers <= 1 or len(jobs) < 2 * workers:
         return [_cost(job) for job in jobs]
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    with workers_pool(workers) as pool:
         return pool.map(_cost, jobs, chunksize=8)
 
 

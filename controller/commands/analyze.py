@@ -7,16 +7,17 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from controller.commands.inputs import (
+    MAX_WORKERS,
     CardValues,
     KeyValue,
     Number,
     TextFile,
     Whole,
 )
-from controller.daemon.checked_files import BadInput
+from controller.daemon.checked_files import CONFIGURATION, BadInput
 from controller.game.names import by_bet
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
@@ -24,6 +25,11 @@ from controller.game.table_config import TABLE_OPTIONS
 
 if TYPE_CHECKING:
     from controller.daemon.config_file import RunConfig
+
+MAX_SIMULATED: Final = 10**9  # rounds: a day of 2 cores, and 100 times the default's precision
+MAX_SHOES: Final = 10**6  # shoes dealt for --countability: 1,000 times the default
+MAX_RATIO: Final = 1000.0  # side wager per unit of main: past it the main wager is noise
+MAX_SEED: Final = 2**64 - 1  # the seeds numpy's generators take whole
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -188,7 +194,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     analyze_cmd.add_argument("--rules", nargs="*", type=KeyValue(), default=[],
                              metavar="KEY=VALUE",
                              help="table options, JSON values (decks=6, blackjack_pays=\"6:5\")")
-    analyze_cmd.add_argument("--config", type=TextFile(), metavar="FILE",
+    analyze_cmd.add_argument("--config", type=TextFile(CONFIGURATION), metavar="FILE",
                              help="a table configuration: its game, rules and pay tables")
     analyze_cmd.add_argument("--method", choices=["exact", "simulate"],
                              help="exact (the default) or a simulation through the engine")
@@ -205,14 +211,14 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                              help="analyze hand: the dealer's up card")
     analyze_cmd.add_argument("--removed", type=CardValues(), metavar="C,C,...",
                              help="analyze hand: other cards seen since the shuffle")
-    analyze_cmd.add_argument("--ratio", type=Number(0, above=True), metavar="R",
+    analyze_cmd.add_argument("--ratio", type=Number(0, MAX_RATIO, above=True), metavar="R",
                              help="--strategy combined: side wager per unit of main (default 1)")
-    analyze_cmd.add_argument("--rounds", type=Whole(1), metavar="N",
+    analyze_cmd.add_argument("--rounds", type=Whole(1, MAX_SIMULATED), metavar="N",
                              help="--method simulate: rounds to play (default 1,000,000)")
-    analyze_cmd.add_argument("--seed", type=Whole(None), metavar="S",
+    analyze_cmd.add_argument("--seed", type=Whole(0, MAX_SEED), metavar="S",
                              help="--method simulate and --countability: the seed; the same "
                                   "seed, the same result (default 1)")
-    analyze_cmd.add_argument("--workers", type=Whole(1), metavar="N",
+    analyze_cmd.add_argument("--workers", type=Whole(1, MAX_WORKERS), metavar="N",
                              help="processes (default: every core)")
     analyze_cmd.add_argument("--eor", action="store_true",
                              help="each wager's exact effects of removal and its best linear "
@@ -220,7 +226,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     analyze_cmd.add_argument("--countability", action="store_const", const=True,
                              help="with --eor: a counter's share of rounds, edge and win per "
                                   "100 rounds, dealt to 5 of 6 decks (baccarat 7 of 8)")
-    analyze_cmd.add_argument("--shoes", type=Whole(1), metavar="N",
+    analyze_cmd.add_argument("--shoes", type=Whole(1, MAX_SHOES), metavar="N",
                              help="--countability: shoes to deal (default 1,000)")
     analyze_cmd.add_argument("--json", action="store_true", help="JSON instead of text")
     analyze_cmd.set_defaults(func=cmd_analyze)

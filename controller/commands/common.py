@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from controller.commands.inputs import Folder, JournalPath, TextFile
-from controller.daemon.checked_files import check_journal
+from controller.daemon.checked_files import CONFIGURATION, check_journal
 
 EXIT_BROKEN = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
 
 
 class Broken(Exception):
@@ -53,7 +54,7 @@ def journal_arguments(parser: argparse.ArgumentParser, archive: bool = True,
     parser.add_argument("--journal", type=JournalPath(existing), metavar="PATH",
                         help="the journal (default: the --config's, else "
                              "$XDG_STATE_HOME/tablectl/journal.sqlite3)")
-    parser.add_argument("--config", type=TextFile(), metavar="FILE",
+    parser.add_argument("--config", type=TextFile(CONFIGURATION), metavar="FILE",
                         help="a table configuration: its journal")
     if archive:
         parser.add_argument("--archive", type=Folder(), action="append", default=[],

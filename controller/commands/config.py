@@ -14,8 +14,8 @@ from controller.commands.common import (
 from controller.commands.inputs import (
     TextFile,
 )
-from controller.daemon.checked_files import BadInput, decode_text
-from controller.game.supervisors import hash_pin
+from controller.daemon.checked_files import CONFIGURATION, PIN, BadInput, read_stdin_line
+from controller.game.supervisors import check_pin, hash_pin
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
@@ -45,10 +45,12 @@ def cmd_config_check(args: argparse.Namespace) -> int:
 
 
 def cmd_pin_hash(args: argparse.Namespace) -> int:
-    pin = getpass.getpass("PIN: ") if sys.stdin.isatty() else decode_text(
-        sys.stdin.buffer.readline(), "stdin").rstrip("\n")
+    """The hash of the PIN on standard input's first line, without its line ending (\\n or
+    \\r\\n: what `printf '1234\\r\\n'` gives is 1234); typed at a terminal, not echoed."""
+    typed = sys.stdin is not None and sys.stdin.isatty()
+    pin = getpass.getpass("PIN: ") if typed else read_stdin_line(PIN)
     try:
-        print(hash_pin(pin))
+        print(hash_pin(check_pin(pin)))
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     return 0
@@ -60,7 +62,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     config_commands = config_cmd.add_subparsers(dest="config_command", required=True)
     check = config_commands.add_parser(
         "check", help="validate a configuration file; exit 2 naming the key if it cannot run")
-    check.add_argument("file", type=TextFile(), metavar="FILE",
+    check.add_argument("file", type=TextFile(CONFIGURATION), metavar="FILE",
                        help="the table configuration (TOML)")
     check.set_defaults(func=cmd_config_check)
 
@@ -70,4 +72,4 @@ def add_pin_hash(commands: argparse._SubParsersAction[Any]) -> None:
     """`tablectl pin-hash`."""
     pin = commands.add_parser(
         "pin-hash", help="hash a supervisor PIN for the configuration (read from standard input)")
-    pin.set_defaults(func=cmd_pin_hash)
+    pin.set_defaults(func=cmd_pin_hash, reads_stdin=PIN)

@@ -10,9 +10,10 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from controller.commands.inputs import (
+    Baud,
     DeviceUrl,
     JournalPath,
     KeyValue,
@@ -20,15 +21,16 @@ from controller.commands.inputs import (
     Number,
     TextFile,
     UsbId,
-    Whole,
     parse_usb_id,
 )
-from controller.daemon.checked_files import BadInput
+from controller.daemon.checked_files import RECORDING, BadInput
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
 from controller.game.table_config import config_change
 from controller.journal import JournalError
 from simulators.recording import RecordingError
+
+MAX_SPEED: Final = 1000.0  # a replay's pace against the recording's: past it, as fast as it can
 
 if TYPE_CHECKING:  # the drivers and simulators load when a device command runs, not for each
     from devices.events import DeviceEvent  # `tablectl` command's parser
@@ -195,7 +197,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                          help="shoe: /dev/ttyUSB0, socket://..., ...")
     monitor.add_argument("--protocol", choices=["beetek", "cardid"], default="beetek",
                          help="shoe: what it speaks (default beetek)")
-    monitor.add_argument("--baud", type=Whole(1), default=9600, help="shoe: default 9600")
+    monitor.add_argument("--baud", type=Baud(), default=9600, help="shoe: default 9600")
     monitor.add_argument("--usb", type=UsbId(), metavar="VID:PID",
                          help="pads: vendor and product id (hex)")
     monitor.add_argument("--serial", metavar="SERIAL", help="pads: the device's serial number")
@@ -206,13 +208,13 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     monitor.set_defaults(func=cmd_monitor)
 
     record_cmd = commands.add_parser("record", help="record a shoe's raw bytes to FILE")
-    record_cmd.add_argument("file", type=NewFile(), metavar="FILE",
+    record_cmd.add_argument("file", type=NewFile(replace=False), metavar="FILE",
                             help="the recording (JSON Lines) to write")
     record_cmd.add_argument("--shoe", type=DeviceUrl(), required=True, metavar="URL",
                             help="the shoe's port: /dev/ttyUSB0, socket://..., ...")
     record_cmd.add_argument("--protocol", choices=["beetek", "cardid"], default="beetek",
                             help="what the shoe speaks (default beetek)")
-    record_cmd.add_argument("--baud", type=Whole(1), default=9600, help="default 9600")
+    record_cmd.add_argument("--baud", type=Baud(), default=9600, help="default 9600")
     record_cmd.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack",
                             help="the game dealt, for the replay (default blackjack)")
     record_cmd.add_argument("--pay-table", type=KeyValue(), action="append", default=[],
@@ -222,9 +224,9 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
 
     replay_cmd = commands.add_parser(
         "replay", help="feed a recording through the real drivers into the controller")
-    replay_cmd.add_argument("file", type=TextFile(), metavar="FILE",
+    replay_cmd.add_argument("file", type=TextFile(RECORDING), metavar="FILE",
                             help="a recording from `tablectl record` or `run --record`")
-    replay_cmd.add_argument("--speed", type=Number(0), default=0.0,
+    replay_cmd.add_argument("--speed", type=Number(0, MAX_SPEED), default=0.0,
                             help="1 = recorded pace, 2 = twice as fast; 0 = as fast as possible")
     replay_cmd.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
                             help="journal the replay here (default: a temporary one)")

@@ -28,6 +28,7 @@ from controller.commands.inputs import (
     JournalPath,
     TextFile,
 )
+from controller.daemon.checked_files import CONFIGURATION
 from controller.journal import JournalError
 from controller.journal.verify import verify_chain
 
@@ -327,7 +328,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """The family's commands on `tablectl`."""
     doctor_cmd = commands.add_parser("doctor", help="check what an installer gets wrong")
-    doctor_cmd.add_argument("--config", type=TextFile(), metavar="FILE",
+    doctor_cmd.add_argument("--config", type=TextFile(CONFIGURATION), metavar="FILE",
                             help="the table configuration (default: check the demo's set-up)")
     doctor_cmd.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
                             help="the journal (default: the --config's, else "

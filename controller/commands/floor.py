@@ -17,12 +17,28 @@ import os
 import sys
 from dataclasses import replace
 from datetime import time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from controller.commands.common import Broken
-from controller.commands.inputs import BrokerUrl, Dsn, Folder, JournalPath, Number, TextFile, Whole
-from controller.daemon.checked_files import BadInput, decode_text
+from controller.commands.inputs import (
+    Address,
+    BrokerUrl,
+    Currency,
+    Dsn,
+    Folder,
+    JournalPath,
+    Number,
+    TextFile,
+    Whole,
+)
+from controller.daemon.checked_files import (
+    CERTIFICATE,
+    PASSWORD,
+    TLS_KEY,
+    BadInput,
+    read_stdin_line,
+)
 from floor.defaults import (
     CLOCK_TOLERANCE_S,
     EDGE_CPU_S,
@@ -31,12 +47,18 @@ from floor.defaults import (
     GROUP,
     GROUP_NAME,
     GROUP_VARIABLE,
+    LARGEST_MESSAGE,
+    LONGEST_SESSION_S,
     MAX_MESSAGE,
+    MOST_EDGE_MEMORY_MB,
     SESSION_S,
 )
 
 if TYPE_CHECKING:
     from controller.daemon.broker import Broker
+
+DAY_S: Final = 86_400  # the most of a clock's tolerance or an edge job's time: a gaming day
+HOUR_S: Final = 3_600  # the most `floor reconcile` waits for the floor
 
 
 def _broker(args: argparse.Namespace) -> Broker:
@@ -123,29 +145,33 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
 
 
 def _password(args: argparse.Namespace) -> str:
-    if sys.stdin.isatty():
+    if sys.stdin is not None and sys.stdin.isatty():
         first = getpass.getpass("password: ")
         if getpass.getpass("again: ") != first:
             raise BadInput("the two passwords differ")
         return first
-    return decode_text(sys.stdin.buffer.readline(), "stdin").rstrip("\n")
+    return read_stdin_line(PASSWORD)
 
 
 def cmd_user(args: argparse.Namespace) -> int:
     import psycopg
 
-    from floor.accounts import add_supervisor, disable_supervisor
+    from floor.accounts import NameExists, add_supervisor, disable_supervisor
     from floor.schema import migrate
+    password = _password(args) if args.user_command == "add" else ""  # before a connection
     try:
         with psycopg.connect(args.db, autocommit=True) as db:
             migrate(db)
             if args.user_command == "add":
-                add_supervisor(db, args.name, _password(args))
-                print(f"supervisor {args.name} can log in to the pit")
+                add_supervisor(db, args.name, password, args.reset_password)
+                print(f"supervisor {args.name} " + ("has a new password, their sessions ended"
+                      if args.reset_password else "can log in to the pit"))
             elif not disable_supervisor(db, args.name):
                 raise Broken(f"no supervisor {args.name}")
             else:
                 print(f"supervisor {args.name} disabled, their sessions ended")
+    except NameExists as exc:
+        raise BadInput(f"{exc}: give --reset-password to set a new password") from None
     except ValueError as exc:  # a name or password accounts refuses
         raise BadInput(str(exc)) from None
     except psycopg.Error as exc:
@@ -183,10 +209,11 @@ def _floor_name(name: str) -> None:
 def _broker_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--broker", type=BrokerUrl(), required=True, metavar="URL",
                         help="mqtt://[user:password@]host[:port] or mqtts://...")
-    parser.add_argument("--ca", type=TextFile(), metavar="FILE", help="mqtts: the broker's CA")
-    parser.add_argument("--cert", type=TextFile(), metavar="FILE",
+    parser.add_argument("--ca", type=TextFile(CERTIFICATE), metavar="FILE",
+                        help="mqtts: the broker's CA")
+    parser.add_argument("--cert", type=TextFile(CERTIFICATE), metavar="FILE",
                         help="mqtts: this floor process's certificate")
-    parser.add_argument("--key", type=TextFile(), metavar="FILE", help="mqtts: its key")
+    parser.add_argument("--key", type=TextFile(TLS_KEY), metavar="FILE", help="mqtts: its key")
 
 
 def _db_argument(parser: argparse.ArgumentParser, what: str = "the floor database") -> None:
@@ -214,33 +241,36 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     serve.add_argument("--shift-hours", type=Whole(1, 24), default=8, metavar="HOURS",
                        help="a shift's length (8)")
     serve.add_argument("--timezone", metavar="ZONE", help="the casino's (default: local)")
-    serve.add_argument("--currency", default="USD", metavar="CODE",
+    serve.add_argument("--currency", type=Currency(), default="USD", metavar="CODE",
                        help="for the pit's amounts (USD)")
     serve.add_argument("--group", metavar="NAME",
                        help="the floor processes' shared subscription group: a secret in "
                        "production, the same for every process; better from the environment, "
                        f"{GROUP_VARIABLE} (default {GROUP})")
-    serve.add_argument("--max-message", type=Whole(1024), default=MAX_MESSAGE, metavar="BYTES",
+    serve.add_argument("--max-message", type=Whole(1024, LARGEST_MESSAGE), default=MAX_MESSAGE,
+                       metavar="BYTES",
                        help=f"the largest payload stored (default {MAX_MESSAGE})")
-    serve.add_argument("--clock-tolerance", type=Whole(1), default=CLOCK_TOLERANCE_S,
+    serve.add_argument("--clock-tolerance", type=Whole(1, DAY_S), default=CLOCK_TOLERANCE_S,
                        metavar="SECONDS", help="a table time further than this from the "
                        f"floor's is not believed for the day's figures ({CLOCK_TOLERANCE_S})")
-    serve.add_argument("--session-expiry", type=Whole(0), default=SESSION_S, metavar="SECONDS",
+    serve.add_argument("--session-expiry", type=Whole(0, LONGEST_SESSION_S), default=SESSION_S,
+                       metavar="SECONDS",
                        help="how long the broker keeps this process's messages while it is "
                        f"away (default {SESSION_S})")
-    serve.add_argument("--https-cert", type=TextFile(), metavar="FILE",
+    serve.add_argument("--https-cert", type=TextFile(CERTIFICATE), metavar="FILE",
                        help="serve the pit over HTTPS with this certificate (and --https-key)")
-    serve.add_argument("--https-key", type=TextFile(), metavar="FILE",
+    serve.add_argument("--https-key", type=TextFile(TLS_KEY), metavar="FILE",
                        help="the HTTPS certificate's key")
-    serve.add_argument("--proxy", metavar="ADDRESS",
+    serve.add_argument("--proxy", type=Address(), metavar="ADDRESS",
                        help="a reverse proxy's address: its X-Forwarded-Proto and "
                        "X-Forwarded-For are believed")
-    serve.add_argument("--edge-time", type=Number(0, above=True), default=EDGE_WALL_S,
+    serve.add_argument("--edge-time", type=Number(0, DAY_S, above=True), default=EDGE_WALL_S,
                        metavar="SECONDS", help="an edge job (one configuration's edges, in a "
                        f"child) is killed past this wall-clock time ({EDGE_WALL_S})")
-    serve.add_argument("--edge-cpu", type=Whole(1), default=EDGE_CPU_S, metavar="SECONDS",
+    serve.add_argument("--edge-cpu", type=Whole(1, DAY_S), default=EDGE_CPU_S, metavar="SECONDS",
                        help=f"an edge job's limit of CPU time ({EDGE_CPU_S})")
-    serve.add_argument("--edge-memory", type=Whole(64), default=EDGE_MEMORY_MB, metavar="MB",
+    serve.add_argument("--edge-memory", type=Whole(64, MOST_EDGE_MEMORY_MB),
+                       default=EDGE_MEMORY_MB, metavar="MB",
                        help=f"an edge job's limit of address space ({EDGE_MEMORY_MB})")
     serve.set_defaults(func=cmd_serve)
 
@@ -259,19 +289,24 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     check.add_argument("--table-id", metavar="ID", help="default: the one the journal names")
     check.add_argument("--archive", type=Folder(), action="append", default=[], metavar="DIR",
                        help="where closed days were copied out to (repeatable)")
-    check.add_argument("--wait", type=Number(0), default=10.0, metavar="SECONDS",
+    check.add_argument("--wait", type=Number(0, HOUR_S), default=10.0, metavar="SECONDS",
                        help="how long the floor is given to store what a dealing table has "
                        "made (10)")
     check.set_defaults(func=cmd_reconcile)
 
     user = floor_commands.add_parser("user", help="the pit's supervisors")
     user_commands = user.add_subparsers(dest="user_command", required=True)
-    for name, text in (("add", "add a supervisor or set their password (read from stdin)"),
-                       ("disable", "disable a supervisor and end their sessions")):
-        command = user_commands.add_parser(name, help=text)
+    add = user_commands.add_parser("add", help="add a supervisor (the password from stdin)")
+    disable = user_commands.add_parser("disable",
+                                       help="disable a supervisor and end their sessions")
+    for command in (add, disable):
         command.add_argument("name", help="the supervisor's login name")
         _db_argument(command)
         command.set_defaults(func=cmd_user)
+    add.add_argument("--reset-password", action="store_true",
+                     help="set a new password for a supervisor there already (and enable them "
+                     "again); without it an existing name is refused")
+    add.set_defaults(reads_stdin=PASSWORD)
 
     migrate = floor_commands.add_parser("migrate", help="bring the floor schema up to date")
     _db_argument(migrate)

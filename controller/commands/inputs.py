@@ -8,6 +8,7 @@ a usage error that names the option and what is wrong with it.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
 import re
 import stat
@@ -18,13 +19,19 @@ from typing import Any, ClassVar, Final
 
 from controller.daemon.checked_files import (
     BadInput,
+    Kind,
     check_journal,
     not_a_folder,
     parent_folder,
+    read_lines,
     read_text,
 )
 
 DAY: Final = re.compile(r"(\d{4}-\d{2}-\d{2})(\.[1-9]\d*)?")
+# The maxima several commands share, each by what it means.
+MAX_WORKERS: Final = 64  # processes: more cores than a floor server has
+MAX_NUMBER: Final = 2**31 - 1  # a round's or a rating's number, or a count of them
+MAX_RECORD: Final = 2**63 - 1  # a journal record's number: SQLite's largest integer
 
 
 def parse_usb_id(text: str) -> tuple[int, int]:
@@ -50,56 +57,90 @@ class Checked(ABC):
         """The value `text` stands for, or BadInput."""
 
 
-class Whole(Checked):
-    """A whole number, from `minimum` (to `maximum`) where they are given."""
+def shown(text: str, most: int = 24) -> str:
+    """A value as an error quotes it: one of 5,000 digits by its first ones and its length."""
+    text = text.strip()
+    return text if len(text) <= most else f"{text[:20]}… ({len(text)} characters)"
 
-    def __init__(self, minimum: int | None = 1, maximum: int | None = None) -> None:
+
+class Whole(Checked):
+    """A whole number from `minimum` to `maximum`: every count has a most it can mean (a port,
+    the cores a machine has, the rounds a simulation can play). The digits are counted before
+    the text is parsed, so a number of 20 or 5,000 digits is refused at no cost."""
+
+    DIGITS: ClassVar[re.Pattern[str]] = re.compile(r"\s*([+-]?)0*([0-9]+)\s*")
+
+    def __init__(self, minimum: int, maximum: int) -> None:
         self.minimum, self.maximum = minimum, maximum
 
     def check(self, text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise BadInput(f"{text!r} is not a whole number") from None
-        if self.minimum is not None and value < self.minimum:
-            raise BadInput(f"{value} is less than {self.minimum}")
-        if self.maximum is not None and value > self.maximum:
-            raise BadInput(f"{value} is more than {self.maximum}")
+        match = self.DIGITS.fullmatch(text)
+        if match is None:
+            raise BadInput(f"{shown(text)!r} is not a whole number")
+        sign, digits = match.groups()
+        bound = self.minimum if sign == "-" else self.maximum
+        value = None if len(digits) > len(str(abs(bound))) else int(sign + digits)
+        if (value is None and sign == "-") or (value is not None and value < self.minimum):
+            raise BadInput(f"{shown(text)} is less than {self.minimum}")
+        if value is None or value > self.maximum:
+            raise BadInput(f"{shown(text)} is more than {self.maximum}")
+        return value
+
+
+class Baud(Whole):
+    """A serial port's speed: one of the standard rates pyserial sets on any port."""
+
+    def __init__(self) -> None:
+        from serial import SerialBase  # pyserial: light, and what opens the port
+        self.rates = SerialBase.BAUDRATES
+        super().__init__(min(self.rates), max(self.rates))
+
+    def check(self, text: str) -> int:
+        value = super().check(text)
+        if value not in self.rates:
+            raise BadInput(f"{value} is not a standard baud rate (e.g. 9600, 19200, 115200)")
         return value
 
 
 class Number(Checked):
-    """A finite number from `minimum`, or above it with `above`."""
+    """A number from `minimum` (or above it, with `above`) to `maximum`."""
 
-    def __init__(self, minimum: float = 0.0, above: bool = False) -> None:
-        self.minimum, self.above = minimum, above
+    def __init__(self, minimum: float, maximum: float, above: bool = False) -> None:
+        self.minimum, self.maximum, self.above = minimum, maximum, above
 
     def check(self, text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise BadInput(f"{text!r} is not a number") from None
-        if not math.isfinite(value):
-            raise BadInput(f"{text!r} is not a finite number")
+            raise BadInput(f"{shown(text)!r} is not a number") from None
+        if math.isnan(value):
+            raise BadInput(f"{shown(text)!r} is not a number")
         if value < self.minimum or (self.above and value == self.minimum):
-            raise BadInput(f"{text} is {'not more than' if self.above else 'less than'} "
+            raise BadInput(f"{shown(text)} is {'not more than' if self.above else 'less than'} "
                            f"{self.minimum:g}")
+        if value > self.maximum:
+            raise BadInput(f"{shown(text)} is more than {self.maximum:g}")
         return value
 
 
 class TextFile(Checked):
-    """A UTF-8 text file to read (a script, a configuration, a recording, a PEM key); with
-    `stdin`, `-` for standard input."""
+    """A text file to read, of a kind (a script, a configuration, a recording, a PEM key), read
+    as far as its kind's limit; with `stdin`, `-` for standard input."""
 
-    def __init__(self, stdin: bool = False) -> None:
-        self.stdin = stdin
+    def __init__(self, kind: Kind, stdin: bool = False) -> None:
+        self.kind, self.stdin = kind, stdin
 
     def check(self, text: str) -> Path | str:
         if self.stdin and text == "-":
             return text
         path = Path(text)
-        if stat.S_ISREG(not_a_folder(path)):
-            read_text(path)  # a pipe's content is checked when the command reads it, once
+        if stat.S_ISREG(not_a_folder(path)) or self.kind.by_path:
+            # a pipe's content is checked when the command reads it, once
+            if self.kind.line is None:
+                read_text(path, self.kind)
+            else:
+                for _ in read_lines(path, self.kind):
+                    pass
         return path
 
 
@@ -114,12 +155,18 @@ class JournalPath(Checked):
 
 
 class NewFile(Checked):
-    """A file to write: not a folder, in a folder that exists."""
+    """A file to write: not a folder, in a folder that exists; with `replace` False, not a file
+    that is there already (a recording is evidence: never written over)."""
+
+    def __init__(self, replace: bool = True) -> None:
+        self.replace = replace
 
     def check(self, text: str) -> Path:
         path = Path(text)
         if path.is_dir():
             raise BadInput(f"{path}: a directory, not a file")
+        if not self.replace and path.exists():
+            raise BadInput(f"{path}: exists already, and is never written over: name a new file")
         parent_folder(path)
         return path
 
@@ -204,6 +251,29 @@ class Day(Checked):
         except ValueError:
             raise BadInput(f"{text!r} is not a day, YYYY-MM-DD or YYYY-MM-DD.N") from None
         return text
+
+
+class Currency(Checked):
+    """A currency by its ISO 4217 code, one Babel formats (USD, EUR, GBP)."""
+
+    def check(self, text: str) -> str:
+        from babel.numbers import list_currencies
+        if text not in list_currencies():
+            raise BadInput(f"{shown(text)!r} is not an ISO 4217 currency code (e.g. USD, EUR)")
+        return text
+
+
+class Address(Checked):
+    """An IP address, IPv4 or IPv6, written as the floor writes a client's (`client_key`: an
+    IPv4 address mapped into IPv6 as the IPv4 one), to be compared with them."""
+
+    def check(self, text: str) -> str:
+        try:
+            ipaddress.ip_address(text)
+        except ValueError:
+            raise BadInput(f"{shown(text)!r} is not an IP address (e.g. 10.0.0.5)") from None
+        from floor.accounts import client_key  # psycopg: only for a floor option
+        return client_key(text)
 
 
 class KeyValue(Checked):

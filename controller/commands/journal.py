@@ -22,18 +22,19 @@ from controller.commands.inputs import (
     NewFile,
     TextFile,
 )
-from controller.daemon.checked_files import BadInput
+from controller.daemon.checked_files import PEM_KEY, BadInput, read_text
 from controller.journal import JournalError
 
 
 def cmd_journal_verify(args: argparse.Namespace) -> int:
-    from controller.journal.signing import load_public_key
+    from controller.journal.signing import public_key
     from controller.journal.verify import verify
-    path = journal_path(args)
-    try:
-        key = load_public_key(args.public_key) if args.public_key else None
+    try:  # the key first: it is read whole, the journal maybe for minutes
+        key = public_key(read_text(args.public_key, PEM_KEY), args.public_key) \
+            if args.public_key else None
     except JournalError as exc:  # not a public key: the input, not the journal
         raise BadInput(str(exc)) from None
+    path = journal_path(args)
     try:
         verdict = verify(path, args.archive, key, args.day, args.deep)
     except JournalError as exc:
@@ -153,7 +154,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     journal_arguments(verify)
     verify.add_argument("--day", type=Day(), metavar="YYYY-MM-DD",
                         help="check one closed day (YYYY-MM-DD.N: its Nth close)")
-    verify.add_argument("--public-key", type=TextFile(), metavar="FILE",
+    verify.add_argument("--public-key", type=TextFile(PEM_KEY), metavar="FILE",
                         help="check each day's signature with the table's public key")
     verify.add_argument("--deep", action="store_true",
                         help="fold every day again, not only the open one")

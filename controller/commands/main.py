@@ -4,10 +4,13 @@ imports this module but `tablectl` itself (the families share `common`)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import re
 import sys
+import threading
+import traceback
 from collections.abc import Iterator, Sequence
 from importlib import metadata
 from typing import NoReturn
@@ -24,7 +27,7 @@ from controller.commands import (
     run,
     settle,
 )
-from controller.commands.common import EXIT_BROKEN, EXIT_USAGE, Broken
+from controller.commands.common import EXIT_BROKEN, EXIT_INTERRUPTED, EXIT_USAGE, Broken
 from controller.daemon import logs
 from controller.daemon.checked_files import BadInput
 
@@ -54,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
         add_commands(commands)
     for sub in subcommands(parser):
         sub.set_defaults(said_by=_said_by(sub.prog))
+        if sub.get_default("func") is not None and "verbose" not in {
+                action.dest for action in sub._actions}:
+            sub.add_argument("-v", "--verbose", action="store_true",
+                             help="a failure's traceback, and the log at debug level")
+    parser.set_defaults(said_by="tablectl", verbose=False)
     return parser
 
 
@@ -78,28 +86,78 @@ def _one_line(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run a command. Its bad input (BadInput) is one line on stderr and exit 2, what it found
-    broken (Broken) or an extra not installed one line and exit 1; anything else is a bug and
-    keeps its traceback."""
-    args, extra = build_parser().parse_known_args(argv)
-    if extra:  # argparse would say so as `tablectl`, not as the command given them
-        print(f"{args.said_by}: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
-        return EXIT_USAGE
-    logs.configure(logging.DEBUG if getattr(args, "verbose", False) else logging.INFO)
+    """Run a command: the one way out of every one. Its bad input (BadInput) is one line on
+    stderr and exit 2; what it found broken (Broken) or an extra not installed one line and
+    exit 1; Ctrl-C one line and exit 130; a reader gone away (`| head`) nothing. Anything else
+    is a bug: one line naming the command and the exception, exit 1, its traceback with -v. A
+    thread's uncaught exception is said the same way."""
+    _hold_standard_streams()
+    said_by, verbose = "tablectl", False
+    before = threading.excepthook
     try:
+        args, extra = build_parser().parse_known_args(argv)
+        said_by, verbose = args.said_by, args.verbose
+        if extra:  # argparse would say so as `tablectl`, not as the command given them
+            print(f"{said_by}: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+            return EXIT_USAGE
+        logs.configure(logging.DEBUG if verbose else logging.INFO)
+        threading.excepthook = functools.partial(_thread_failed, said_by, verbose)
         code: int = args.func(args)
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        print(f"{said_by}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`tablectl settle x.json | head`): quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (BadInput, Broken) as exc:
-        print(f"{args.said_by}: {_one_line(str(exc))}", file=sys.stderr)
+        print(f"{said_by}: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE if isinstance(exc, BadInput) else EXIT_BROKEN
-    except ModuleNotFoundError as exc:  # a table installs without the floor and analysis extras
-        wanting = EXTRAS.get(exc.name or "")  # the package itself, not one of its modules
-        if wanting is None:
-            raise
-        print(f"{args.said_by}: needs the {wanting} extra: pip install 'tablectl[{wanting}]'",
-              file=sys.stderr)
+    except Exception as exc:
+        wanting = EXTRAS.get(exc.name or "") if isinstance(exc, ModuleNotFoundError) else None
+        if wanting is not None:  # the package itself, not one of its modules: a table
+            print(f"{said_by}: needs the {wanting} extra: "  # installs without the extras
+                  f"pip install 'tablectl[{wanting}]'", file=sys.stderr)
+        else:
+            _failed(said_by, verbose, exc)
         return EXIT_BROKEN
+    finally:
+        threading.excepthook = before
     return code
+
+
+def _failed(said_by: str, verbose: bool, exc: BaseException, where: str = "") -> None:
+    """A bug, said in one line (and its traceback before it, with -v)."""
+    if verbose:
+        traceback.print_exception(exc, file=sys.stderr)
+    text = _one_line(str(exc))
+    print(f"{said_by}: failed{where}: {type(exc).__name__}"
+          f"{': ' + _cut(text) if text else ''}"
+          f"{'' if verbose else ' (run it again with -v for the traceback)'}", file=sys.stderr)
+
+
+def _thread_failed(said_by: str, verbose: bool, hook: threading.ExceptHookArgs) -> None:
+    """threading.excepthook: a thread's bug in one line, as the command's own would be."""
+    if hook.exc_type is SystemExit:  # a thread that exits, as the default hook lets it
+        return
+    exc = hook.exc_value or hook.exc_type()
+    _failed(said_by, verbose, exc, f" in thread {hook.thread.name if hook.thread else '?'}")
+
+
+def _cut(text: str, most: int = 300) -> str:
+    """A message as long as a line should be (an exception may quote a whole input)."""
+    return text if len(text) <= most else text[:most] + "…"
+
+
+def _hold_standard_streams() -> None:
+    """A standard stream the command was started without (`exec 0<&-`) is held open on
+    /dev/null, so that no file the command opens takes its number (a journal as fd 2 would
+    take the log lines). `sys.stdin` stays None: the readers say the stream is closed."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)

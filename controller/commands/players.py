@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.commands.common import Broken, journal_arguments, journal_path
-from controller.commands.inputs import Day, Whole
+from controller.commands.inputs import MAX_NUMBER, MAX_RECORD, MAX_WORKERS, Day, Whole
 from controller.game.observations import Watch
 from controller.journal import JournalError
 from controller.journal.fold import journal_ratings
@@ -84,12 +84,12 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     report_cmd.add_argument("--day", type=Day(), metavar="YYYY-MM-DD",
                             help="the ratings that ran during a closed gaming day "
                                  "(YYYY-MM-DD.N: its Nth close)")
-    report_cmd.add_argument("--workers", type=Whole(1), metavar="N",
+    report_cmd.add_argument("--workers", type=Whole(1, MAX_WORKERS), metavar="N",
                             help="processes for a configuration's edges the first time "
                                  "(default: every core)")
-    report_cmd.add_argument("--rating", type=Whole(1), metavar="N",
+    report_cmd.add_argument("--rating", type=Whole(1, MAX_NUMBER), metavar="N",
                             help="only rating number N")
-    report_cmd.add_argument("--from-record", type=Whole(1), metavar="SEQ",
+    report_cmd.add_argument("--from-record", type=Whole(1, MAX_RECORD), metavar="SEQ",
                             help="fold from the checkpoint before journal record SEQ, not from "
                                  "the first: enough for the ratings that opened after it, and "
                                  "older days' files are not needed")

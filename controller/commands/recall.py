@@ -16,7 +16,7 @@ from controller.commands.common import (
     journal_arguments,
     journal_path,
 )
-from controller.commands.inputs import Day, Whole
+from controller.commands.inputs import MAX_NUMBER, Day, Whole
 from controller.game.money import from_minor
 from controller.game.names import phase_words
 from controller.game.table import RoundRecord, Table
@@ -133,9 +133,10 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     recall_cmd = commands.add_parser("recall", help="the last rounds from the journal")
     journal_arguments(recall_cmd)
     which = recall_cmd.add_mutually_exclusive_group()
-    which.add_argument("-n", type=Whole(1), default=10, metavar="N",
+    which.add_argument("-n", type=Whole(1, MAX_NUMBER), default=10, metavar="N",
                        help="the last N rounds (default 10)")
-    which.add_argument("--round", type=Whole(1), metavar="N", help="round N, wherever it is")
+    which.add_argument("--round", type=Whole(1, MAX_NUMBER), metavar="N",
+                       help="round N, wherever it is")
     which.add_argument("--day", type=Day(), metavar="YYYY-MM-DD",
                        help="every round of a closed day (YYYY-MM-DD.N: its Nth close)")
     recall_cmd.add_argument("--json", action="store_true", help="JSON instead of text")

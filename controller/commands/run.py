@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+from pathlib import Path
 from typing import Any
 
 from controller.commands.common import (
     default_journal,
 )
 from controller.commands.inputs import (
+    MAX_NUMBER,
     BrokerUrl,
     JournalPath,
     NewFile,
@@ -16,20 +19,54 @@ from controller.commands.inputs import (
     TextFile,
     Whole,
 )
-from controller.daemon.checked_files import BadInput
+from controller.daemon.checked_files import CONFIGURATION, BadInput
 from controller.journal import JournalError
+
+MAX_PACE_S = 10.0  # the demo's slowest dealer: a payout stays up 8 paces, 80 s
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """The table; one that fails before it is ready leaves nothing it made (a journal it
+    started, the demo's key pair, the recording, the folders above the journal)."""
     from controller.daemon import config_file
     from controller.daemon.app import Daemon, Options
     try:
         config = config_file.load(args.config) if args.config else None
         options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,
                           args.journal, _floor_option(args, config))
-        return Daemon(options, default_journal().parent).run()
+        daemon = Daemon(options, default_journal().parent)
+        made = [path for path in _made_by_run(daemon.journal_path(config), config is None,
+                                              args.record) if not path.exists()]
+        try:
+            return daemon.run()
+        except BaseException:
+            if not daemon.ready:
+                _remove(made)
+            raise
     except (config_file.ConfigError, JournalError, ValueError, OSError) as exc:
         raise BadInput(str(exc)) from None
+
+
+def _made_by_run(journal: Path, demo: bool, record: Path | None) -> list[Path]:
+    """What a run may make before it is ready, each before the folder it is in. The files
+    beside the journal only with the journal: a journal there before keeps its -wal."""
+    from controller.daemon.app import demo_key
+    from controller.daemon.control import socket_path
+    from controller.journal.signing import public_path
+    beside = [journal.with_name(journal.name + end) for end in ("-wal", "-shm", ".lock")]
+    key = demo_key(journal)
+    return [*([journal, *beside, socket_path(journal)] if not journal.exists() else []),
+            *([key, public_path(key)] if demo else []), *([record] if record else []),
+            *journal.parents]
+
+
+def _remove(made: list[Path]) -> None:
+    for path in made:
+        if path.is_dir():
+            with contextlib.suppress(OSError):  # a folder something else now holds stays
+                path.rmdir()
+        else:
+            path.unlink(missing_ok=True)
 
 
 def _floor_option(args: argparse.Namespace, config: Any) -> Any:
@@ -51,16 +88,19 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """The family's commands on `tablectl`."""
     run = commands.add_parser(
         "run", help="run the table (a demo on simulated devices without --config)")
-    run.add_argument("--config", type=TextFile(), metavar="FILE",
+    run.add_argument("--config", type=TextFile(CONFIGURATION), metavar="FILE",
                      help="the table configuration")
     run.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack",
                      help="the demo's game")
     run.add_argument("--port", type=Whole(0, 65535),
                      help="the display's port (default 8080; 0: any free port)")
-    run.add_argument("--pace", type=Number(0), default=0.6, metavar="SECONDS",
-                     help="demo: seconds between the dealer's actions (0: as fast as it can)")
-    run.add_argument("--rounds", type=Whole(1), help="demo: stop after this many rounds")
-    run.add_argument("--record", type=NewFile(), metavar="FILE",
+    run.add_argument("--pace", type=Number(0, maximum=MAX_PACE_S), default=0.6,
+                     metavar="SECONDS",
+                     help=f"demo: seconds between the dealer's actions, 0 to {MAX_PACE_S:g} "
+                          "(default 0.6; 0: as fast as it can)")
+    run.add_argument("--rounds", type=Whole(1, MAX_NUMBER),
+                     help="demo: stop after this many rounds")
+    run.add_argument("--record", type=NewFile(replace=False), metavar="FILE",
                      help="record the devices' bytes")
     run.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
                      help="where the journal is (made if missing)")
@@ -69,5 +109,6 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--table-id", metavar="ID",
                      help="the table's id on the floor (default: the config's, else demo-GAME)")
     run.add_argument("-v", "--verbose", action="store_true",
-                     help="also log every settlement (a JSON line each, at debug level)")
+                     help="also log every settlement (a JSON line each, at debug level), and "
+                     "a failure's traceback")
     run.set_defaults(func=cmd_run)

@@ -23,7 +23,7 @@ from controller.commands.inputs import (
     JournalPath,
     TextFile,
 )
-from controller.daemon.checked_files import BadInput, decode_text, read_text
+from controller.daemon.checked_files import SCRIPT, BadInput, read_stdin, read_text
 from controller.daemon.service import TableService
 from controller.game.cards import Card, CardError, card_from_id, parse_card
 from controller.game.events import (
@@ -63,6 +63,7 @@ WAGER_KEYS: Final = {
     "baccarat": ("player", "banker", "tie", "lucky8_player", "lucky8_banker"),
 }
 MAX_WAGER: Final = 10_000_000 * 100  # minor units: no table takes one wager of ten million
+MAX_DIGITS: Final = MAX_ID  # of a whole number in a script: the longest id given as a number
 INSURANCE_TOKENS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
 PLAY_TOKENS: Final = ("hit", "stand", "double", "split", "surrender")
 
@@ -423,12 +424,23 @@ def _resume(path: Path, canonical: list[Event], rounds: int) -> TableService:
     return service
 
 
+def _whole(digits: str) -> int:
+    """A JSON integer of a script, its digits counted before it is parsed: a number no script
+    holds (a wager of 10^400) is refused as one, never parsed into one (Python parses at most
+    4,300 digits, in time quadratic in them)."""
+    count = len(digits.lstrip("-"))
+    _require(count <= MAX_DIGITS, f"a number of {count} digits ({digits[:20]}…): more than any "
+             f"round script holds (at most {MAX_DIGITS} digits)")
+    return int(digits)
+
+
 def cmd_settle(args: argparse.Namespace) -> int:
     source = "stdin" if args.script == "-" else args.script
-    text = decode_text(sys.stdin.buffer.read(), source) if args.script == "-" else read_text(
-        args.script)
+    text = read_stdin(SCRIPT) if args.script == "-" else read_text(args.script, SCRIPT)
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_whole)
+    except ScriptError as exc:
+        raise BadInput(f"{source}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise BadInput(f"{source}: not JSON: {exc.msg} at line {exc.lineno} column "
                        f"{exc.colno}") from None
@@ -448,7 +460,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """The family's commands on `tablectl`."""
     settle = commands.add_parser(
         "settle", help="settle a scripted round, or a session of rounds (JSON out)")
-    settle.add_argument("script", type=TextFile(stdin=True), metavar="SCRIPT",
+    settle.add_argument("script", type=TextFile(SCRIPT, stdin=True), metavar="SCRIPT",
                         help="round script or session (JSON), or - for standard input")
     settle.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",
                         help="journal every event; re-running resumes after the last one")

@@ -48,6 +48,12 @@ DEMO_TABLES = {"blackjack": {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7":
                "baccarat": {"lucky8": "1"}}
 
 
+def demo_key(journal: Path) -> Path:
+    """The key the demo signs its days with, beside its journal (its public half beside it,
+    `.pub`)."""
+    return journal.parent / "table.key"
+
+
 class Stopped(Exception):
     """Ctrl-C or SIGTERM: leave the main loop between two events."""
 
@@ -72,6 +78,7 @@ class Daemon:
         self.notifier = Notifier.from_environment()
         self.hub = Hub()
         self.log = structlog.get_logger()
+        self.ready = False  # READY said: what the run made is the table's from then on
 
     def _idle(self) -> None:
         self.notifier.watchdog()
@@ -129,8 +136,9 @@ class Daemon:
     def _ready(self, server: DisplayServer, what: str) -> None:
         print(f"tablectl: {what}; dealer display at {server.url}", flush=True)
         self.notifier.ready(what)
+        self.ready = True
 
-    def _journal_path(self, config: RunConfig | None) -> Path:
+    def journal_path(self, config: RunConfig | None) -> Path:
         """--journal, else the configuration's, else the default: the rule of every command."""
         return self.options.journal or (config.journal if config else None) or \
             self.state_dir / "journal.sqlite3"
@@ -140,9 +148,9 @@ class Daemon:
     def _demo(self) -> int:
         from simulators.rig import Rig
         game = self.options.game
-        journal = self._journal_path(None)
+        journal = self.journal_path(None)
         journal.parent.mkdir(parents=True, exist_ok=True)
-        key = journal.parent / "table.key"  # the demo signs its days with a key of its own
+        key = demo_key(journal)  # the demo signs its days with a key of its own
         if not key.exists():
             keygen(key)
         with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as folder:
@@ -182,7 +190,7 @@ class Daemon:
     # ----- a real table ------------------------------------------------------------------------
 
     def _table(self, config: RunConfig) -> int:
-        journal_path = self._journal_path(config)
+        journal_path = self.journal_path(config)
         service, closer = open_table(journal_path, config.journal_config,
                                      PinGuard(config.supervisors), KEEP_ROUNDS,
                                      floor=self.options.floor is not None,

@@ -15,6 +15,8 @@ from urllib.parse import unquote, urlsplit
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from drivers.serial_port import check_port
+
 PORTS: Final = {"mqtt": 1883, "mqtts": 8883}
 
 
@@ -42,10 +44,8 @@ def parse_broker(url: str) -> Broker:
     parts = urlsplit(url)
     if parts.scheme not in PORTS:
         raise ValueError(f"{url!r}: a broker is mqtt://host[:port] or mqtts://host[:port]")
-    try:
-        port = parts.port or PORTS[parts.scheme]
-    except ValueError:
-        raise ValueError(f"{url!r}: the port is not a number") from None
+    tail = parts.netloc.rpartition("@")[2].rpartition("]")[2]  # after an IPv6 address's ]
+    port = check_port(tail.rpartition(":")[2], repr(url)) if ":" in tail else PORTS[parts.scheme]
     if not parts.hostname:
         raise ValueError(f"{url!r}: no host")
     if parts.path not in ("", "/") or parts.query:

@@ -14,11 +14,22 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from datetime import time
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from serial import SerialBase
+
 from controller.daemon.broker import Broker, parse_broker
-from controller.daemon.checked_files import BadInput, read_text
+from controller.daemon.checked_files import (
+    CERTIFICATE,
+    CONFIGURATION,
+    PASSWORD,
+    PEM_KEY,
+    TLS_KEY,
+    BadInput,
+    check_journal,
+    read_text,
+)
 from controller.game.money import to_minor
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.ratings import is_id
@@ -31,9 +42,13 @@ from drivers import input_device
 from drivers.serial_port import check_url
 from protocol.topics import check_table_id
 
+if TYPE_CHECKING:  # cryptography loads when a key is read, not for each configuration
+    from controller.journal.signing import Signer
+
 SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "devices", "readers",
                    "display", "journal", "floor")
 PROTOCOLS: Final = ("beetek", "cardid")
+BAUDRATES: Final = SerialBase.BAUDRATES  # the rates pyserial sets on any port
 
 
 class ConfigError(BadInput):
@@ -75,6 +90,12 @@ class JournalConfig:
     keep_days: int | None = 30  # sealed days kept on the table once copied out; None: all
     reserve_mb: int = 200  # no new round opens with less free on the journal's disk
     key: Path | None = None  # the table's Ed25519 signing key (`tablectl journal keygen`)
+
+    def signer(self) -> Signer | None:
+        """The signing key `key` names, read as a PEM key is (bounded), or None."""
+        from controller.journal.signing import Signer
+        return None if self.key is None else Signer.from_pem(read_text(self.key, PEM_KEY),
+                                                             self.key)
 
 
 @dataclass(frozen=True)
@@ -122,10 +143,12 @@ class RunConfig:
 
 
 def load(path: Path) -> RunConfig:
+    """The configuration in `path`, or ConfigError naming the key. A file that cannot be read as
+    text (missing, past 1 MiB, not UTF-8) is not a configuration at all: BadInput, as the
+    argument type refuses it (`tablectl doctor` reports a ConfigError, but refuses that)."""
+    text = read_text(path, CONFIGURATION)
     try:
-        data = tomllib.loads(read_text(path))
-    except BadInput as exc:
-        raise ConfigError(str(exc)) from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not TOML: {exc}") from None
     return _parse(path, data)
@@ -190,11 +213,18 @@ def _pins(data: dict[str, Any], section: str, fail: Any) -> dict[str, str]:
 
 
 def check_ready(config: RunConfig) -> None:
-    """What `load` leaves to the start, checked for `tablectl config check`: the signing key
-    must be there and be one (`run` fails without it). A key this user may not read (the
-    service user's, mode 0600) is left to `tablectl doctor` run as that user."""
+    """What `load` leaves to the start, checked for `tablectl config check`: the journal's path
+    must be one a journal can be at (not a folder, not under a file, an SQLite file if there),
+    and the signing key must be there and be one (`run` fails otherwise). A journal or a key
+    this user may not read (the service user's, mode 0600) is left to `tablectl doctor` run as
+    that user."""
     from controller.journal import JournalError
-    from controller.journal.signing import Signer
+    journal = config.journal
+    if journal is not None and (not journal.exists() or os.access(journal, os.R_OK)):
+        try:
+            check_journal(journal, existing=False)
+        except BadInput as exc:
+            raise ConfigError(f"{config.path}: journal.path: {exc}") from None
     key = config.journal_config.key
     if key is None:
         return
@@ -203,8 +233,8 @@ def check_ready(config: RunConfig) -> None:
                           f"`tablectl journal keygen --config {config.path}`)")
     if os.access(key, os.R_OK):
         try:
-            Signer.load(key)
-        except JournalError as exc:
+            config.journal_config.signer()
+        except (JournalError, BadInput) as exc:
             raise ConfigError(f"{config.path}: journal.key: {exc}") from None
 
 
@@ -274,7 +304,7 @@ def _journal(path: Path, raw: dict[str, Any], fail: Any) -> JournalConfig:
     def beside(value: Any, key: str) -> Path | None:
         if value is None:
             return None
-        if not isinstance(value, str) or not value:
+        if not isinstance(value, str) or not value or "\0" in value:
             raise fail(f"journal.{key}", "must be a path")
         return path.parent / value
 
@@ -303,26 +333,30 @@ def _floor(path: Path, raw: Any, fail: Any) -> FloorConfig | None:
     except ValueError as exc:
         raise fail("floor.table_id", str(exc)) from None
 
-    def file(key: str) -> Path | None:
+    def file(key: str) -> tuple[Path, str] | None:
+        """The file the key names and its text, read as the kind of file it is."""
         value = raw.get(key)
         if value is None:
             return None
         found = path.parent / str(value)
-        if not found.is_file():
-            raise fail(f"floor.{key}", f"{found}: no such file")
-        return found
+        kind = {"password_file": PASSWORD, "key": TLS_KEY}.get(key, CERTIFICATE)
+        try:
+            return found, read_text(found, kind)
+        except BadInput as exc:
+            raise fail(f"floor.{key}", str(exc)) from None
+
+    def named(key: str) -> Path | None:
+        read = file(key)
+        return read[0] if read else None
 
     secret = file("password_file")
-    try:
-        password = read_text(secret).strip() if secret else None
-    except BadInput as exc:
-        raise fail("floor.password_file", str(exc)) from None
-    cert, key = file("cert"), file("key")
+    password = secret[1].strip() if secret else None
+    cert, key = named("cert"), named("key")
     if (cert is None) != (key is None):
         raise fail("floor.cert", "a client certificate needs both cert and key")
     if (cert or raw.get("ca")) and not broker.tls:
         raise fail("floor.broker", "certificates are for mqtts:// brokers")
-    broker = replace(broker, ca=file("ca"), cert=cert, key=key)
+    broker = replace(broker, ca=named("ca"), cert=cert, key=key)
     drain = raw.get("drain_s", 10)
     if not isinstance(drain, int | float) or isinstance(drain, bool) or not 0 <= drain <= 30:
         raise fail("floor.drain_s", "must be a number of seconds from 0 to 30 (the service "
@@ -413,8 +447,9 @@ def _shoe(raw: Any, fail: Any) -> ShoeConfig | None:
     if protocol not in PROTOCOLS:
         raise fail("devices.shoe.protocol", f"{protocol!r} is not beetek or cardid")
     baud = raw.get("baud", 9600)
-    if not isinstance(baud, int) or baud <= 0:
-        raise fail("devices.shoe.baud", "must be a positive whole number")
+    if not isinstance(baud, int) or isinstance(baud, bool) or baud not in BAUDRATES:
+        raise fail("devices.shoe.baud", "must be a standard baud rate (e.g. 9600, 19200, "
+                   "115200)")
     return ShoeConfig(raw["url"], protocol, baud)
 
 

@@ -105,7 +105,7 @@ def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: 
     """The table's journal, service and day keeping as `[journal]` configures them, with the
     supervisors' and dealers' PIN guards. A seal cut short by a power loss is finished first.
     With a floor link, a day's messages stay on the table until the floor has them all."""
-    signer = Signer.load(config.key) if config.key else None
+    signer = config.signer()
     journal = Journal.open(path)
     try:
         archive = Archive(journal, config.keep_days, floor)

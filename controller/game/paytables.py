@@ -8,6 +8,7 @@ table configuration; a file that does not validate is refused with the file and 
 from __future__ import annotations
 
 import hashlib
+import stat
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -99,10 +100,20 @@ def table_key(key: object) -> tuple[str, str]:
     return bet, table_id
 
 
+MAX_FILE: Final = 64 * 1024  # bytes of a pay-table file: a shipped one has under 2 KiB
+
+
 def parse_pay_table(path: Path) -> PayTable:
-    """Read and validate one pay-table file."""
+    """Read and validate one pay-table file: a regular file (a FIFO would block the read, a
+    device never end it) of at most `MAX_FILE` bytes."""
     try:
-        raw = path.read_bytes()
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise PayTableError(f"{path}: not a regular file")
+        with path.open("rb") as file:
+            raw = file.read(MAX_FILE + 1)
+        if len(raw) > MAX_FILE:
+            raise PayTableError(f"{path}: more than {MAX_FILE // 1024} KiB, too large for a "
+                                "pay table")
         data = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PayTableError(f"{path}: cannot be read as TOML: {exc}") from None

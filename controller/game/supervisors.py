@@ -25,6 +25,7 @@ from typing import Final, NamedTuple
 
 ITERATIONS: Final = 200_000
 MIN_PIN_LENGTH: Final = 4
+MAX_PIN_LENGTH: Final = 100  # digits: what `tablectl pin-hash` takes
 WINDOW_S: Final = 300.0  # a wrong PIN counts toward a lockout for this long
 LOCKOUT_S: Final = 300.0
 MAX_SCOPES: Final = 1024  # ids, clients and pairs whose wrong PINs are counted at once
@@ -46,6 +47,20 @@ class Limits(NamedTuple):
 # 5 from one client lets one supervisor's typos leave the others theirs. Dealers: more of them
 # share the table's screen, and a dealer card still signs in during a lockout. docs/devices.md.
 LIMITS: Final = {"supervisor": Limits(3, 5, 3), "dealer": Limits(3, 10, 6)}
+
+
+def check_pin(pin: str) -> str:
+    """A PIN as the display's keypad types it: `MIN_PIN_LENGTH` to `MAX_PIN_LENGTH` digits. A
+    ValueError names a wrong character by its position, never the PIN, which may be near right
+    and is read over a shoulder or in a terminal's scrollback."""
+    for position, char in enumerate(pin, start=1):
+        if char not in "0123456789":
+            raise ValueError(f"character {position} of the PIN is not a digit (a PIN is "
+                             f"{MIN_PIN_LENGTH} to {MAX_PIN_LENGTH} digits)")
+    if not MIN_PIN_LENGTH <= len(pin) <= MAX_PIN_LENGTH:
+        raise ValueError(f"a PIN needs at least {MIN_PIN_LENGTH} digits" if len(pin) <
+                         MIN_PIN_LENGTH else f"a PIN has at most {MAX_PIN_LENGTH} digits")
+    return pin
 
 
 def hash_pin(pin: str, iterations: int = ITERATIONS) -> str:

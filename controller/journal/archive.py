@@ -29,7 +29,14 @@ from pathlib import Path
 
 import structlog
 
-from controller.journal.files import DayRow, JournalError, JournalFile, days_folder, utc_now
+from controller.journal.files import (
+    DayRow,
+    JournalError,
+    JournalFile,
+    check_writable,
+    days_folder,
+    utc_now,
+)
 from controller.journal.store import BUSY_MS, Journal, create_file
 
 
@@ -206,6 +213,7 @@ def copy_out(live: Path, to: Path) -> list[str]:
     SHA-256, and note where it went; the days copied. Safe while the controller runs."""
     if not live.exists():
         raise JournalError(f"journal {live}: no such file")
+    check_writable(live)  # where each copy is noted: before `to` is made
     to.mkdir(parents=True, exist_ok=True)
     folder = days_folder(live)
     db = sqlite3.connect(live, isolation_level=None)

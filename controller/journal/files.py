@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -134,13 +135,39 @@ def days_folder(live: Path) -> Path:
     return live.with_name(live.stem + ".days")
 
 
+def check_writable(path: Path) -> None:
+    """A journal is written with files beside it (-wal, -shm, .lock): its folder, or the nearest
+    one there for a journal still to make, must take new files, and the file must take writes;
+    else a JournalError saying which, before anything is made."""
+    folder = next(p for p in (path.parent, *path.parent.parents) if p.exists())
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise JournalError(f"journal {path}: cannot be written here: the folder {folder} is "
+                           "read-only (a journal is written with files beside it)")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise JournalError(f"journal {path}: cannot be written: the file is read-only")
+
+
 def connect_ro(path: Path) -> sqlite3.Connection:
+    """A journal file, to read only. In a folder this user cannot write, SQLite cannot make the
+    -shm file it reads a WAL journal with: the file is then read as immutable, which is the
+    whole journal when no -wal file holds records not yet in it (a table stopped cleanly leaves
+    none). One that does is refused, naming it: read alone, the file would lack them."""
     if not path.exists():
         raise JournalError(f"journal {path}: no such file")
+    uri = path.resolve().as_uri()
     try:
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return db
     except sqlite3.Error as exc:
-        raise JournalError(f"journal {path}: cannot be opened: {exc}") from None
+        if os.access(path.parent, os.W_OK):
+            raise JournalError(f"journal {path}: cannot be read ({exc})") from None
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size:
+        raise JournalError(f"journal {path}: its folder is read-only and {wal} holds records "
+                           "not yet in the file: copy both to a folder this user may write "
+                           "and read the copy")
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True)
 
 
 class JournalFile:

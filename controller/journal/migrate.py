@@ -29,6 +29,8 @@ from controller.journal.files import (
     READ_VERSIONS,
     JournalError,
     chain_hash,
+    check_writable,
+    connect_ro,
     ends_day,
     stored_digest,
     utc_now,
@@ -48,6 +50,7 @@ def migrate(path: Path) -> tuple[int, Path] | None:
     if version != "1":
         raise JournalError(f"journal {path}: schema version {version or 'none'}: this version "
                            "migrates schema 1 only")
+    check_writable(path)
     kept = path.with_name(path.name + ".schema1")
     new = path.with_name(path.name + ".migrating")
     old = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None)
@@ -72,7 +75,7 @@ def migrate(path: Path) -> tuple[int, Path] | None:
 def _schema_version(path: Path) -> str | None:
     """The journal's schema version, read without writing (or making) anything."""
     try:
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        with contextlib.closing(connect_ro(path)) as db:
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     except sqlite3.Error as exc:
         raise JournalError(f"journal {path}: not a tablectl journal ({exc})") from None

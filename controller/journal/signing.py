@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -39,8 +39,9 @@ class Signer:
         self.fingerprint = fingerprint(key.public_key())
 
     @classmethod
-    def load(cls, path: Path) -> Signer:
-        key = _read_pem(path, "signing key", "private key",
+    def from_pem(cls, pem: str, path: Path) -> Signer:
+        """The key in `pem`, the text of the key file `path` (read bounded by the caller)."""
+        key = _load_pem(pem, path, "signing key", "private key",
                         lambda data: serialization.load_pem_private_key(data, password=None))
         if not isinstance(key, Ed25519PrivateKey):
             raise JournalError(f"signing key {path}: not an Ed25519 key")
@@ -50,20 +51,19 @@ class Signer:
         return self.key.sign(message).hex()
 
 
-def load_public_key(path: Path) -> Ed25519PublicKey:
-    key = _read_pem(path, "public key", "public key", serialization.load_pem_public_key)
+def public_key(pem: str, path: Path) -> Ed25519PublicKey:
+    """The public key in `pem`, the text of the file `path` (read bounded by the caller)."""
+    key = _load_pem(pem, path, "public key", "public key", serialization.load_pem_public_key)
     if not isinstance(key, Ed25519PublicKey):
         raise JournalError(f"public key {path}: not an Ed25519 key")
     return key
 
 
-def _read_pem(path: Path, what: str, kind: str, load: Callable[[bytes], T]) -> T:
-    """A PEM key file, or a JournalError naming the file and what is wrong with it."""
+def _load_pem(pem: str, path: Path, what: str, kind: str, load: Callable[[bytes], T]) -> T:
+    """A PEM key, or a JournalError naming its file and what is wrong with it."""
     try:
-        return load(path.read_bytes())
-    except OSError as exc:
-        raise JournalError(f"{what} {path}: cannot be read: {exc.strerror}") from None
-    except ValueError:
+        return load(pem.encode())
+    except (ValueError, TypeError, UnsupportedAlgorithm):  # TypeError: an encrypted key
         raise JournalError(f"{what} {path}: not a PEM {kind}") from None
 
 
@@ -75,19 +75,26 @@ def signature_holds(key: Ed25519PublicKey, message: bytes, signature: str) -> bo
     return True
 
 
+def public_path(key: Path) -> Path:
+    """Where `keygen` puts a key's public half: beside it, `.pub`."""
+    return key.with_name(key.name + ".pub")
+
+
 def keygen(path: Path) -> tuple[Path, str]:
     """A new key at `path` (mode 0600, never overwritten) and its public half at `path.pub`."""
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         raise JournalError(f"signing key {path}: exists already; a table keeps its key") from None
+    except OSError as exc:
+        raise JournalError(f"signing key {path}: cannot be written: {exc.strerror}") from None
     with os.fdopen(fd, "wb") as out:
         out.write(pem)
-    public = path.with_name(path.name + ".pub")
+    public = public_path(path)
     public.write_bytes(key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
     return public, fingerprint(key.public_key())

@@ -32,6 +32,7 @@ from controller.journal.files import (
     JournalError,
     JournalFile,
     chain_hash,
+    check_writable,
     days_folder,
     digest_holds,
     ends_day,
@@ -93,7 +94,11 @@ def create_file(db: sqlite3.Connection, live: bool, meta: dict[str, str]) -> Non
 
 def _take_lock(path: Path) -> int:
     """The writer's lock: another process holding it writes this journal."""
-    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise JournalError(f"journal {path}: cannot be written: {path}.lock: "
+                           f"{exc.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -120,6 +125,7 @@ class Journal:
 
     @classmethod
     def open(cls, path: Path) -> Journal:
+        check_writable(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         lock = _take_lock(path)
         try:

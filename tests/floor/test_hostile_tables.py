@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from controller.game.events import DeviceFound, DeviceLost
-from floor.ingest import PACKET_ROOM
+from floor.defaults import PACKET_ROOM
 from protocol import topics
 from protocol.codec import MAX_MESSAGE
 from tests.floor.harness import FloorProcess, LinkedTable, Sender, one, reconciled, wait_until

@@ -19,7 +19,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from floor.ingest import PACKET_ROOM, Ingest
+from floor.defaults import PACKET_ROOM
+from floor.ingest import Ingest
 from protocol import codec, examples, topics
 from protocol.fields import TEXT_PATTERN, UTC_PATTERN
 from protocol.messages import MESSAGES, Status
