@@ -130,7 +130,7 @@ def test_do_not_pay_on_hold_and_when_the_controller_stops(page: Page) -> None:
         expect(page.locator("#banner")).to_be_visible()
         expect(page.locator("#banner")).to_contain_text("DO NOT PAY")
         expect(page.locator("#banner-reason")).to_contain_text(
-            "changed from 1000 to 9000 after bets were locked")
+            "seat 2: Main changed from $10.00 to $90.00 after bets were locked")
     finally:
         table.close()  # the controller stops: the stream goes quiet
     expect(page.locator("#banner-reason")).to_have_text("no live data from the controller")
