@@ -68,6 +68,7 @@ from controller.game.money import Currency
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
+from controller.journal.export import day_rows
 from controller.journal.fold import read_events
 from controller.journal.outbox import messages
 from controller.journal.signing import load_public_key
@@ -513,3 +514,10 @@ def test_a_day_signed_before_the_words_still_verifies_and_recalls_in_words(tmp_p
                   "10♠ came out more often than a 1-deck shoe holds it",
                   "card 9♦ voided by S-1", "pads sensor fault: seat 1 Lucky Stiff sensor fault"):
         assert words in result.stdout
+    # the export: the spreadsheet says the holds as recall does, JSON Lines as they were signed
+    rows = {kind: [row for row in day_rows(journal, closed.day, words=kind == "csv")
+                   if row["type"] == "hold"] for kind in ("csv", "jsonl")}
+    assert [row["detail"] for row in rows["jsonl"]] == [
+        hold["reason"] for hold in closed.summary["holds"]["list"]]
+    assert [bad for row in rows["csv"] for bad in in_money(row["detail"], Currency())] == []
+    assert rows["csv"][0]["detail"].startswith("seat 2: Lucky Stiff changed from $5.00 to $25.00")
