@@ -365,36 +365,51 @@ def corpus() -> list[tuple[Currency, Said]]:
 
 def made_codes() -> dict[str, str]:
     """Every alert code the code can make (an `Alert(...)` or a round's `_alert(...)`), each
-    with where: a code made of parts (f"{device}_alarm") as a pattern."""
+    with where: a code made of parts (f"{device}_alarm") as a pattern, a code in a variable by
+    the texts assigned to it (`code = "past_posting" if ... else "pinching"`)."""
     codes: dict[str, str] = {}
     for path in sorted(p for room in PACKAGES for p in (ROOT / room).rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
-        constants = {target.id: node.value.value for node in tree.body
-                     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
-                     and isinstance(node.value.value, str)
-                     for target in node.targets if isinstance(target, ast.Name)}
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call) or not node.args:
-                continue
-            name = node.func.id if isinstance(node.func, ast.Name) else \
-                node.func.attr if isinstance(node.func, ast.Attribute) else ""
-            if name not in ("Alert", "_alert"):
-                continue
-            code = node.args[0]
-            where = f"{path.relative_to(ROOT)}:{node.lineno}"
-            if isinstance(code, ast.Constant) and isinstance(code.value, str):
-                codes[f"^{re.escape(code.value)}$"] = where
-            elif isinstance(code, ast.Name) and code.id in constants:
-                codes[f"^{re.escape(constants[code.id])}$"] = where
-            elif isinstance(code, ast.JoinedStr):
-                codes["^" + "".join(re.escape(str(part.value)) if isinstance(part, ast.Constant)
-                                    else ".+" for part in code.values) + "$"] = where
-            elif isinstance(code, ast.Name) and code.id == "code" and \
-                    path.name == "round_machine.py":
-                continue  # the round's `_alert` helper, passing on the code it was given
-            else:
-                raise AssertionError(f"{where}: an alert whose code this test cannot read")
+        for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))]:
+            for node in ast.walk(scope):
+                name = getattr(getattr(node, "func", None), "id", None) or \
+                    getattr(getattr(node, "func", None), "attr", None)
+                if not isinstance(node, ast.Call) or name not in ("Alert", "_alert") or \
+                        not node.args or _scope_of(tree, node) is not scope:
+                    continue
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                for pattern in _patterns(node.args[0], scope, tree, where):
+                    codes[pattern] = where
     return codes
+
+
+def _scope_of(tree: ast.Module, node: ast.AST) -> ast.AST:
+    """The innermost function around `node` (the module if none)."""
+    inner: ast.AST = tree
+    for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+        if node in ast.walk(function) and (inner is tree or function in ast.walk(inner)):
+            inner = function
+    return inner
+
+
+def _patterns(code: ast.expr, scope: ast.AST, tree: ast.Module, where: str) -> list[str]:
+    if isinstance(code, ast.Constant) and isinstance(code.value, str):
+        return [f"^{re.escape(code.value)}$"]
+    if isinstance(code, ast.IfExp):
+        return [*_patterns(code.body, scope, tree, where),
+                *_patterns(code.orelse, scope, tree, where)]
+    if isinstance(code, ast.JoinedStr):
+        return ["^" + "".join(re.escape(str(part.value)) if isinstance(part, ast.Constant)
+                              else ".+" for part in code.values) + "$"]
+    if isinstance(code, ast.Name):
+        if isinstance(scope, ast.FunctionDef) and code.id in {a.arg for a in scope.args.args}:
+            return []  # a helper passing on the code it was given: its callers are read
+        values = [node.value for body in (scope, tree) for node in ast.walk(body)
+                  if isinstance(node, ast.Assign) and any(
+                      isinstance(t, ast.Name) and t.id == code.id for t in node.targets)]
+        if values:
+            return [p for value in values for p in _patterns(value, scope, tree, where)]
+    raise AssertionError(f"{where}: an alert whose code this test cannot read")
 
 
 def test_every_text_for_people_is_in_words_and_money(corpus: list[tuple[Currency, Said]]
