@@ -20,6 +20,7 @@ handle.
   acknowledgement is stored with the logged-in supervisor's name.
 - `GET /health`: the writer, the database and the broker, each up or down since when; 503 when
   one is down.
+- `GET /favicon.ico`: the table's icon, the dealer display's, before any login.
 
 It binds to 127.0.0.1 unless told otherwise. On loopback, reading needs no login (as the dealer
 display); on any other address every request but the login needs a session. Acknowledging
@@ -49,7 +50,7 @@ from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
 from controller.game.ratings import is_id
-from devices.display.server import LOOPBACK, Gate, frame_headers, sse
+from devices.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_headers, sse
 from floor import health, players, queries
 from floor.accounts import MAX_NAME, SESSION_H, Logins, client_key
 from floor.edge_job import Limits
@@ -73,7 +74,8 @@ STOP_S: Final = 5.0  # how long stopping waits for the edge worker to kill its j
 VIEWER_BACKLOG: Final = 16  # updates a viewer may fall behind before it is sent everything anew
 BODY_MAX: Final = 16 * 1024  # a request's JSON body
 COOKIE: Final = "tablectl_pit"
-OPEN_PATHS: Final = ("/api/login", "/login", "/static/pit.css", "/static/login.js", "/health")
+OPEN_PATHS: Final = ("/api/login", "/login", "/static/pit.css", "/static/login.js", "/health",
+                     FAVICON)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -146,7 +148,8 @@ class Pit:
             web.get("/api/players/{player}", self._player),
             web.get("/api/dealers", self._dealers),
             web.get("/api/tables/{table}/day", self._table_day),
-            web.get("/health", self._health), web.static("/static", STATIC)])
+            web.get("/health", self._health), web.get(FAVICON, favicon),
+            web.static("/static", STATIC)])
         app.cleanup_ctx.append(self._background)
         app.on_shutdown.append(self._end_streams)
         app.on_response_prepare.append(frame_headers)

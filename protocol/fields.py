@@ -12,6 +12,7 @@ not text, a float is not a whole number. The patterns are checked by pydantic's 
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime
 from typing import Annotated, Final, TypeAlias
 
@@ -150,9 +151,11 @@ ShortText: TypeAlias = Annotated[
 
 def clean(value: object, longest: int = MAX_TEXT) -> str:
     """Any text made to fit `Text` (the table's own words, a device's, what a display client
-    typed): each unprintable character as U+FFFD, a formula's first character behind an
-    apostrophe, cut to `longest`."""
-    text = "".join(c if c.isprintable() else "\ufffd" for c in str(value))
+    typed): a space of another width (the no-break space of "5,00 €") as a space, each other
+    unprintable character as U+FFFD, a formula's first character behind an apostrophe, cut to
+    `longest`."""
+    text = "".join(c if c.isprintable() else " " if unicodedata.category(c) == "Zs" else
+                   "\ufffd" for c in str(value))
     return _FORMULA_FIRST.sub("'\\g<0>", text)[:longest]
 
 

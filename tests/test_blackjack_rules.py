@@ -148,7 +148,7 @@ def test_surrender_only_on_the_first_two_cards() -> None:
     deal(play, "2C")
     expected = play.expected()
     assert isinstance(expected, DecisionDue) and "surrender" not in expected.options
-    with pytest.raises(IllegalDecision, match="'surrender' is not allowed"):
+    with pytest.raises(IllegalDecision, match="surrender is not allowed here"):
         play.decide(1, 1, "surrender")
 
 

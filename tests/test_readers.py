@@ -376,7 +376,7 @@ def test_a_dealer_card_at_a_seat_reader_signs_in_and_an_unknown_one_is_refused(
     assert service.table.dealer == "D-7" and not service.table.ratings.open
     loop.handle(CardRead("seat 2 reader", "D-9", "dealer"))
     assert service.table.dealer == "D-7"
-    assert loop.notices_now()[0].startswith("seat 2 reader unknown_dealer")
+    assert loop.notices_now()[0].startswith("seat 2 reader unknown dealer: dealer card D-9")
 
 
 def test_a_reader_thread_that_dies_is_journaled_even_while_its_reader_is_down() -> None:

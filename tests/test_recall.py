@@ -48,7 +48,7 @@ def test_last_ten_rounds_after_a_restart(tmp_path: Path) -> None:
     texts = [entry["text"] for entry in first["log"]]
     assert "decision: seat 1 hand 1 no insurance" in texts
     assert "card 5♥ to seat 1 hand 1" in texts
-    assert "settled: seat 1 Blackjack Tie · Left Side: lost (no tie (18 v 20)), net -5" in texts
+    assert "settled: seat 1 Blackjack Tie · Left Side: lost (no tie (18 v 20)), net -$5.00" in texts
     assert "payout confirmed: by script" in texts
     assert rounds[1]["game"] == "baccarat"
     assert [c["to"] for c in rounds[1]["cards"]][:2] == ["the player", "the banker"]
@@ -73,7 +73,7 @@ def test_recall_shows_the_round_in_progress_and_on_hold(tmp_path: Path) -> None:
     table.submit(WagerPlaced(seq=0, seat=2, spot="main", amount=5000))  # past-posting
     on_hold = json.loads(recall(path, "--json", "-n", "1").stdout)["rounds"][0]
     assert on_hold["status"] == "hold" and "after bets were locked" in on_hold["on_hold"]
-    assert any(entry["text"].startswith("alert: seat 2: main changed from 2500 to 5000")
+    assert any(entry["text"].startswith("alert: seat 2: Main changed from $25.00 to $50.00")
                for entry in on_hold["log"])
 
 

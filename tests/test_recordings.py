@@ -6,6 +6,7 @@ restart mid-shoe."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from controller.journal.verify import verify_chain
 from simulators.recording import RecordingError, read_recording
 from simulators.replay import Replayer, summary
+from tests.words import raw_names
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "tests" / "recordings").glob("*.jsonl"))
@@ -72,3 +74,26 @@ def test_a_bad_recording_is_refused(tmp_path: Path) -> None:
     bad.write_text('{"format": "something else"}\n')
     with pytest.raises(RecordingError, match="line 1"):
         read_recording(bad)
+
+
+def test_replay_says_each_round_in_words_and_money() -> None:
+    """Issue 35, point 1: replay's lines for people name each wager and write each net in the
+    table's money ("seat 1 Lucky 7 -$1.00"), never a key or minor units; `--json` keeps both."""
+    path = ROOT / "tests" / "recordings" / "blackjack-shoe-beetek.jsonl"
+    command = [sys.executable, "-m", "controller", "replay", str(path)]
+    said = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    keyed = subprocess.run([*command, "--json"], capture_output=True, text=True, cwd=ROOT,
+                           timeout=300)
+    assert said.returncode == keyed.returncode == 0, said.stderr + keyed.stderr
+    lines = said.stdout.splitlines()
+    rounds = [json.loads(line) for line in keyed.stdout.splitlines()]
+    assert len(lines) == len(rounds) > 10 and raw_names(said.stdout) == []
+    for line, entry in zip(lines, rounds, strict=True):
+        assert line.startswith(f"round {entry['round']} payout confirmed: "), line
+        nets = re.findall(r"seat (\d) (.+?) ([-+]?)\$([\d,]+)\.(\d\d)(?:, |$)",
+                          line.split(": ", 1)[1])
+        assert [(int(seat), -1 if sign == "-" else 1,
+                 int(units.replace(",", "")) * 100 + int(cents))
+                for seat, _, sign, units, cents in nets] == [
+            (seat, -1 if net < 0 else 1, abs(net)) for seat, _, _, net in entry["settlements"]]
+    assert "Lucky 7" in said.stdout and "lucky7" in keyed.stdout

@@ -94,7 +94,7 @@ def seat1(decisions: list[str], shoe: list[Any], wagers: dict[str, Any] | None =
      "seats.1.wagers.main: 1000000000000000000000000000000000000000000000000000000000000000 "
      "is more than any table takes"),
     (with_changes(rules={"decks": 1}, shoe=["AS", "9D", "AS", "8C"]),
-     "round went on hold: AS came out more often than a 1-deck shoe holds it"),
+     "round went on hold: A♠ came out more often than a 1-deck shoe holds it"),
 ])
 def test_bad_scripts_exit_2_with_one_line(tmp_path: Path, script: Any, message: str) -> None:
     result = run(script, tmp_path)

@@ -165,7 +165,7 @@ def test_impossible_duplicate_card() -> None:
     table = service(rules={"decks": 1})
     start_round(table, ("AS", "9D", "AS"))
     message = hold_message(table.table.round.alerts if table.table.round else [])
-    assert "AS came out more often than a 1-deck shoe holds it" in message
+    assert "A♠ came out more often than a 1-deck shoe holds it" in message
     supervise(table, CardVoided(seq=0, by=""))
     supervise(table, Resumed(seq=0, by=""))
     cards(table, "AH")
@@ -180,7 +180,7 @@ def test_wager_change_after_lock() -> None:
     start_round(table, ("TS",))
     effects = table.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=5000))
     first = alerts(effects)[0]
-    assert first.code == "past_posting" and "from 1000 to 5000" in first.message
+    assert first.code == "past_posting" and "from $10.00 to $50.00" in first.message
     assert "not accepted" in hold_message(effects)
     supervise(table, Resumed(seq=0, by=""))
     assert state(table) == "dealing"
@@ -226,7 +226,7 @@ def test_void_the_last_played_card_rebuilds_the_round() -> None:
     round_ = table.table.round
     assert round_ is not None and round_.state == "settled"
     supervise(table, CardVoided(seq=0, by=""))
-    assert "card KH voided by sup1" in hold_message(table.table.round.alerts
+    assert "card K♥ voided by sup1" in hold_message(table.table.round.alerts
                                                     if table.table.round else [])
     supervise(table, Resumed(seq=0, by=""))
     assert state(table) == "player_turns"
@@ -470,6 +470,6 @@ def test_logs_bind_the_table_round_and_seat() -> None:
     assert settled == [{"event": "settled", "log_level": "debug", "table": "BJ-07", "round": 1,
                         "seat": 3, "wager": "main", "hand": 1, "outcome": "win",
                         "award": "blackjack", "net": 1500,
-                        "text": "settled: seat 3 Main: won (blackjack), net 15"}]
+                        "text": "settled: seat 3 Main: won (blackjack), net $15.00"}]
     holds = [entry for entry in logs if entry["event"] == "round on hold"]
     assert holds and holds[0]["round"] == 1 and holds[0]["table"] == "BJ-07"

@@ -18,6 +18,7 @@ import pytest
 from controller.analysis.analyze import render
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
+from controller.game.money import Currency
 from controller.game.names import (
     award_words,
     by_bet,
@@ -177,16 +178,21 @@ def test_the_pit_names_a_rounds_rows_and_leaves_a_strange_one_to_the_page() -> N
     assert round_words({**body, "settlements": [["1", "main", 1, 0, 0, "win", "x"]]}) == {}
 
 
-def test_the_wager_checks_name_the_wager_in_words() -> None:
-    """Their alerts reach the dealer display, recall and the pit; the alert's `spot` keeps the
-    key. A spot the table does not offer is named by the shipped tables."""
+@pytest.mark.parametrize(("money", "five", "fifty", "limit", "one"), [
+    (Currency(), "$5.00", "$50.00", "$25.00", "$1.00"),
+    (Currency("EUR", "de_DE"), "5,00\xa0€", "50,00\xa0€", "25,00\xa0€", "1,00\xa0€")])
+def test_the_wager_checks_name_the_wager_and_the_money(money: Currency, five: str, fifty: str,
+                                                       limit: str, one: str) -> None:
+    """Their alerts reach the dealer display, recall and the pit (issue 35, point 1: in money,
+    never minor units); the alert's `spot` keeps the key. A spot the table does not offer is
+    named by the shipped tables."""
     config = build_table("blackjack", {"limits": {"lucky_stiff": [1, 25]}}, {"lucky_stiff": "1"},
-                         REGISTRY)
+                         REGISTRY, money)
     _, alerts = check_wagers(config, {1: {"lucky_stiff": 500},
                                       2: {"main": 1000, "lucky_stiff": 5000},
                                       3: {"main": 1000, "lucky8_player": 100}})
     assert [(a.spot, a.message) for a in alerts] == [
-        ("lucky_stiff", "seat 1: Lucky Stiff needs a main wager; return the 5 wager"),
-        ("lucky_stiff", "seat 2: Lucky Stiff 50 is above the maximum 25"),
-        ("lucky8_player", "seat 3: Lucky 8 · Player is not offered at this table; return the 1 "
-                          "wager")]
+        ("lucky_stiff", f"seat 1: Lucky Stiff needs a main wager; return the {five} wager"),
+        ("lucky_stiff", f"seat 2: Lucky Stiff {fifty} is above the maximum {limit}"),
+        ("lucky8_player", f"seat 3: Lucky 8 · Player is not offered at this table; return the "
+                          f"{one} wager")]

@@ -24,6 +24,7 @@ from controller.commands.inputs import (
     parse_usb_id,
 )
 from controller.daemon.checked_files import RECORDING, BadInput
+from controller.game.describe import round_line
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
 from controller.game.table_config import config_change
@@ -154,16 +155,13 @@ def record(path: Path, port: str, protocol: str, baud: int, game: str,
 def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) -> int:
     from simulators.replay import Replayer, summary
     try:
-        rounds = summary(Replayer(path, journal, speed).run())
+        records = Replayer(path, journal, speed).run()
     except (RecordingError, JournalError, OSError, TimeoutError) as exc:
         raise BadInput(str(exc)) from None
-    for entry in rounds:
-        if as_json_lines:
-            print(json.dumps(entry))
-        else:
-            nets = ", ".join(f"seat {s} {w}{f' hand {h}' if h else ''} {n / 100:+.2f}"
-                             for s, w, h, n in entry["settlements"])
-            print(f"round {entry['round']} {entry['status']}: {nets or 'no wagers'}")
+    for record, entry in zip(records, summary(records), strict=True):
+        # JSON Lines keep the keys and minor units; a person reads words and money
+        print(json.dumps(entry) if as_json_lines else
+              round_line(record.number, record.status, record.machine))
     return 0
 
 

@@ -197,7 +197,8 @@ class Daemon:
                                      dealers=PinGuard(config.dealers, "dealer"))
         journal = service.journal
         assert journal is not None
-        wanted = config_change(config.game, config.rules, config.pay_tables, config.registry)
+        wanted = config_change(config.game, config.rules, config.pay_tables, config.registry,
+                               config.display.cashier.money)  # alerts in the display's money
         current = service.table.config_event
         if current is None or wanted.content() != current.content():
             service.submit(wanted)

@@ -516,10 +516,10 @@ class ControllerLoop:
         for effect in effects:
             if isinstance(effect, Settlement):
                 assert record is not None  # a settlement is of the round its event touched
-                tables, split = record.machine.config.pay_tables, split_so_far(record.machine)
+                config, split = record.machine.config, split_so_far(record.machine)
                 log.debug("settled", seat=effect.seat, wager=effect.wager, hand=effect.hand,
                           outcome=effect.outcome, award=effect.award, net=effect.net,
-                          text=describe_effect(effect, tables, split))
+                          text=describe_effect(effect, config.pay_tables, split, config.money))
             elif effect.code == "hold":
                 log.warning("round on hold", reason=effect.message)
             elif effect.blocking or effect.refused:

@@ -1,10 +1,11 @@
 """Events and their effects in words, one line each: the table's log, game recall and the
-controller's log say what happened as a person would (`names` has the words)."""
+controller's log say what happened as a person would (`names` has the words, the table's
+`Currency` the money)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from controller.game.alerts import Alert
 from controller.game.events import (
@@ -18,14 +19,17 @@ from controller.game.events import (
     DealerSignedIn,
     DealerSignedOut,
     DeviceAlarm,
+    DiskLow,
+    DiskOk,
     Event,
     PinsRefused,
     PlayerLeft,
     PlayerSeated,
+    RatingAssessed,
     SupervisorRefused,
     WagerPlaced,
 )
-from controller.game.money import from_minor
+from controller.game.money import USD, Currency
 from controller.game.names import (
     LEFT_WORDS,
     NO_TABLES,
@@ -34,22 +38,29 @@ from controller.game.names import (
     decision_words,
     event_words,
     outcome_words,
+    phase_words,
     readable,
+    seat_wagers_in_words,
     settled_wager,
+    split_seats,
     wager_words,
 )
 from controller.game.paytables import PayTable
 from controller.game.round_machine import Effect, RoundMachine
 from controller.game.rules.blackjack_play import BlackjackPlay
-from controller.game.table_config import config_from_event
+from controller.game.table_config import TableConfig, config_from_event
+
+MONEY_OPTIONS: Final = ("rounding_unit", "lucky7_unit", "limited_wager_max")
+OPTIONS: Final = {"lucky7_unit": "Lucky 7 unit"}  # an option whose key made readable is no word
 
 
-def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
+def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES,
+             money: Currency = USD) -> str:
     """One line for game recall, in words (`controller.game.names`); `tables`: the pay tables in
-    force, which name the wagers."""
+    force, which name the wagers; `money`: the table's currency, which writes the amounts."""
     if isinstance(event, WagerPlaced):
         return f"wager: seat {event.seat} {wager_words(event.spot, tables)} " \
-            f"{_money(event.amount)}"
+            f"{money.text(event.amount)}"
     if isinstance(event, CardDrawn):
         return f"card {card_words(event.card)}" + (" (burn)" if event.mode == "burn" else "")
     if isinstance(event, DealerAction):
@@ -64,7 +75,8 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
     if isinstance(event, PinsRefused):
         return _pins_refused(event)
     if isinstance(event, DeviceAlarm):
-        return f"{event.device} alarm: {event.text}" + (" (on hold)" if event.hold else "")
+        return f"{event.device} alarm: {seat_wagers_in_words(event.text, tables)}" + (
+            " (on hold)" if event.hold else "")
     if isinstance(event, PlayerSeated):
         by = f", by {event.by}" if event.by else ""
         return (f"player {event.player or '(anonymous)'} seated at seat {event.seat} "
@@ -76,12 +88,16 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES) -> str:
     if isinstance(event, DealerSignedOut):
         return f"dealer {event.dealer} signed out ({readable(event.reason)})"
     if isinstance(event, ConfigChanged):
-        config = config_from_event(event)
-        offered = ", ".join(f"{wager_words(key, config.pay_tables)} #{table.id} "
-                            f"({table.sha256[:12]})" for key, table in
-                            config.pay_tables.items()) or "none"
-        options = ", ".join(f"{readable(k)} {_value(v)}" for k, v in event.rules.items())
-        return f"configuration: {event.game}; pay tables {offered}; rules {options or 'default'}"
+        return _configuration(event)
+    if isinstance(event, RatingAssessed):
+        return (f"rating {event.rating} assessed: seat {event.seat}, player "
+                f"{event.player or '(anonymous)'}, {event.decisions} decisions, skill cost "
+                f"{money.text(event.skill_cost)} ({money.text(event.skill_cost_optimal)} "
+                f"against the best play), {len(event.flags)} flags")
+    if isinstance(event, DiskLow):
+        return f"disk low: {_mib(event.free)} free, reserve {_mib(event.reserve)}"
+    if isinstance(event, DiskOk):
+        return f"disk ok: {_mib(event.free)} free"
     if isinstance(event, Checkpoint):
         return f"checkpoint ({event.reason})"
     if isinstance(event, DayClosed):
@@ -111,21 +127,64 @@ def _pins_refused(event: PinsRefused) -> str:
     return f"{line}; locked out for {event.lockout_s} s: {', '.join(scopes)}"
 
 
+def _configuration(event: ConfigChanged) -> str:
+    """'configuration: blackjack; pay tables Lucky Stiff #1 (…); rules decks 6, limits Main
+    $5.00 to $500.00; amounts in USD as written in English (United States)': the amounts of the
+    rules as the table writes them."""
+    config = config_from_event(event)
+    offered = ", ".join(f"{wager_words(key, config.pay_tables)} #{table.id} "
+                        f"({table.sha256[:12]})" for key, table in
+                        config.pay_tables.items()) or "none"
+    options = ", ".join(f"{OPTIONS.get(k) or readable(k)} {_option(k, v, config)}"
+                        for k, v in event.rules.items())
+    return (f"configuration: {event.game}; pay tables {offered}; rules {options or 'default'}; "
+            f"amounts in {config.money.said()}")
+
+
+def _option(key: str, value: Any, config: TableConfig) -> str:
+    """A table option as people read it: its amounts in the table's money (the configuration
+    gives them in currency units: `config` has them in minor units)."""
+    text = config.money.text
+    if key in MONEY_OPTIONS:
+        return text(getattr(config, key))
+    if key == "limits":
+        return ", ".join(f"{wager_words(spot, config.pay_tables)} {text(low)} to "
+                         f"{text(high) if high is not None else 'no maximum'}"
+                         for spot, (low, high) in config.limits.items())
+    if key == "aggregate_payout_limit":
+        return ", ".join(f"{wager_words(kind, config.pay_tables)} {text(limit)}"
+                         for kind, limit in config.aggregate_limits.items())
+    return _value(value)
+
+
 def _value(value: Any) -> str:
     return ("yes" if value else "no") if isinstance(value, bool) else str(value)
 
 
-def _money(amount: int) -> str:
-    return f"{from_minor(amount):,}"
+def _mib(size: int) -> str:
+    return f"{size // 2**20} MiB"
 
 
-def describe_effect(effect: Effect, tables: Mapping[str, PayTable], split: set[int]) -> str:
+def describe_effect(effect: Effect, tables: Mapping[str, PayTable], split: set[int],
+                    money: Currency = USD) -> str:
     """An alert or a settlement, in words; `split`: the seats whose hands are named."""
     if isinstance(effect, Alert):
         return f"alert: {effect.message}"
     wager = settled_wager(effect.seat, effect.wager, effect.hand, split, tables)
     return (f"settled: seat {effect.seat} {wager}: {outcome_words(effect.outcome)} "
-            f"({award_words(effect.wager, effect.award, tables)}), net {_money(effect.net)}")
+            f"({award_words(effect.wager, effect.award, tables)}), net "
+            f"{money.text(effect.net)}")
+
+
+def round_line(number: int, status: str, machine: RoundMachine) -> str:
+    """A round in one line, each wager's net in the table's money: 'round 3 payout confirmed:
+    seat 1 Main +$10.00, seat 1 Lucky 7 -$1.00' (`tablectl replay`)."""
+    config, settlements = machine.config, machine.settlements
+    split = split_seats((s.seat, s.wager, s.hand) for s in settlements)
+    nets = ", ".join(f"seat {s.seat} "
+                     f"{settled_wager(s.seat, s.wager, s.hand, split, config.pay_tables)} "
+                     f"{config.money.signed(s.net)}" for s in settlements)
+    return f"round {number} {phase_words(status)}: {nets or 'no wagers'}"
 
 
 def split_so_far(machine: RoundMachine) -> set[int]:

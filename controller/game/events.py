@@ -137,12 +137,17 @@ class PayoutConfirmed(Event):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConfigChanged(Event):
     """The table configuration put in force, pay tables included with their files' SHA-256, so
-    that an auditor can tell which tables settled which round and a fold needs no files."""
+    that an auditor can tell which tables settled which round and a fold needs no files; with
+    the currency and locale its amounts are written in for people."""
 
     game: str
     rules: dict[str, Any]
     pay_tables: dict[str, str]  # side bet -> table id, as configured
     tables: dict[str, dict[str, Any]]  # "bet/id" -> {"title", "path", "sha256", "pays"}
+    # The money people read (`[display]`): a fold away from the display (recall, replay, the
+    # log) writes the alerts' amounts as the display does. A record leaves out the defaults.
+    currency: str = "USD"
+    locale: str = "en_US"
     kind: ClassVar[str] = "config_changed"
 
 

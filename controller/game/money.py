@@ -1,8 +1,13 @@
-"""Money arithmetic in integer minor units (cents), never floats.
+"""Money arithmetic in integer minor units (cents), never floats, and money as people read it.
 
 docs/RULINGS.md (Everywhere): a fractional result (3:2 on an odd amount, 5 % commission) is
 rounded down to the table's rounding unit, and what was rounded off is recorded with the
 settlement.
+
+Every amount a person reads (the dealer display, alerts, holds, recall, the log's text, replay)
+is written by one `Currency`: the table's currency in its locale, with the currency's decimals
+("$8.50", "1.250,00 €"). Babel does it from CLDR data (read from its package, the game's one
+read besides the pay tables): grouping, symbols and decimals differ by locale.
 """
 
 from __future__ import annotations
@@ -11,8 +16,11 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Final
+
+from babel import Locale, UnknownLocaleError
+from babel.numbers import format_currency, get_currency_precision, list_currencies
 
 MINOR_PER_UNIT = 100  # cents in one currency unit
 ZERO = Fraction(0)
@@ -87,3 +95,47 @@ def from_minor(amount: int) -> int | float:
     if amount % MINOR_PER_UNIT == 0:
         return amount // MINOR_PER_UNIT
     return float(Decimal(amount) / MINOR_PER_UNIT)
+
+
+class CurrencyError(ValueError):
+    """A currency or a locale that cannot be used; names the field (`currency`, `locale`)."""
+
+
+@lru_cache(maxsize=4096)  # a view or a log formats the same few amounts again and again
+def _formatted(minor: int, code: str, locale: str) -> str:
+    return format_currency(Decimal(minor) / MINOR_PER_UNIT, code, locale=locale)
+
+
+@dataclass(frozen=True, slots=True)
+class Currency:
+    """The table's money in words: an ISO 4217 code and the locale that writes it."""
+
+    code: str = "USD"
+    locale: str = "en_US"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.code, str) or self.code not in list_currencies():
+            raise CurrencyError(f"currency: {str(self.code)[:40]!r} is not an ISO 4217 code")
+        try:
+            Locale.parse(self.locale)
+        except (UnknownLocaleError, ValueError, TypeError):
+            raise CurrencyError(f"locale: {str(self.locale)[:40]!r} is not a locale (e.g. "
+                                "\"en_US\")") from None
+
+    def text(self, minor: int) -> str:
+        """'$8.50', '-$5.00': the currency's own decimals, never fewer."""
+        return _formatted(minor, self.code, self.locale)
+
+    def signed(self, minor: int) -> str:
+        """'+$8.50', '-$5.00', '$0.00': a net as a player's result."""
+        return ("+" if minor > 0 else "") + self.text(minor)
+
+    def decimals(self) -> int:
+        return int(get_currency_precision(self.code))
+
+    def said(self) -> str:
+        """'EUR as written in German (Germany)': the configuration in words."""
+        return f"{self.code} as written in {Locale.parse(self.locale).get_display_name('en')}"
+
+
+USD: Final = Currency()  # a table configured with no currency: as the display's default

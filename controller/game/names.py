@@ -9,6 +9,7 @@ no table's configuration. A key no table names is made readable, never shown raw
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from functools import cache
@@ -118,6 +119,19 @@ def wager_words(wager: str, tables: Mapping[str, PayTable], hand: int | None = N
         elif spot:
             name = f"{name} · {table.award_name(spot) if table else spot}"
     return f"{name}, hand {hand}" if hand else name
+
+
+_SEAT_WAGER: Final = re.compile(r"\b(seat \d+:? )([a-z][a-z0-9_]*(?:\.[A-Za-z0-9]+)?)")
+
+
+def seat_wagers_in_words(text: str, tables: Mapping[str, PayTable]) -> str:
+    """A device's own text for people: a wager key after its seat in words ('seat 2
+    lucky_stiff sensor fault' -> 'seat 2 Lucky Stiff sensor fault'); the rest as it came."""
+    def named(match: re.Match[str]) -> str:
+        key = match[2]
+        known = key in GAME_WAGERS or key in SIDES or _table(key.partition(".")[0], tables)
+        return match[1] + wager_words(key, tables) if known else match[0]
+    return _SEAT_WAGER.sub(named, text)
 
 
 def award_words(wager: str, award: str, tables: Mapping[str, PayTable]) -> str:

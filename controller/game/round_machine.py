@@ -7,6 +7,10 @@ to. Anything the rules say should not happen (a card no hand may take, a wager c
 lock, a card dealt over an uncleared alert) puts the round on hold with a plain message; only an
 explicit event takes it off (docs/RULINGS.md: Irregularities). No clock, no I/O: the same
 events give the same round.
+
+Alerts and holds are said in words and money (`names`, the table's `Currency`). A hold also
+keeps its reason as the day's summary has always recorded it (`hold_audit`: keys and minor
+units), so that a day signed before still verifies when it is folded again.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from controller.game.events import (
     RoundVoided,
     WagerPlaced,
 )
+from controller.game.names import card_words, decision_words, event_words, phase_words, wager_words
 from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import BlackjackRules
@@ -130,7 +135,8 @@ class RoundMachine:
         self.blocking: list[Alert] = []
         self.settlements: list[Settlement] = []
         self.cards: list[DealtCard] = []
-        self.hold_reason: str | None = None
+        self.hold_reason: str | None = None  # for people: words and money
+        self.hold_audit: str | None = None  # for the day's summary: as it was always written
         self.held_from: str | None = None
         self.payout: str | None = None  # None, "shown", "confirmed"
         self.review = False  # on hold for review of a payout computed before a restart
@@ -197,7 +203,8 @@ class RoundMachine:
     def handle(self, event: Event) -> list[Effect]:
         """Apply one event; returns the settlements and alerts it produced, in order."""
         if self.finished:
-            return [self._alert("round_closed", f"round is {self.state}: {event.kind} ignored")]
+            return [self._alert("round_closed", f"the round is {phase_words(self.state)}: "
+                                f"{event_words(event.kind)} ignored")]
         if isinstance(event, WagerPlaced):
             return self._wager(event)
         if isinstance(event, BetsLocked):
@@ -244,11 +251,13 @@ class RoundMachine:
         if before == event.amount:
             return []
         code = "past_posting" if event.amount > before else "pinching"
-        alert = Alert(code, f"seat {event.seat}: {event.spot} changed from {before} to "
-                      f"{event.amount} after bets were locked; the new amount is not accepted",
+        money, after = self.config.money, "after bets were locked; the new amount is not accepted"
+        alert = Alert(code, f"seat {event.seat}: {wager_words(event.spot, self.config.pay_tables)}"
+                      f" changed from {money.text(before)} to {money.text(event.amount)} {after}",
                       event.seat, event.spot, blocking=True)
         self.alerts.append(alert)
-        return [alert, *self.hold(alert.message)]
+        return [alert, *self.hold(alert.message, audit=f"seat {event.seat}: {event.spot} "
+                                  f"changed from {before} to {event.amount} {after}")]
 
     def _lock(self) -> list[Effect]:
         self.trigger("lock")
@@ -286,10 +295,11 @@ class RoundMachine:
         self.cards.append(DealtCard(card, self._target_text(expected), event.seq))
         return [*effects, *self._progressed(new)]
 
-    def set_aside(self, card: Card | None, seq: int, reason: str) -> list[Effect]:
+    def set_aside(self, card: Card | None, seq: int, reason: str, audit: str | None = None
+                  ) -> list[Effect]:
         """Keep a card out of play (None: a misread) and hold the round for a supervisor."""
         self.cards.append(DealtCard(card, SET_ASIDE if card else MISREAD, seq))
-        return self.hold(reason)
+        return self.hold(reason, audit=audit)
 
     @staticmethod
     def _target_text(expected: Expectation | None) -> str:
@@ -309,8 +319,9 @@ class RoundMachine:
     def _action(self, event: DealerAction) -> list[Effect]:
         if not isinstance(self.play, BlackjackPlay) or self.state not in ("insurance",
                                                                           "player_turns"):
-            return [self._alert("action_not_open", f"seat {event.seat}: {event.action} is not "
-                                f"open now ({self.state.replace('_', ' ')})", event.seat)]
+            return [self._alert("action_not_open", f"seat {event.seat}: "
+                                f"{decision_words(event.action)} is not open now "
+                                f"({phase_words(self.state)})", event.seat)]
         try:
             new = self.play.decide(event.seat, event.hand, event.action)
         except PlayError as exc:
@@ -328,15 +339,16 @@ class RoundMachine:
 
     # ----- hold and corrections --------------------------------------------------------------
 
-    def hold(self, reason: str, review: bool = False) -> list[Effect]:
+    def hold(self, reason: str, review: bool = False, audit: str | None = None) -> list[Effect]:
         """Stop the round with a plain message until an explicit event takes it off hold. A
         review hold (a settled round after a restart) is the one the dealer may end by
-        confirming the payout."""
+        confirming the payout. `audit`: the reason as the day's summary records it, where it
+        differs from the words people read."""
         if self.state != "hold":
             self.held_from = self.state
             self.trigger("pause")
         self.review = review and self.held_from == "settled"
-        self.hold_reason = reason
+        self.hold_reason, self.hold_audit = reason, reason if audit is None else audit
         alert = Alert("hold", f"ROUND ON HOLD: {reason}", blocking=True)
         self.alerts.append(alert)
         return [alert]
@@ -350,7 +362,7 @@ class RoundMachine:
         if self.held_from == "locked":
             self.blocking = []  # whoever resumed has dealt with what blocked the deal
         self.trigger("resume")
-        self.hold_reason = None
+        self.hold_reason = self.hold_audit = None
         self.review = False
         return []
 
@@ -367,7 +379,10 @@ class RoundMachine:
             return [self._alert("bad_correction", f"cannot assign the card: {exc}")]
         if card is None:
             return [self._alert("bad_correction", "a misread card must be named to assign it")]
-        reason, held_from = self.hold_reason, self.held_from
+        if self.play is None:  # set aside while the bets were open (the shoe to change)
+            return [self._alert("bad_correction", "the bets are not locked, so no hand can take "
+                                "the card: void it")]
+        reasons, held_from = (self.hold_reason, self.hold_audit), self.held_from
         self.cards.remove(pending)
         if held_from == "locked":
             self.blocking = []
@@ -381,13 +396,16 @@ class RoundMachine:
                     raise PlayError(f"{event.to!r} is not a blackjack hand")
                 new = self.play.force_card(card, seat, hand)
             else:
+                if side not in ("player", "banker"):
+                    raise PlayError(f"{event.to!r} is not a baccarat hand")
                 new = self.play.force_card(card, side)
         except PlayError as exc:
-            self.held_from, self.hold_reason = held_from, reason
+            self.held_from, (self.hold_reason, self.hold_audit) = held_from, reasons
             self.cards.append(pending)
             self.trigger("pause")
-            return [self._alert("bad_correction", f"cannot assign {card} to {event.to}: {exc}")]
-        self.hold_reason = None
+            return [self._alert("bad_correction", f"cannot assign {card_words(str(card))} to "
+                                f"{event.to}: {exc}")]
+        self.hold_reason = self.hold_audit = None
         self.cards.append(DealtCard(card, event.to, event.seq))
         return self._progressed(new)
 
@@ -428,13 +446,14 @@ class RoundMachine:
     def _payout(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
         if not (self.state == "settled" or self.review):
             why = f"on hold: {self.hold_reason}" if self.state == "hold" else "not settled"
-            return [self._alert("payout_not_ready", f"{event.kind}: the round is {why}")]
+            return [self._alert("payout_not_ready", f"{event_words(event.kind)}: the round is "
+                                f"{why}")]
         if isinstance(event, PayoutShown):
             self.payout = self.payout or "shown"
             return []
         self.payout = "confirmed"
         self.trigger("close")
-        self.hold_reason = None
+        self.hold_reason = self.hold_audit = None
         return []
 
 

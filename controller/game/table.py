@@ -39,6 +39,7 @@ from controller.game.events import (
     DiskOk,
     Event,
     NewShoe,
+    PayoutConfirmed,
     PinsRefused,
     PlayerLeft,
     PlayerSeated,
@@ -49,8 +50,14 @@ from controller.game.events import (
     canonical,
     is_correction,
 )
+from controller.game.money import USD
 from controller.game.names import (
     NO_TABLES,
+    card_words,
+    decision_words,
+    event_words,
+    readable,
+    seat_wagers_in_words,
     where_words,
 )
 from controller.game.pin_state import PinState
@@ -80,8 +87,9 @@ class RoundRecord:
     voided_cards: set[int] = field(default_factory=set)  # seqs of played cards voided
     played_voids: set[int] = field(default_factory=set)  # CardVoided seqs that voided them
     # What the table (not the round's rules) decided for an event: hold with a reason, or set
-    # the event's card aside with a reason. Kept so that a rebuild decides the same.
-    table_actions: dict[int, tuple[str, str]] = field(default_factory=dict)
+    # the event's card aside with a reason (in words, and as the day's summary records it).
+    # Kept so that a rebuild decides the same.
+    table_actions: dict[int, tuple[str, str, str]] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -245,20 +253,23 @@ class Table:
         self._note_day(event, before)
         record = self.touched
         if record is not None:
-            tables = record.machine.config.pay_tables
-            text = describe(event, tables)
+            config = record.machine.config
+            tables = config.pay_tables
+            text = describe(event, tables, config.money)
             if isinstance(event, CardDrawn) and (went := self._went(record, event.seq)):
                 text += f" {where_words(went)}"
             record.log.append((event.seq, event.utc, text))
             if effects:
                 split = split_so_far(record.machine)
-                record.log += [(event.seq, event.utc, describe_effect(e, tables, split))
+                record.log += [(event.seq, event.utc,
+                                describe_effect(e, tables, split, config.money))
                                for e in effects]
             if record.machine.finished and record is self.current:
                 self._archive()
         else:
-            tables = self.config.pay_tables if self.config else NO_TABLES
-            self.table_log.append((event.seq, event.utc, describe(event, tables)))
+            tables, money = (self.config.pay_tables, self.config.money) if self.config else \
+                (NO_TABLES, USD)
+            self.table_log.append((event.seq, event.utc, describe(event, tables, money)))
         return effects
 
     def _note_day(self, event: Event, before: RoundRecord | None) -> None:
@@ -267,7 +278,7 @@ class Table:
         number = record.number if record else None
         on_hold = record is not None and record.machine.state == "hold"
         if on_hold and self.day.open_hold is None and record is not None:
-            self.day.hold_started(record.number, event.seq, record.machine.hold_reason or "")
+            self.day.hold_started(record.number, event.seq, record.machine.hold_audit or "")
         elif not on_hold and self.day.open_hold is not None:
             self.day.hold_ended(event.seq, event.kind, getattr(event, "by", ""))
         if is_correction(event):
@@ -316,8 +327,8 @@ class Table:
         if isinstance(event, PinsRefused):  # the display answered each refusal at once
             return []
         if isinstance(event, SupervisorRefused):
-            return [Alert("supervisor_refused", f"{event.action} refused for supervisor "
-                          f"{event.supervisor!r}: {event.reason}")]
+            return [Alert("supervisor_refused", f"{decision_words(event.action)} refused for "
+                          f"supervisor {event.supervisor!r}: {event.reason}")]
         if isinstance(event, CardDrawn) and (event.mode == "burn" or self.shoe.burn_left is not
                                              None):
             return self._burn(event)
@@ -326,7 +337,7 @@ class Table:
             if self.deal_refused and isinstance(event, OPENS_A_ROUND):
                 return [Alert("do_not_deal", f"DO NOT DEAL: {self.deal_refused}",
                               blocking=True)]
-            return [Alert("no_round", f"{event.kind}: no round is open")]
+            return [Alert("no_round", f"{event_words(event.kind)}: no round is open")]
         if isinstance(event, CardDrawn):
             return self._card(record, event)
         if isinstance(event, CardMisread):
@@ -370,15 +381,17 @@ class Table:
         action = record.table_actions.get(event.seq)
         if action is None:
             return record.machine.handle(event)
-        what, reason = action
+        what, reason, audit = action
         if what in ("hold", "review"):
-            return record.machine.hold(reason, review=what == "review")
+            return record.machine.hold(reason, review=what == "review", audit=audit)
         card = parse_card(event.card) if isinstance(event, CardDrawn) else None
-        return record.machine.set_aside(card, event.seq, reason)
+        return record.machine.set_aside(card, event.seq, reason, audit)
 
-    def _decide(self, record: RoundRecord, event: Event, what: str, reason: str
-                ) -> list[Effect]:
-        record.table_actions[event.seq] = (what, reason)
+    def _decide(self, record: RoundRecord, event: Event, what: str, reason: str,
+                audit: str | None = None) -> list[Effect]:
+        """The table holds the round (or sets the card aside) for `reason`, said to people;
+        `audit`: the reason as the day's summary records it, where the words differ."""
+        record.table_actions[event.seq] = (what, reason, reason if audit is None else audit)
         return self._feed(record, event)
 
     def _journal_event(self, event: Event) -> list[Effect]:
@@ -438,8 +451,9 @@ class Table:
         assert self.config is not None
         decks = self.config.rules.decks
         if self.shoe.counts[card] >= decks:
-            return self._decide(record, event, "set_aside", f"{card} came out more often than "
-                                f"a {decks}-deck shoe holds it: an impossible duplicate")
+            why = f"came out more often than a {decks}-deck shoe holds it: an impossible duplicate"
+            return self._decide(record, event, "set_aside", f"{card_words(str(card))} {why}",
+                                f"{card} {why}")
         self.shoe.counts[card] += 1
         if self.shoe.change_required and machine.state in ("betting", "locked"):
             return self._decide(record, event, "set_aside", "the cut card was reached: change "
@@ -485,15 +499,22 @@ class Table:
     def _device(self, event: DeviceLost | DeviceFound | DeviceAlarm) -> list[Effect]:
         machine = self.round
         if isinstance(event, DeviceAlarm):
-            message = f"{event.device} {event.code}: {event.text}".rstrip(": ")
+            tables = self.config.pay_tables if self.config else NO_TABLES
+            said = seat_wagers_in_words(event.text, tables)  # "seat 2 Lucky Stiff sensor fault"
+            message = f"{event.device} {readable(event.code)}: {said}".rstrip(": ")
             if event.hold and self.current is not None and machine is not None \
                     and machine.in_progress:
-                return self._decide(self.current, event, "hold", f"{message}: check the table, "
-                                    "then resume")
+                then = ": check the table, then resume"
+                return self._decide(self.current, event, "hold", message + then,
+                                    f"{event.device} {event.code}: {event.text}".rstrip(": ")
+                                    + then)
             return [Alert(f"{event.device}_alarm", message, blocking=event.hold)]
         if isinstance(event, DeviceFound):
+            if event.device not in self.lost_devices:
+                return []  # a device coming up as the table starts was never lost
             self.lost_devices.discard(event.device)
-            return [Alert("device_found", f"{event.device} is back"
+            verb = "are" if event.device.endswith("s") else "is"  # the pads, the shoe
+            return [Alert("device_found", f"The {event.device} {verb} back"
                           + ("; resume the round when ready" if self.round and
                              self.round.state == "hold" else ""))]
         self.lost_devices.add(event.device)
@@ -528,9 +549,13 @@ class Table:
         old.release()
         record.machine = RoundMachine(old.config)
         for past in record.events:
-            if past.seq not in record.voided_cards and past.seq not in record.played_voids:
+            # A confirmation in an open round's events was refused (one taken closes the
+            # round): without the card the round may be settled, and it must stay refused.
+            if past.seq not in record.voided_cards and past.seq not in record.played_voids \
+                    and not isinstance(past, PayoutConfirmed):
                 self._feed(record, past)
         record.machine.cards.append(DealtCard(last.card, VOIDED, last.seq))
-        reason = f"card {last.card} voided by {event.by}: resume when the table matches"
-        record.table_actions[event.seq] = ("hold", reason)
+        why = f"voided by {event.by}: resume when the table matches"
+        record.table_actions[event.seq] = ("hold", f"card {card_words(str(last.card))} {why}",
+                                           f"card {last.card} {why}")
         return [*self._feed(record, event)]

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 from controller.game.events import ConfigChanged, canonical
-from controller.game.money import to_minor
+from controller.game.money import USD, Currency, CurrencyError, to_minor
 from controller.game.paytables import TIE_SPOTS, PayTable, PayTables, pay_of_text, table_key
 from controller.game.rules import baccarat, blackjack
 from controller.game.rules.baccarat import BaccaratRules
@@ -45,6 +45,7 @@ class TableConfig:
     four_wager_limit: bool = False
     limited_wager_max: int = 500
     idle_rounds: int = IDLE_ROUNDS
+    money: Currency = USD  # how its amounts are written for people (never in an edge)
 
     @property
     def max_seats(self) -> int:
@@ -73,7 +74,7 @@ def prize_kind(spot: str) -> str:
 
 
 def build_table(game: str, options: Mapping[str, Any], pay_table_ids: Mapping[str, Any],
-                registry: PayTables) -> TableConfig:
+                registry: PayTables, money: Currency = USD) -> TableConfig:
     """Validate and assemble a table; errors name the field (`rules.x`, `pay_tables.y`)."""
     if game not in GAMES:
         raise RulesError(f"game: {game!r} is not one of {', '.join(GAMES)}")
@@ -98,7 +99,7 @@ def build_table(game: str, options: Mapping[str, Any], pay_table_ids: Mapping[st
         raise RulesError(f"rules.idle_rounds: {idle!r} is not a number of rounds from 1 to 1000")
     return TableConfig(game, rules, pay_tables, limits, unit, aggregate,
                        _amount(options, "lucky7_unit", 100), four,
-                       _amount(options, "limited_wager_max", 500), idle)
+                       _amount(options, "limited_wager_max", 500), idle, money)
 
 
 def _amount(options: Mapping[str, Any], name: str, default: int) -> int:
@@ -175,19 +176,24 @@ def config_from_event(event: ConfigChanged) -> TableConfig:
                        {k: pay_of_text(f"tables.{key}.pays.{k}", v) for k, v in t["pays"].items()},
                        t["path"], t["sha256"], t.get("name", ""), t.get("names", {}))
               for key, t in event.tables.items()]
-    return build_table(event.game, event.rules, event.pay_tables, PayTables(tables))
+    try:
+        money = Currency(event.currency, event.locale)
+    except CurrencyError as exc:
+        raise RulesError(f"display.{exc}") from None
+    return build_table(event.game, event.rules, event.pay_tables, PayTables(tables), money)
 
 
 def config_change(game: str, rules: dict[str, Any], pay_tables: dict[str, str],
-                  registry: PayTables) -> ConfigChanged:
-    """The event that puts a configuration in force (validated on the way)."""
-    config = build_table(game, rules, pay_tables, registry)
+                  registry: PayTables, money: Currency = USD) -> ConfigChanged:
+    """The event that puts a configuration in force (validated on the way), with the money
+    its amounts are written in for people."""
+    config = build_table(game, rules, pay_tables, registry, money)
     tables = {f"{t.bet}/{t.id}": {"title": t.title, "path": t.path, "sha256": t.sha256,
                                   "pays": {k: str(v) for k, v in t.pays.items()},
                                   "name": t.name, "names": dict(t.names)}
               for t in config.pay_tables.values()}
     return ConfigChanged(seq=0, game=game, rules=dict(rules), pay_tables=dict(pay_tables),
-                         tables=tables)
+                         tables=tables, currency=money.code, locale=money.locale)
 
 
 def edge_key(config: TableConfig) -> str:

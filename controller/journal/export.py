@@ -5,8 +5,9 @@ the day's signed summary). Amounts are in currency units with the currency's two
 
 The CSV is read by people (a spreadsheet): its columns keep their names, and the cells that name
 something are in words (`controller.game.names`: "Lucky Stiff", "Stiff Winner", "Main, hand 2",
-"payout confirmed"). JSON Lines is for programs: the same rows with the keys ("lucky_stiff",
-"stiff_winner", hand 2, "confirmed").
+"payout confirmed"), a hold's reason in words and money as recall says it. JSON Lines is for
+programs: the same rows with the keys ("lucky_stiff", "stiff_winner", hand 2, "confirmed"), a
+hold's reason as the signed summary has it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from controller.game.names import (
 from controller.journal.fold import event_of, fold_days
 from controller.journal.history import History
 
+HELD: Final = "alert: ROUND ON HOLD: "  # a hold in a round's log (`describe`), in words
 COLUMNS: Final = ("type", "day", "round", "seq", "utc", "seat", "wager", "hand", "stake", "net",
                   "outcome", "award", "status", "detail", "by")
 
@@ -57,6 +59,8 @@ def day_rows(path: Path, day: str, archive_dirs: Sequence[Path] = (), words: boo
                   if '"kind":"day_closed"' in r.text]
     finally:
         history.close()
+    held = {(record.number, seq): text.removeprefix(HELD) for record in table.rounds()
+            for seq, _, text in reversed(record.log) if text.startswith(HELD)}
     for d, closed in zip(days, closes, strict=True):
         for record in table.rounds():
             if not d.first_round <= record.number <= d.last_round:
@@ -81,8 +85,9 @@ def day_rows(path: Path, day: str, archive_dirs: Sequence[Path] = (), words: boo
         for hold in summary["holds"]["list"]:
             ended = hold["ended"] or {}
             how = ended.get("how", "open")
+            said = held.get((hold["round"], hold["seq"]), hold["reason"])
             yield {"type": "hold", "day": d.label, "round": hold["round"], "seq": hold["seq"],
-                   "detail": hold["reason"], "status": pick(event_words(how), how),
+                   "detail": pick(said, hold["reason"]), "status": pick(event_words(how), how),
                    "by": ended.get("by", "")}
         for item in summary["corrections"]["list"]:
             yield {"type": "correction", "day": d.label, "round": item["round"],

@@ -2,20 +2,16 @@
 currency's decimals ("$8.50", "1.250,00 €"), and an amount to pay counted out in the table's chip
 denominations, largest first (175 = 1 x 100 + 3 x 25).
 
-Formatting is Babel's (CLDR data): hand-written grouping and symbols are wrong somewhere.
+The text is the game's one formatter (`controller.game.money.Currency`), so the display says an
+amount as the alerts, recall and the log do.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from decimal import Decimal
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Any, Final
 
-from babel import Locale, UnknownLocaleError
-from babel.numbers import format_currency, get_currency_precision, list_currencies
-
-from controller.game.money import MINOR_PER_UNIT
+from controller.game.money import Currency, CurrencyError
 
 # Denominations in minor units when the configuration names none: the house chips of the
 # currency's casinos, and a plain series for the others.
@@ -28,11 +24,6 @@ DEFAULT_CHIPS: Final[dict[str, tuple[int, ...]]] = {
 PLAIN_CHIPS: Final = (100_000, 50_000, 10_000, 2_500, 500, 100)
 
 
-@lru_cache(maxsize=4096)  # the view formats every amount after every event; amounts repeat
-def _formatted(minor: int, currency: str, locale: str) -> str:
-    return format_currency(Decimal(minor) / MINOR_PER_UNIT, currency, locale=locale)
-
-
 class CashierError(ValueError):
     """A currency, locale or denomination that cannot be used; names the field."""
 
@@ -42,15 +33,13 @@ class Cashier:
     currency: str = "USD"
     locale: str = "en_US"
     chips: tuple[int, ...] = ()  # minor units; empty: the currency's default
+    money: Currency = field(init=False)
 
     def __post_init__(self) -> None:
-        if self.currency not in list_currencies():
-            raise CashierError(f"display.currency: {self.currency!r} is not an ISO 4217 code")
         try:
-            Locale.parse(self.locale)
-        except (UnknownLocaleError, ValueError):
-            raise CashierError(f"display.locale: {self.locale!r} is not a locale (e.g. "
-                               "\"en_US\")") from None
+            object.__setattr__(self, "money", Currency(self.currency, self.locale))
+        except CurrencyError as exc:
+            raise CashierError(f"display.{exc}") from None
         chips = self.chips or DEFAULT_CHIPS.get(self.currency, PLAIN_CHIPS)
         if any(chip <= 0 for chip in chips) or len(set(chips)) != len(chips):
             raise CashierError("display.chips: denominations must be positive and different")
@@ -58,7 +47,7 @@ class Cashier:
 
     def text(self, minor: int) -> str:
         """'$8.50': the currency's own decimals, never fewer."""
-        return _formatted(minor, self.currency, self.locale)
+        return self.money.text(minor)
 
     def count(self, minor: int) -> list[dict[str, Any]]:
         """`minor` in chips, largest first; what no chip makes up comes last as `change`.
@@ -76,4 +65,4 @@ class Cashier:
         return counted
 
     def decimals(self) -> int:
-        return int(get_currency_precision(self.currency))
+        return self.money.decimals()

@@ -41,6 +41,7 @@ from devices.console import ConsoleError, parse_action
 from devices.display.mailbox import Mailbox
 
 STATIC: Final = Path(__file__).with_name("static")
+FAVICON: Final = "/favicon.ico"  # asked for by every browser before any page, token or login
 PING_S: Final = 1.0
 WRITE_TIMEOUT_S: Final = 10.0  # a page whose stream takes longer than this to write is dropped
 LOOPBACK: Final = ("127.0.0.1", "::1", "localhost")
@@ -54,6 +55,14 @@ SECURITY_HEADERS: Final[Mapping[str, str]] = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Frame-Options": "DENY",  # frame-ancestors for browsers that predate it
 }
+
+
+async def favicon(request: web.Request) -> web.StreamResponse:
+    """The table's icon (a chip on the felt): the display's and the pit's, so that the browser's
+    own request for it is answered rather than logged as a 404."""
+    return web.FileResponse(STATIC / "favicon.ico",
+                            headers={"Content-Type": "image/vnd.microsoft.icon",
+                                     "Cache-Control": "max-age=86400"})
 
 
 async def frame_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
@@ -219,7 +228,7 @@ class DisplayServer:
                         web.get("/events", self._events),
                         web.post("/api/action", self._action),
                         web.get("/api/snapshot", self._snapshot),
-                        web.get("/health", self._health),
+                        web.get("/health", self._health), web.get(FAVICON, favicon),
                         web.static("/static", STATIC)])
         runner = web.AppRunner(app, handle_signals=False)
         await runner.setup()
@@ -245,7 +254,7 @@ class DisplayServer:
         if refusal is not None:
             return web.json_response({"error": refusal}, status=403)
         token = self.token
-        if token:
+        if token and request.path != FAVICON:  # the icon tells nothing of the table
             given = str(request.query.get("token") or request.headers.get("X-Tablectl-Token")
                         or "")
             if not hmac.compare_digest(given.encode(), token.encode()):

@@ -202,7 +202,8 @@ class _View:
                             "result_text": names.outcome_words(hand.outcome.kind)
                             if hand.outcome else None})
             wagers = machine.wagers.get(number, {})
-            settled = machine.settled or machine.finished
+            # a net only where something was settled: an empty seat has none, not "$0.00"
+            settled = (machine.settled or machine.finished) and number in results
             net, pay, collect = nets[number], moved["pay"][number], moved["collect"][number]
             seats.append({
                 "seat": number,

@@ -24,6 +24,7 @@ from controller.game.events import (
 )
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.table_config import config_change
+from devices.display.cashier import Cashier
 from devices.display.server import DisplayServer, Hub
 from devices.display.view import view
 from tests.conftest import REGISTRY
@@ -35,14 +36,15 @@ WAIT_MS = 10_000
 class LiveTable:
     """A controller in memory with a real display server; the test's thread owns the loop."""
 
-    def __init__(self, config: ConfigChanged) -> None:
+    def __init__(self, config: ConfigChanged, name: str = "test table") -> None:
         self.service = TableService(keep_rounds=50)
         self.service.submit(config)
         self.loop = ControllerLoop(self.service)
         self.hub = Hub()
-        self.hub.publish(view(self.service.table, "test table"))
+        cashier = Cashier(config.currency, config.locale)  # the display's money is the table's
+        self.hub.publish(view(self.service.table, name, cashier))
         self.loop.listeners.append(
-            lambda event, effects: self.hub.publish(view(self.service.table, "test table")))
+            lambda event, effects: self.hub.publish(view(self.service.table, name, cashier)))
         self.server = DisplayServer(self.hub, self.loop.post, "127.0.0.1", 0)
         self.server.start()
 
@@ -130,7 +132,7 @@ def test_do_not_pay_on_hold_and_when_the_controller_stops(page: Page) -> None:
         expect(page.locator("#banner")).to_be_visible()
         expect(page.locator("#banner")).to_contain_text("DO NOT PAY")
         expect(page.locator("#banner-reason")).to_contain_text(
-            "changed from 1000 to 9000 after bets were locked")
+            "seat 2: Main changed from $10.00 to $90.00 after bets were locked")
     finally:
         table.close()  # the controller stops: the stream goes quiet
     expect(page.locator("#banner-reason")).to_have_text("no live data from the controller")

@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from controller.game.events import BetsLocked, CardDrawn, WagerPlaced
+from controller.game.money import Currency
 from controller.game.table_config import config_change
 from tests.conftest import REGISTRY
 from tests.display.test_browser import ARTIFACTS, WAIT_MS, LiveTable
@@ -156,6 +157,41 @@ def test_the_hand_to_act_and_its_buttons_stay_on_screen(browser: Browser, width:
         assert len(shape) == 1 + 1 + 3  # the dealer, the hand to act, hit / stand / double
         for top, bottom, left, right in shape:
             assert top >= 0 and bottom <= height and left >= 0 and right <= width
+    finally:
+        page.close()
+        table.close()
+
+
+@pytest.mark.parametrize(("width", "height", "currency", "locale", "before", "after"), [
+    *((width, height, "USD", "en_US", "$5.00", "$25.00") for width, height in SIZES),
+    (800, 480, "EUR", "de_DE", "5,00\xa0€", "25,00\xa0€")])
+def test_a_changed_wager_holds_in_money_and_words(browser: Browser, width: int, height: int,
+                                                  currency: str, locale: str, before: str,
+                                                  after: str) -> None:
+    """Issue 35, point 1: Lucky Stiff raised from 5 to 25 after the lock holds the round; the
+    DO NOT PAY banner names the wager and says both amounts in the table's money (it read
+    "seat 2: lucky_stiff changed from 500 to 2500"), whole and on screen, at every size."""
+    table = LiveTable(config_change("blackjack", {}, {"lucky_stiff": "1"}, REGISTRY,
+                                    Currency(currency, locale)))
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.goto(table.server.url)
+        for seat in range(1, 8):
+            table.send(WagerPlaced(seq=0, seat=seat, spot="main", amount=1000))
+        table.send(WagerPlaced(seq=0, seat=2, spot="lucky_stiff", amount=500),
+                   BetsLocked(seq=0), CardDrawn(seq=0, card="7S"), CardDrawn(seq=0, card="8S"),
+                   WagerPlaced(seq=0, seat=2, spot="lucky_stiff", amount=2500))
+        words = (f"seat 2: Lucky Stiff changed from {before} to {after} after bets were "
+                 "locked; the new amount is not accepted")
+        expect(page.locator("#banner strong")).to_have_text("DO NOT PAY")
+        expect(page.locator("#banner-reason")).to_have_text(words)
+        expect(page.locator("#alerts li")).to_have_text([words])
+        expect(page.locator("[data-seat='2'] .wagers")).to_contain_text(before)  # as locked
+        reason = page.locator("#banner-reason").bounding_box()
+        assert reason is not None and reason["x"] >= 0 and reason["y"] >= 0
+        assert reason["x"] + reason["width"] <= width and reason["y"] + reason["height"] <= height
+        check_layout(page, 7)
     finally:
         page.close()
         table.close()

@@ -278,3 +278,17 @@ def test_the_pit_answers_400_401_and_429(floor_dsn: str) -> None:
             assert body["error"].startswith("too many wrong passwords for this name from here")
             assert failures(floor_dsn) == {(DANA, "127.0.0.1"): PER_NAME_CLIENT}
     asyncio.run(main())
+
+
+def test_the_pit_answers_its_icon_before_a_login(floor_dsn: str) -> None:
+    """Issue 35, point 10: the browser asks for /favicon.ico before anyone logs in; it gets the
+    icon (200), not a 404 or the login page, while the pit itself still asks for a login."""
+    async def main() -> None:
+        pit = Pit(floor_dsn, Periods(zone=ZoneInfo("UTC")), bind="0.0.0.0")
+        async with TestClient(TestServer(pit.app(), host="127.0.0.1")) as client:
+            icon = await client.get("/favicon.ico", allow_redirects=False)
+            assert (icon.status, icon.content_type) == (200, "image/vnd.microsoft.icon")
+            assert (await icon.read())[:4] == b"\x00\x00\x01\x00"  # an icon resource
+            page = await client.get("/", allow_redirects=False)
+            assert (page.status, page.headers["Location"]) == (302, "/login")
+    asyncio.run(main())

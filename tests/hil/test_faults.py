@@ -120,7 +120,7 @@ def test_lid_open_holds_the_round(table: Table) -> None:
 def test_late_wager_change_is_past_posting(table: Table) -> None:
     start_round(table)
     table.place(1, "main", 5000)
-    assert "changed from 1000 to 5000 after bets were locked" in held(table)
+    assert "Main changed from $10.00 to $50.00 after bets were locked" in held(table)
     table.supervise(Resumed(seq=0, by=""))
     round_ = table.round
     assert round_ is not None and round_.accepted[1]["main"] == 1000
@@ -142,7 +142,7 @@ def test_pad_sensor_fault_holds_the_round(table: Table) -> None:
     start_round(table)
     table.pads.fault(3, pads.position_of("blackjack", "main"))
     table.wait(lambda: table.round is not None and table.round.state == "hold", "the hold")
-    assert "seat 3 main sensor fault" in held(table)
+    assert "pads sensor fault: seat 3 Main sensor fault" in held(table)
 
 
 def test_pads_corrupt_report_is_skipped(table: Table) -> None:
@@ -263,7 +263,7 @@ def test_a_restart_after_the_lock_with_a_wager_gone_holds_the_round(tmp_path: Pa
     try:
         start_round(table)
         restarted_with(table, {})
-        assert "changed from 1000 to 0 after bets were locked" in held(table)
+        assert "Main changed from $10.00 to $0.00 after bets were locked" in held(table)
     finally:
         table.close()
 

@@ -16,6 +16,7 @@ from typing import Final
 
 from controller.game.cards import Card
 from controller.game.money import ZERO
+from controller.game.names import decision_words
 from controller.game.paytables import PayTable
 from controller.game.rules.blackjack import (
     BlackjackRules,
@@ -286,8 +287,8 @@ class BlackjackPlay:
         if isinstance(expected, InsuranceDue) and expected.seat == seat_number:
             if action not in expected.options:
                 raise IllegalDecision(
-                    f"seat {seat_number}: {action!r} is not open now "
-                    f"(open: {', '.join(expected.options)})")
+                    f"seat {seat_number}: {decision_words(action)} is not open now "
+                    f"(open: {', '.join(map(decision_words, expected.options))})")
             return self._answer_insurance(self._by_number[seat_number], action)
         if not isinstance(expected, DecisionDue):
             raise IllegalDecision(f"seat {seat_number} hand {hand_number}: no decision is open "
@@ -298,8 +299,8 @@ class BlackjackPlay:
                 f"seat {expected.seat} hand {expected.hand}")
         if action not in expected.options:
             raise IllegalDecision(
-                f"seat {seat_number} hand {hand_number}: {action!r} is not allowed here "
-                f"(allowed: {', '.join(expected.options)})")
+                f"seat {seat_number} hand {hand_number}: {decision_words(action)} is not "
+                f"allowed here (allowed: {', '.join(map(decision_words, expected.options))})")
         seat = self._by_number[seat_number]
         hand = seat.hands[hand_number - 1]
         if action == "hit":

@@ -11,7 +11,8 @@
 - where the layout limits a player to four wagering options (docs/RULINGS.md, Lucky 8;
   docs/rules/blackjack-tie.txt: "limited to wagering on only four separate games"): more than
   four, or four with none limited to the limited-wager maximum ($5).
-Blocking alerts must be cleared by the dealer before the deal; refused wagers go back.
+Blocking alerts must be cleared by the dealer before the deal; refused wagers go back. Their
+texts name the wagers and write the money as the table's `Currency` does; `spot` keeps the key.
 """
 
 from __future__ import annotations
@@ -19,13 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from controller.game.alerts import Alert
-from controller.game.money import from_minor
 from controller.game.names import wager_words
 from controller.game.table_config import TableConfig
-
-
-def _money(amount: int) -> str:
-    return f"{from_minor(amount):,}"
 
 
 def _said(spot: str, config: TableConfig) -> str:
@@ -36,7 +32,7 @@ def _said(spot: str, config: TableConfig) -> str:
 def check_wagers(config: TableConfig, wagers: Mapping[int, Mapping[str, int]]
                  ) -> tuple[dict[int, dict[str, int]], list[Alert]]:
     """Split wagers into those accepted for play and alerts (refusals included)."""
-    offered = set(config.offered_spots())
+    offered, money = set(config.offered_spots()), config.money.text
     accepted: dict[int, dict[str, int]] = {}
     alerts: list[Alert] = []
     for seat, spots in sorted(wagers.items()):
@@ -46,12 +42,12 @@ def check_wagers(config: TableConfig, wagers: Mapping[int, Mapping[str, int]]
             if spot not in offered:
                 alerts.append(Alert("spot_not_offered",
                                     f"seat {seat}: {_said(spot, config)} is not offered at this "
-                                    f"table; return the {_money(amount)} wager", seat, spot,
+                                    f"table; return the {money(amount)} wager", seat, spot,
                                     refused=True))
             elif config.game == "blackjack" and spot != "main" and "main" not in placed:
                 alerts.append(Alert("side_without_main",
                                     f"seat {seat}: {_said(spot, config)} needs a main wager; "
-                                    f"return the {_money(amount)} wager", seat, spot,
+                                    f"return the {money(amount)} wager", seat, spot,
                                     refused=True))
             else:
                 kept[spot] = amount
@@ -63,26 +59,29 @@ def check_wagers(config: TableConfig, wagers: Mapping[int, Mapping[str, int]]
 
 def _limit_alerts(config: TableConfig, seat: int, spots: dict[str, int]) -> list[Alert]:
     alerts: list[Alert] = []
+    money = config.money.text
     for spot, amount in spots.items():
         low, high = config.limits.get(spot.split(".", 1)[0], (0, None))
         if amount < low:
             alerts.append(Alert("below_minimum", f"seat {seat}: {_said(spot, config)} "
-                                f"{_money(amount)} is below the minimum {_money(low)}", seat,
+                                f"{money(amount)} is below the minimum {money(low)}", seat,
                                 spot, blocking=True))
         if high is not None and amount > high:
             alerts.append(Alert("above_maximum", f"seat {seat}: {_said(spot, config)} "
-                                f"{_money(amount)} is above the maximum {_money(high)}", seat,
+                                f"{money(amount)} is above the maximum {money(high)}", seat,
                                 spot, blocking=True))
     bonuses = sum(a for s, a in spots.items() if s.startswith("blackjack_tie."))
     if bonuses > spots.get("main", 0) and bonuses:
         alerts.append(Alert("tie_bonuses_above_main",
-                            f"seat {seat}: Blackjack Tie bonuses {_money(bonuses)} exceed the "
-                            f"main wager {_money(spots.get('main', 0))}", seat, "blackjack_tie",
+                            f"seat {seat}: {_said('blackjack_tie', config)} bonuses "
+                            f"{money(bonuses)} exceed the main wager "
+                            f"{money(spots.get('main', 0))}", seat, "blackjack_tie",
                             blocking=True))
     if "lucky7" in spots and spots["lucky7"] != config.lucky7_unit:
         alerts.append(Alert("lucky7_not_unit",
-                            f"seat {seat}: Lucky 7 takes exactly {_money(config.lucky7_unit)}, "
-                            f"not {_money(spots['lucky7'])}", seat, "lucky7", blocking=True))
+                            f"seat {seat}: {_said('lucky7', config)} takes exactly "
+                            f"{money(config.lucky7_unit)}, not {money(spots['lucky7'])}", seat,
+                            "lucky7", blocking=True))
     if config.four_wager_limit:
         count = len(spots)
         limited = any(amount <= config.limited_wager_max for amount in spots.values())
@@ -93,5 +92,5 @@ def _limit_alerts(config: TableConfig, seat: int, spots: dict[str, int]) -> list
         elif count == 4 and not limited:
             alerts.append(Alert("no_limited_wager",
                                 f"seat {seat}: four wagering options and none limited to "
-                                f"{_money(config.limited_wager_max)}", seat, blocking=True))
+                                f"{money(config.limited_wager_max)}", seat, blocking=True))
     return alerts

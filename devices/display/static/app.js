@@ -15,7 +15,7 @@ function cardHtml(card) {
   return `<div class="card${card.red ? " red" : ""}" data-card="${card.text}">${card.rank}${card.suit}</div>`;
 }
 function totalText(hand) {
-  if (hand.total == null) return "";
+  if (hand.total == null || !hand.cards.length) return "";  // no card yet: no total of 0
   if (hand.blackjack) return "Blackjack";
   if (hand.bust) return `${hand.total} bust`;
   return hand.soft ? `soft ${hand.total}` : `${hand.total}`;
@@ -47,18 +47,19 @@ function renderSeats(v) {
       + (s.pay_text ? `<div class="due pay"><small>PAY</small><b class="amount">${s.pay_text}</b></div>` : "");
     const net = s.net == null ? "" : `<div class="net">net ${s.net > 0 ? "+" : s.net < 0 ? "−" : ""}<span class="amount">${s.net_text}</span></div>`;
     return `<div class="seat${current && current.seat === s.seat ? " current" : ""}${s.wager_list.length || lines ? "" : " empty"}" data-seat="${s.seat}">
-      <h3>Seat ${s.seat}</h3>${hands}<ul class="wagers">${lines}</ul><div class="dues">${due}${net}</div></div>`;
+      <h3>Seat ${s.seat}</h3><div class="hands">${hands}</div><ul class="wagers">${lines}</ul><div class="dues">${due}${net}</div></div>`;
   }).join("");
 }
 
 // A seat with more than its box holds (a split, every side bet, insurance) is drawn tighter:
-// smaller cards and wager lines and no net line first, then smaller dues; never clipped.
+// smaller cards side by side and no net line first, then smaller dues, and only then smaller
+// wager lines; never clipped.
+const TIGHTER = ["tight", "tighter", "tightest"];
 function fitSeats() {
   const over = (e) => e.scrollHeight > e.clientHeight + 1;
   for (const seat of document.querySelectorAll(".seat")) {
-    seat.classList.remove("tight", "tighter");
-    if (over(seat)) seat.classList.add("tight");
-    if (over(seat)) seat.classList.add("tighter");
+    seat.classList.remove(...TIGHTER);
+    for (const step of TIGHTER) if (over(seat)) seat.classList.add(step);
   }
 }
 
