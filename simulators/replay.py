@@ -22,8 +22,9 @@ from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
 from controller.game.table import RoundRecord
-from controller.game.table_config import config_change
+from controller.game.table_config import MAX_SEATS, config_change
 from controller.journal import Journal
+from controller.journal.fold import check_game
 from devices import beetek, cardid, pads
 from devices.decoder import StreamDecoder
 from devices.events import Garbage, SpotReport, SpotsComplete
@@ -70,6 +71,13 @@ class PadsFeed(VirtualPads):
 class Replayer:
     def __init__(self, path: Path, journal: Path | None = None, speed: float = 0.0) -> None:
         self.header, self.entries = read_recording(path)
+        table = self.header.get("table")
+        game = table.get("game") if isinstance(table, dict) else None
+        if game not in MAX_SEATS:
+            raise RecordingError(f"{path}: line 1: field table.game: {game!r} is not "
+                                 f"{' or '.join(MAX_SEATS)}")
+        if journal is not None:
+            check_game(journal, game)  # before anything is made or written
         self.speed = speed
         self.folder = Path(tempfile.mkdtemp(prefix="tablectl-replay-"))
         self.journal_path = journal or self.folder / "journal.sqlite3"

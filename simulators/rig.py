@@ -41,7 +41,7 @@ from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.strategy import decide
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
-from controller.journal.fold import journal_game, read_events
+from controller.journal.fold import check_game, read_events
 from devices import beetek, cardid, pads
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
@@ -56,10 +56,6 @@ PAYOUT_PACES = 8  # the payout stays on screen 8 paces (4.8 s at the demo's 0.6 
 PIN = "1357"  # the rig's own supervisor "sup" and dealer "D-1": a simulator, not a secret
 
 
-class AnotherGame(ValueError):
-    """The journal is another game's table: one journal holds one table's game."""
-
-
 class Rig:
     def __init__(self, folder: Path, game: str = "blackjack", protocol: str = "cardid",
                  cards: list[Card] | None = None, pay_tables: dict[str, str] | None = None,
@@ -70,10 +66,7 @@ class Rig:
                  journal_config: JournalConfig = TEST_DAYS, floor: bool = False) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
         self.journal_path = journal or folder / "journal.sqlite3"
-        other = journal_game(self.journal_path)
-        if other not in (None, game):  # checked before anything is opened, written or started
-            raise AnotherGame(f"the journal {self.journal_path} is a {other} table's: give the "
-                              f"{game} table its own with --journal PATH")
+        check_game(self.journal_path, game)  # before anything is opened, written or started
         self.idle = idle  # called while waiting: the daemon feeds its watchdog, checks for stop
         self.pace_s, self.side_bets, self.seats = pace_s, side_bets, seats
         self.refill = refill  # a new shoe when this one runs low (the demo plays forever)

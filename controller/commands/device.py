@@ -28,6 +28,7 @@ from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
 from controller.game.table_config import config_change
 from controller.journal import JournalError
+from controller.journal.fold import AnotherGame
 from simulators.recording import RecordingError
 
 if TYPE_CHECKING:  # the drivers and simulators load when a device command runs, not for each
@@ -153,7 +154,7 @@ def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) 
     from simulators.replay import Replayer, summary
     try:
         rounds = summary(Replayer(path, journal, speed).run())
-    except (RecordingError, JournalError, OSError, TimeoutError) as exc:
+    except (RecordingError, AnotherGame, JournalError, OSError, TimeoutError) as exc:
         raise BadInput(str(exc)) from None
     for entry in rounds:
         if as_json_lines:
