@@ -122,8 +122,10 @@ class Replayer:
         assert self.loop is not None and self.loop.service.journal is not None
         self.loop.service.journal.close()
 
-    def _wait(self, condition: Any, what: str) -> None:
-        deadline = time.monotonic() + WAIT_S
+    def _wait(self, condition: Any, what: str, takes_s: float = 0.0) -> None:
+        """Step the loop until `condition` holds; fail WAIT_S after the `takes_s` seconds the
+        wait is meant to take (the recorded pace's)."""
+        deadline = time.monotonic() + takes_s + WAIT_S
         while not condition():
             if time.monotonic() > deadline:
                 raise TimeoutError(f"replay: timed out waiting for {what}")
@@ -150,7 +152,8 @@ class Replayer:
             for entry in self.entries:
                 if self.speed > 0:
                     due = started + entry.t / self.speed
-                    self._wait(lambda due=due: time.monotonic() >= due, "the recorded pace")
+                    self._wait(lambda due=due: time.monotonic() >= due, "the recorded pace",
+                               due - time.monotonic())
                 self._play(entry)
             self._caught_up()
             assert self.loop is not None

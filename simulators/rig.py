@@ -176,9 +176,11 @@ class Rig:
     def round(self) -> RoundMachine | None:
         return self.service.table.round
 
-    def wait(self, condition: Callable[[], bool], what: str = "the condition") -> None:
-        """Step the loop until `condition` holds; fail after WAIT_S."""
-        deadline = time.monotonic() + WAIT_S
+    def wait(self, condition: Callable[[], bool], what: str = "the condition",
+             takes_s: float = 0.0) -> None:
+        """Step the loop until `condition` holds; fail WAIT_S after the `takes_s` seconds the
+        wait is meant to take (a pace's wait is long by design, and must not be cut short)."""
+        deadline = time.monotonic() + takes_s + WAIT_S
         while not condition():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}")
@@ -190,8 +192,9 @@ class Rig:
     def pause(self, paces: float = 1) -> None:
         """The demo dealer's pace: time for a person to watch, the loop kept running."""
         if self.pace_s > 0:
-            until = time.monotonic() + self.pace_s * paces
-            self.wait(lambda: time.monotonic() >= until, "the pace")
+            takes_s = self.pace_s * paces
+            until = time.monotonic() + takes_s
+            self.wait(lambda: time.monotonic() >= until, "the pace", takes_s)
 
     def settle_queue(self) -> None:
         """Handle everything posted so far (and whatever that brings)."""

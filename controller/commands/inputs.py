@@ -69,10 +69,11 @@ class Whole(Checked):
 
 
 class Number(Checked):
-    """A finite number from `minimum`, or above it with `above`."""
+    """A finite number from `minimum`, or above it with `above`; up to `maximum` if given."""
 
-    def __init__(self, minimum: float = 0.0, above: bool = False) -> None:
-        self.minimum, self.above = minimum, above
+    def __init__(self, minimum: float = 0.0, above: bool = False,
+                 maximum: float | None = None) -> None:
+        self.minimum, self.above, self.maximum = minimum, above, maximum
 
     def check(self, text: str) -> float:
         try:
@@ -84,6 +85,8 @@ class Number(Checked):
         if value < self.minimum or (self.above and value == self.minimum):
             raise BadInput(f"{text} is {'not more than' if self.above else 'less than'} "
                            f"{self.minimum:g}")
+        if self.maximum is not None and value > self.maximum:
+            raise BadInput(f"{text} is more than {self.maximum:g}")
         return value
 
 

@@ -19,6 +19,8 @@ from controller.commands.inputs import (
 from controller.daemon.checked_files import BadInput
 from controller.journal import JournalError
 
+MAX_PACE_S = 10.0  # the demo's slowest dealer: a payout stays up 8 paces, 80 s
+
 
 def cmd_run(args: argparse.Namespace) -> int:
     from controller.daemon import config_file
@@ -57,8 +59,10 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                      help="the demo's game")
     run.add_argument("--port", type=Whole(0, 65535),
                      help="the display's port (default 8080; 0: any free port)")
-    run.add_argument("--pace", type=Number(0), default=0.6, metavar="SECONDS",
-                     help="demo: seconds between the dealer's actions (0: as fast as it can)")
+    run.add_argument("--pace", type=Number(0, maximum=MAX_PACE_S), default=0.6,
+                     metavar="SECONDS",
+                     help=f"demo: seconds between the dealer's actions, 0 to {MAX_PACE_S:g} "
+                          "(default 0.6; 0: as fast as it can)")
     run.add_argument("--rounds", type=Whole(1), help="demo: stop after this many rounds")
     run.add_argument("--record", type=NewFile(), metavar="FILE",
                      help="record the devices' bytes")
