@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.strategy import decide
 from controller.game.supervisors import PinGuard, hash_pin
+from controller.game.table import Table
 from controller.game.table_config import config_change
 from controller.journal.fold import check_game, read_events
 from devices import beetek, cardid, pads
@@ -93,11 +94,13 @@ class Rig:
             {"game": game, "rules": {}, "pay_tables": self.pay_tables})
         self.serial: SerialDevice | None = None
         self.usb: UsbDevice | None = None
-        self.start_controller()
+        self.start_controller(as_left=True)
 
     # ----- the controller's life -------------------------------------------------------------
 
-    def start_controller(self) -> None:
+    def start_controller(self, as_left: bool = False) -> None:
+        """Start a controller on the journal; `as_left`: the simulated devices are first made
+        to hold what the journal's open round left on them (`_as_left`)."""
         service, closer = open_table(self.journal_path, self.journal_config,
                                      PinGuard(self.supervisors), self.keep_rounds,
                                      dealers=PinGuard({"D-1": self.supervisors["sup"]}, "dealer"),
@@ -109,6 +112,8 @@ class Rig:
                 service.submit(RoundVoided(seq=0, by="demo", reason="the demo's pay tables "
                                            "changed"))
             service.submit(wanted)
+        if as_left:
+            self._as_left(service.table)
         decode = beetek.decode if self.protocol == "beetek" else cardid.decode
         silence = cardid.SILENCE_LOST_S if self.protocol == "cardid" else None
         self.loop = ControllerLoop(service, shoe_protocol=self.protocol, closer=closer)
@@ -125,6 +130,22 @@ class Rig:
         self.wait(lambda: self.serial is not None and self.serial.connected.is_set()
                   and self.usb is not None and self.usb.connected.is_set()
                   and self.loop is not None and self.loop.pads_synced, "the devices")
+
+    def _as_left(self, table: Table) -> None:
+        """A rig made on a journal with a round in progress (the demo started again after
+        Ctrl-C or a power cut) finds the table as it was left: the round's chips still on the
+        pads, as chips stay on a layout, and the shoe holding the cards not yet dealt from it.
+        So the round deals on: no wager is missing (pinching), no card comes out twice."""
+        machine = table.round
+        if machine is None:
+            return
+        for seat, spots in machine.wagers.items():
+            for spot, amount in spots.items():
+                self.pads.preset(seat, pads.position_of(self.game, spot), amount)
+        left = Counter(shoe_cards(machine.config.rules.decks)) - table.shoe.counts
+        cards = list(left.elements())
+        self.rng.shuffle(cards)
+        self.shoe.cards = deque(cards)
 
     def _count(self, event: Event | None, effects: list[Effect]) -> None:
         if isinstance(event, CardDrawn | CardMisread):
@@ -278,7 +299,11 @@ class Rig:
     def start_demo(self) -> None:
         """A demo starts on a fresh virtual shoe: finish what a previous run left, then say so.
         A demo dealer signs in and the seats are rated (one anonymous), as a floor would see a
-        live table; what a previous run left seated stays."""
+        live table; what a previous run left seated stays. Bets left open go back to the
+        players, who bet anew."""
+        machine = self.round
+        if machine is not None and machine.state == "betting":
+            self.collect()
         self.finish_open_round()
         self.new_shoe()
         table = self.service.table
@@ -291,15 +316,21 @@ class Rig:
         self.settle_queue()
 
     def finish_open_round(self) -> None:
-        """After a restart: play out the round in progress (or void it if it is on hold)."""
+        """After a restart, finish the round in progress as a dealer would: a round dealt
+        deals on to its payout, and a payout computed before the restart (on hold for review)
+        is confirmed once reviewed. A round on hold for anything else is voided by the
+        supervisor."""
         machine = self.round
         if machine is None or not machine.in_progress:
             return
-        if machine.state == "hold":
+        if machine.state == "hold" and not machine.review:
             self.supervise(RoundVoided(seq=0, by="", reason="demo restarted"))
         else:
-            self.play_out()
-            self.console(PayoutShown(seq=0))
+            if machine.blocking:
+                self.console(AlertsCleared(seq=0, by="dealer"))
+            if not machine.review:
+                self.play_out()
+                self.console(PayoutShown(seq=0))
             self.console(PayoutConfirmed(seq=0, by="dealer"))
         self.collect()
 
