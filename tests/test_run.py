@@ -156,6 +156,27 @@ def test_a_demo_of_another_game_refuses_the_journal_of_the_first(tmp_path: Path)
     assert journal.read_bytes() == before
 
 
+def test_the_demo_s_day_closed_offline_is_signed_with_its_key(tmp_path: Path) -> None:
+    """Issue 35, 9: `day close` with no controller running closed the demo's day unsigned,
+    although the demo's key lay beside its journal, and `journal verify --public-key` then
+    said BROKEN. Without a configuration it signs with the key beside the journal."""
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    journal = tmp_path / "state" / "tablectl" / "journal.sqlite3"
+    demo = run_demo(tmp_path, "--port", "0")
+    assert demo.returncode == 0, demo.stderr
+
+    def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
+                              text=True, cwd=ROOT, env=env, timeout=WAIT_S)
+
+    close = tablectl("day", "close", "--by", "pit 4")
+    assert close.returncode == 0 and "closed gaming day" in close.stdout, close.stderr
+    verify = tablectl("journal", "verify", "--public-key",
+                      str(journal.with_name("table.key.pub")))
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "1 closed days, 1 signatures hold" in verify.stdout
+
+
 def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) -> None:
     shoe = VirtualShoe(tmp_path, "beetek", heartbeat=False).start()
     config = tmp_path / "table.toml"

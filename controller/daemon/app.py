@@ -23,7 +23,13 @@ from typing import Any
 
 import structlog
 
-from controller.daemon.config_file import DisplayConfig, FloorConfig, JournalConfig, RunConfig
+from controller.daemon.config_file import (
+    DisplayConfig,
+    FloorConfig,
+    JournalConfig,
+    RunConfig,
+    default_key,
+)
 from controller.daemon.control import ControlServer, socket_path
 from controller.daemon.floor_link import FloorLink, follow
 from controller.daemon.gaming_day import open_table
@@ -142,7 +148,7 @@ class Daemon:
         game = self.options.game
         journal = self._journal_path(None)
         journal.parent.mkdir(parents=True, exist_ok=True)
-        key = journal.parent / "table.key"  # the demo signs its days with a key of its own
+        key = default_key(journal)  # the demo signs its days with a key of its own
         if not key.exists():
             keygen(key)
         with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as folder:
