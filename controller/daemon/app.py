@@ -227,6 +227,7 @@ class Daemon:
         for driver in drivers:
             driver.start()
         control.start()
+        played = service.table.rounds_played
         try:
             self._ready(server, f"table {config.name or config.game} ready, journal "
                         f"{journal_path}")
@@ -245,6 +246,7 @@ class Daemon:
             journal.close()
             if recorder is not None:
                 recorder.close()
+        self.log.info("stopped", rounds=service.table.rounds_played - played)
         return 0
 
     def _recorder(self, config: RunConfig) -> Recorder | None:
