@@ -5,11 +5,13 @@ except the 10-million-round blackjack analysis, which `python -m benchmarks.anal
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
 MODULES = {
     "engine": ["--rounds", "5000"], "journal_commit": ["--rounds", "300"],
+    "demo_journal": ["--rounds", "300"],
     "chain_layouts": ["--rounds", "300"],
     "devices": [], "pipeline": [], "daemon": ["--rounds", "1000", "--history", "1500"],
     "analyze": ["--rounds", "1000000"], "decision": ["--decisions", "200"], "history": [],
@@ -19,6 +21,7 @@ MODULES = {
 }
 QUICK = {
     "engine": ["--rounds", "500", "--runs", "2"], "journal_commit": ["--rounds", "20"],
+    "demo_journal": ["--rounds", "5"],
     "chain_layouts": ["--rounds", "5"],
     "devices": ["--frames", "5000", "--cards", "50"], "pipeline": ["--cards", "50"],
     "daemon": ["--rounds", "5", "--runs", "1", "--history", "3"],
@@ -34,7 +37,9 @@ QUICK = {
 
 
 def main() -> int:
-    sizes = QUICK if "--quick" in sys.argv else MODULES
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    sizes = QUICK if parser.parse_args().quick else MODULES
     for name, args in sizes.items():
         print(f"== benchmarks.{name}", flush=True)
         result = subprocess.run([sys.executable, "-m", f"benchmarks.{name}", *args])

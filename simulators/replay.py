@@ -23,8 +23,9 @@ from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
 from controller.game.table import RoundRecord
-from controller.game.table_config import config_change
+from controller.game.table_config import MAX_SEATS, config_change
 from controller.journal import Journal
+from controller.journal.fold import check_game
 from devices import beetek, cardid, pads
 from devices.decoder import StreamDecoder
 from devices.events import Garbage, SpotReport, SpotsComplete
@@ -71,6 +72,13 @@ class PadsFeed(VirtualPads):
 class Replayer:
     def __init__(self, path: Path, journal: Path | None = None, speed: float = 0.0) -> None:
         self.header, self.entries = read_recording(path)
+        table = self.header.get("table")
+        game = table.get("game") if isinstance(table, dict) else None
+        if game not in MAX_SEATS:
+            raise RecordingError(f"{path}: line 1: field table.game: {game!r} is not "
+                                 f"{' or '.join(MAX_SEATS)}")
+        if journal is not None:
+            check_game(journal, game)  # before anything is made or written
         self.speed = speed
         self.folder = Path(tempfile.mkdtemp(prefix="tablectl-replay-"))
         self.journal_path = journal or self.folder / "journal.sqlite3"
@@ -115,8 +123,10 @@ class Replayer:
         assert self.loop is not None and self.loop.service.journal is not None
         self.loop.service.journal.close()
 
-    def _wait(self, condition: Any, what: str) -> None:
-        deadline = time.monotonic() + WAIT_S
+    def _wait(self, condition: Any, what: str, takes_s: float = 0.0) -> None:
+        """Step the loop until `condition` holds; fail WAIT_S after the `takes_s` seconds the
+        wait is meant to take (the recorded pace's)."""
+        deadline = time.monotonic() + takes_s + WAIT_S
         while not condition():
             if time.monotonic() > deadline:
                 raise TimeoutError(f"replay: timed out waiting for {what}")
@@ -145,7 +155,8 @@ class Replayer:
             for entry in self.entries:
                 if self.speed > 0:
                     due = started + entry.t / self.speed
-                    self._wait(lambda due=due: time.monotonic() >= due, "the recorded pace")
+                    self._wait(lambda due=due: time.monotonic() >= due, "the recorded pace",
+                               due - time.monotonic())
                 self._play(entry)
             self._caught_up()
             assert self.loop is not None

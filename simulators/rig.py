@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,8 +40,9 @@ from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.strategy import decide
 from controller.game.supervisors import PinGuard, hash_pin
+from controller.game.table import Table
 from controller.game.table_config import config_change
-from controller.journal.fold import journal_game, read_events
+from controller.journal.fold import check_game, read_events
 from devices import beetek, cardid, pads
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
@@ -56,10 +57,6 @@ PAYOUT_PACES = 8  # the payout stays on screen 8 paces (4.8 s at the demo's 0.6 
 PIN = "1357"  # the rig's own supervisor "sup" and dealer "D-1": a simulator, not a secret
 
 
-class AnotherGame(ValueError):
-    """The journal is another game's table: one journal holds one table's game."""
-
-
 class Rig:
     def __init__(self, folder: Path, game: str = "blackjack", protocol: str = "cardid",
                  cards: list[Card] | None = None, pay_tables: dict[str, str] | None = None,
@@ -70,10 +67,7 @@ class Rig:
                  journal_config: JournalConfig = TEST_DAYS, floor: bool = False) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
         self.journal_path = journal or folder / "journal.sqlite3"
-        other = journal_game(self.journal_path)
-        if other not in (None, game):  # checked before anything is opened, written or started
-            raise AnotherGame(f"the journal {self.journal_path} is a {other} table's: give the "
-                              f"{game} table its own with --journal PATH")
+        check_game(self.journal_path, game)  # before anything is opened, written or started
         self.idle = idle  # called while waiting: the daemon feeds its watchdog, checks for stop
         self.pace_s, self.side_bets, self.seats = pace_s, side_bets, seats
         self.refill = refill  # a new shoe when this one runs low (the demo plays forever)
@@ -100,11 +94,13 @@ class Rig:
             {"game": game, "rules": {}, "pay_tables": self.pay_tables})
         self.serial: SerialDevice | None = None
         self.usb: UsbDevice | None = None
-        self.start_controller()
+        self.start_controller(as_left=True)
 
     # ----- the controller's life -------------------------------------------------------------
 
-    def start_controller(self) -> None:
+    def start_controller(self, as_left: bool = False) -> None:
+        """Start a controller on the journal; `as_left`: the simulated devices are first made
+        to hold what the journal's open round left on them (`_as_left`)."""
         service, closer = open_table(self.journal_path, self.journal_config,
                                      PinGuard(self.supervisors), self.keep_rounds,
                                      dealers=PinGuard({"D-1": self.supervisors["sup"]}, "dealer"),
@@ -116,6 +112,8 @@ class Rig:
                 service.submit(RoundVoided(seq=0, by="demo", reason="the demo's pay tables "
                                            "changed"))
             service.submit(wanted)
+        if as_left:
+            self._as_left(service.table)
         decode = beetek.decode if self.protocol == "beetek" else cardid.decode
         silence = cardid.SILENCE_LOST_S if self.protocol == "cardid" else None
         self.loop = ControllerLoop(service, shoe_protocol=self.protocol, closer=closer)
@@ -132,6 +130,22 @@ class Rig:
         self.wait(lambda: self.serial is not None and self.serial.connected.is_set()
                   and self.usb is not None and self.usb.connected.is_set()
                   and self.loop is not None and self.loop.pads_synced, "the devices")
+
+    def _as_left(self, table: Table) -> None:
+        """A rig made on a journal with a round in progress (the demo started again after
+        Ctrl-C or a power cut) finds the table as it was left: the round's chips still on the
+        pads, as chips stay on a layout, and the shoe holding the cards not yet dealt from it.
+        So the round deals on: no wager is missing (pinching), no card comes out twice."""
+        machine = table.round
+        if machine is None:
+            return
+        for seat, spots in machine.wagers.items():
+            for spot, amount in spots.items():
+                self.pads.preset(seat, pads.position_of(self.game, spot), amount)
+        left = Counter(shoe_cards(machine.config.rules.decks)) - table.shoe.counts
+        cards = list(left.elements())
+        self.rng.shuffle(cards)
+        self.shoe.cards = deque(cards)
 
     def _count(self, event: Event | None, effects: list[Effect]) -> None:
         if isinstance(event, CardDrawn | CardMisread):
@@ -183,9 +197,11 @@ class Rig:
     def round(self) -> RoundMachine | None:
         return self.service.table.round
 
-    def wait(self, condition: Callable[[], bool], what: str = "the condition") -> None:
-        """Step the loop until `condition` holds; fail after WAIT_S."""
-        deadline = time.monotonic() + WAIT_S
+    def wait(self, condition: Callable[[], bool], what: str = "the condition",
+             takes_s: float = 0.0) -> None:
+        """Step the loop until `condition` holds; fail WAIT_S after the `takes_s` seconds the
+        wait is meant to take (a pace's wait is long by design, and must not be cut short)."""
+        deadline = time.monotonic() + takes_s + WAIT_S
         while not condition():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}")
@@ -197,8 +213,9 @@ class Rig:
     def pause(self, paces: float = 1) -> None:
         """The demo dealer's pace: time for a person to watch, the loop kept running."""
         if self.pace_s > 0:
-            until = time.monotonic() + self.pace_s * paces
-            self.wait(lambda: time.monotonic() >= until, "the pace")
+            takes_s = self.pace_s * paces
+            until = time.monotonic() + takes_s
+            self.wait(lambda: time.monotonic() >= until, "the pace", takes_s)
 
     def settle_queue(self) -> None:
         """Handle everything posted so far (and whatever that brings)."""
@@ -282,7 +299,11 @@ class Rig:
     def start_demo(self) -> None:
         """A demo starts on a fresh virtual shoe: finish what a previous run left, then say so.
         A demo dealer signs in and the seats are rated (one anonymous), as a floor would see a
-        live table; what a previous run left seated stays."""
+        live table; what a previous run left seated stays. Bets left open go back to the
+        players, who bet anew."""
+        machine = self.round
+        if machine is not None and machine.state == "betting":
+            self.collect()
         self.finish_open_round()
         self.new_shoe()
         table = self.service.table
@@ -295,15 +316,21 @@ class Rig:
         self.settle_queue()
 
     def finish_open_round(self) -> None:
-        """After a restart: play out the round in progress (or void it if it is on hold)."""
+        """After a restart, finish the round in progress as a dealer would: a round dealt
+        deals on to its payout, and a payout computed before the restart (on hold for review)
+        is confirmed once reviewed. A round on hold for anything else is voided by the
+        supervisor."""
         machine = self.round
         if machine is None or not machine.in_progress:
             return
-        if machine.state == "hold":
+        if machine.state == "hold" and not machine.review:
             self.supervise(RoundVoided(seq=0, by="", reason="demo restarted"))
         else:
-            self.play_out()
-            self.console(PayoutShown(seq=0))
+            if machine.blocking:
+                self.console(AlertsCleared(seq=0, by="dealer"))
+            if not machine.review:
+                self.play_out()
+                self.console(PayoutShown(seq=0))
             self.console(PayoutConfirmed(seq=0, by="dealer"))
         self.collect()
 

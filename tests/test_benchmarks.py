@@ -47,6 +47,7 @@ def test_every_benchmark_runs_with_one_command() -> None:
     for figure in ("rules engine, blackjack rounds", "rules engine, baccarat rounds",
                    "round controller without journal", "committed event: median",
                    "KiB per round with the floor's messages", "| 4 bytes a record, whole every",
+                   "rounds in the live file: 5;",
                    "rounds in the journal", "beetek card-to-event latency",
                    "card-to-display latency",
                    "full replay of a recorded shoe", "start-up to READY", "RSS at READY",

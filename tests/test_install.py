@@ -24,6 +24,7 @@ import pytest
 import structlog
 
 from controller.commands import main as cli
+from controller.daemon.protection import NEEDS_ANALYSIS
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL_S = 900  # a cold pip cache downloads every dependency
@@ -106,6 +107,14 @@ def test_the_table_runs_from_the_wheel_without_the_extras(installed: Installed) 
                          "--journal", str(journal))
     assert demo.returncode == 0, demo.stderr
     assert "ready" in demo.stdout and str(journal) in demo.stdout
+    # Its one warning, as the README quotes it: the table deals, ratings are not assessed.
+    warned = [json.loads(line) for line in demo.stderr.splitlines()]
+    assert [(e["level"], e["event"]) for e in warned if e["level"] != "info"] == [
+        ("warning", NEEDS_ANALYSIS)]
+    report = installed.run("players", "report", "--journal", str(journal))
+    assert (report.returncode, report.stderr) == (
+        1, "tablectl: players report: needs the analysis extra: pip install "
+           "'tablectl[analysis]'\n")
     recall = installed.run("recall", "--journal", str(journal), "--json")
     assert recall.returncode == 0, recall.stderr
     assert [r["status"] for r in json.loads(recall.stdout)["rounds"]] == ["confirmed"]

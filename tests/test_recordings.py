@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from controller.daemon.service import TableService
+from controller.game.paytables import PayTables
+from controller.game.table_config import config_change
+from controller.journal import Journal
 from controller.journal.verify import verify_chain
 from simulators.recording import RecordingError, read_recording
 from simulators.replay import Replayer, summary
@@ -97,3 +101,53 @@ def test_replay_says_each_round_in_words_and_money() -> None:
                 for seat, _, sign, units, cents in nets] == [
             (seat, -1 if net < 0 else 1, abs(net)) for seat, _, _, net in entry["settlements"]]
     assert "Lucky 7" in said.stdout and "lucky7" in keyed.stdout
+
+
+def a_journal_of(game: str, path: Path) -> bytes:
+    """A table's journal with `game`'s configuration in force; its bytes."""
+    service = TableService(Journal.open(path))
+    service.submit(config_change(game, {}, {}, PayTables.load()))
+    assert service.journal is not None
+    service.journal.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(("recording", "journal_game"), [
+    ("baccarat-shoe-cardid", "blackjack"), ("faults-beetek", "baccarat")])
+def test_a_replay_into_another_games_journal_is_refused_before_it_writes(
+        tmp_path: Path, recording: str, journal_game: str) -> None:
+    """Issue 35, 2: a baccarat recording replayed into a blackjack journal exited 0, added its
+    records and mapped the baccarat wagers onto Lucky Stiff. `replay` refuses it in one line by
+    the check `run --game` makes, before it writes anything; the other way round too."""
+    journal = tmp_path / "journal.sqlite3"
+    before = a_journal_of(journal_game, journal)
+    files = {p.name for p in tmp_path.iterdir()}
+    path = ROOT / "tests" / "recordings" / f"{recording}.jsonl"
+    result = subprocess.run([sys.executable, "-m", "controller", "replay", str(path),
+                             "--journal", str(journal)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    game = read_recording(path)[0]["table"]["game"]
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (f"tablectl: replay: the journal {journal} is a {journal_game} "
+                             f"table's: give the {game} table its own with --journal PATH\n")
+    assert journal.read_bytes() == before
+    # Nothing made but what SQLite leaves beside a journal it reads (the game is read).
+    assert {p.name for p in tmp_path.iterdir()} - files <= {f"{journal.name}-wal",
+                                                              f"{journal.name}-shm"}
+
+
+def test_a_recording_of_no_known_game_is_refused(tmp_path: Path) -> None:
+    """A recording whose header names a game no table plays is refused in one line, naming the
+    file, line and field, and no journal is made for it."""
+    source = ROOT / "tests" / "recordings" / "faults-beetek.jsonl"
+    header, *rest = source.read_text().splitlines(keepends=True)
+    path = tmp_path / "poker.jsonl"
+    path.write_text(header.replace('"game":"blackjack"', '"game":"poker"') + "".join(rest))
+    journal = tmp_path / "journal.sqlite3"
+    result = subprocess.run([sys.executable, "-m", "controller", "replay", str(path),
+                             "--journal", str(journal)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (f"tablectl: replay: {path}: line 1: field table.game: 'poker' is "
+                             "not blackjack or baccarat\n")
+    assert not journal.exists()

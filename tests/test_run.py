@@ -1,6 +1,6 @@
-"""`tablectl run` as systemd runs it: READY=1 through NOTIFY_SOCKET once the devices and the
-journal are up, WATCHDOG=1 from the main loop, a clean stop on SIGINT with the journal intact;
-`tablectl config check` and `tablectl doctor`."""
+"""`tablectl run` as systemd runs it: READY=1 through NOTIFY_SOCKET once the journal is open,
+the display serves and the devices' readers run, WATCHDOG=1 from the main loop, a clean stop on
+SIGINT with the journal intact; `tablectl config check` and `tablectl doctor`."""
 
 from __future__ import annotations
 
@@ -156,25 +156,52 @@ def test_a_demo_of_another_game_refuses_the_journal_of_the_first(tmp_path: Path)
     assert journal.read_bytes() == before
 
 
+def test_the_demo_s_day_closed_offline_is_signed_with_its_key(tmp_path: Path) -> None:
+    """Issue 35, 9: `day close` with no controller running closed the demo's day unsigned,
+    although the demo's key lay beside its journal, and `journal verify --public-key` then
+    said BROKEN. Without a configuration it signs with the key beside the journal."""
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    journal = tmp_path / "state" / "tablectl" / "journal.sqlite3"
+    demo = run_demo(tmp_path, "--port", "0")
+    assert demo.returncode == 0, demo.stderr
+
+    def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
+                              text=True, cwd=ROOT, env=env, timeout=WAIT_S)
+
+    close = tablectl("day", "close", "--by", "pit 4")
+    assert close.returncode == 0 and "closed gaming day" in close.stdout, close.stderr
+    verify = tablectl("journal", "verify", "--public-key",
+                      str(journal.with_name("table.key.pub")))
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "1 closed days, 1 signatures hold" in verify.stdout
+
+
 def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) -> None:
+    """READY says the journal is open, the display serves and the devices' readers run: a
+    device not there (these pads) does not hold it back, it shows lost on the display until it
+    comes (README, "The service"). A stop logs its one "stopped" line, as the demo's does."""
     shoe = VirtualShoe(tmp_path, "beetek", heartbeat=False).start()
     config = tmp_path / "table.toml"
     config.write_text(f'[table]\nname = "T1"\ngame = "blackjack"\n[devices.shoe]\n'
-                      f'url = "{shoe.path}"\n[display]\nport = 0\n[journal]\n'
-                      f'path = "journal.sqlite3"\n')
+                      f'url = "{shoe.path}"\n[devices.pads]\nusb = "1209:7ab1"\n'
+                      f'[display]\nport = 0\n[journal]\npath = "journal.sqlite3"\n')
     proc = start(["--config", str(config)], systemd, tmp_path)
     try:
         systemd.wait_for("READY=1")
         assert proc.stdout is not None
         url = proc.stdout.readline().split("dealer display at ")[1].strip()
         wait_until(lambda: snapshot(url).get("table") == "T1", "the table's first view")
+        wait_until(lambda: snapshot(url).get("lost_devices") == ["pads"], "the pads missing")
         shoe.unplug()
-        wait_until(lambda: snapshot(url).get("lost_devices") == ["shoe"], "the shoe lost")
-        assert "lost contact with the shoe" in snapshot(url)["do_not_pay"]
+        wait_until(lambda: snapshot(url).get("lost_devices") == ["pads", "shoe"],
+                   "the shoe lost")
+        assert "lost contact with the pads, shoe" in snapshot(url)["do_not_pay"]
     finally:
         code, stderr = stop(proc)
         shoe.stop()
     assert code == 0, stderr
+    assert json.loads(stderr.splitlines()[-1])["event"] == "stopped"
     assert verify_chain(tmp_path / "journal.sqlite3")[1] is None
 
 

@@ -219,6 +219,52 @@ def test_card_before_alerts_cleared_is_assigned_to_the_hand_due() -> None:
     assert [(str(c.card), c.to) for c in round_.cards] == [("TS", "seat 1")]
 
 
+@pytest.mark.parametrize("aside", ["misread", "cut card"])
+def test_a_card_out_while_bets_are_open_cannot_be_assigned_only_voided(aside: str) -> None:
+    """docs/RULINGS.md, Irregularities: a card set aside while bets were still open (a
+    misread, a card after the cut card) holds the round; no hand is dealt to take it, so
+    assigning it is refused with a reason, the round kept on hold (it raised AssertionError
+    and stopped the table); voiding it and resuming lets the round go on."""
+    table = service()
+    table.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=1000))
+    if aside == "misread":
+        hold_message(table.submit(CardMisread(seq=0, detail="E3 Card Not Read")))
+    else:
+        table.submit(CutCardReached(seq=0))  # while betting: change the shoe before dealing
+        assert "the cut card was reached" in hold_message(cards(table, "TS"))
+    refused = alerts(supervise(table, CardAssigned(seq=0, by="", to="seat 1 hand 1",
+                                                   card="9D")))
+    assert [a.code for a in refused] == ["bad_correction"]
+    assert refused[0].message == (
+        "cannot assign the card to seat 1 hand 1: it came out while bets were open, before any "
+        "hand was dealt; void it, then resume the round")
+    assert state(table) == "hold"
+    supervise(table, CardVoided(seq=0, by=""))
+    supervise(table, Resumed(seq=0, by=""))
+    assert state(table) == "betting"
+    table.submit(BetsLocked(seq=0))
+    assert state(table) == "locked"
+
+
+@pytest.mark.parametrize(("game", "seat"), [("baccarat", 10), ("baccarat", 0),
+                                            ("blackjack", 8)])
+def test_a_wager_at_a_seat_the_table_does_not_have_is_refused(game: str, seat: int) -> None:
+    """A pad's report for seat 10 of a 9-seat baccarat table was taken, settled, and its
+    messages for the floor then broke the protocol (seats 1 to 9). It is refused with the
+    reason, before it opens a round, and plays nowhere."""
+    table = service(game)
+    seats = 9 if game == "baccarat" else 7
+    spot = "player" if game == "baccarat" else "main"
+    refused = alerts(table.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=500)))
+    assert [(a.code, a.message) for a in refused] == [
+        ("no_such_seat", f"seat {seat}: this table has seats 1 to {seats}; the wager is not "
+                         "taken")]
+    assert table.table.current is None
+    table.submit(WagerPlaced(seq=0, seat=seats, spot=spot, amount=500))
+    round_ = table.table.round
+    assert round_ is not None and round_.wagers == {seats: {spot: 500}}
+
+
 def test_void_the_last_played_card_rebuilds_the_round() -> None:
     table = service()
     start_round(table, ("TS", "9D", "5C", "8D"))

@@ -29,6 +29,7 @@ from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
 from controller.game.table_config import config_change
 from controller.journal import JournalError
+from controller.journal.fold import AnotherGame
 from simulators.recording import RecordingError
 
 MAX_SPEED: Final = 1000.0  # a replay's pace against the recording's: past it, as fast as it can
@@ -156,7 +157,7 @@ def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) 
     from simulators.replay import Replayer, summary
     try:
         records = Replayer(path, journal, speed).run()
-    except (RecordingError, JournalError, OSError, TimeoutError) as exc:
+    except (RecordingError, AnotherGame, JournalError, OSError, TimeoutError) as exc:
         raise BadInput(str(exc)) from None
     for record, entry in zip(records, summary(records), strict=True):
         # JSON Lines keep the keys and minor units; a person reads words and money

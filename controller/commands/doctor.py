@@ -186,7 +186,8 @@ def check_key(config: RunConfig | None, path: Path) -> list[Finding]:
     """The signing key: the configuration's, or without one the demo's, which the demo makes
     beside its journal on its first start."""
     if config is None:
-        demo = path.parent / "table.key"
+        from controller.daemon.config_file import default_key
+        demo = default_key(path)
         return [Finding("ok", "signing key", f"{demo} (the demo's)" if demo.exists() else
                         f"{demo}: the demo makes it on its first start")]
     key = config.journal_config.key

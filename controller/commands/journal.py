@@ -4,6 +4,7 @@ close."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import getpass
 import sys
 from typing import Any
@@ -81,9 +82,9 @@ def cmd_journal_archive(args: argparse.Namespace) -> int:
 
 
 def cmd_journal_keygen(args: argparse.Namespace) -> int:
+    from controller.daemon.config_file import default_key
     from controller.journal.signing import keygen
-    key = args.key or journal_config(args).key or journal_path(
-        args, existing=False).parent / "table.key"
+    key = args.key or journal_config(args).key or default_key(journal_path(args, existing=False))
     try:
         public, fingerprint = keygen(key)
     except (JournalError, OSError) as exc:
@@ -113,6 +114,7 @@ def cmd_journal_migrate(args: argparse.Namespace) -> int:
 def cmd_day_close(args: argparse.Namespace) -> int:
     """Ask the running controller to close the day, or, if none runs, close it here. Either
     way exit 0 once the close is done or set for the end of the round in progress."""
+    from controller.daemon.config_file import default_key
     from controller.daemon.control import ask, socket_path
     from controller.daemon.gaming_day import open_table
     from controller.daemon.service import KEEP_ROUNDS
@@ -126,9 +128,11 @@ def cmd_day_close(args: argparse.Namespace) -> int:
         print(answer["message"])
         return 0
     floor = bool(args.config) and config_of(args).floor is not None  # keep what it lacks
+    config = journal_config(args)
+    if not args.config and default_key(path).exists():  # the demo's journal, its key beside
+        config = dataclasses.replace(config, key=default_key(path))
     try:
-        service, closer = open_table(path, journal_config(args), PinGuard({}), KEEP_ROUNDS,
-                                     floor=floor)
+        service, closer = open_table(path, config, PinGuard({}), KEEP_ROUNDS, floor=floor)
     except JournalError as exc:
         raise Broken(str(exc)) from None
     try:

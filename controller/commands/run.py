@@ -50,11 +50,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _made_by_run(journal: Path, demo: bool, record: Path | None) -> list[Path]:
     """What a run may make before it is ready, each before the folder it is in. The files
     beside the journal only with the journal: a journal there before keeps its -wal."""
-    from controller.daemon.app import demo_key
+    from controller.daemon.config_file import default_key
     from controller.daemon.control import socket_path
     from controller.journal.signing import public_path
     beside = [journal.with_name(journal.name + end) for end in ("-wal", "-shm", ".lock")]
-    key = demo_key(journal)
+    key = default_key(journal)
     return [*([journal, *beside, socket_path(journal)] if not journal.exists() else []),
             *([key, public_path(key)] if demo else []), *([record] if record else []),
             *journal.parents]

@@ -23,7 +23,13 @@ from typing import Any
 
 import structlog
 
-from controller.daemon.config_file import DisplayConfig, FloorConfig, JournalConfig, RunConfig
+from controller.daemon.config_file import (
+    DisplayConfig,
+    FloorConfig,
+    JournalConfig,
+    RunConfig,
+    default_key,
+)
 from controller.daemon.control import ControlServer, socket_path
 from controller.daemon.floor_link import FloorLink, follow
 from controller.daemon.gaming_day import open_table
@@ -46,12 +52,6 @@ from simulators.recording import Recorder
 DEMO_TABLES = {"blackjack": {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1",
                              "dead_mans_hand": "1"},
                "baccarat": {"lucky8": "1"}}
-
-
-def demo_key(journal: Path) -> Path:
-    """The key the demo signs its days with, beside its journal (its public half beside it,
-    `.pub`)."""
-    return journal.parent / "table.key"
 
 
 class Stopped(Exception):
@@ -150,7 +150,7 @@ class Daemon:
         game = self.options.game
         journal = self.journal_path(None)
         journal.parent.mkdir(parents=True, exist_ok=True)
-        key = demo_key(journal)  # the demo signs its days with a key of its own
+        key = default_key(journal)  # the demo signs its days with a key of its own
         if not key.exists():
             keygen(key)
         with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as folder:
@@ -230,6 +230,7 @@ class Daemon:
         for driver in drivers:
             driver.start()
         control.start()
+        played = service.table.rounds_played
         try:
             self._ready(server, f"table {config.name or config.game} ready, journal "
                         f"{journal_path}")
@@ -248,6 +249,7 @@ class Daemon:
             journal.close()
             if recorder is not None:
                 recorder.close()
+        self.log.info("stopped", rounds=service.table.rounds_played - played)
         return 0
 
     def _recorder(self, config: RunConfig) -> Recorder | None:

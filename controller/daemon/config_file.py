@@ -98,6 +98,13 @@ class JournalConfig:
                                                              self.key)
 
 
+def default_key(journal: Path) -> Path:
+    """`table.key` beside the journal: the key a table run without a configuration (the demo)
+    makes on its first start and signs its days with, and where `journal keygen` puts one by
+    default. A day closed with no configuration and no table running signs with it too."""
+    return journal.parent / "table.key"
+
+
 @dataclass(frozen=True)
 class DisplayConfig:
     """The dealer display (the `[display]` section): where it listens, the names it answers to,

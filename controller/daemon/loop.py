@@ -58,6 +58,7 @@ from controller.game.events import (
 from controller.game.ratings import is_id
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
+from controller.game.table import RoundRecord
 from devices import cardid, pads
 from devices.events import (
     Alarm,
@@ -168,6 +169,7 @@ class ControllerLoop:
         self._thread: threading.Thread | None = None
         config = service.table.config
         self.log = structlog.get_logger().bind(table=name or (config.game if config else ""))
+        self._log(service.started, service.table.current)  # the start's hold, said once
 
     # ----- the queue -------------------------------------------------------------------------
 
@@ -507,11 +509,12 @@ class ControllerLoop:
             listener(event, effects)
         self._light_spots()
 
-    def _log(self, effects: list[Effect]) -> None:
+    def _log(self, effects: list[Effect], record: RoundRecord | None = None) -> None:
         """Settlements (below the default level: a busy table makes a dozen a round), holds and
-        alerts into the log, with the table and round bound. The keys stay keys, for programs;
-        `text` says it in words, as recall does."""
-        record = self.service.table.touched
+        alerts into the log, with the table and round (`record`, else the round the last event
+        touched) bound. The keys stay keys, for programs; `text` says it in words, as recall
+        does."""
+        record = record or self.service.table.touched
         log = self.log.bind(round=record.number if record else None)
         for effect in effects:
             if isinstance(effect, Settlement):

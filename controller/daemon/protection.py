@@ -31,6 +31,9 @@ from controller.game.observations import Watch
 from controller.game.ratings import Rating
 from controller.journal.fold import journal_ratings
 
+# What a table without numpy logs, once (README.md quotes it; tests/test_docs.py checks).
+NEEDS_ANALYSIS = ("game protection needs the analysis extra (numpy): the table deals without "
+                  "it, but ratings are not assessed: pip install 'tablectl[analysis]'")
 TIMEOUT_S = 3600.0  # a rating of a whole day is minutes on a Pi; more is a child gone wrong
 STOP = -1
 END_S = 10.0  # for a child that answered, or was killed, to be gone
@@ -103,8 +106,7 @@ class ProtectionWorker:
     def start(self) -> bool:
         """Starts the worker if this machine can assess (False, said in the log, if not)."""
         if importlib.util.find_spec("numpy") is None:
-            self.log.warning("game protection needs tablectl's analysis extra (numpy): "
-                             "ratings are not assessed on this table")
+            self.log.warning(NEEDS_ANALYSIS)
             return False
         self._thread = threading.Thread(target=self._run, name="tablectl-protection",
                                         daemon=True)

@@ -93,7 +93,9 @@ class TableService:
         self._written: dict[int, tuple[str, int]] = {}  # round -> (status, settlements) stored
         self.table = self._load()
         self._resume_pins()
-        self.submit(ControllerStarted(seq=0, version=VERSION))
+        # What the start itself did (a payout not confirmed before it goes on hold for review),
+        # for the loop to log once: nothing else sees the effects of this first event.
+        self.started = self.submit(ControllerStarted(seq=0, version=VERSION))
 
     def _resume_pins(self) -> None:
         """Lockouts survive a restart: each guard carries on from the fold (an old journal's

@@ -370,6 +370,10 @@ class RoundMachine:
         pending = self.pending_card
         if self.state != "hold" or pending is None:
             return [self._alert("no_card_pending", "there is no set-aside card to assign")]
+        if self.held_from == "betting":  # no hand is dealt: the round has no play yet
+            return [self._alert("bad_correction", f"cannot assign the card to {event.to}: it "
+                                "came out while bets were open, before any hand was dealt; "
+                                "void it, then resume the round")]
         card = pending.card
         try:
             if event.card:

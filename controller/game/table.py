@@ -332,6 +332,9 @@ class Table:
         if isinstance(event, CardDrawn) and (event.mode == "burn" or self.shoe.burn_left is not
                                              None):
             return self._burn(event)
+        if isinstance(event, WagerPlaced) and self.config is not None and (
+                refused := self._no_such_seat(event.seat, "the wager is not taken")):
+            return [refused]  # before it opens a round: a wager there plays nowhere
         record = self._round_for(event)
         if record is None:
             if self.deal_refused and isinstance(event, OPENS_A_ROUND):
@@ -364,14 +367,20 @@ class Table:
                 return [Alert("not_signed_in", f"dealer {event.dealer} is not signed in here")]
             self.dealer = None
         elif isinstance(event, PlayerSeated):
-            seats = self.config.max_seats if self.config else 0
-            if not 1 <= event.seat <= seats:
-                return [Alert("no_such_seat", f"seat {event.seat}: this table has seats 1 to "
-                              f"{seats}; nobody was seated")]
+            if refused := self._no_such_seat(event.seat, "nobody was seated"):
+                return [refused]
             self.ratings.seat(event)
         elif not self.ratings.leave(event):
             return [Alert("no_rating", f"seat {event.seat}: no player is rated there")]
         return []
+
+    def _no_such_seat(self, seat: int, so: str) -> Alert | None:
+        """The refusal of a seat this table does not have (a pad's report of a seat 10, a
+        script's seat 0), saying what did not happen; None for one of its seats."""
+        seats = self.config.max_seats if self.config else 0
+        if 1 <= seat <= seats:
+            return None
+        return Alert("no_such_seat", f"seat {seat}: this table has seats 1 to {seats}; {so}")
 
     def _feed(self, record: RoundRecord, event: Event) -> list[Effect]:
         """Apply one event to a round, the table's own decision first if it made one."""

@@ -101,6 +101,19 @@ def journal_game(path: Path) -> str | None:
         history.close()
 
 
+class AnotherGame(ValueError):
+    """The journal is another game's table: one journal holds one table's game."""
+
+
+def check_game(path: Path, game: str) -> None:
+    """Refuse (AnotherGame) to put `game`'s rounds into the journal at `path` if it is another
+    game's table: checked before anything is opened or written (`run`, `replay`)."""
+    other = journal_game(path)
+    if other not in (None, game):
+        raise AnotherGame(f"the journal {path} is a {other} table's: give the {game} table its "
+                          "own with --journal PATH")
+
+
 def journal_ratings(path: Path, day: str | None = None, archive_dirs: Sequence[Path] = (),
                     last: int | None = None, watch: Watch | None = None,
                     start: int | None = None
