@@ -18,13 +18,13 @@ from collections.abc import Callable
 
 from benchmarks.common import machine
 from controller.analysis import simulate
-from controller.daemon.autopilot import Autopilot
 from controller.daemon.service import TableService
 from controller.game.events import Event, WagerPlaced
 from controller.game.paytables import PayTables
 from controller.game.round_machine import Effect
 from controller.game.table import Table
 from controller.game.table_config import config_change
+from simulators.autopilot import Autopilot
 
 SIDE_BETS = ["lucky_stiff", "blackjack_tie", "lucky7", "dead_mans_hand"]
 

@@ -31,7 +31,6 @@ from pathlib import Path
 from benchmarks.common import machine
 from benchmarks.daemon import start
 from controller.daemon import logs
-from controller.daemon.autopilot import Autopilot
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
 from controller.game.paytables import PayTables
@@ -40,6 +39,7 @@ from controller.game.table_config import config_change
 from controller.journal.history import History
 from controller.journal.signing import keygen
 from controller.journal.verify import ChainCheck
+from simulators.autopilot import Autopilot
 
 TABLES = {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1", "dead_mans_hand": "1"}
 CONFIG = """[table]

@@ -24,19 +24,19 @@ from pathlib import Path
 
 from benchmarks.common import machine, summary
 from controller.daemon import logs
-from controller.daemon.app import DEMO_TABLES
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.service import KEEP_ROUNDS
 from controller.game.events import Event
 from controller.game.round_machine import Effect
 from controller.journal.signing import keygen
+from simulators.demo import TABLES as DEMO_TABLES
 from simulators.rig import Rig
 
 OUTBOX = ("outbox", "outbox_unsent", "outbox_refused")
 
 
 def demo_rig(folder: Path, journal: Path, seed: int = 7) -> Rig:
-    """The demo table as controller/daemon/app.py starts it, on `journal`, with no pace, its days
+    """The demo table as simulators/demo.py starts it, on `journal`, with no pace, its days
     closed only when asked."""
     key = journal.parent / "table.key"
     if not key.exists():

@@ -22,13 +22,13 @@ from benchmarks.common import machine, summary
 from controller.daemon import logs
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
+from controller.display.server import DisplayServer, Hub
+from controller.display.view import view
 from controller.game.cards import shoe_cards
 from controller.game.events import BetsLocked, PayoutConfirmed, WagerPlaced
 from controller.game.paytables import PayTables
 from controller.game.table_config import config_change
 from devices import beetek
-from devices.display.server import DisplayServer, Hub
-from devices.display.view import view
 from devices.events import ShoeCard
 from drivers.serial_port import SerialDevice
 from simulators.replay import Replayer

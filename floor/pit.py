@@ -49,8 +49,8 @@ from psycopg import AsyncConnection
 from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
+from controller.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_headers, sse
 from controller.game.ratings import is_id
-from devices.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_headers, sse
 from floor import health, players, queries
 from floor.accounts import MAX_NAME, SESSION_H, Logins, client_key
 from floor.edge_job import Limits

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.daemon.loop import ControllerLoop
+from controller.daemon.recording import Entry, RecordingError, read_recording
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
 from controller.game.table import RoundRecord
@@ -32,7 +33,6 @@ from devices.events import Garbage, SpotReport, SpotsComplete
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
 from simulators import pty_link
-from simulators.recording import Entry, RecordingError, read_recording
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
 
 WAIT_S = 30.0

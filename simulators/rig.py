@@ -13,10 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.autopilot import MAIN_AMOUNTS
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
-from controller.daemon.loop import ControllerLoop, Supervised
+from controller.daemon.inputs import Supervised
+from controller.daemon.loop import ControllerLoop
+from controller.daemon.recording import Recorder
 from controller.daemon.service import TableService
 from controller.game.cards import Card, shoe_cards
 from controller.game.events import (
@@ -46,7 +47,7 @@ from controller.journal.fold import check_game, read_events
 from devices import beetek, cardid, pads
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
-from simulators.recording import Recorder
+from simulators.autopilot import MAIN_AMOUNTS
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
 from simulators.virtual_shoe import VirtualShoe
 

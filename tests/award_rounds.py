@@ -9,7 +9,6 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from controller.daemon.autopilot import Autopilot
 from controller.daemon.service import TableService
 from controller.game.cards import Card, shoe_cards
 from controller.game.events import ConfigChanged, Event, NewShoe, WagerPlaced
@@ -19,6 +18,7 @@ from controller.game.round_machine import Effect
 from controller.game.rules.settlement import PUSH, WIN, Settlement
 from controller.game.table import RoundRecord, Table
 from controller.game.table_config import config_change
+from simulators.autopilot import Autopilot
 
 TRIES = 20_000  # stacked shoes tried on one pay table before what it still lacks fails the test
 MAIN = 1000  # minor units: room for every Blackjack Tie spot at 100 within the main wager

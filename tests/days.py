@@ -7,13 +7,13 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from controller.daemon.autopilot import Autopilot
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
 from controller.daemon.service import TableService
 from controller.game.supervisors import PinGuard
 from controller.game.table_config import config_change
 from controller.journal import Journal
+from simulators.autopilot import Autopilot
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from controller.daemon.autopilot import Autopilot
 from controller.daemon.service import TableService
 from controller.game.events import AlertsCleared, Event
 from controller.game.round_machine import Effect
 from controller.game.table_config import config_change
 from controller.journal import Journal
 from controller.journal.verify import verify_chain
+from simulators.autopilot import Autopilot
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 

@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.commands.recall import round_view
-from controller.daemon.autopilot import Autopilot
 from controller.game.events import (
     Checkpoint,
     ControllerStarted,
@@ -37,6 +36,7 @@ from controller.game.events import (
 from controller.game.round_machine import Effect
 from controller.game.table import FoldMismatch, Table
 from controller.game.table_config import config_change
+from simulators.autopilot import Autopilot
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 START = datetime(2026, 1, 1, tzinfo=UTC)

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from controller.daemon.loop import Supervised
+from controller.daemon.inputs import Supervised
 from controller.daemon.service import TableService
+from controller.display.console import ConsoleError, parse_action
 from controller.game.events import (
     BetsLocked,
     CardAssigned,
@@ -19,7 +20,6 @@ from controller.game.events import (
 from controller.game.paytables import PayTables
 from controller.game.supervisors import hash_pin, verify_pin
 from controller.game.table_config import config_change
-from devices.console import ConsoleError, parse_action
 
 
 def test_dealer_actions() -> None:

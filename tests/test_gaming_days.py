@@ -26,6 +26,7 @@ from controller.daemon.control import ControlServer, socket_path
 from controller.daemon.gaming_day import DayPolicy
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import DiskReserve, TableService
+from controller.display.view import view
 from controller.game.alerts import Alert
 from controller.game.day_ledger import family
 from controller.game.events import (
@@ -46,7 +47,6 @@ from controller.journal.fold import journal_game, read_events
 from controller.journal.history import History
 from controller.journal.signing import keygen
 from controller.journal.verify import read_settlement_rows, verify
-from devices.display.view import view
 from tests.conftest import REGISTRY
 from tests.days import DaysTable
 from tests.journal_tools import rewrite_chain
@@ -559,7 +559,7 @@ FULL_DISK_CHILD = """
 import random, resource, signal, sys
 from pathlib import Path
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-from controller.daemon.autopilot import Autopilot
+from simulators.autopilot import Autopilot
 from controller.journal import Journal, JournalError
 from controller.daemon.service import TableService
 journal = Journal.open(Path(sys.argv[1]))

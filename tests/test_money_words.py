@@ -31,8 +31,10 @@ from hypothesis import strategies as st
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
 from controller.daemon.service import TableService
+from controller.display.view import view
 from controller.game.alerts import Alert
 from controller.game.cards import RANK_LETTERS, SUITS
+from controller.game.cashier import Cashier
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
@@ -73,8 +75,6 @@ from controller.journal.fold import read_events
 from controller.journal.outbox import messages
 from controller.journal.signing import public_key
 from controller.journal.verify import verify
-from devices.display.cashier import Cashier
-from devices.display.view import view
 from tests.conftest import REGISTRY
 from tests.days import Clock
 from tests.words import raw_names

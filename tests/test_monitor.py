@@ -21,11 +21,11 @@ import pytest
 import usb.core
 
 from controller.commands import device as device_commands
+from controller.daemon.recording import read_recording
 from controller.game.cards import parse_card
 from devices import beetek
 from drivers.serial_port import SerialDevice
 from simulators import virtual_shoe
-from simulators.recording import read_recording
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
 from simulators.virtual_reader import SocketReader
 from simulators.virtual_shoe import VirtualShoe

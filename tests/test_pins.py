@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.daemon.loop import ControllerLoop, DealerPin
+from controller.daemon.inputs import DealerPin
+from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.game.events import NewShoe, PinsRefused, SupervisorRefused
 from controller.game.pin_alarms import MAX_WINDOWS, PinAlarms

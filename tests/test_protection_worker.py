@@ -237,7 +237,7 @@ def test_a_rating_that_closes_at_a_running_table_is_assessed_and_journaled(
     journal = tmp_path / "journal.sqlite3"
     rig = Rig(tmp_path, "blackjack", seed=4, journal=journal, refill=True)
     assert rig.loop is not None
-    worker = Daemon._protection(rig.loop, journal)
+    worker = Daemon.protection(rig.loop, journal)
     try:
         rig.console(PlayerSeated(seq=0, seat=1, player="P-9", how="number", by="Dana"))
         for _ in range(3):

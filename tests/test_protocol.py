@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.daemon.autopilot import Autopilot
 from controller.daemon.service import TableService
 from controller.game.events import (
     BetsLocked,
@@ -38,6 +37,7 @@ from controller.journal import codec as stored
 from protocol import codec, examples, publish, topics
 from protocol.fields import MAX_NAME, NAME_PATTERN, TEXT_PATTERN, clean, clean_name
 from protocol.messages import COMMANDS, MESSAGES, SeatCommand, Status, StoredWord
+from simulators.autopilot import Autopilot
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 from tests.wire_attacks import Attack, attacks
 

@@ -19,8 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.daemon import config_file
-from controller.daemon.loop import ControllerLoop, SeatTapped
+from controller.daemon.inputs import SeatTapped
+from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
+from controller.display.console import parse_action
+from controller.display.server import DisplayServer, Hub
+from controller.display.view import view
 from controller.game.events import (
     DealerSignedIn,
     DealerSignedOut,
@@ -35,9 +39,6 @@ from controller.game.table_config import config_change
 from controller.journal.fold import read_events
 from controller.journal.store import Journal
 from devices.card_reader import CardRules
-from devices.console import parse_action
-from devices.display.server import DisplayServer, Hub
-from devices.display.view import view
 from devices.events import CardGarbled, CardRead, Disconnected
 from drivers.input_device import InputDevice
 from simulators.virtual_reader import SocketReader

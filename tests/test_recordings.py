@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from controller.daemon.recording import RecordingError, read_recording
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
 from controller.game.table_config import config_change
 from controller.journal import Journal
 from controller.journal.verify import verify_chain
-from simulators.recording import RecordingError, read_recording
 from simulators.replay import Replayer, summary
 from tests.words import raw_names
 

@@ -24,22 +24,22 @@ from controller.commands.inputs import (
     parse_usb_id,
 )
 from controller.daemon.checked_files import RECORDING, BadInput
+from controller.daemon.recording import RecordingError
 from controller.game.describe import round_line
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.rules.blackjack import RulesError
 from controller.game.table_config import config_change
 from controller.journal import JournalError
 from controller.journal.fold import AnotherGame
-from simulators.recording import RecordingError
 
 MAX_SPEED: Final = 1000.0  # a replay's pace against the recording's: past it, as fast as it can
 
 if TYPE_CHECKING:  # the drivers and simulators load when a device command runs, not for each
+    from controller.daemon.recording import Recorder
     from devices.events import DeviceEvent  # `tablectl` command's parser
     from drivers.input_device import InputDevice
     from drivers.serial_port import SerialDevice
     from drivers.usb_device import UsbDevice
-    from simulators.recording import Recorder
 
 
 def _stop_on_signals(stop: threading.Event) -> None:
@@ -139,7 +139,7 @@ def reader_device(url: str, dealer_pattern: str | None,
 
 def record(path: Path, port: str, protocol: str, baud: int, game: str,
            pay_tables: dict[str, str]) -> int:
-    from simulators.recording import Recorder
+    from controller.daemon.recording import Recorder
     try:
         config_change(game, {}, pay_tables, PayTables.load())  # refuse a bad table up front
         recorder = Recorder(path, {"shoe": {"protocol": protocol, "port": {

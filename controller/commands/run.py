@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.commands.common import (
     default_journal,
@@ -22,6 +22,9 @@ from controller.commands.inputs import (
 from controller.daemon.checked_files import CONFIGURATION, BadInput
 from controller.journal import JournalError
 
+if TYPE_CHECKING:
+    from controller.daemon.app import Daemon
+
 MAX_PACE_S = 10.0  # the demo's slowest dealer: a payout stays up 8 paces, 80 s
 
 
@@ -30,21 +33,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     started, the demo's key pair, the recording, the folders above the journal)."""
     from controller.daemon import config_file
     from controller.daemon.app import Daemon, Options
+    from controller.display.attach import attach
     try:
         config = config_file.load(args.config) if args.config else None
         options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,
                           args.journal, _floor_option(args, config))
-        daemon = Daemon(options, default_journal().parent)
+        daemon = Daemon(options, default_journal().parent, attach)
         made = [path for path in _made_by_run(daemon.journal_path(config), config is None,
                                               args.record) if not path.exists()]
         try:
-            return daemon.run()
+            return daemon.run((lambda: _demo(daemon)) if config is None else None)
         except BaseException:
             if not daemon.ready:
                 _remove(made)
             raise
     except (config_file.ConfigError, JournalError, ValueError, OSError) as exc:
         raise BadInput(str(exc)) from None
+
+
+def _demo(daemon: Daemon) -> int:
+    from simulators.demo import demo  # the simulators load for the demo alone
+    return demo(daemon)
 
 
 def _made_by_run(journal: Path, demo: bool, record: Path | None) -> list[Path]:

@@ -1,9 +1,9 @@
 """The table controller as a daemon, as `tablectl run` starts it (controller/commands/run.py).
 
-With a configuration: the real table, its devices by URL, its journal, its display. Without one:
-a demo table that works on any machine, with the virtual shoe and pads behind the real drivers (a
-pty, a fake USB backend), an autopilot dealer and players, the journal in the user's state
-directory, and the display on http://127.0.0.1:8080.
+With a configuration: the real table, its devices by URL, its journal, its display. Without one,
+`tablectl run` starts the demo (simulators/demo.py) on the same pieces. The daemon imports
+neither the display nor a simulator: it is handed the display as a `Screen`
+(controller/display/attach.py), so the rooms stay one above the other (docs/architecture.md).
 
 The main thread owns the table: it steps the controller loop, feeds systemd's watchdog between
 steps, and in the demo plays the dealer between steps too. Ctrl-C (or SIGTERM) stops it between
@@ -13,45 +13,47 @@ on the next start.
 
 from __future__ import annotations
 
-import random
 import signal
-import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
-from controller.daemon.config_file import (
-    DisplayConfig,
-    FloorConfig,
-    JournalConfig,
-    RunConfig,
-    default_key,
-)
+from controller.daemon.config_file import DisplayConfig, FloorConfig, RunConfig
 from controller.daemon.control import ControlServer, socket_path
 from controller.daemon.floor_link import FloorLink, follow
 from controller.daemon.gaming_day import open_table
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.notify import Notifier
-from controller.daemon.ports import listening
 from controller.daemon.protection import ProtectionWorker
+from controller.daemon.recording import Recorder
 from controller.daemon.service import KEEP_ROUNDS
 from controller.game.supervisors import PinGuard
 from controller.game.table_config import config_change
-from controller.journal.signing import keygen
 from devices import beetek, cardid, pads
-from devices.display.server import DisplayServer, Hub
-from devices.display.view import view
 from drivers.input_device import InputDevice
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
-from simulators.recording import Recorder
 
-DEMO_TABLES = {"blackjack": {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1",
-                             "dead_mans_hand": "1"},
-               "baccarat": {"lucky8": "1"}}
+
+class Screen(Protocol):
+    """The dealer display as the daemon knows it: where it is served, a side channel for what
+    is not the table (the floor link's health), and its stop."""
+
+    @property
+    def url(self) -> str: ...
+
+    def side(self, name: str, data: dict[str, Any]) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+# Serves the display of a loop's table: (loop, the table's name, its display's configuration,
+# the port the command line names or None) -> the display, serving.
+Attach = Callable[[ControllerLoop, str, DisplayConfig, "int | None"], Screen]
 
 
 class Stopped(Exception):
@@ -71,61 +73,53 @@ class Options:
 
 
 class Daemon:
-    def __init__(self, options: Options, state_dir: Path) -> None:
+    def __init__(self, options: Options, state_dir: Path, attach: Attach) -> None:
         self.options = options
         self.state_dir = state_dir
+        self.attach = attach
         self.stop = threading.Event()
         self.notifier = Notifier.from_environment()
-        self.hub = Hub()
         self.log = structlog.get_logger()
         self.ready = False  # READY said: what the run made is the table's from then on
 
-    def _idle(self) -> None:
+    def idle(self) -> None:
+        """Between two steps: the watchdog fed, and Stopped once Ctrl-C or SIGTERM came."""
         self.notifier.watchdog()
         if self.stop.is_set():
             raise Stopped
 
-    def run(self) -> int:
+    def run(self, table: Callable[[], int] | None = None) -> int:
+        """The table `table` runs (the configured one by default) until Ctrl-C or SIGTERM."""
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: self.stop.set())
         try:
-            return self._demo() if self.options.config is None else self._table(
-                self.options.config)
+            if table is not None:
+                return table()
+            assert self.options.config is not None
+            return self._table(self.options.config)
         finally:
             self.notifier.stopping()
 
-    def _display(self, loop: ControllerLoop, name: str, config: DisplayConfig,
-                 port: int | None) -> DisplayServer:
-        """The display server, on `port` when the command line names one."""
-        cashier = config.cashier
+    def display(self, loop: ControllerLoop, name: str, config: DisplayConfig) -> Screen:
+        """The dealer display, on the port the command line names, else the configuration's."""
+        return self.attach(loop, name, config, self.options.port)
 
-        def shown() -> dict[str, Any]:  # the table, and a card waiting at the dealer's reader
-            return view(loop.service.table, name, cashier, loop.pending_card(),
-                        loop.notices_now())
-
-        self.hub.publish(shown())
-        loop.listeners.append(lambda event, effects: self.hub.publish(shown()))
-        port = config.port if port is None else port
-        server = DisplayServer(self.hub, loop.post, config.bind, port, config.token,
-                               config.hosts)
-        with listening(port):
-            server.start()
-        return server
-
-    def _floor_link(self, loop: ControllerLoop, journal: Path) -> FloorLink | None:
-        """The floor link, if one is configured: fed the table's status after each event."""
+    def floor_link(self, loop: ControllerLoop, journal: Path, screen: Screen
+                   ) -> FloorLink | None:
+        """The floor link, if one is configured: fed the table's status after each event, its
+        health on the display."""
         floor = self.options.floor
         if floor is None:
             return None
         link = FloorLink(journal, floor.broker, floor.table_id,
-                         on_health=lambda health: self.hub.side("floor", health),
+                         on_health=lambda health: screen.side("floor", health),
                          drain_s=floor.drain_s)
         follow(link, loop)
         link.start()
         return link
 
     @staticmethod
-    def _protection(loop: ControllerLoop, journal: Path) -> ProtectionWorker:
+    def protection(loop: ControllerLoop, journal: Path) -> ProtectionWorker:
         """Game protection's worker, told of each rating as it closes."""
         worker = ProtectionWorker(journal, loop.post, list(loop.service.table.ratings.closed))
         if worker.start():  # else nothing would read what the listener queues
@@ -133,8 +127,8 @@ class Daemon:
                 lambda event, effects: worker.closed(loop.service.table.ratings.closed))
         return worker
 
-    def _ready(self, server: DisplayServer, what: str) -> None:
-        print(f"tablectl: {what}; dealer display at {server.url}", flush=True)
+    def announce_ready(self, screen: Screen, what: str) -> None:
+        print(f"tablectl: {what}; dealer display at {screen.url}", flush=True)
         self.notifier.ready(what)
         self.ready = True
 
@@ -142,50 +136,6 @@ class Daemon:
         """--journal, else the configuration's, else the default: the rule of every command."""
         return self.options.journal or (config.journal if config else None) or \
             self.state_dir / "journal.sqlite3"
-
-    # ----- the demo ----------------------------------------------------------------------------
-
-    def _demo(self) -> int:
-        from simulators.rig import Rig
-        game = self.options.game
-        journal = self.journal_path(None)
-        journal.parent.mkdir(parents=True, exist_ok=True)
-        key = default_key(journal)  # the demo signs its days with a key of its own
-        if not key.exists():
-            keygen(key)
-        with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as folder:
-            rig = Rig(Path(folder), game, "cardid", pay_tables=DEMO_TABLES[game],
-                      journal=journal, record=self.options.record, idle=self._idle,
-                      pace_s=self.options.pace_s, side_bets=True,
-                      seats=7 if game == "blackjack" else 5, refill=True,
-                      seed=random.SystemRandom().randrange(2**32), keep_rounds=KEEP_ROUNDS,
-                      journal_config=JournalConfig(key=key),
-                      floor=self.options.floor is not None)
-            assert rig.loop is not None
-            control = ControlServer(socket_path(journal), rig.loop.post)
-            control.start()
-            server = self._display(rig.loop, f"demo {game}", DisplayConfig(),
-                                   self.options.port)
-            link = self._floor_link(rig.loop, journal)
-            protection = self._protection(rig.loop, journal)
-            played = 0
-            try:
-                rig.start_demo()
-                self._ready(server, f"demo {game} table ready, journal {journal}")
-                while self.options.rounds is None or played < self.options.rounds:
-                    rig.play_round()
-                    played += 1
-            except Stopped:
-                pass
-            finally:
-                control.stop()
-                protection.stop()
-                if link is not None:
-                    link.stop()  # drains, the display still showing how
-                server.stop()
-                rig.close()
-        self.log.info("stopped", rounds=played)
-        return 0
 
     # ----- a real table ------------------------------------------------------------------------
 
@@ -224,15 +174,15 @@ class Daemon:
                                   serial_number=config.pads.serial,
                                   tap=recorder.tap("pads") if recorder else None)
             drivers.append(loop.pads)
-        server = self._display(loop, config.name, config.display, self.options.port)
-        link = self._floor_link(loop, journal_path)
-        protection = self._protection(loop, journal_path)
+        screen = self.display(loop, config.name, config.display)
+        link = self.floor_link(loop, journal_path, screen)
+        protection = self.protection(loop, journal_path)
         for driver in drivers:
             driver.start()
         control.start()
         played = service.table.rounds_played
         try:
-            self._ready(server, f"table {config.name or config.game} ready, journal "
+            self.announce_ready(screen, f"table {config.name or config.game} ready, journal "
                         f"{journal_path}")
             while not self.stop.is_set():
                 loop.step(0.2)
@@ -245,7 +195,7 @@ class Daemon:
             loop.finish()  # the refused PINs still being merged, before the link drains
             if link is not None:
                 link.stop()  # drains, the display still showing how
-            server.stop()
+            screen.stop()
             journal.close()
             if recorder is not None:
                 recorder.close()

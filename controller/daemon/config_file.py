@@ -30,6 +30,7 @@ from controller.daemon.checked_files import (
     check_journal,
     read_text,
 )
+from controller.game.cashier import Cashier, CashierError
 from controller.game.money import to_minor
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.ratings import is_id
@@ -37,7 +38,6 @@ from controller.game.rules.blackjack import RulesError
 from controller.game.supervisors import check_hash_format
 from controller.game.table_config import MAX_SEATS, build_table
 from devices.card_reader import DEFAULT_PLAYER_PATTERN, CardRules
-from devices.display.cashier import Cashier, CashierError
 from drivers import input_device
 from drivers.serial_port import check_url
 from protocol.topics import check_table_id

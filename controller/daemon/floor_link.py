@@ -64,7 +64,8 @@ import structlog
 from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.daemon.broker import Broker, make_client
-from controller.daemon.loop import ControllerLoop, PitSeat
+from controller.daemon.inputs import PitSeat
+from controller.daemon.loop import ControllerLoop
 from controller.game.table import Table
 from controller.journal import codec
 from controller.journal.files import utc_now

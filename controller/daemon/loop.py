@@ -36,7 +36,8 @@ import structlog
 
 from controller.daemon.control import DayCloseRequest
 from controller.daemon.gaming_day import DayCloser
-from controller.daemon.service import CONSOLE, PIN_REFUSED, TableService
+from controller.daemon.inputs import DealerPin, PitSeat, SeatTapped, Supervised
+from controller.daemon.service import PIN_REFUSED, TableService
 from controller.game.alerts import Alert
 from controller.game.describe import describe_effect, split_so_far
 from controller.game.events import (
@@ -85,47 +86,6 @@ NOTICE_S = 30.0  # a table's own alert stays on the display this long
 SAME_CARD_S = 3.0  # the same card read again sooner at the same reader is the same read
 DIED = "reader thread died"  # how a reader thread's last word begins (drivers/input_device.py)
 GARBLED_QUIET_S = 2.0  # garbled reads within this of the last one journaled are only logged
-
-
-@dataclass(frozen=True)
-class Supervised:
-    """A console action that needs a supervisor's PIN."""
-
-    event: Event
-    supervisor: str
-    pin: str
-    client: str = CONSOLE  # where it was typed: the display's remote address
-
-
-@dataclass(frozen=True)
-class PitSeat:
-    """A floor supervisor seated a player by number (or anonymous: `player` None), or ended
-    the seat's rating (`leave`), from the pit page. The floor may deliver it twice: one that
-    would change nothing is dropped."""
-
-    seat: int
-    player: str | None
-    leave: bool
-    by: str
-
-
-@dataclass(frozen=True)
-class DealerPin:
-    """A dealer signs in at the display with their id and PIN (checked here, never
-    journaled)."""
-
-    dealer: str
-    pin: str
-    leave: bool = False  # signing out
-    client: str = CONSOLE  # where it was typed: the display's remote address
-
-
-@dataclass(frozen=True)
-class SeatTapped:
-    """The dealer tapped a seat on the display for the card waiting at the dealer's reader."""
-
-    seat: int
-    number: str  # the card the display showed
 
 
 @dataclass(frozen=True)

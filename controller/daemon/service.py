@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.daemon.inputs import CONSOLE
 from controller.game.alerts import Alert
 from controller.game.events import (
     SUPERVISOR_ACTIONS,
@@ -55,7 +56,6 @@ VERSION = "0.2.0"
 CHECKPOINT_ROUNDS = 25  # a fold after a restart replays fewer than this many rounds
 KEEP_ROUNDS = 10  # the finished rounds the dealer display lists
 PIN_REFUSED = "pin_refused"  # the code of the answer to a refused PIN (an alert, not journaled)
-CONSOLE = "console"  # the client of a PIN typed at no display (a keypad, a script)
 
 
 @dataclass(frozen=True)

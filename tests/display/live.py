@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from controller.daemon.loop import ControllerLoop
-from devices.display.server import DisplayServer, Hub
-from devices.display.view import view
+from controller.display.server import DisplayServer, Hub
+from controller.display.view import view
 
 
 @contextlib.contextmanager

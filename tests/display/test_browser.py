@@ -14,6 +14,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
+from controller.display.server import DisplayServer, Hub
+from controller.display.view import view
+from controller.game.cashier import Cashier
 from controller.game.events import (
     BetsLocked,
     CardDrawn,
@@ -24,9 +27,6 @@ from controller.game.events import (
 )
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.table_config import config_change
-from devices.display.cashier import Cashier
-from devices.display.server import DisplayServer, Hub
-from devices.display.view import view
 from tests.conftest import REGISTRY
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"

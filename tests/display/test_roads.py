@@ -19,7 +19,7 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devices.display.roads import (
+from controller.display.roads import (
     ROWS,
     Coup,
     bead_plate,
@@ -29,7 +29,7 @@ from devices.display.roads import (
     scoreboard,
     streaks,
 )
-from devices.display.view import _scoreboard
+from controller.display.view import _scoreboard
 
 
 def cells(results: str) -> list[tuple[int, int, str]]:

@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
+from controller.display.server import DisplayServer, Hub
 from controller.game.events import (
     BetsLocked,
     CardDrawn,
@@ -23,7 +24,6 @@ from controller.game.events import (
     WagerPlaced,
 )
 from controller.game.table_config import config_change
-from devices.display.server import DisplayServer, Hub
 from devices.events import Connected, Disconnected
 from tests.conftest import REGISTRY
 from tests.display.live import displayed

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from controller.display.view import wager_name
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
@@ -30,7 +31,6 @@ from controller.game.events import (
     WagerPlaced,
 )
 from controller.game.table_config import config_change
-from devices.display.view import wager_name
 from tests.conftest import REGISTRY
 from tests.display.test_browser import WAIT_MS, LiveTable
 

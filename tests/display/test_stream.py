@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from devices.display import server as display_server
-from devices.display.mailbox import Mailbox
-from devices.display.server import DisplayServer, Hub
+from controller.display import server as display_server
+from controller.display.mailbox import Mailbox
+from controller.display.server import DisplayServer, Hub
 
 WAIT_S = 20.0
 T = TypeVar("T")

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.daemon.autopilot import Autopilot
 from controller.daemon.service import TableService
+from controller.display.server import DisplayServer, Gate, Hub
+from controller.display.view import view, wager_name
+from controller.game.cashier import Cashier, CashierError
 from controller.game.events import BetsLocked, CardDrawn, DealerAction, DeviceLost, WagerPlaced
 from controller.game.table_config import config_change
-from devices.display.cashier import Cashier, CashierError
-from devices.display.server import DisplayServer, Gate, Hub
-from devices.display.view import view, wager_name
+from simulators.autopilot import Autopilot
 from tests.conftest import REGISTRY
 
 

@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from devices.display.server import sse
+from controller.display.server import sse
 from floor import pit as pit_module
 from floor.periods import Periods
 from floor.pit import VIEWER_BACKLOG, Pit

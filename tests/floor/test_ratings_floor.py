@@ -18,7 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
-from controller.daemon.autopilot import Autopilot
 from controller.daemon.service import TableService
 from controller.game.events import PlayerLeft, PlayerSeated
 from controller.game.table_config import config_change
@@ -28,6 +27,7 @@ from controller.journal.fold import journal_ratings
 from floor.payloads import Incoming
 from floor.store import connect, write_batch
 from protocol.fields import MAX_COUNT
+from simulators.autopilot import Autopilot
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 
 _tables = itertools.count(1)

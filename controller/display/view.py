@@ -12,9 +12,11 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any, Final
 
+from controller.display import procedure, roads
 from controller.game import names
 from controller.game.alerts import Alert
 from controller.game.cards import Card, parse_card
+from controller.game.cashier import Cashier
 from controller.game.money import from_minor
 from controller.game.round_machine import RoundMachine
 from controller.game.rules import baccarat
@@ -25,8 +27,6 @@ from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.rules.settlement import Settlement
 from controller.game.table import RoundRecord, Table, coup_of
 from controller.game.table_config import TableConfig
-from devices.display import procedure, roads
-from devices.display.cashier import Cashier
 
 RECALL_ROUNDS: Final = 10
 DEFAULT_CASHIER: Final = Cashier()

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from controller.daemon.loop import DealerPin, SeatTapped, Supervised
-from controller.daemon.service import CONSOLE
+from controller.daemon.inputs import CONSOLE, DealerPin, SeatTapped, Supervised
 from controller.game.cards import CardError, parse_card
 from controller.game.events import (
     AlertsCleared,

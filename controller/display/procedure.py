@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from controller.game import names
+from controller.game.cashier import Cashier
 from controller.game.money import from_minor
 from controller.game.rules.settlement import REFUSED, RETURNED, Settlement
-from devices.display.cashier import Cashier
 
 PRIMARY: Final = ("main", "insurance", "player", "banker", "tie")  # paid before bonus wagers
 

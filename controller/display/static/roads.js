@@ -1,5 +1,5 @@
 // The baccarat roads as grids of six rows: shared by the dealer display and /scoreboard.
-// The controller computes every road (devices/display/roads.py); this only lays them out,
+// The controller computes every road (controller/display/roads.py); this only lays them out,
 // keeping the newest columns that fit the box: cells keep their size on a small screen.
 "use strict";
 const ROAD_COLOURS = { P: "player", B: "banker", T: "tie", R: "red", U: "blue" };

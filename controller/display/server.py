@@ -6,7 +6,7 @@
   every committed event, and a `ping` every second so the page can tell a live stream from a
   dead one. A page that reads slowly gets only the newest message of each event (`Mailbox`);
   one that stops reading for `WRITE_TIMEOUT_S` is dropped.
-- `POST /api/action` a dealer or supervisor action (devices/console.py), posted to the
+- `POST /api/action` a dealer or supervisor action (controller/display/console.py), posted to the
   controller's queue: 202 when queued, 400 naming the field when malformed, 409 with the reason
   for "no more bets" when the table may not deal (a device lost, the disk at its reserve). A
   PIN goes with the connection's remote address, the client its lockouts count.
@@ -35,10 +35,10 @@ from typing import Any, Final
 from aiohttp import web
 
 from controller.daemon.config_file import TOKEN_MIN_CHARS
-from controller.daemon.loop import DealerPin, SeatTapped, Supervised
+from controller.daemon.inputs import DealerPin, SeatTapped, Supervised
+from controller.display.console import ConsoleError, parse_action
+from controller.display.mailbox import Mailbox
 from controller.game.events import BetsLocked, Event
-from devices.console import ConsoleError, parse_action
-from devices.display.mailbox import Mailbox
 
 STATIC: Final = Path(__file__).with_name("static")
 FAVICON: Final = "/favicon.ico"  # asked for by every browser before any page, token or login

@@ -1,0 +1,52 @@
+"""What the loop's own inputs are, besides device and table events: the dealer's and the pit's
+requests, as the display, the console and the floor link post them. Here, beneath the loop and
+the display alike, so that either imports them without the other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.game.events import Event
+
+CONSOLE = "console"  # the client of a PIN typed at no display (a keypad, a script)
+
+
+@dataclass(frozen=True)
+class Supervised:
+    """A console action that needs a supervisor's PIN."""
+
+    event: Event
+    supervisor: str
+    pin: str
+    client: str = CONSOLE  # where it was typed: the display's remote address
+
+
+@dataclass(frozen=True)
+class PitSeat:
+    """A floor supervisor seated a player by number (or anonymous: `player` None), or ended
+    the seat's rating (`leave`), from the pit page. The floor may deliver it twice: one that
+    would change nothing is dropped."""
+
+    seat: int
+    player: str | None
+    leave: bool
+    by: str
+
+
+@dataclass(frozen=True)
+class DealerPin:
+    """A dealer signs in at the display with their id and PIN (checked here, never
+    journaled)."""
+
+    dealer: str
+    pin: str
+    leave: bool = False  # signing out
+    client: str = CONSOLE  # where it was typed: the display's remote address
+
+
+@dataclass(frozen=True)
+class SeatTapped:
+    """The dealer tapped a seat on the display for the card waiting at the dealer's reader."""
+
+    seat: int
+    number: str  # the card the display showed

@@ -1,0 +1,67 @@
+"""The demo table `tablectl run` starts without a configuration: the daemon's own pieces (the
+journal, the control socket, the display, the floor link, game protection) around a whole table
+on simulated hardware (simulators/rig.py): the virtual shoe on a pty and the virtual pads behind
+a fake USB backend, read by the real drivers, with an autopilot dealer and players. The journal
+is the user's (`--journal`, else the state directory's), and the demo signs its days with a key
+of its own beside it."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+from typing import Final
+
+from controller.daemon.app import Daemon, Stopped
+from controller.daemon.config_file import DisplayConfig, JournalConfig, default_key
+from controller.daemon.control import ControlServer, socket_path
+from controller.daemon.service import KEEP_ROUNDS
+from controller.journal.signing import keygen
+from simulators.rig import Rig
+
+TABLES: Final = {"blackjack": {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7": "1",
+                               "dead_mans_hand": "1"},
+                 "baccarat": {"lucky8": "1"}}
+SEATS: Final = {"blackjack": 7, "baccarat": 5}
+
+
+def demo(daemon: Daemon) -> int:
+    """Deal until Ctrl-C, SIGTERM or `--rounds`; everything committed is in the journal, and a
+    round stopped midway is dealt on at the next start."""
+    options = daemon.options
+    game = options.game
+    journal = daemon.journal_path(None)
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    key = default_key(journal)
+    if not key.exists():
+        keygen(key)
+    played = 0
+    with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as folder:
+        rig = Rig(Path(folder), game, "cardid", pay_tables=TABLES[game], journal=journal,
+                  record=options.record, idle=daemon.idle, pace_s=options.pace_s,
+                  side_bets=True, seats=SEATS[game], refill=True,
+                  seed=random.SystemRandom().randrange(2**32), keep_rounds=KEEP_ROUNDS,
+                  journal_config=JournalConfig(key=key), floor=options.floor is not None)
+        assert rig.loop is not None
+        control = ControlServer(socket_path(journal), rig.loop.post)
+        control.start()
+        screen = daemon.display(rig.loop, f"demo {game}", DisplayConfig())
+        link = daemon.floor_link(rig.loop, journal, screen)
+        protection = daemon.protection(rig.loop, journal)
+        try:
+            rig.start_demo()
+            daemon.announce_ready(screen, f"demo {game} table ready, journal {journal}")
+            while options.rounds is None or played < options.rounds:
+                rig.play_round()
+                played += 1
+        except Stopped:
+            pass
+        finally:
+            control.stop()
+            protection.stop()
+            if link is not None:
+                link.stop()  # drains, the display still showing how
+            screen.stop()
+            rig.close()
+    daemon.log.info("stopped", rounds=played)
+    return 0
