@@ -100,8 +100,17 @@ class Disconnected:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class ReaderDied:
+    """A device's reader thread died of an unexpected error (`reason` says which): nothing more
+    is read from the device until the table restarts. The monitor says it as a disconnection."""
+
+    device: str
+    reason: str
+
+
 DeviceEvent = (ShoeCard | Misread | Alarm | ShoeWarning | Status | SpotReport | SpotsComplete
-               | CardRead | CardGarbled | Garbage | Connected | Disconnected)
+               | CardRead | CardGarbled | Garbage | Connected | Disconnected | ReaderDied)
 
 
 def as_json(event: DeviceEvent) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Final
 
 import structlog
 
-from devices.events import Connected, DeviceEvent, Disconnected
+from devices.events import Connected, DeviceEvent, Disconnected, ReaderDied
 
 MIN_BACKOFF_S: Final = 0.05
 MAX_BACKOFF_S: Final = 5.0
@@ -83,7 +83,7 @@ class DeviceThread:
                     self._close()
         except Exception as exc:  # a reader must never die silently
             self.log.exception("reader thread died")
-            self.post(Disconnected(self.name, f"reader thread died: {exc!r}"))
+            self.post(ReaderDied(self.name, f"reader thread died: {exc!r}"))
             raise
 
     def _seen(self, direction: str, data: bytes) -> None:

@@ -63,7 +63,7 @@ class Session:
         stamped = event_from_dict(json.loads(canonical(dataclasses.replace(
             event, seq=seq, utc=utc.replace("+00:00", "Z"), mono_ns=seq).to_record())))
         self.events.append(stamped)
-        return self.table.apply(stamped)
+        return self.table.apply(stamped).effects
 
     def between_rounds(self, rng: random.Random, day: int) -> int:
         """What may happen between rounds: faults, refusals, checkpoints, a day close."""

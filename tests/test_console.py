@@ -70,7 +70,7 @@ def test_a_supervisor_seats_a_player_by_number_with_the_pin() -> None:
     away = parse_action({"action": "seat_player", "seat": 8, "player": "P-9",
                          "supervisor": "sup1", "pin": "2468"})
     assert isinstance(away, Supervised)
-    [alert] = service.supervise(away.event, away.supervisor, away.pin)
+    [alert] = service.supervise(away.event, away.supervisor, away.pin).effects
     assert "seat 8: this table has seats 1 to 7" in str(alert) and not service.table.ratings.open
 
 

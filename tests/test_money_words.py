@@ -338,7 +338,7 @@ class Stream:
                                           reason="wrong PIN"))
         elif choice == 12:
             self.note(service.supervise(Resumed(seq=0, by=""), SUPERVISOR,
-                                        rng.choice((PIN, "0000")), "display"))
+                                        rng.choice((PIN, "0000")), "display").effects)
         elif choice == 13:
             self.submit(RatingAssessed(seq=0, rating=1, player="P-7", seat=2, decisions=40,
                                        skill_cost=rng.choice(AMOUNTS), skill_cost_optimal=1_250,
@@ -407,6 +407,9 @@ def _patterns(code: ast.expr, scope: ast.AST, tree: ast.Module, where: str) -> l
         values = [node.value for body in (scope, tree) for node in ast.walk(body)
                   if isinstance(node, ast.Assign) and any(
                       isinstance(t, ast.Name) and t.id == code.id for t in node.targets)]
+        values += [node.value for body in (scope, tree) for node in ast.walk(body)
+                   if isinstance(node, ast.AnnAssign) and node.value is not None
+                   and isinstance(node.target, ast.Name) and node.target.id == code.id]
         if values:
             return [p for value in values for p in _patterns(value, scope, tree, where)]
     raise AssertionError(f"{where}: an alert whose code this test cannot read")

@@ -257,13 +257,13 @@ def test_an_old_journals_lockout_of_every_supervisor_still_holds(tmp_path: Path)
     stop(loop)
     utc.at += timedelta(seconds=100)
     loop = reopen(path, utc)
-    [answer] = alerts(loop.service.supervise(NewShoe(seq=0, by=""), "sup2", PIN))
+    [answer] = alerts(loop.service.supervise(NewShoe(seq=0, by=""), "sup2", PIN).effects)
     assert answer.message.endswith("locked out for 200 s after repeated wrong PINs")
     stop(loop)
     utc.at += timedelta(seconds=201)
     loop = reopen(path, utc)
     assert [a.code for a in alerts(loop.service.supervise(NewShoe(seq=0, by=""), "sup2",
-                                                          PIN))] == ["new_shoe"]
+                                                          PIN).effects)] == ["new_shoe"]
     stop(loop)
 
 

@@ -39,7 +39,7 @@ from controller.game.table_config import config_change
 from controller.journal.fold import read_events
 from controller.journal.store import Journal
 from devices.card_reader import CardRules
-from devices.events import CardGarbled, CardRead, Disconnected
+from devices.events import CardGarbled, CardRead, Disconnected, ReaderDied
 from drivers.input_device import InputDevice
 from simulators.virtual_reader import SocketReader
 
@@ -388,7 +388,7 @@ def test_a_reader_thread_that_dies_is_journaled_even_while_its_reader_is_down() 
     loop.listeners.append(lambda event, effects: told.append(event) if event else None)
     loop.handle(Disconnected("seat 2 reader", "unplugged"))
     loop.handle(Disconnected("seat 2 reader", "unplugged"))  # retrying: said once
-    loop.handle(Disconnected("seat 2 reader", "reader thread died: UnicodeDecodeError()"))
+    loop.handle(ReaderDied("seat 2 reader", "reader thread died: UnicodeDecodeError()"))
     assert [e.text for e in told if isinstance(e, DeviceAlarm)] == [
         "card reader unplugged or failing (unplugged)",
         "card reader unplugged or failing (reader thread died: UnicodeDecodeError())"]

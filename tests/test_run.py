@@ -156,6 +156,27 @@ def test_a_demo_of_another_game_refuses_the_journal_of_the_first(tmp_path: Path)
     assert journal.read_bytes() == before
 
 
+def test_a_configured_table_of_another_game_refuses_the_journal(tmp_path: Path) -> None:
+    """One journal holds one table's game: a baccarat configuration naming the blackjack
+    demo's journal is refused in one line before the journal is opened, as the demo is."""
+    journal = tmp_path / "journal.sqlite3"
+    first = subprocess.run([sys.executable, "-m", "controller", "run", "--port", "0",
+                            "--pace", "0", "--rounds", "1", "--journal", str(journal)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S * 4)
+    assert first.returncode == 0, first.stderr
+    before = journal.read_bytes()
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\ngame = "baccarat"\n[display]\nport = 0\n[journal]\n'
+                      f'path = "{journal}"\n')
+    second = subprocess.run([sys.executable, "-m", "controller", "run", "--config",
+                             str(config)], capture_output=True, text=True, cwd=ROOT,
+                            timeout=WAIT_S * 4)
+    assert (second.returncode, second.stdout) == (2, "")
+    assert second.stderr == (f"tablectl: run: the journal {journal} is a blackjack table's: "
+                             "give the baccarat table its own with --journal PATH\n")
+    assert journal.read_bytes() == before
+
+
 def test_the_demo_s_day_closed_offline_is_signed_with_its_key(tmp_path: Path) -> None:
     """Issue 35, 9: `day close` with no controller running closed the demo's day unsigned,
     although the demo's key lay beside its journal, and `journal verify --public-key` then

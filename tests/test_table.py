@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from controller.daemon.service import PIN_REFUSED, TableService
+from controller.daemon.pins import PIN_REFUSED
+from controller.daemon.service import TableService
 from controller.game.alerts import Alert
 from controller.game.events import (
     AlertsCleared,
@@ -71,7 +72,7 @@ def cards(table: TableService, *texts: str) -> list[Any]:
 
 
 def supervise(table: TableService, event: Event, pin: str = PIN) -> list[Any]:
-    return table.supervise(event, "sup1", pin)
+    return table.supervise(event, "sup1", pin).effects
 
 
 def alerts(effects: list[Effect]) -> list[Alert]:
@@ -306,7 +307,7 @@ def test_corrections_need_the_right_pin_and_wrong_pins_lock_out() -> None:
     assert state(table) == "hold"
     locked = supervise(table, Resumed(seq=0, by=""))  # the right PIN, but locked out
     assert "locked out" in alerts(locked)[0].message and state(table) == "hold"
-    stranger = table.supervise(Resumed(seq=0, by=""), "nobody", PIN)
+    stranger = table.supervise(Resumed(seq=0, by=""), "nobody", PIN).effects
     assert alerts(stranger)[0].message.endswith("wrong supervisor id or PIN")
     clock.now += 301
     supervise(table, Resumed(seq=0, by=""))

@@ -33,6 +33,7 @@ from controller.daemon.recording import Recorder
 from controller.daemon.service import KEEP_ROUNDS
 from controller.game.supervisors import PinGuard
 from controller.game.table_config import config_change
+from controller.journal.fold import check_game
 from devices import beetek, cardid, pads
 from drivers.input_device import InputDevice
 from drivers.serial_port import SerialDevice
@@ -141,6 +142,7 @@ class Daemon:
 
     def _table(self, config: RunConfig) -> int:
         journal_path = self.journal_path(config)
+        check_game(journal_path, config.game)  # one journal holds one table's game
         service, closer = open_table(journal_path, config.journal_config,
                                      PinGuard(config.supervisors), KEEP_ROUNDS,
                                      floor=self.options.floor is not None,

@@ -6,10 +6,10 @@ Effects are released only after the commit, so nothing is shown or acknowledged 
 could take back. If the journal cannot be written, the table is rebuilt from the journal (the
 event that failed is dropped with it) and JournalError says the controller must stop dealing.
 
-PINs (supervisors' and dealers') are checked here, each role by its guard, whose lockouts a
-restart resumes from the fold; refusals are answered at once and journaled merged
-(`controller/game/pin_alarms.py`): `pin_refusal` journals what is due at once, `refusals_due`
-what the minute's windows merged.
+PINs (supervisors' and dealers') are checked here by the table's PIN policy
+(controller/daemon/pins.py), whose lockouts a restart resumes from the fold; refusals are
+answered at once and journaled merged: `pin_refusal` journals what is due at once,
+`refusals_due` what the minute's windows merged.
 
 Start-up folds from the latest checkpoint that rebuilds the last `keep_rounds` rounds, so its
 cost does not grow with history. Every `checkpoint_rounds` rounds, in the transaction of the
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.daemon.inputs import CONSOLE
+from controller.daemon.pins import Pins
 from controller.game.alerts import Alert
 from controller.game.events import (
     SUPERVISOR_ACTIONS,
@@ -40,12 +41,9 @@ from controller.game.events import (
     Event,
     PlayerLeft,
 )
-from controller.game.names import decision_words
-from controller.game.pin_alarms import PinAlarms
-from controller.game.ratings import MAX_ID
 from controller.game.round_machine import Effect
-from controller.game.supervisors import ANY, MAX_CLIENT, PinGuard
-from controller.game.table import OPENS_A_ROUND, RoundRecord, Table
+from controller.game.supervisors import PinGuard
+from controller.game.table import OPENS_A_ROUND, Applied, RoundRecord, Table
 from controller.journal import Entry, Journal, JournalError, RoundRow, canonical, chain_hash
 from controller.journal.files import utc_now
 from controller.journal.fold import fold_recent
@@ -55,7 +53,6 @@ from controller.journal.signing import Signer, day_message
 VERSION = "0.2.0"
 CHECKPOINT_ROUNDS = 25  # a fold after a restart replays fewer than this many rounds
 KEEP_ROUNDS = 10  # the finished rounds the dealer display lists
-PIN_REFUSED = "pin_refused"  # the code of the answer to a refused PIN (an alert, not journaled)
 
 
 @dataclass(frozen=True)
@@ -65,6 +62,16 @@ class DiskReserve:
     folder: Path
     reserve: int
     free: Callable[[Path], int] = lambda folder: shutil.disk_usage(folder).free
+
+
+@dataclass(frozen=True)
+class Committed:
+    """A submitted event once journaled: the effects of it and of what it called for (the
+    disk's state, the players who left with its round), and the round it changed (None: the
+    table's own event, or one no round took)."""
+
+    effects: list[Effect]
+    round: RoundRecord | None
 
 
 def record_hash(prev: str, event: Event) -> str:
@@ -85,26 +92,13 @@ class TableService:
         self.keep_rounds, self.checkpoint_rounds = keep_rounds, checkpoint_rounds
         self.disk = disk
         self.utc, self.monotonic_ns = utc, monotonic_ns
-        self.guards = {"supervisor": pin_guard or PinGuard(supervisors),
-                       "dealer": dealers or PinGuard({}, "dealer")}
-        if [guard.role for guard in self.guards.values()] != list(self.guards):
-            raise ValueError("pin_guard is the supervisors' PinGuard, dealers the dealers'")
-        self.alarms = {role: PinAlarms(role, guard.clock) for role, guard in self.guards.items()}
+        self.pins = Pins(pin_guard or PinGuard(supervisors), dealers or PinGuard({}, "dealer"))
         self._written: dict[int, tuple[str, int]] = {}  # round -> (status, settlements) stored
         self.table = self._load()
-        self._resume_pins()
+        self.pins.resume(self.table.pins, self.utc())
         # What the start itself did (a payout not confirmed before it goes on hold for review),
         # for the loop to log once: nothing else sees the effects of this first event.
         self.started = self.submit(ControllerStarted(seq=0, version=VERSION))
-
-    def _resume_pins(self) -> None:
-        """Lockouts survive a restart: each guard carries on from the fold (an old journal's
-        lockout of every supervisor included)."""
-        pins, now = self.table.pins, self.utc()
-        for role, guard in self.guards.items():
-            guard.resume(*pins.of(role), now)
-        if pins.locked_until is not None:
-            self.guards["supervisor"].resume([(ANY, ANY, pins.locked_until)], [], now)
 
     def _load(self) -> Table:
         self._written.clear()
@@ -120,68 +114,73 @@ class TableService:
 
     def submit(self, event: Event) -> list[Effect]:
         """Stamp, apply, journal and commit one event; returns its effects."""
+        return self.commit(event).effects
+
+    def commit(self, event: Event) -> Committed:
+        """Stamp, apply, journal and commit one event; what it did."""
         return self._commit([event])
 
     def supervise(self, event: Event, supervisor: str, pin: str, client: str = CONSOLE
-                  ) -> list[Effect]:
+                  ) -> Committed:
         """A correction that needs a supervisor: checked PIN first; a refusal is answered
         (`pin_refusal`)."""
         if not isinstance(event, SUPERVISOR_ACTIONS):
             raise TypeError(f"{event.kind} is not a supervisor action")
         answer = self.pin_refusal("supervisor", supervisor, pin, client, event.kind)
         if answer is not None:
-            return [answer]
-        return self.submit(dataclasses.replace(event, by=supervisor))  # type: ignore[call-arg]
+            return Committed([answer], None)
+        return self.commit(dataclasses.replace(event, by=supervisor))  # type: ignore[call-arg]
 
     def pin_refusal(self, role: str, who: str, pin: str, client: str, action: str
                     ) -> Alert | None:
         """None if `pin` is `who`'s; otherwise the answer for the display, the same whether
         `who` exists or not. The refusal is merged with the others for its id and journaled
-        when due (`PinAlarms`)."""
-        client = client[:MAX_CLIENT] or "unknown"  # never "", which means any client
-        refusal = self.guards[role].refusal(who, pin, client)
-        if refusal is None:
-            return None
-        for event in self.alarms[role].refused(who, client, action, refusal):
+        when due."""
+        answer, due = self.pins.refusal(role, who, pin, client, action)
+        for event in due:
             self.submit(event)
-        return Alert(PIN_REFUSED, f"{decision_words(action)} refused for {role} "
-                                  f"{who[:MAX_ID]}: {refusal.reason}")
+        return answer
 
     def refusals_due(self, ending: bool = False) -> int:
         """Journal the merged refusals whose window is over (all of them when `ending`, as the
         controller stops); how many events that made."""
-        due = [event for alarms in self.alarms.values() for event in alarms.due(ending)]
+        due = self.pins.due(ending)
         for event in due:
             self.submit(event)
         return len(due)
 
-    def _commit(self, events: Sequence[Event]) -> list[Effect]:
-        """Apply `events` (and what they call for: the disk's state before a new round, a
-        checkpoint after one) and journal them in one transaction; the effects once committed."""
+    def _commit(self, events: Sequence[Event]) -> Committed:
+        """Apply `events` (and what they call for: the disk's state before a new round, the
+        players who left with it and a checkpoint after one) and journal them in one
+        transaction; what they did, once committed."""
         entries: list[Entry] = []
         effects: list[Effect] = []
-        pending = list(events)
+        changed: RoundRecord | None = None
+        pending = [(event, True) for event in events]  # True: the caller's own
         if self.disk is not None and self.table.current is None and \
-                isinstance(pending[0], OPENS_A_ROUND):
-            pending[:0] = self._disk_state()
+                isinstance(events[0], OPENS_A_ROUND):
+            pending[:0] = [(event, False) for event in self._disk_state()]
         leaves, checkpoint = 0, False
         while pending:
             before = self.table.current
             was_on_hold = before is not None and before.machine.state == "hold"
-            stamped, done = self._stamp(pending.pop(0))
+            event, own = pending.pop(0)
+            stamped, applied = self._stamp(event)
             leaves = max(leaves - 1, 0)
-            effects += done
-            entries.append(self._entry(stamped, before, was_on_hold, done))
+            effects += applied.effects
+            if own:
+                changed = applied.round
+            entries.append(self._entry(stamped, applied, before, was_on_hold))
             if before is not None and self.table.current is None:  # the round is over
                 idle = self._idle_leaves()
-                pending[:0], leaves = idle, len(idle)
+                pending[:0], leaves = [(event, False) for event in idle], len(idle)
                 checkpoint = self._checkpoint_due()
             if checkpoint and not leaves:  # after the players who left with the round
                 checkpoint = False
-                pending.append(Checkpoint(seq=0, state=self.table.snapshot(), reason="rounds",
-                                          head=self._head_after(entries)))
+                pending.append((Checkpoint(seq=0, state=self.table.snapshot(), reason="rounds",
+                                           head=self._head_after(entries)), False))
         self._write(entries)
-        return effects
+        return Committed(effects, changed)
 
     def _idle_leaves(self) -> list[Event]:
         """A rated player with no wager for the configured number of rounds has left: journaled
@@ -225,13 +224,13 @@ class TableService:
             return [DiskOk(seq=0, free=free)]
         return []
 
-    def _entry(self, event: Event, before: RoundRecord | None, was_on_hold: bool,
-               effects: list[Effect]) -> Entry:
+    def _entry(self, event: Event, applied: Applied, before: RoundRecord | None,
+               was_on_hold: bool) -> Entry:
         """The event with its messages for the floor, and the round's row when its status or
         settlements changed."""
-        record = self.table.touched
-        outbox = messages(event, record, before, was_on_hold, effects,
-                          self.table.ratings.touched, self.table.ratings.credited)
+        record = applied.round
+        outbox = messages(event, record, before, was_on_hold, applied.effects, applied.ratings,
+                          applied.credited)
         if record is None:
             return Entry(event, None, outbox)
         machine = record.machine
@@ -272,7 +271,7 @@ class TableService:
         self._write([Entry(closed, None, messages(closed, None, None, False, [])),
                      Entry(checkpoint), Entry(signed)])
 
-    def _stamp(self, event: Event) -> tuple[Event, list[Effect]]:
+    def _stamp(self, event: Event) -> tuple[Event, Applied]:
         """Stamp and apply one event of a batch that the caller journals."""
         stamped = dataclasses.replace(event, seq=self.table.last_seq + 1, utc=self.utc(),
                                       mono_ns=self.monotonic_ns())

@@ -169,15 +169,14 @@ class Ratings:
     open: dict[int, Rating] = field(default_factory=dict)
     count: int = 0
     closed: deque[Rating] = field(default_factory=deque)
-    touched: list[Rating] = field(default_factory=list)  # opened or closed by the last event
-    credited: RoundCredits | None = None  # what the last event's round added to the ratings
 
     def __post_init__(self) -> None:
         self.closed = deque(self.closed, maxlen=self.keep)
 
     def seat(self, event: PlayerSeated) -> list[Rating]:
         """Open a rating; one already open on the seat closes first ("replaced"). The player
-        already rated there (a card read twice, a request delivered twice) changes nothing."""
+        already rated there (a card read twice, a request delivered twice) changes nothing.
+        The ratings it closed and opened, in that order."""
         current = self.open.get(event.seat)
         if current is not None and current.player == event.player:
             return []
@@ -186,8 +185,7 @@ class Ratings:
         rating = Rating(self.count, event.seat, event.player, event.how, event.by, event.utc,
                         event.seq)
         self.open[event.seat] = rating
-        self.touched.append(rating)
-        return ended
+        return [*ended, rating]
 
     def leave(self, event: PlayerLeft) -> list[Rating]:
         return self._close(event.seat, event.reason, event.seq, event.utc)
@@ -198,17 +196,16 @@ class Ratings:
             return []
         rating.end, rating.end_seq, rating.reason = utc, seq, reason
         self.closed.append(rating)
-        self.touched.append(rating)
         return [rating]
 
     def round_finished(self, number: int, accepted: Mapping[int, Mapping[str, int]],
                        settlements: Iterable[Settlement], config_key: str, dealer: str,
-                       voided: bool, utc: str) -> None:
-        """Credit a finished round to the open ratings (`credited` says what it added to each);
-        a seat without a wager in action counts an idle round. A voided round changes nothing:
+                       voided: bool, utc: str) -> RoundCredits | None:
+        """Credit a finished round to the open ratings; what it added to each (None: nothing).
+        A seat without a wager in action counts an idle round. A voided round changes nothing:
         every wager on it went back."""
         if voided:
-            return
+            return None
         nets: dict[int, int] = {}
         for settlement in settlements:
             nets[settlement.seat] = nets.get(settlement.seat, 0) + settlement.net
@@ -219,11 +216,13 @@ class Ratings:
                 found.append((rating, Credit(rating.number, wagers, nets.get(seat, 0))))
             else:
                 rating.idle += 1
-        if found:
-            self.credited = RoundCredits(number, utc, config_key, dealer,
-                                         tuple(credit for _, credit in found))
-            for rating, credit in found:
-                rating.credit(self.credited, credit)
+        if not found:
+            return None
+        credited = RoundCredits(number, utc, config_key, dealer,
+                                tuple(credit for _, credit in found))
+        for rating, credit in found:
+            rating.credit(credited, credit)
+        return credited
 
     def idle_seats(self, rounds: int) -> list[int]:
         """The seats whose player has had no wager for `rounds` rounds in a row."""

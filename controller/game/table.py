@@ -9,6 +9,7 @@ crash recovery, game recall and replay are all one fold.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -61,7 +62,7 @@ from controller.game.names import (
     where_words,
 )
 from controller.game.pin_state import PinState
-from controller.game.ratings import Ratings
+from controller.game.ratings import Rating, Ratings, RoundCredits
 from controller.game.round_machine import BURN, VOIDED, DealtCard, Effect, RoundMachine
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.table_config import TableConfig, config_from_event, edge_key
@@ -131,6 +132,18 @@ def coup_of(play: BaccaratPlay) -> tuple[str, str]:
     return " ".join(map(str, play.player)), " ".join(map(str, play.banker))
 
 
+@dataclass(frozen=True)
+class Applied:
+    """What one event did to the table (`Table.apply`): its effects (settlements and alerts, in
+    order), the round it changed (None: the table's own event, or one no round took), the
+    ratings it opened or closed, and what the round it finished credited to the open ratings."""
+
+    effects: list[Effect]
+    round: RoundRecord | None = None
+    ratings: tuple[Rating, ...] = ()
+    credited: RoundCredits | None = None
+
+
 class FoldMismatch(ValueError):
     """A checkpoint or a day's summary says other than the fold of the records before it."""
 
@@ -148,7 +161,7 @@ class Table:
         self.shoe = Shoe()
         self.lost_devices: set[str] = set()
         self.table_log: deque[tuple[int, str, str]] = deque(maxlen=1000)
-        self.touched: RoundRecord | None = None  # the round the last event changed
+        self._changes = Applied([])  # what the event being applied changed (in `apply`)
         self.last_seq = 0
         self.last_shoe_frame = ""  # the shoe frame last committed, to drop a retransmission
         self.day = DayLedger()
@@ -239,19 +252,19 @@ class Table:
 
     # ----- the fold --------------------------------------------------------------------------
 
-    def apply(self, event: Event) -> list[Effect]:
+    def apply(self, event: Event) -> Applied:
+        """Fold one event in; what it changed (its effects, its round, its ratings)."""
         if event.seq <= self.last_seq:
             raise ValueError(f"event {event.seq} is not after event {self.last_seq}")
         self.last_seq = event.seq
-        self.touched = None
-        self.ratings.touched = []
-        self.ratings.credited = None
+        self._changes = Applied([])
         if not isinstance(event, CLOSING):
             self.day.open(event.seq, event.utc)
         before = self.current
         effects = self._apply(event)
-        self._note_day(event, before)
-        record = self.touched
+        changes = self._changes = dataclasses.replace(self._changes, effects=effects)
+        self._note_day(event, changes.round or before)
+        record = changes.round
         if record is not None:
             config = record.machine.config
             tables = config.pay_tables
@@ -270,11 +283,15 @@ class Table:
             tables, money = (self.config.pay_tables, self.config.money) if self.config else \
                 (NO_TABLES, USD)
             self.table_log.append((event.seq, event.utc, describe(event, tables, money)))
-        return effects
+        return self._changes
 
-    def _note_day(self, event: Event, before: RoundRecord | None) -> None:
-        """Keep the day's ledger: holds as they start and end, corrections, refusals, faults."""
-        record = self.touched or before
+    def _touch(self, record: RoundRecord) -> None:
+        """The event being applied changes `record`."""
+        self._changes = dataclasses.replace(self._changes, round=record)
+
+    def _note_day(self, event: Event, record: RoundRecord | None) -> None:
+        """Keep the day's ledger: holds as they start and end, corrections, refusals, faults:
+        `record` is the round the event changed, else the one open before it."""
         number = record.number if record else None
         on_hold = record is not None and record.machine.state == "hold"
         if on_hold and self.day.open_hold is None and record is not None:
@@ -369,10 +386,16 @@ class Table:
         elif isinstance(event, PlayerSeated):
             if refused := self._no_such_seat(event.seat, "nobody was seated"):
                 return [refused]
-            self.ratings.seat(event)
-        elif not self.ratings.leave(event):
+            self._rated(self.ratings.seat(event))
+        elif not self._rated(self.ratings.leave(event)):
             return [Alert("no_rating", f"seat {event.seat}: no player is rated there")]
         return []
+
+    def _rated(self, ratings: list[Rating]) -> list[Rating]:
+        """The event being applied opened or closed `ratings` (returned)."""
+        self._changes = dataclasses.replace(self._changes,
+                                            ratings=(*self._changes.ratings, *ratings))
+        return ratings
 
     def _no_such_seat(self, seat: int, so: str) -> Alert | None:
         """The refusal of a seat this table does not have (a pad's report of a seat 10, a
@@ -384,7 +407,7 @@ class Table:
 
     def _feed(self, record: RoundRecord, event: Event) -> list[Effect]:
         """Apply one event to a round, the table's own decision first if it made one."""
-        self.touched = record
+        self._touch(record)
         if not record.events or record.events[-1].seq < event.seq:  # not a refold of the round
             record.events.append(event)
         action = record.table_actions.get(event.seq)
@@ -442,10 +465,11 @@ class Table:
         assert record is not None
         record.machine.release()
         self.day.round_finished(record.status, record.machine.settlements)
-        self.ratings.round_finished(record.number, record.machine.accepted,
-                                    record.machine.settlements, record.config_key,
-                                    record.dealer, record.status == "voided",
-                                    record.log[-1][1] if record.log else "")
+        credited = self.ratings.round_finished(record.number, record.machine.accepted,
+                                               record.machine.settlements, record.config_key,
+                                               record.dealer, record.status == "voided",
+                                               record.log[-1][1] if record.log else "")
+        self._changes = dataclasses.replace(self._changes, credited=credited)
         play = record.machine.play
         if isinstance(play, BaccaratPlay) and play.stage == "done" and record.status != "voided":
             self.shoe.coups.append(coup_of(play))
@@ -479,7 +503,7 @@ class Table:
         if self.shoe.burn_left == 0:
             self.shoe.burn_left = None
         if self.current is not None:
-            self.touched = self.current
+            self._touch(self.current)
             self.current.machine.cards.append(DealtCard(card, BURN, event.seq))
         return []
 
@@ -545,7 +569,7 @@ class Table:
         """Void the round's last played card: rebuild the round from its events without it,
         then hold it until a supervisor resumes. Until the payout is confirmed a settlement
         the card brought about is taken back with it."""
-        self.touched = record
+        self._touch(record)
         played = [c for c in record.machine.cards if c.card is not None
                   and c.to not in (VOIDED, BURN)]
         if not played:

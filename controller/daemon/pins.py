@@ -1,0 +1,56 @@
+"""The table's PIN policy (docs/devices.md, "PINs"): each role's guard, supervisors' and dealers',
+with its lockouts per id, per client and per pair, and its refusals merged into at most a few
+events per id a minute (`controller/game/pin_alarms.py`). A refusal is answered at once with the
+same words whether the id exists or not; what it journals is handed back for the service to
+commit. A restart resumes every lockout from the fold."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from controller.game.alerts import Alert
+from controller.game.events import Event
+from controller.game.names import decision_words
+from controller.game.pin_alarms import PinAlarms
+from controller.game.pin_state import PinState
+from controller.game.ratings import MAX_ID
+from controller.game.supervisors import ANY, MAX_CLIENT, PinGuard
+
+PIN_REFUSED: Final = "pin_refused"  # the code of the answer to a refused PIN (not journaled)
+
+
+class Pins:
+    def __init__(self, supervisors: PinGuard, dealers: PinGuard) -> None:
+        self.guards = {"supervisor": supervisors, "dealer": dealers}
+        if [guard.role for guard in self.guards.values()] != list(self.guards):
+            raise ValueError("pin_guard is the supervisors' PinGuard, dealers the dealers'")
+        self.alarms = {role: PinAlarms(role, guard.clock) for role, guard in self.guards.items()}
+
+    @property
+    def dealers(self) -> frozenset[str]:
+        """The dealers' ids this table knows (their cards sign them in)."""
+        return frozenset(self.guards["dealer"].pins)
+
+    def resume(self, pins: PinState, now: str) -> None:
+        """Carry on the lockouts the fold holds (an old journal's lockout of every supervisor
+        included)."""
+        for role, guard in self.guards.items():
+            guard.resume(*pins.of(role), now)
+        if pins.locked_until is not None:
+            self.guards["supervisor"].resume([(ANY, ANY, pins.locked_until)], [], now)
+
+    def refusal(self, role: str, who: str, pin: str, client: str, action: str
+                ) -> tuple[Alert | None, list[Event]]:
+        """None if `pin` is `who`'s; otherwise the answer for the display, and the merged
+        refusals due now, to journal."""
+        client = client[:MAX_CLIENT] or "unknown"  # never "", which means any client
+        refusal = self.guards[role].refusal(who, pin, client)
+        if refusal is None:
+            return None, []
+        due = self.alarms[role].refused(who, client, action, refusal)
+        return Alert(PIN_REFUSED, f"{decision_words(action)} refused for {role} "
+                                  f"{who[:MAX_ID]}: {refusal.reason}"), list(due)
+
+    def due(self, ending: bool = False) -> list[Event]:
+        """The merged refusals whose window is over (all of them when `ending`)."""
+        return [event for alarms in self.alarms.values() for event in alarms.due(ending)]
