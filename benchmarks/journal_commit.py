@@ -25,9 +25,8 @@ from pathlib import Path
 from benchmarks.common import machine, summary
 from controller.daemon import logs
 from controller.daemon.config_file import JournalConfig
-from controller.daemon.service import KEEP_ROUNDS
+from controller.daemon.service import KEEP_ROUNDS, Committed
 from controller.game.events import Event
-from controller.game.round_machine import Effect
 from controller.journal.signing import keygen
 from simulators.demo import TABLES as DEMO_TABLES
 from simulators.rig import Rig
@@ -101,15 +100,15 @@ def main() -> None:
         rig = demo_rig(Path(folder), path)
         costs_ms: list[float] = []
         service = rig.service
-        submit = service.submit
+        commit = service.commit
 
-        def timed(event: Event) -> list[Effect]:
+        def timed(event: Event) -> Committed:
             start = time.perf_counter_ns()
-            effects = submit(event)
+            committed = commit(event)
             costs_ms.append((time.perf_counter_ns() - start) / 1e6)
-            return effects
+            return committed
 
-        service.submit = timed  # type: ignore[method-assign]  # what the loop calls
+        service.commit = timed  # type: ignore[method-assign]  # what the loop calls
         try:
             for _ in range(args.rounds):
                 rig.play_round()
