@@ -5,7 +5,8 @@ unplug and replug keeps the URL while the device behind it goes away and comes b
 deals from a seeded shuffled shoe or a scripted card list, in either protocol; with `cardid` it
 waits for each acknowledgement, retransmits what is not acknowledged, and sends heartbeats.
 Faults: unplug/replug, garbage bytes, frames split at every byte, a corrupt CRC, a misread, a
-lid-open alarm.
+lid-open alarm. Started with a name, it answers to sim://NAME (the serial driver's table of
+virtual ports).
 """
 
 from __future__ import annotations
@@ -26,17 +27,7 @@ from drivers import serial_port
 from simulators import pty_link
 
 TICK_S = 0.01
-RUNNING: dict[str, VirtualShoe] = {}  # sim://NAME -> the started shoe of that name
-
-
-def _resolve(name: str) -> str:
-    shoe = RUNNING.get(name)
-    if shoe is None or not shoe.plugged:
-        raise OSError(f"sim://{name}: no virtual shoe of that name is plugged in")
-    return str(shoe.path)
-
-
-serial_port.SCHEMES["sim"] = _resolve
+RUNNING = serial_port.VIRTUAL_PORTS  # sim://NAME -> the started shoe of that name
 
 
 class VirtualShoe:
@@ -70,7 +61,7 @@ class VirtualShoe:
     def start(self, name: str | None = None) -> VirtualShoe:
         """Plug the shoe in; with a name it is also reachable as sim://NAME."""
         if name is not None:
-            RUNNING[name] = self
+            serial_port.add_virtual(name, self)
             self.name = name
         self.plug()
         if self.protocol == "cardid":
@@ -89,8 +80,7 @@ class VirtualShoe:
             self._master = self._slave = None
 
     def stop(self) -> None:
-        if RUNNING.get(self.name) is self:
-            del RUNNING[self.name]
+        serial_port.remove_virtual(self.name, self)
         self._stop.set()
         if self._thread is not None:
             self._thread.join(5)
