@@ -22,6 +22,7 @@ import serial
 
 from devices.decoder import Decode, StreamDecoder
 from devices.events import DeviceEvent
+from devices.protocols import ShoeProtocol
 from drivers.device_thread import DeviceThread, Post
 
 READ_TIMEOUT_S = 0.05
@@ -128,6 +129,14 @@ class SerialDevice(DeviceThread):
         self._write_lock = threading.Lock()
         self._decoder = StreamDecoder(decode)
         self._last_byte = 0.0
+
+    @classmethod
+    def shoe(cls, url: str, protocol: ShoeProtocol, post: Post, baudrate: int = 9600,
+             tap: Callable[[str, bytes], None] | None = None) -> SerialDevice:
+        """A shoe's driver: its protocol's decoder, and its silence limit (a shoe that sends
+        heartbeats and falls silent is unplugged, whatever its cable says)."""
+        return cls("shoe", url, protocol.decode, post, baudrate=baudrate,
+                   silence_s=protocol.silence_s, tap=tap)
 
     def _open(self) -> str:
         self.port = self.open_port(resolve(self.url), baudrate=self.baudrate,

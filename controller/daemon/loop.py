@@ -60,7 +60,7 @@ from controller.game.ratings import is_id
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
 from controller.game.table import RoundRecord
-from devices import cardid, pads
+from devices import pads
 from devices.events import (
     Alarm,
     CardGarbled,
@@ -76,6 +76,7 @@ from devices.events import (
     SpotsComplete,
     Status,
 )
+from devices.protocols import DEFAULT, ShoeProtocol
 
 STATUS_ALARMS = {"lid_open": ("shoe lid or door open (tamper)", True),
                  "lid_closed": ("shoe lid closed", False),
@@ -101,7 +102,8 @@ Input = DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSea
 
 
 class ControllerLoop:
-    def __init__(self, service: TableService, shoe: Any = None, shoe_protocol: str = "beetek",
+    def __init__(self, service: TableService, shoe: Any = None,
+                 shoe_protocol: ShoeProtocol = DEFAULT,
                  pads_device: Any = None, name: str = "", closer: DayCloser | None = None,
                  readers: dict[str, int | None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -288,8 +290,8 @@ class ControllerLoop:
             self.log.info("retransmitted frame dropped", source=source)
         else:
             self._submit(self._shoe_event(item, source))
-        if seq is not None and self.shoe is not None:
-            self.shoe.write(cardid.ack(seq))
+        if seq is not None and self.shoe is not None and self.shoe_protocol.ack is not None:
+            self.shoe.write(self.shoe_protocol.ack.encode(seq))
 
     # ----- card readers ----------------------------------------------------------------------
 
