@@ -6,6 +6,7 @@ a pty: from the virtual shoe writing a card frame to the serial driver posting t
 from __future__ import annotations
 
 import argparse
+import pkgutil
 import queue
 import random
 import tempfile
@@ -14,26 +15,22 @@ from pathlib import Path
 
 from benchmarks.common import machine, summary
 from controller.game.cards import card_from_id
-from devices import beetek, cardid
+from devices import protocols
 from devices.decoder import StreamDecoder
 from devices.events import DeviceEvent, ShoeCard
 from drivers.serial_port import SerialDevice
 from simulators.virtual_shoe import VirtualShoe
 
-PROTOCOLS = {"beetek": beetek, "cardid": cardid}
-
 
 def throughput(protocol: str, frames: int) -> tuple[float, float]:
+    speaks = protocols.get(protocol)
     rng = random.Random(1)
     events = [ShoeCard(card_from_id(rng.randint(1, 52)), deck=1) for _ in range(frames)]
-    if protocol == "beetek":
-        stream = b"".join(beetek.encode(e) for e in events)
-    else:
-        stream = b"".join(cardid.encode(e, i) for i, e in enumerate(events))
-    decode = PROTOCOLS[protocol].decode
+    numbers = speaks.ack.sequence if speaks.ack else 1  # 0 for every frame of a shoe not acked
+    stream = b"".join(speaks.encode(e, i % numbers) for i, e in enumerate(events))
     rates = []
     for _ in range(5):
-        decoder = StreamDecoder(decode)
+        decoder = StreamDecoder(speaks.decode)
         start = time.perf_counter()
         decoded = sum(1 for chunk in range(0, len(stream), 256)
                       for _ in decoder.feed(stream[chunk:chunk + 256]))
@@ -43,14 +40,16 @@ def throughput(protocol: str, frames: int) -> tuple[float, float]:
 
 
 def latency(protocol: str, cards: int) -> list[float]:
+    speaks = protocols.get(protocol)
     with tempfile.TemporaryDirectory() as folder:
         rng = random.Random(3)
         deck = [card_from_id(rng.randint(1, 52)) for _ in range(cards)]
-        shoe = VirtualShoe(Path(folder), protocol, cards=deck, heartbeat=False).start()
+        virtual = pkgutil.resolve_name(speaks.virtual)
+        shoe: VirtualShoe = virtual(Path(folder), protocol, cards=deck, heartbeat=False).start()
         written: list[int] = []
         shoe.on_write = lambda data: written.append(time.perf_counter_ns())
         events: queue.Queue[tuple[int, DeviceEvent]] = queue.Queue()
-        device = SerialDevice("shoe", str(shoe.path), PROTOCOLS[protocol].decode,
+        device = SerialDevice("shoe", str(shoe.path), speaks.decode,
                               lambda e: events.put((time.perf_counter_ns(), e)))
         device.start()
         device.connected.wait(5)
@@ -65,9 +64,9 @@ def latency(protocol: str, cards: int) -> list[float]:
                     if isinstance(event, ShoeCard):
                         break
                 samples.append((posted - written[0]) / 1e6)
-                if protocol == "cardid":
+                if speaks.ack is not None:
                     assert event.seq is not None
-                    device.write(cardid.ack(event.seq))
+                    device.write(speaks.ack.encode(event.seq))
                     deadline = time.monotonic() + 5
                     while not shoe.idle and time.monotonic() < deadline:
                         time.sleep(0.0005)
@@ -83,17 +82,18 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=1000)
     args = parser.parse_args()
     print(f"machine: {machine()}")
-    for protocol in PROTOCOLS:
+    for protocol in protocols.names():
         low, high = throughput(protocol, args.frames)
         print(f"{protocol} decode: {low:,.0f} to {high:,.0f} frames/s "
               f"({args.frames:,} card frames, 256-byte reads, 5 runs)")
-    for protocol in PROTOCOLS:
+    for protocol in protocols.names():
         samples = latency(protocol, args.cards)
         print(f"{protocol} card-to-event latency through a pty: {summary(samples, 'ms')}")
     line_rate = 9600 / 10  # 8N1: ten bits a byte
-    print(f"line rate at 9600 baud: {line_rate:.0f} bytes/s = "
-          f"{line_rate / len(beetek.encode(ShoeCard(card_from_id(10)))):.0f} Bee-Tek card frames/s"
-          f", {line_rate / len(cardid.encode(ShoeCard(card_from_id(10)), 1)):.0f} cardid frames/s")
+    card = ShoeCard(card_from_id(10))
+    rates = ", ".join(f"{line_rate / len(protocols.get(name).encode(card, 1)):.0f} {name}"
+                      for name in protocols.names())
+    print(f"line rate at 9600 baud: {line_rate:.0f} bytes/s = {rates} card frames/s")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,11 @@
 loop://, a pty path, and sim://NAME for a virtual shoe (simulators/virtual_shoe.py). Opened
 exclusive, read with a short timeout, framed by the decoder (never by timing: pyserial's
 inter_byte_timeout does not work on Linux), reconnected after an unplug (both SerialException
-and OSError)."""
+and OSError).
+
+sim:// is this module's own scheme, declared here. What it names is looked up when the port is
+opened, in `VIRTUAL_PORTS`, which a virtual shoe fills when it starts (`add_virtual`): a name
+no shoe has plugged in is a device not there yet, waited for as a missing /dev/ttyUSB0 is."""
 
 from __future__ import annotations
 
@@ -11,17 +15,52 @@ import pkgutil
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Final
+from pathlib import Path
+from typing import Any, Final, Protocol
 
 import serial
 
 from devices.decoder import Decode, StreamDecoder
 from devices.events import DeviceEvent
+from devices.protocols import ShoeProtocol
 from drivers.device_thread import DeviceThread, Post
 
 READ_TIMEOUT_S = 0.05
-# Schemes of our own (sim://NAME for a virtual shoe): scheme -> resolver to a path pyserial opens.
-SCHEMES: dict[str, Callable[[str], str]] = {}
+
+
+class VirtualPort(Protocol):
+    """A virtual device on a pty, as sim://NAME finds it: where its port is, and whether its
+    cable is in."""
+
+    path: Path
+
+    @property
+    def plugged(self) -> bool: ...
+
+
+VIRTUAL_PORTS: dict[str, VirtualPort] = {}  # sim://NAME -> the device started under NAME
+
+
+def add_virtual(name: str, device: VirtualPort) -> None:
+    """`device` answers to sim://NAME from now on (a virtual shoe calls this as it starts)."""
+    VIRTUAL_PORTS[name] = device
+
+
+def remove_virtual(name: str, device: VirtualPort) -> None:
+    """sim://NAME no longer names `device` (a shoe started later under NAME keeps it)."""
+    if VIRTUAL_PORTS.get(name) is device:
+        del VIRTUAL_PORTS[name]
+
+
+def _virtual(name: str) -> str:
+    device = VIRTUAL_PORTS.get(name)
+    if device is None or not device.plugged:
+        raise OSError(f"sim://{name}: no virtual shoe of that name is plugged in")
+    return str(device.path)
+
+
+# Schemes of our own: scheme -> resolver to a path pyserial opens.
+SCHEMES: Final[dict[str, Callable[[str], str]]] = {"sim": _virtual}
 
 
 def resolve(url: str) -> str:
@@ -44,6 +83,8 @@ def check_url(url: str) -> str:
     if sep and scheme not in ours and scheme.lower() not in theirs:  # pyserial lowercases
         known = ", ".join(f"{name}://" for name in sorted(ours | theirs))
         raise ValueError(f"{url}: unknown scheme {scheme!r} (a device path, or {known})")
+    if sep and scheme == "sim" and not rest:
+        raise ValueError(f"{url}: sim:// needs the virtual shoe's NAME (e.g. sim://shoe)")
     if sep and scheme.lower() in NETWORK_SCHEMES:
         host, colon, port = rest.partition("/")[0].partition("?")[0].rpartition(":")
         if not (colon and host.strip("[]")):
@@ -88,6 +129,14 @@ class SerialDevice(DeviceThread):
         self._write_lock = threading.Lock()
         self._decoder = StreamDecoder(decode)
         self._last_byte = 0.0
+
+    @classmethod
+    def shoe(cls, url: str, protocol: ShoeProtocol, post: Post, baudrate: int = 9600,
+             tap: Callable[[str, bytes], None] | None = None) -> SerialDevice:
+        """A shoe's driver: its protocol's decoder, and its silence limit (a shoe that sends
+        heartbeats and falls silent is unplugged, whatever its cable says)."""
+        return cls("shoe", url, protocol.decode, post, baudrate=baudrate,
+                   silence_s=protocol.silence_s, tap=tap)
 
     def _open(self) -> str:
         self.port = self.open_port(resolve(self.url), baudrate=self.baudrate,

@@ -27,7 +27,7 @@ from controller.game.table import RoundRecord
 from controller.game.table_config import MAX_SEATS, config_change
 from controller.journal import Journal
 from controller.journal.fold import check_game
-from devices import beetek, cardid, pads
+from devices import pads, protocols
 from devices.decoder import StreamDecoder
 from devices.events import Garbage, SpotReport, SpotsComplete
 from drivers.serial_port import SerialDevice
@@ -85,13 +85,13 @@ class Replayer:
         self.shoe = RawPty(self.folder)
         self.pads = PadsFeed()
         device = self.header["devices"].get("shoe", {})
-        self.protocol = device.get("protocol", "beetek")
-        if self.protocol not in ("beetek", "cardid"):
-            raise RecordingError(f"{path}: header: unknown shoe protocol {self.protocol!r}")
+        protocol = device.get("protocol", protocols.DEFAULT.name)
+        if protocol not in protocols.names():
+            raise RecordingError(f"{path}: header: unknown shoe protocol {protocol!r}")
+        self.speaks = protocols.get(protocol)
         self.baudrate = int(device.get("port", {}).get("baudrate", 9600))
         self.expected: Counter[str] = Counter()
-        self.shoe_decoder = StreamDecoder(beetek.decode if self.protocol == "beetek"
-                                          else cardid.decode)
+        self.shoe_decoder = StreamDecoder(self.speaks.decode)
         self.loop: ControllerLoop | None = None
         self.drivers: list[SerialDevice | UsbDevice] = []
         self.result: list[dict[str, Any]] | None = None
@@ -105,10 +105,11 @@ class Replayer:
         if service.table.config is None:
             service.submit(config_change(table["game"], table.get("rules", {}),
                                          table.get("pay_tables", {}), PayTables.load()))
-        self.loop = ControllerLoop(service, shoe_protocol=self.protocol)
-        serial = SerialDevice("shoe", str(self.shoe.path),
-                              beetek.decode if self.protocol == "beetek" else cardid.decode,
-                              self.loop.post, baudrate=self.baudrate)
+        self.loop = ControllerLoop(service, shoe_protocol=self.speaks)
+        # No silence limit: a recording's unplugs are replayed as unplugs, and its pauses (or
+        # a replay's waits for the controller) are not one.
+        serial = SerialDevice("shoe", str(self.shoe.path), self.speaks.decode, self.loop.post,
+                              baudrate=self.baudrate)
         usb = UsbDevice("pads", VENDOR, PRODUCT, pads.decode_report, self.loop.post,
                         backend=self.pads)
         self.loop.shoe, self.loop.pads = serial, usb

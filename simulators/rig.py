@@ -6,6 +6,7 @@ to it."""
 
 from __future__ import annotations
 
+import pkgutil
 import random
 import time
 from collections import Counter, deque
@@ -44,7 +45,7 @@ from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table import Table
 from controller.game.table_config import config_change
 from controller.journal.fold import check_game, read_events
-from devices import beetek, cardid, pads
+from devices import pads, protocols
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
 from simulators.autopilot import MAIN_AMOUNTS
@@ -67,6 +68,7 @@ class Rig:
                  keep_rounds: int = 10_000,
                  journal_config: JournalConfig = TEST_DAYS, floor: bool = False) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
+        self.speaks = protocols.get(protocol)
         self.journal_path = journal or folder / "journal.sqlite3"
         check_game(self.journal_path, game)  # before anything is opened, written or started
         self.idle = idle  # called while waiting: the daemon feeds its watchdog, checks for stop
@@ -77,8 +79,9 @@ class Rig:
         self.keep_rounds = keep_rounds
         self.journal_config = journal_config
         self.floor = floor  # a floor link: a day's messages stay until the floor has them
-        self.shoe = VirtualShoe(folder, protocol, cards=cards, seed=seed,
-                                decks=8 if game == "baccarat" else 6).start()
+        virtual = pkgutil.resolve_name(self.speaks.virtual)  # the device the protocol names
+        self.shoe: VirtualShoe = virtual(folder, protocol, cards=cards, seed=seed,
+                                         decks=8 if game == "baccarat" else 6).start()
         self.pads = VirtualPads()
         self.rng = random.Random(seed)
         self.pay_tables = pay_tables if pay_tables is not None else (
@@ -115,14 +118,11 @@ class Rig:
             service.submit(wanted)
         if as_left:
             self._as_left(service.table)
-        decode = beetek.decode if self.protocol == "beetek" else cardid.decode
-        silence = cardid.SILENCE_LOST_S if self.protocol == "cardid" else None
-        self.loop = ControllerLoop(service, shoe_protocol=self.protocol, closer=closer)
+        self.loop = ControllerLoop(service, shoe_protocol=self.speaks, closer=closer)
         self.loop.listeners.append(self._count)
         recorder = self.recorder
-        self.serial = SerialDevice("shoe", str(self.shoe.path), decode, self.loop.post,
-                                   silence_s=silence,
-                                   tap=recorder.tap("shoe") if recorder else None)
+        self.serial = SerialDevice.shoe(str(self.shoe.path), self.speaks, self.loop.post,
+                                        tap=recorder.tap("shoe") if recorder else None)
         self.usb = UsbDevice("pads", VENDOR, PRODUCT, pads.decode_report, self.loop.post,
                              backend=self.pads, tap=recorder.tap("pads") if recorder else None)
         self.loop.shoe, self.loop.pads = self.serial, self.usb

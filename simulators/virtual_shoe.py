@@ -2,8 +2,11 @@
 
 The driver opens `path`, a symlink to the pty's slave side (as /dev/serial/by-id links are), so an
 unplug and replug keeps the URL while the device behind it goes away and comes back. The shoe
-deals from a seeded shuffled shoe or a scripted card list, in either protocol; with `cardid` it
-waits for each acknowledgement, retransmits what is not acknowledged, and sends heartbeats.
+deals from a seeded shuffled shoe or a scripted card list, in any registered protocol, and
+behaves as the protocol says (devices/protocols.py), never by its name: where it acknowledges
+(cardid), the shoe waits for each acknowledgement and retransmits what is not acknowledged;
+where it has heartbeats, it sends them; its lid opening sends what the protocol sends for it.
+Started with a name, it answers to sim://NAME (the serial driver's table of virtual ports).
 Faults: unplug/replug, garbage bytes, frames split at every byte, a corrupt CRC, a misread, a
 lid-open alarm.
 """
@@ -20,31 +23,20 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from controller.game.cards import Card, shoe_cards
-from devices import beetek, cardid
-from devices.events import Alarm, DeviceEvent, Misread, ShoeCard, Status
+from devices import protocols
+from devices.events import DeviceEvent, Misread, ShoeCard, Status
 from drivers import serial_port
 from simulators import pty_link
 
 TICK_S = 0.01
-RUNNING: dict[str, VirtualShoe] = {}  # sim://NAME -> the started shoe of that name
-
-
-def _resolve(name: str) -> str:
-    shoe = RUNNING.get(name)
-    if shoe is None or not shoe.plugged:
-        raise OSError(f"sim://{name}: no virtual shoe of that name is plugged in")
-    return str(shoe.path)
-
-
-serial_port.SCHEMES["sim"] = _resolve
+RUNNING = serial_port.VIRTUAL_PORTS  # sim://NAME -> the started shoe of that name
 
 
 class VirtualShoe:
-    def __init__(self, directory: Path, protocol: str = "beetek", serial: str = "SIM-0001",
-                 cards: Iterable[Card] | None = None, decks: int = 6, seed: int | None = None,
-                 heartbeat: bool = True) -> None:
-        if protocol not in ("beetek", "cardid"):
-            raise ValueError(f"unknown shoe protocol {protocol!r}")
+    def __init__(self, directory: Path, protocol: str = protocols.DEFAULT.name,
+                 serial: str = "SIM-0001", cards: Iterable[Card] | None = None, decks: int = 6,
+                 seed: int | None = None, heartbeat: bool = True) -> None:
+        self.speaks = protocols.get(protocol)
         self.path = directory / "shoe"
         self.protocol, self.serial, self.heartbeat = protocol, serial, heartbeat
         if cards is None:
@@ -52,14 +44,16 @@ class VirtualShoe:
             random.Random(seed).shuffle(cards := list(cards))
         self.cards: deque[Card] = deque(cards)
         self.split_bytes = False  # write every frame one byte at a time
-        self.corrupt_next = False  # flip the CRC of the next cardid frame sent
+        # Flip the last byte (cardid: the CRC) of the next frame that waits for its
+        # acknowledgement: the controller must skip it, and the retransmission deliver it.
+        self.corrupt_next = False
         self.on_write: Callable[[bytes], None] | None = None  # sees every frame, just before
         self.acks: list[int] = []
         self.name = ""
         self._master: int | None = None
         self._slave: int | None = None
         self._lock = threading.RLock()
-        self._queue: deque[bytes] = deque()  # cardid frames waiting for their turn
+        self._queue: deque[tuple[int, bytes]] = deque()  # (seq, frame) waiting their turn
         self._unacked: tuple[int, bytes, float] | None = None
         self._seq = 0
         self._stop = threading.Event()
@@ -70,10 +64,10 @@ class VirtualShoe:
     def start(self, name: str | None = None) -> VirtualShoe:
         """Plug the shoe in; with a name it is also reachable as sim://NAME."""
         if name is not None:
-            RUNNING[name] = self
+            serial_port.add_virtual(name, self)
             self.name = name
         self.plug()
-        if self.protocol == "cardid":
+        if self.speaks.ack is not None or self.speaks.heartbeat_s is not None:
             self._thread = threading.Thread(target=self._run, name="virtual-shoe", daemon=True)
             self._thread.start()
         return self
@@ -89,8 +83,7 @@ class VirtualShoe:
             self._master = self._slave = None
 
     def stop(self) -> None:
-        if RUNNING.get(self.name) is self:
-            del RUNNING[self.name]
+        serial_port.remove_virtual(self.name, self)
         self._stop.set()
         if self._thread is not None:
             self._thread.join(5)
@@ -115,19 +108,19 @@ class VirtualShoe:
         self.send(Misread("sensor could not read the card"))
 
     def lid_open(self) -> None:
-        self.send(Status("lid_open") if self.protocol == "cardid"
-                  else Alarm("E7", "Lid Open"))
+        self.send(self.speaks.lid_open)
 
     def status(self, status: str) -> None:
         self.send(Status(status))
 
     def send(self, event: DeviceEvent) -> None:
-        if self.protocol == "beetek":
-            self._write(beetek.encode(event))
+        ack = self.speaks.ack
+        if ack is None:
+            self._write(self.speaks.encode(event, 0))
             return
         with self._lock:
-            self._seq = (self._seq + 1) & 0xFF
-            self._queue.append(cardid.encode(event, self._seq))
+            self._seq = (self._seq + 1) % ack.sequence
+            self._queue.append((self._seq, self.speaks.encode(event, self._seq)))
             self._pump()
 
     def garbage(self, data: bytes) -> None:
@@ -135,7 +128,7 @@ class VirtualShoe:
 
     @property
     def idle(self) -> bool:
-        """Every frame sent (and, with cardid, acknowledged)."""
+        """Every frame sent (and, where the protocol acknowledges, acknowledged)."""
         with self._lock:
             return not self._queue and self._unacked is None
 
@@ -144,7 +137,7 @@ class VirtualShoe:
     def _write(self, data: bytes) -> None:
         with self._lock:
             if self._master is None:
-                return  # unplugged: a Bee-Tek shoe's bytes are simply lost
+                return  # unplugged: lost (a frame awaiting its acknowledgement comes again)
             chunks = [data[i:i + 1] for i in range(len(data))] if self.split_bytes else [data]
             if self.on_write is not None:
                 self.on_write(data)
@@ -152,11 +145,11 @@ class VirtualShoe:
                 os.write(self._master, chunk)
 
     def _pump(self) -> None:
-        """Send the next cardid frame if none is waiting for its acknowledgement."""
+        """Send the next frame if none is waiting for its acknowledgement."""
         if self._unacked is not None or not self._queue or self._master is None:
             return
-        data = self._queue.popleft()
-        self._unacked = (data[2], data, time.monotonic())
+        seq, data = self._queue.popleft()
+        self._unacked = (seq, data, time.monotonic())
         self._send_frame(data)
 
     def _send_frame(self, data: bytes) -> None:
@@ -166,7 +159,8 @@ class VirtualShoe:
         self._write(data)
 
     def _run(self) -> None:
-        """cardid: read acknowledgements, retransmit, send heartbeats."""
+        """Read acknowledgements and retransmit, send heartbeats: as the protocol has them."""
+        ack, heartbeat_s = self.speaks.ack, self.speaks.heartbeat_s
         received = b""
         last_heartbeat = 0.0
         while not self._stop.is_set():
@@ -178,12 +172,14 @@ class VirtualShoe:
             try:
                 ready, _, _ = select.select([master], [], [], TICK_S)
                 if ready:
-                    received += os.read(master, 256)
+                    data = os.read(master, 256)
+                    if ack is not None:  # else nothing the controller says matters here
+                        received += data
             except OSError:
                 received = b""  # unplugged under us
                 continue
-            while received:
-                consumed, seq = cardid.decode_ack(received)
+            while ack is not None and received:
+                consumed, seq = ack.decode(received)
                 if consumed == 0:
                     break
                 received = received[consumed:]
@@ -191,14 +187,15 @@ class VirtualShoe:
                     self._acknowledged(seq)
             now = time.monotonic()
             with self._lock:
-                if self._unacked and now - self._unacked[2] > cardid.RETRANSMIT_S:
+                if ack and self._unacked and now - self._unacked[2] > ack.retransmit_s:
                     seq, data, _ = self._unacked
                     self._unacked = (seq, data, now)
                     self._send_frame(data)
                 self._pump()
-            if self.heartbeat and now - last_heartbeat > cardid.HEARTBEAT_S:
+            if self.heartbeat and heartbeat_s is not None and \
+                    now - last_heartbeat > heartbeat_s:
                 last_heartbeat = now
-                self._write(cardid.encode(Status("heartbeat", self.serial), 0))
+                self._write(self.speaks.encode(Status("heartbeat", self.serial), 0))
 
     def _acknowledged(self, seq: int) -> None:
         with self._lock:

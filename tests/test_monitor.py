@@ -240,6 +240,40 @@ def test_a_virtual_shoe_by_url(tmp_path: Path) -> None:
         missing.stop()
 
 
+@pytest.mark.parametrize("port", ["sim://x", "/dev/tablectl-no-such-shoe"])
+def test_monitor_waits_for_a_virtual_shoe_as_for_a_missing_one(port: str) -> None:
+    """sim:// is the serial driver's own scheme, not one a simulator's import adds: a real
+    `tablectl monitor` takes sim://x, finds no shoe plugged in under x, and waits for it as it
+    waits for a device path with nothing behind it."""
+    proc = subprocess.Popen([sys.executable, "-m", "controller", "monitor", "shoe", "--port",
+                             port], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)
+    try:
+        [line] = read_json_lines(proc, 1)
+        assert proc.poll() is None, "the monitor ended"
+    finally:
+        assert interrupt(proc) == 0
+    assert line["type"] == "disconnected" and line["reason"].startswith("cannot open: ")
+    if port == "sim://x":
+        assert line["reason"] == "cannot open: sim://x: no virtual shoe of that name is plugged in"
+
+
+def test_the_configuration_check_takes_a_virtual_shoe(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    table = '[table]\ngame = "blackjack"\n[journal]\npath = "journal.sqlite3"\n[devices.shoe]\n'
+    path.write_text(table + 'url = "sim://felt"\nprotocol = "cardid"\n')
+    checked = subprocess.run([sys.executable, "-m", "controller", "config", "check", str(path)],
+                             capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
+    assert checked.returncode == 0, checked.stderr
+    assert "devices shoe sim://felt (cardid);" in checked.stdout
+    path.write_text(table + 'url = "sim://"\n')
+    refused = subprocess.run([sys.executable, "-m", "controller", "config", "check", str(path)],
+                             capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
+    assert refused.returncode == 2
+    assert refused.stderr == f"tablectl: config check: {path}: devices.shoe.url: sim://: " \
+        "sim:// needs the virtual shoe's NAME (e.g. sim://shoe)\n"
+
+
 def test_monitor_reader_over_the_fake_transport() -> None:
     """`tablectl monitor reader`: what a card reader reads, decoded as the table would."""
     with tempfile.TemporaryDirectory(prefix="tc-") as folder:  # AF_UNIX paths are short

@@ -31,12 +31,14 @@ from controller.game.rules.blackjack import RulesError
 from controller.game.table_config import config_change
 from controller.journal import JournalError
 from controller.journal.fold import AnotherGame
+from devices import protocols
 
 MAX_SPEED: Final = 1000.0  # a replay's pace against the recording's: past it, as fast as it can
 
 if TYPE_CHECKING:  # the drivers and simulators load when a device command runs, not for each
     from controller.daemon.recording import Recorder
     from devices.events import DeviceEvent  # `tablectl` command's parser
+    from devices.protocols import ShoeProtocol
     from drivers.input_device import InputDevice
     from drivers.serial_port import SerialDevice
     from drivers.usb_device import UsbDevice
@@ -50,12 +52,12 @@ def _stop_on_signals(stop: threading.Event) -> None:
             signal.signal(signum, lambda *_: stop.set())
 
 
-def _printer(shoe: list[SerialDevice], stop: threading.Event,
+def _printer(shoe: list[SerialDevice], speaks: ShoeProtocol, stop: threading.Event,
              gone: threading.Event) -> Callable[[DeviceEvent], None]:
-    """Print each event as one JSON line; acknowledge cardid frames so the shoe goes on. When
-    the reader goes away (`| head`) it says so in `gone` and stops the command: the reader
-    thread must not take the closed pipe for an unplugged device."""
-    from devices import cardid
+    """Print each event as one JSON line; acknowledge the shoe's frames as the controller
+    would, where its protocol does, so the shoe goes on. When the reader goes away (`| head`)
+    it says so in `gone` and stops the command: the reader thread must not take the closed pipe
+    for an unplugged device."""
     from devices.events import as_json
     lock = threading.Lock()
 
@@ -71,18 +73,9 @@ def _printer(shoe: list[SerialDevice], stop: threading.Event,
                 stop.set()
                 return
         seq = getattr(event, "seq", None)
-        if seq is not None and shoe:
-            shoe[0].write(cardid.ack(seq))
+        if seq is not None and shoe and speaks.ack is not None:
+            shoe[0].write(speaks.ack.encode(seq))
     return post
-
-
-def shoe_device(port: str, protocol: str, baud: int, post: Callable[[DeviceEvent], None],
-                tap: Callable[[str, bytes], None] | None = None) -> SerialDevice:
-    from devices import beetek, cardid
-    from drivers.serial_port import SerialDevice
-    decode = beetek.decode if protocol == "beetek" else cardid.decode
-    return SerialDevice("shoe", port, decode, post, baudrate=baud, tap=tap,
-                        silence_s=cardid.SILENCE_LOST_S if protocol == "cardid" else None)
 
 
 def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | None,
@@ -90,19 +83,22 @@ def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | 
             stop: threading.Event | None = None, tap: Recorder | None = None,
             reader: str | None = None, dealer_pattern: str | None = None) -> int:
     from devices import pads
+    from drivers.serial_port import SerialDevice
     from drivers.usb_device import UsbDevice
     stop = stop or threading.Event()
     _stop_on_signals(stop)
+    speaks = protocols.get(protocol)
     holder: list[SerialDevice] = []
     gone = threading.Event()
-    post = _printer(holder, stop, gone)
+    post = _printer(holder, speaks, stop, gone)
     driver: SerialDevice | UsbDevice | InputDevice
     if device == "reader":
         assert reader is not None
         driver = reader_device(reader, dealer_pattern, post)
     elif device == "shoe":
         assert port is not None
-        driver = shoe_device(port, protocol, baud, post, tap.tap("shoe") if tap else None)
+        driver = SerialDevice.shoe(port, speaks, post, baudrate=baud,
+                                   tap=tap.tap("shoe") if tap else None)
         holder.append(driver)
     else:
         assert usb is not None
@@ -194,8 +190,9 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                          help="the device to watch")
     monitor.add_argument("--port", type=DeviceUrl(), metavar="URL",
                          help="shoe: /dev/ttyUSB0, socket://..., ...")
-    monitor.add_argument("--protocol", choices=["beetek", "cardid"], default="beetek",
-                         help="shoe: what it speaks (default beetek)")
+    monitor.add_argument("--protocol", choices=protocols.names(),
+                         default=protocols.DEFAULT.name,
+                         help=f"shoe: what it speaks (default {protocols.DEFAULT.name})")
     monitor.add_argument("--baud", type=Baud(), default=9600, help="shoe: default 9600")
     monitor.add_argument("--usb", type=UsbId(), metavar="VID:PID",
                          help="pads: vendor and product id (hex)")
@@ -211,8 +208,9 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                             help="the recording (JSON Lines) to write")
     record_cmd.add_argument("--shoe", type=DeviceUrl(), required=True, metavar="URL",
                             help="the shoe's port: /dev/ttyUSB0, socket://..., ...")
-    record_cmd.add_argument("--protocol", choices=["beetek", "cardid"], default="beetek",
-                            help="what the shoe speaks (default beetek)")
+    record_cmd.add_argument("--protocol", choices=protocols.names(),
+                            default=protocols.DEFAULT.name,
+                            help=f"what the shoe speaks (default {protocols.DEFAULT.name})")
     record_cmd.add_argument("--baud", type=Baud(), default=9600, help="default 9600")
     record_cmd.add_argument("--game", choices=["blackjack", "baccarat"], default="blackjack",
                             help="the game dealt, for the replay (default blackjack)")

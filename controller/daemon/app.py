@@ -34,7 +34,7 @@ from controller.daemon.service import KEEP_ROUNDS
 from controller.game.supervisors import PinGuard
 from controller.game.table_config import config_change
 from controller.journal.fold import check_game
-from devices import beetek, cardid, pads
+from devices import pads, protocols
 from drivers.input_device import InputDevice
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
@@ -155,20 +155,17 @@ class Daemon:
         if current is None or wanted.content() != current.content():
             service.submit(wanted)
         recorder = self._recorder(config)
-        loop = ControllerLoop(service, shoe_protocol=config.shoe.protocol if config.shoe
-                              else "beetek", name=config.name, closer=closer,
+        speaks = protocols.get(config.shoe.protocol) if config.shoe else protocols.DEFAULT
+        loop = ControllerLoop(service, shoe_protocol=speaks, name=config.name, closer=closer,
                               readers={reader.name: reader.seat for reader in config.readers})
         control = ControlServer(socket_path(journal_path), loop.post)
         drivers: list[SerialDevice | UsbDevice | InputDevice] = [
             InputDevice(reader.name, reader.url, loop.post, reader.rules)
             for reader in config.readers]
         if config.shoe is not None:
-            shoe = config.shoe
-            loop.shoe = SerialDevice(
-                "shoe", shoe.url, beetek.decode if shoe.protocol == "beetek" else cardid.decode,
-                loop.post, baudrate=shoe.baud,
-                silence_s=cardid.SILENCE_LOST_S if shoe.protocol == "cardid" else None,
-                tap=recorder.tap("shoe") if recorder else None)
+            loop.shoe = SerialDevice.shoe(config.shoe.url, speaks, loop.post,
+                                          baudrate=config.shoe.baud,
+                                          tap=recorder.tap("shoe") if recorder else None)
             drivers.append(loop.shoe)
         if config.pads is not None:
             loop.pads = UsbDevice("pads", config.pads.vendor, config.pads.product,

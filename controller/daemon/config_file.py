@@ -37,6 +37,7 @@ from controller.game.ratings import is_id
 from controller.game.rules.blackjack import RulesError
 from controller.game.supervisors import check_hash_format
 from controller.game.table_config import MAX_SEATS, build_table
+from devices import protocols
 from devices.card_reader import DEFAULT_PLAYER_PATTERN, CardRules
 from drivers import input_device
 from drivers.serial_port import check_url
@@ -47,7 +48,6 @@ if TYPE_CHECKING:  # cryptography loads when a key is read, not for each configu
 
 SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "devices", "readers",
                    "display", "journal", "floor")
-PROTOCOLS: Final = ("beetek", "cardid")
 BAUDRATES: Final = SerialBase.BAUDRATES  # the rates pyserial sets on any port
 
 
@@ -58,7 +58,7 @@ class ConfigError(BadInput):
 @dataclass(frozen=True)
 class ShoeConfig:
     url: str
-    protocol: str = "beetek"
+    protocol: str = protocols.DEFAULT.name  # a name registered in devices/protocols.py
     baud: int = 9600
 
 
@@ -450,9 +450,10 @@ def _shoe(raw: Any, fail: Any) -> ShoeConfig | None:
         check_url(raw["url"])
     except ValueError as exc:
         raise fail("devices.shoe.url", str(exc)) from None
-    protocol = raw.get("protocol", "beetek")
-    if protocol not in PROTOCOLS:
-        raise fail("devices.shoe.protocol", f"{protocol!r} is not beetek or cardid")
+    protocol = raw.get("protocol", protocols.DEFAULT.name)
+    if protocol not in protocols.names():
+        raise fail("devices.shoe.protocol",
+                   f"{protocol!r} is not {' or '.join(protocols.names())}")
     baud = raw.get("baud", 9600)
     if not isinstance(baud, int) or isinstance(baud, bool) or baud not in BAUDRATES:
         raise fail("devices.shoe.baud", "must be a standard baud rate (e.g. 9600, 19200, "

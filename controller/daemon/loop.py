@@ -37,7 +37,6 @@ from controller.game.events import BetsLocked, DeviceFound, DeviceLost, Event
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
 from controller.game.table import RoundRecord
-from devices import cardid
 from devices.events import (
     CardGarbled,
     CardRead,
@@ -50,6 +49,7 @@ from devices.events import (
     SpotsComplete,
     Status,
 )
+from devices.protocols import DEFAULT, ShoeProtocol
 
 Listener = Callable[[Event | None, list[Effect]], None]
 NOTICE_S: Final = 30.0  # a table's own alert stays on the display this long
@@ -58,15 +58,15 @@ Input = DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSea
 
 
 class ControllerLoop:
-    def __init__(self, service: TableService, shoe_protocol: str = "beetek", name: str = "",
-                 closer: DayCloser | None = None,
+    def __init__(self, service: TableService, shoe_protocol: ShoeProtocol = DEFAULT,
+                 name: str = "", closer: DayCloser | None = None,
                  readers: dict[str, int | None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.service = service
         self.clock = clock
         self.closer = closer
         self.shoe: Writer | None = None  # the shoe's acknowledgements go to it
-        self.shoe_protocol = shoe_protocol
+        self.shoe_protocol = shoe_protocol  # what the shoe speaks: how a frame is acknowledged
         self.pads_sync = PadsSync()
         self.notices: deque[tuple[float, str]] = deque(maxlen=4)  # (when, alert's text)
         self.inputs: queue.Queue[Input] = queue.Queue()
@@ -260,8 +260,8 @@ class ControllerLoop:
         else:
             self._submit(translate.shoe_event(item, source))
         seq = getattr(item, "seq", None)
-        if seq is not None and self.shoe is not None:
-            self.shoe.write(cardid.ack(seq))
+        if seq is not None and self.shoe is not None and self.shoe_protocol.ack is not None:
+            self.shoe.write(self.shoe_protocol.ack.encode(seq))
 
     def _submit(self, event: Event | None) -> None:
         if event is not None:
