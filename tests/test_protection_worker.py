@@ -19,7 +19,7 @@ from structlog.testing import capture_logs
 
 from controller.commands.players import report
 from controller.commands.settle import settle_session
-from controller.daemon.protection import TIMEOUT_S, ProtectionWorker
+from controller.daemon.protection import NEEDS_ANALYSIS, TIMEOUT_S, ProtectionWorker
 from controller.game.events import Event, RatingAssessed
 from controller.game.ratings import Rating
 from controller.journal.fold import journal_ratings
@@ -207,9 +207,8 @@ def test_a_table_without_numpy_says_so_once_and_assesses_nothing(
         worker = ProtectionWorker(tmp_path / "j.sqlite3", lambda event: None)
         assert not worker.start()
         worker.stop()
-    assert [(e["event"], e["log_level"]) for e in logs] == [
-        ("game protection needs tablectl's analysis extra (numpy): ratings are not assessed "
-         "on this table", "warning")]
+    assert [(e["event"], e["log_level"]) for e in logs] == [(NEEDS_ANALYSIS, "warning")]
+    assert NEEDS_ANALYSIS.startswith("game protection needs the analysis extra (numpy)")
     assert worker._thread is None and worker._child is None
 
 
