@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Final
+from enum import Enum
+from typing import Any, Final
 
-from transitions import EventData, Machine
+from transitions import EventData, Machine, State
 
 from controller.game.alerts import Alert
 from controller.game.cards import Card, parse_card
@@ -62,17 +63,41 @@ NOT_IN_PROGRESS: Final = (RoundState.BETTING, *FINAL_STATES)
 Effect = Settlement | Alert
 
 
+class _PlainState(State):
+    """A state whose name is a plain attribute: transitions reads a state's name several times
+    per trigger (its debug logging included), and an Enum member's `name` is a Python
+    property, which made typed states cost the controller a few per cent."""
+
+    name = ""  # shadows State.name, a property, so that the instance's attribute is read
+
+    def __init__(self, name: str | Enum, *args: Any, **kwargs: Any) -> None:
+        super().__init__(name, *args, **kwargs)
+        self.name = name.name if isinstance(name, Enum) else name
+
+
 class _LeanMachine(Machine):
     """A Machine that binds nothing per trigger or state to each model it adds: rounds fire
     their triggers by name (`self.trigger("lock")`), and binding the `lock()`, `is_<state>()`
     and `may_<trigger>()` helpers that nothing calls took a tenth of the controller's time.
-    (Overrides transitions' own hooks; should they be renamed, the binding simply comes back.)"""
+    A round's state is found by the member itself, not through its Enum `name`, for the same
+    reason as `_PlainState`. (Overrides transitions' own hooks; should they be renamed, the
+    binding and the lookups simply come back.)"""
+
+    state_cls = _PlainState
 
     def _add_model_to_state(self, state: object, model: object) -> None:
         pass
 
     def _add_trigger_to_model(self, trigger: str, model: object) -> None:
         pass
+
+    def get_state(self, state: str | Enum) -> State:
+        if isinstance(state, RoundState):
+            return self.states[_NAMES[state]]
+        return super().get_state(state)
+
+
+_NAMES: Final = {state: state.name for state in RoundState}  # as transitions keys its states
 
 
 def _round(event: EventData) -> RoundMachine:

@@ -6,9 +6,8 @@ where a supervisor types a hand (`Target.parse`, for CardAssigned)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Final, NamedTuple
 
 from controller.game.rules.play import CardDue, DecisionDue, Expectation
 
@@ -29,8 +28,7 @@ PENDING: Final = (Kind.SET_ASIDE, Kind.MISREAD)
 _SEAT_HAND: Final = re.compile(r"seat\s*(\d+)(?:\s*hand\s*(\d+))?")
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):  # a tuple: one is made for every card, and a tuple is made fastest
     kind: Kind
     seat: int | None = None  # for Kind.SEAT
     hand: int = 1
@@ -50,7 +48,7 @@ class Target:
     def due(cls, expected: Expectation | None) -> Target:
         """The hand the play engine gave a card to: the one due a card, or a hit's hand."""
         if isinstance(expected, CardDue) and expected.seat is None:
-            return _SIDE_TARGETS[Kind(expected.side)]
+            return _SIDE_TARGETS[expected.side]  # a Kind is keyed as its text
         if isinstance(expected, CardDue | DecisionDue):
             return cls(Kind.SEAT, expected.seat, expected.hand)
         raise ValueError(f"no hand takes a card while the round waits for {expected}")
@@ -61,7 +59,7 @@ class Target:
         'dealer', 'the banker', 'Player'."""
         said = text.strip().lower().removeprefix("the ")
         if said in SIDES:
-            return _SIDE_TARGETS[Kind(said)]
+            return _SIDE_TARGETS[said]
         match = _SEAT_HAND.fullmatch(said)
         if not match:
             raise ValueError(f"{text!r} names no hand (e.g. 'seat 2 hand 1', 'dealer', "
@@ -69,5 +67,5 @@ class Target:
         return cls(Kind.SEAT, int(match.group(1)), int(match.group(2) or 1))
 
 
-_SIDE_TARGETS: Final = {kind: Target(kind) for kind in SIDES}
+_SIDE_TARGETS: Final[dict[str, Target]] = {kind: Target(kind) for kind in SIDES}
 SET_ASIDE, MISREAD, VOIDED, BURN = (Target(kind) for kind in (*PENDING, Kind.VOIDED, Kind.BURN))
