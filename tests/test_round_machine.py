@@ -20,7 +20,7 @@ from controller.game.events import (
 )
 from controller.game.round_machine import MACHINES, RoundMachine
 from controller.game.table_config import TableConfig, build_table
-from controller.game.targets import SET_ASIDE, VOIDED, Kind, Target
+from controller.game.targets import Kind, Target
 from tests.conftest import REGISTRY
 
 
@@ -69,7 +69,7 @@ def test_card_with_no_hand_due_holds_and_resume_continues() -> None:
     assert feed.machine.state == "hold"
     assert codes(effects) == ["hold"]
     assert "seat 1 was being asked about insurance" in effects[0].message
-    assert feed.machine.cards[-1].to == SET_ASIDE
+    assert feed.machine.cards[-1].to == Target(Kind.SET_ASIDE)
     feed(CardDrawn, card="4H")
     assert feed.machine.state == "hold"  # more cards on hold change nothing
     refused = feed(Resumed, by="supervisor 7")
@@ -79,7 +79,7 @@ def test_card_with_no_hand_due_holds_and_resume_continues() -> None:
     feed(CardVoided, by="supervisor 7")
     feed(Resumed, by="supervisor 7")
     assert feed.machine.state == "insurance"
-    assert [c.to for c in feed.machine.cards][-2:] == [VOIDED, VOIDED]
+    assert [c.to for c in feed.machine.cards][-2:] == [Target(Kind.VOIDED)] * 2
     feed(DealerAction, seat=1, action="no_insurance")
     feed(DealerAction, seat=1, action="stand")
     assert feed.machine.state == "settled"

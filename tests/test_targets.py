@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from controller.game.names import PHASES, dealt_words, phase_words, where_words
 from controller.game.round_state import Payout, RoundState
-from controller.game.targets import BURN, MISREAD, SET_ASIDE, SIDES, VOIDED, Kind, Target
+from controller.game.targets import SIDES, Kind, Target
 
 HANDS = st.one_of(
     st.builds(Target, st.just(Kind.SEAT), st.integers(1, 99), st.integers(1, 9)),
@@ -40,10 +40,10 @@ def test_every_state_and_status_has_the_pits_words() -> None:
     (Target(Kind.DEALER), "the dealer", "to the dealer"),
     (Target(Kind.PLAYER), "the player", "to the player"),
     (Target(Kind.BANKER), "the banker", "to the banker"),
-    (SET_ASIDE, "set aside", "(set aside)"),
-    (MISREAD, "misread", "(misread)"),
-    (VOIDED, "voided", "(voided)"),
-    (BURN, "burn", "(burn)"),
+    (Target(Kind.SET_ASIDE), "set aside", "(set aside)"),
+    (Target(Kind.MISREAD), "misread", "(misread)"),
+    (Target(Kind.VOIDED), "voided", "(voided)"),
+    (Target(Kind.BURN), "burn", "(burn)"),
 ])
 def test_a_target_reads_as_it_always_did(target: Target, text: str, where: str) -> None:
     assert str(target) == text
@@ -80,4 +80,4 @@ def test_a_hands_text_reads_back_as_the_same_hand(target: Target) -> None:
 
 
 def test_out_of_play_is_not_a_hand() -> None:
-    assert not any(t.in_play for t in (SET_ASIDE, MISREAD, VOIDED, BURN))
+    assert not any(Target(kind).in_play for kind in Kind if kind not in (Kind.SEAT, *SIDES))

@@ -58,7 +58,7 @@ from controller.game.events import (
 )
 from controller.game.ratings import is_id
 from controller.game.round_machine import Effect
-from controller.game.round_state import RoundState
+from controller.game.round_state import BETTING
 from controller.game.rules.settlement import Settlement
 from controller.game.table import RoundRecord
 from devices import cardid, pads
@@ -508,7 +508,7 @@ class ControllerLoop:
                 if spot not in offered:
                     continue
                 placed = machine.wagers.get(seat, {}).get(spot, 0) if machine else 0
-                if machine is None or machine.state is RoundState.BETTING:
+                if machine is None or machine.state is BETTING:
                     light = pads.PLACED if placed else pads.AWAITING
                 elif machine.settled:
                     net = nets.get((seat, spot), 0)

@@ -44,7 +44,7 @@ from controller.game.names import decision_words
 from controller.game.pin_alarms import PinAlarms
 from controller.game.ratings import MAX_ID
 from controller.game.round_machine import Effect
-from controller.game.round_state import RoundState
+from controller.game.round_state import HOLD
 from controller.game.supervisors import ANY, MAX_CLIENT, PinGuard
 from controller.game.table import OPENS_A_ROUND, RoundRecord, Table
 from controller.journal import Entry, Journal, JournalError, RoundRow, canonical, chain_hash
@@ -168,7 +168,7 @@ class TableService:
         leaves, checkpoint = 0, False
         while pending:
             before = self.table.current
-            was_on_hold = before is not None and before.machine.state is RoundState.HOLD
+            was_on_hold = before is not None and before.machine.state is HOLD
             stamped, done = self._stamp(pending.pop(0))
             leaves = max(leaves - 1, 0)
             effects += done

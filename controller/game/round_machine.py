@@ -39,7 +39,21 @@ from controller.game.events import (
     WagerPlaced,
 )
 from controller.game.names import card_words, decision_words, event_words, phase_words, wager_words
-from controller.game.round_state import FINAL_STATES, Payout, RoundState
+from controller.game.round_state import (
+    BETTING,
+    CLOSED,
+    DEALER_TURN,
+    DEALING,
+    FINAL_STATES,
+    HOLD,
+    INSURANCE,
+    LOCKED,
+    PLAYER_TURNS,
+    SETTLED,
+    VOIDED,
+    Payout,
+    RoundState,
+)
 from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import BlackjackRules
@@ -48,17 +62,15 @@ from controller.game.rules.play import Expectation, NoCardDue, PlayError
 from controller.game.rules.settlement import REFUSED, RETURNED, Outcome, Settlement, settle
 from controller.game.rules.wager_checks import check_wagers
 from controller.game.table_config import TableConfig
-from controller.game.targets import MISREAD, PENDING, SET_ASIDE, VOIDED, Kind, Target
+from controller.game.targets import PENDING, Kind, Target
 
 IN_PLAY: Final = {
-    "blackjack": (RoundState.DEALING, RoundState.INSURANCE, RoundState.PLAYER_TURNS,
-                  RoundState.DEALER_TURN),
-    "baccarat": (RoundState.DEALING,),
+    "blackjack": (DEALING, INSURANCE, PLAYER_TURNS, DEALER_TURN),
+    "baccarat": (DEALING,),
 }
-STAGE_TO_STATE: Final = {"deal": RoundState.DEALING, "insurance": RoundState.INSURANCE,
-                         "play": RoundState.PLAYER_TURNS, "dealer": RoundState.DEALER_TURN,
-                         "done": RoundState.SETTLED}
-NOT_IN_PROGRESS: Final = (RoundState.BETTING, *FINAL_STATES)
+STAGE_TO_STATE: Final = {"deal": DEALING, "insurance": INSURANCE, "play": PLAYER_TURNS,
+                         "dealer": DEALER_TURN, "done": SETTLED}
+NOT_IN_PROGRESS: Final = (BETTING, *FINAL_STATES)
 
 Effect = Settlement | Alert
 
@@ -92,12 +104,12 @@ class _LeanMachine(Machine):
         pass
 
     def get_state(self, state: str | Enum) -> State:
-        if isinstance(state, RoundState):
-            return self.states[_NAMES[state]]
-        return super().get_state(state)
+        name = _NAMES.get(state)  # a round's state; transitions' own calls pass a name
+        return self.states[name] if name is not None else super().get_state(state)
 
 
-_NAMES: Final = {state: state.name for state in RoundState}  # as transitions keys its states
+# A round state's name as transitions keys its states, found without the Enum's `name`.
+_NAMES: Final[dict[object, str]] = {state: state.name for state in RoundState}
 
 
 def _round(event: EventData) -> RoundMachine:
@@ -111,12 +123,12 @@ def _blocked(event: EventData) -> bool:
 
 def _nothing_to_deal(event: EventData) -> bool:
     round_ = _round(event)
-    return round_.engine_state() is RoundState.SETTLED and not round_.blocking
+    return round_.engine_state() is SETTLED and not round_.blocking
 
 
 def _closable(event: EventData) -> bool:
     round_ = _round(event)
-    return round_.state is RoundState.SETTLED or round_.review
+    return round_.state is SETTLED or round_.review
 
 
 def _held_from(state: RoundState) -> Callable[[EventData], bool]:
@@ -129,28 +141,26 @@ def _machine(game: str) -> Machine:
     machine per round cost a third of the controller's time). Its conditions are functions of
     the event (`send_event`), whose `model` is the round that fired it."""
     in_play = IN_PLAY[game]
-    live = [RoundState.BETTING, RoundState.LOCKED, *in_play, RoundState.SETTLED]
+    live = [BETTING, LOCKED, *in_play, SETTLED]
     transitions: list[dict[str, object]] = [
-        {"trigger": "lock", "source": RoundState.BETTING, "dest": RoundState.LOCKED},
-        {"trigger": "start_deal", "source": RoundState.LOCKED, "dest": RoundState.DEALING,
-         "unless": _blocked},
+        {"trigger": "lock", "source": BETTING, "dest": LOCKED},
+        {"trigger": "start_deal", "source": LOCKED, "dest": DEALING, "unless": _blocked},
         # No seat in play (every wager refused at the lock): nothing to deal.
-        {"trigger": "skip_deal", "source": RoundState.LOCKED, "dest": RoundState.SETTLED,
+        {"trigger": "skip_deal", "source": LOCKED, "dest": SETTLED,
          "conditions": _nothing_to_deal},
-        {"trigger": "pause", "source": live, "dest": RoundState.HOLD},
-        {"trigger": "close", "source": [RoundState.SETTLED, RoundState.HOLD],
-         "dest": RoundState.CLOSED, "conditions": _closable},
-        {"trigger": "void", "source": [*live, RoundState.HOLD], "dest": RoundState.VOIDED},
+        {"trigger": "pause", "source": live, "dest": HOLD},
+        {"trigger": "close", "source": [SETTLED, HOLD], "dest": CLOSED, "conditions": _closable},
+        {"trigger": "void", "source": [*live, HOLD], "dest": VOIDED},
     ]
-    for dest in (*in_play, RoundState.SETTLED):  # the play engine's phase leads; see _progressed
+    for dest in (*in_play, SETTLED):  # the play engine's phase leads; see _progressed
         transitions.append({"trigger": f"advance_to_{dest}",
                             "source": [s for s in in_play if s is not dest], "dest": dest})
     for dest in live:
-        transitions.append({"trigger": "resume", "source": RoundState.HOLD, "dest": dest,
+        transitions.append({"trigger": "resume", "source": HOLD, "dest": dest,
                             "conditions": _held_from(dest)})
-    return _LeanMachine(model=None, states=[*live, RoundState.HOLD, *FINAL_STATES],
-                        transitions=transitions, initial=RoundState.BETTING,
-                        auto_transitions=False, send_event=True)
+    return _LeanMachine(model=None, states=[*live, HOLD, *FINAL_STATES],
+                        transitions=transitions, initial=BETTING, auto_transitions=False,
+                        send_event=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,8 +209,8 @@ class RoundMachine:
     @property
     def settled(self) -> bool:
         """Every wager is settled (the round may be on hold for review)."""
-        return self.state is RoundState.SETTLED or (self.state is RoundState.HOLD
-                                                    and self.held_from is RoundState.SETTLED)
+        return self.state is SETTLED or (self.state is HOLD
+                                                    and self.held_from is SETTLED)
 
     @property
     def finished(self) -> bool:
@@ -227,7 +237,7 @@ class RoundMachine:
 
     def expected(self) -> Expectation | None:
         """What the round waits for (None while betting, on hold, blocked, or when it is over)."""
-        if self.play is None or self.state is RoundState.HOLD or self.blocking or self.finished:
+        if self.play is None or self.state is HOLD or self.blocking or self.finished:
             return None
         return self.play.expected()
 
@@ -246,10 +256,10 @@ class RoundMachine:
         if isinstance(event, WagerPlaced):
             return self._wager(event)
         if isinstance(event, BetsLocked):
-            return self._lock() if self.state is RoundState.BETTING else []
+            return self._lock() if self.state is BETTING else []
         if isinstance(event, AlertsCleared):
             self.blocking = []
-            if self.state is RoundState.LOCKED:
+            if self.state is LOCKED:
                 self.trigger("skip_deal")
             return []
         if isinstance(event, CardDrawn):
@@ -274,7 +284,7 @@ class RoundMachine:
         return alert
 
     def _wager(self, event: WagerPlaced) -> list[Effect]:
-        if self.state is RoundState.BETTING:
+        if self.state is BETTING:
             seat_wagers = self.wagers.setdefault(event.seat, {})
             if event.amount > 0:
                 seat_wagers[event.spot] = event.amount
@@ -307,22 +317,22 @@ class RoundMachine:
                    for a in alerts if a.refused and a.seat is not None and a.spot is not None]
         self.settlements += refused
         self.play = self._new_play()
-        if self.engine_state() is RoundState.SETTLED:  # no seat in play
+        if self.engine_state() is SETTLED:  # no seat in play
             self.trigger("skip_deal")  # unless alerts block: its guard checks them
         return [*alerts, *refused]
 
     def _card(self, event: CardDrawn) -> list[Effect]:
         card = parse_card(event.card)
         effects: list[Effect] = []
-        if self.state is RoundState.BETTING:
+        if self.state is BETTING:
             effects += self._lock()  # the first card out of the shoe closes the betting
-        if self.state is RoundState.HOLD:
-            self.cards.append(DealtCard(card, SET_ASIDE, event.seq))
+        if self.state is HOLD:
+            self.cards.append(DealtCard(card, Target(Kind.SET_ASIDE), event.seq))
             return effects
-        if self.state is RoundState.LOCKED and self.blocking:
+        if self.state is LOCKED and self.blocking:
             return [*effects, *self.set_aside(card, event.seq,
                                               "a card came out before the alerts were cleared")]
-        if self.state is RoundState.LOCKED:
+        if self.state is LOCKED:
             self.trigger("start_deal")
         assert self.play is not None
         expected = self.play.expected()
@@ -336,20 +346,20 @@ class RoundMachine:
     def set_aside(self, card: Card | None, seq: int, reason: str, audit: str | None = None
                   ) -> list[Effect]:
         """Keep a card out of play (None: a misread) and hold the round for a supervisor."""
-        self.cards.append(DealtCard(card, SET_ASIDE if card else MISREAD, seq))
+        self.cards.append(DealtCard(card, Target(Kind.SET_ASIDE if card else Kind.MISREAD), seq))
         return self.hold(reason, audit=audit)
 
     def _progressed(self, new: list[Settlement]) -> list[Effect]:
         self.settlements += new
         # Most cards and decisions leave the engine in the same phase: no transition to try.
         engine = self.engine_state()
-        if self.state is not RoundState.HOLD and self.state is not engine:
+        if self.state is not HOLD and self.state is not engine:
             self.trigger(f"advance_to_{engine}")
         return list(new)
 
     def _action(self, event: DealerAction) -> list[Effect]:
         if not isinstance(self.play, BlackjackPlay) or self.state not in (
-                RoundState.INSURANCE, RoundState.PLAYER_TURNS):
+                INSURANCE, PLAYER_TURNS):
             return [self._alert("action_not_open", f"seat {event.seat}: "
                                 f"{decision_words(event.action)} is not open now "
                                 f"({phase_words(self.state)})", event.seat)]
@@ -375,22 +385,22 @@ class RoundMachine:
         review hold (a settled round after a restart) is the one the dealer may end by
         confirming the payout. `audit`: the reason as the day's summary records it, where it
         differs from the words people read."""
-        if self.state is not RoundState.HOLD:
+        if self.state is not HOLD:
             self.held_from = self.state
             self.trigger("pause")
-        self.review = review and self.held_from is RoundState.SETTLED
+        self.review = review and self.held_from is SETTLED
         self.hold_reason, self.hold_audit = reason, reason if audit is None else audit
         alert = Alert("hold", f"ROUND ON HOLD: {reason}", blocking=True)
         self.alerts.append(alert)
         return [alert]
 
     def _resume(self) -> list[Effect]:
-        if self.state is not RoundState.HOLD:
+        if self.state is not HOLD:
             return []
         if self.pending_card is not None:
             return [self._alert("card_pending", "a set-aside card must be assigned to a hand or "
                                 "voided before the round resumes")]
-        if self.held_from is RoundState.LOCKED:
+        if self.held_from is LOCKED:
             self.blocking = []  # whoever resumed has dealt with what blocked the deal
         self.trigger("resume")
         self.hold_reason = self.hold_audit = None
@@ -399,9 +409,9 @@ class RoundMachine:
 
     def _assign(self, event: CardAssigned) -> list[Effect]:
         pending = self.pending_card
-        if self.state is not RoundState.HOLD or pending is None:
+        if self.state is not HOLD or pending is None:
             return [self._alert("no_card_pending", "there is no set-aside card to assign")]
-        if self.held_from is RoundState.BETTING:  # no hand is dealt: the round has no play yet
+        if self.held_from is BETTING:  # no hand is dealt: the round has no play yet
             return [self._alert("bad_correction", f"cannot assign the card to {event.to}: it "
                                 "came out while bets were open, before any hand was dealt; "
                                 "void it, then resume the round")]
@@ -420,7 +430,7 @@ class RoundMachine:
         reasons, held_from = (self.hold_reason, self.hold_audit), self.held_from
         self.cards.remove(pending)
         self.trigger("resume")  # to where it was held
-        if held_from is RoundState.LOCKED:  # the card assigned answers what blocked the deal
+        if held_from is LOCKED:  # the card assigned answers what blocked the deal
             self.blocking = []
             self.trigger("start_deal")
         assert self.play is not None
@@ -449,7 +459,7 @@ class RoundMachine:
         index = self._pending_index()
         if index is None:
             return [self._alert("no_card_pending", "there is no set-aside card to void")]
-        self.cards[index] = replace(self.cards[index], to=VOIDED)
+        self.cards[index] = replace(self.cards[index], to=Target(Kind.VOIDED))
         return []
 
     def _void_round(self, event: RoundVoided) -> list[Effect]:
@@ -478,8 +488,8 @@ class RoundMachine:
         return stakes
 
     def _payout(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
-        if not (self.state is RoundState.SETTLED or self.review):
-            why = f"on hold: {self.hold_reason}" if self.state is RoundState.HOLD else \
+        if not (self.state is SETTLED or self.review):
+            why = f"on hold: {self.hold_reason}" if self.state is HOLD else \
                 "not settled"
             return [self._alert("payout_not_ready", f"{event_words(event.kind)}: the round is "
                                 f"{why}")]

@@ -63,10 +63,10 @@ from controller.game.names import (
 from controller.game.pin_state import PinState
 from controller.game.ratings import Ratings
 from controller.game.round_machine import DealtCard, Effect, RoundMachine
-from controller.game.round_state import Payout, RoundState, Status
+from controller.game.round_state import BETTING, CLOSED, HOLD, LOCKED, VOIDED, Payout, Status
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.table_config import TableConfig, config_from_event, edge_key
-from controller.game.targets import BURN, VOIDED, Kind, Target
+from controller.game.targets import Kind, Target
 
 OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
 CLOSING: Final = (DayClosed, Checkpoint, DaySigned)  # the end of a day, never the next one's start
@@ -97,7 +97,7 @@ class RoundRecord:
     def status(self) -> Status:
         """computed / shown / confirmed / voided, or the round's state while it is open."""
         machine = self.machine
-        if machine.settled or machine.state is RoundState.CLOSED:
+        if machine.settled or machine.state is CLOSED:
             return machine.payout or Payout.COMPUTED  # closed: confirmed
         return machine.state
 
@@ -188,7 +188,7 @@ class Table:
         where the dealer's request comes in, never in the fold, so that old journals refold
         as they were written."""
         machine = self.round
-        if machine is not None and machine.state is not RoundState.BETTING:
+        if machine is not None and machine.state is not BETTING:
             return None  # past the lock: the round's own rules answer
         return self.deal_blocked()
 
@@ -276,7 +276,7 @@ class Table:
         """Keep the day's ledger: holds as they start and end, corrections, refusals, faults."""
         record = self.touched or before
         number = record.number if record else None
-        on_hold = record is not None and record.machine.state is RoundState.HOLD
+        on_hold = record is not None and record.machine.state is HOLD
         if on_hold and self.day.open_hold is None and record is not None:
             self.day.hold_started(record.number, event.seq, record.machine.hold_audit or "")
         elif not on_hold and self.day.open_hold is not None:
@@ -444,11 +444,11 @@ class Table:
         self.day.round_finished(record.status, record.machine.settlements)
         self.ratings.round_finished(record.number, record.machine.accepted,
                                     record.machine.settlements, record.config_key,
-                                    record.dealer, record.status is RoundState.VOIDED,
+                                    record.dealer, record.status is VOIDED,
                                     record.log[-1][1] if record.log else "")
         play = record.machine.play
         if isinstance(play, BaccaratPlay) and play.stage == "done" and \
-                record.status is not RoundState.VOIDED:
+                record.status is not VOIDED:
             self.shoe.coups.append(coup_of(play))
         self.recent.append(record)
         self.current = None
@@ -465,7 +465,7 @@ class Table:
             return self._decide(record, event, "set_aside", f"{card_words(str(card))} {why}",
                                 f"{card} {why}")
         self.shoe.counts[card] += 1
-        if self.shoe.change_required and machine.state in (RoundState.BETTING, RoundState.LOCKED):
+        if self.shoe.change_required and machine.state in (BETTING, LOCKED):
             return self._decide(record, event, "set_aside", "the cut card was reached: change "
                                 "the shoe before dealing a new round")
         return self._feed(record, event)
@@ -481,7 +481,7 @@ class Table:
             self.shoe.burn_left = None
         if self.current is not None:
             self.touched = self.current
-            self.current.machine.cards.append(DealtCard(card, BURN, event.seq))
+            self.current.machine.cards.append(DealtCard(card, Target(Kind.BURN), event.seq))
         return []
 
     def _shoe_event(self, event: NewShoe | CutCardReached | ShoeEmpty) -> list[Effect]:
@@ -497,7 +497,7 @@ class Table:
                                     "middle of the round: bring a new shoe, then resume")
             self.shoe.change_required = True
             return [Alert("shoe_empty", "the shoe is empty: change the shoe")]
-        if in_progress and machine is not None and machine.state is not RoundState.HOLD:
+        if in_progress and machine is not None and machine.state is not HOLD:
             return [Alert("new_shoe_refused", "a new shoe can only come between rounds or while "
                           "the round is on hold")]
         self.shoe = Shoe(self.shoe.number + 1)
@@ -526,7 +526,7 @@ class Table:
             verb = "are" if event.device.endswith("s") else "is"  # the pads, the shoe
             return [Alert("device_found", f"The {event.device} {verb} back"
                           + ("; resume the round when ready" if self.round and
-                             self.round.state is RoundState.HOLD else ""))]
+                             self.round.state is HOLD else ""))]
         self.lost_devices.add(event.device)
         message = f"lost contact with the {event.device}" + (
             f" ({event.reason})" if event.reason else "")
@@ -538,7 +538,7 @@ class Table:
     def _restarted(self, event: ControllerStarted) -> list[Effect]:
         machine = self.round
         if self.current is not None and machine is not None and machine.settled \
-                and machine.state is not RoundState.HOLD:
+                and machine.state is not HOLD:
             return self._decide(self.current, event, "review", REVIEW)
         return []
 
@@ -564,7 +564,7 @@ class Table:
             if past.seq not in record.voided_cards and past.seq not in record.played_voids \
                     and not isinstance(past, PayoutConfirmed):
                 self._feed(record, past)
-        record.machine.cards.append(DealtCard(last.card, VOIDED, last.seq))
+        record.machine.cards.append(DealtCard(last.card, Target(Kind.VOIDED), last.seq))
         why = f"voided by {event.by}: resume when the table matches"
         record.table_actions[event.seq] = ("hold", f"card {card_words(str(last.card))} {why}",
                                            f"card {last.card} {why}")

@@ -25,6 +25,9 @@ class Kind(StrEnum):
 
 SIDES: Final = (Kind.DEALER, Kind.PLAYER, Kind.BANKER)
 PENDING: Final = (Kind.SET_ASIDE, Kind.MISREAD)
+# Read for every card: a set and a global, not `Kind.SEAT` (see round_state.BETTING's note).
+_SEAT: Final = Kind.SEAT
+_IN_PLAY: Final = frozenset((_SEAT, *SIDES))
 _SEAT_HAND: Final = re.compile(r"seat\s*(\d+)(?:\s*hand\s*(\d+))?")
 
 
@@ -35,14 +38,14 @@ class Target(NamedTuple):  # a tuple: one is made for every card, and a tuple is
 
     def __str__(self) -> str:
         """'seat 2 hand 1', 'the dealer', 'set aside': as the journal's readers always had it."""
-        if self.kind is Kind.SEAT:
+        if self.kind is _SEAT:
             return f"seat {self.seat} hand {self.hand}"
-        return f"the {self.kind}" if self.kind in SIDES else str(self.kind)
+        return f"the {self.kind}" if self.kind in _IN_PLAY else str(self.kind)
 
     @property
     def in_play(self) -> bool:
         """A hand took the card."""
-        return self.kind is Kind.SEAT or self.kind in SIDES
+        return self.kind in _IN_PLAY
 
     @classmethod
     def due(cls, expected: Expectation | None) -> Target:
@@ -50,7 +53,7 @@ class Target(NamedTuple):  # a tuple: one is made for every card, and a tuple is
         if isinstance(expected, CardDue) and expected.seat is None:
             return _SIDE_TARGETS[expected.side]  # a Kind is keyed as its text
         if isinstance(expected, CardDue | DecisionDue):
-            return cls(Kind.SEAT, expected.seat, expected.hand)
+            return cls(_SEAT, expected.seat, expected.hand)
         raise ValueError(f"no hand takes a card while the round waits for {expected}")
 
     @classmethod
@@ -68,4 +71,3 @@ class Target(NamedTuple):  # a tuple: one is made for every card, and a tuple is
 
 
 _SIDE_TARGETS: Final[dict[str, Target]] = {kind: Target(kind) for kind in SIDES}
-SET_ASIDE, MISREAD, VOIDED, BURN = (Target(kind) for kind in (*PENDING, Kind.VOIDED, Kind.BURN))

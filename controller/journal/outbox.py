@@ -54,7 +54,7 @@ from controller.game.events import (
 )
 from controller.game.ratings import Rating, RoundCredits, summed
 from controller.game.round_machine import Effect
-from controller.game.round_state import Payout, RoundState
+from controller.game.round_state import HOLD, Payout
 from controller.game.table import RoundRecord
 from controller.game.table_config import config_from_event, edge_key
 from controller.journal.store import Message, settlement_list
@@ -93,7 +93,7 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
     number = touched.number if touched else (before.number if before else None)
     machine = touched.machine if touched else None
     if touched is not None and touched is before and machine is not None:
-        on_hold = machine.state is RoundState.HOLD
+        on_hold = machine.state is HOLD
         if on_hold and not was_on_hold:
             found.append(Message("hold", number, body(
                 wire.HoldBody, reason=clean(machine.hold_reason or ""), review=machine.review)))
