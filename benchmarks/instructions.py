@@ -20,6 +20,7 @@ import sys
 from benchmarks.common import machine
 from benchmarks.engine import SIDE_BETS, fresh_service, recorded_session
 from controller.analysis import simulate
+from controller.game.round_state import CLOSED
 
 WORKLOADS = {
     "engine-blackjack": "rules engine, blackjack, 12 wagers",
@@ -40,7 +41,7 @@ def run(workload: str, rounds: int, baseline: bool) -> int:
     service = fresh_service()
     for event in [] if baseline else events:
         service.submit(event)
-    return sum(record.machine.state == "closed" for record in service.table.rounds())
+    return sum(record.machine.state is CLOSED for record in service.table.rounds())
 
 
 def counted(workload: str, rounds: int, baseline: bool) -> int:

@@ -27,6 +27,7 @@ from controller.display.view import view
 from controller.game.cards import shoe_cards
 from controller.game.events import BetsLocked, PayoutConfirmed, WagerPlaced
 from controller.game.paytables import PayTables
+from controller.game.round_state import LOCKED, SETTLED
 from controller.game.table_config import config_change
 from devices import beetek
 from devices.events import ShoeCard
@@ -77,13 +78,14 @@ def card_to_display(cards: int) -> list[float]:
             device.connected.wait(5)
             for _ in range(cards):
                 round_ = service.table.round
-                if round_ is None or round_.state == "settled":
+                if round_ is None or round_.state is SETTLED:
                     if round_ is not None:
                         loop.post(PayoutConfirmed(seq=0))
                     loop.post(WagerPlaced(seq=0, seat=1, spot="player", amount=100))
                     loop.post(BetsLocked(seq=0))
                     deadline = time.monotonic() + 5
-                    while service.table.round is None or service.table.round.state != "locked":
+                    while service.table.round is None or \
+                            service.table.round.state is not LOCKED:
                         if time.monotonic() > deadline:
                             raise TimeoutError("the next coup did not open")
                         time.sleep(0.0005)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from controller.game.events import CardAssigned, PayoutConfirmed, PayoutShown, Resumed
+from controller.game.round_state import HOLD
 from simulators.rig import Rig
 
 
@@ -67,7 +68,7 @@ def _round_with(rig: Rig, fault: Callable[[], None]) -> None:
 
 def _held(rig: Rig, cause: Callable[[], None], cure: Callable[[], None] | None = None) -> None:
     cause()
-    rig.wait(lambda: rig.round is not None and rig.round.state == "hold", "the hold")
+    rig.wait(lambda: rig.round is not None and rig.round.state is HOLD, "the hold")
     if cure is not None:
         cure()
         rig.wait(lambda: not rig.service.table.lost_devices, "the device back")
@@ -78,7 +79,7 @@ def _held(rig: Rig, cause: Callable[[], None], cure: Callable[[], None] | None =
 def _misread(rig: Rig) -> None:
     card = rig.shoe.cards.popleft()  # the card that comes out unread
     rig.shoe.misread()
-    rig.wait(lambda: rig.round is not None and rig.round.state == "hold", "the hold")
+    rig.wait(lambda: rig.round is not None and rig.round.state is HOLD, "the hold")
     assert rig.round is not None and rig.round.play is not None
     due = rig.round.play.expected()  # the dealer's up card: a card was due
     rig.supervise(CardAssigned(seq=0, by="", to=str(due), card=str(card)))

@@ -37,6 +37,7 @@ from controller.game.events import (
 )
 from controller.game.paytables import PayTables
 from controller.game.round_machine import Effect, RoundMachine
+from controller.game.round_state import BETTING, HOLD, SETTLED
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
@@ -253,7 +254,7 @@ class Rig:
         self.pads.place(seat, pads.position_of(self.game, spot), amount)
         self.wait(lambda: (self.round is not None and
                   self.round.wagers.get(seat, {}).get(spot, 0) == amount)
-                  or (self.round is not None and self.round.state == "hold"),
+                  or (self.round is not None and self.round.state is HOLD),
                   f"seat {seat} {spot} {amount}")
 
     # ----- a round by basic strategy -----------------------------------------------------------
@@ -292,7 +293,7 @@ class Rig:
         while True:
             self.console(BetsLocked(seq=0))
             machine = self.round
-            if machine is None or machine.state != "betting":
+            if machine is None or machine.state is not BETTING:
                 return
             self.wait(lambda: self.service.table.lock_refused() is None,
                       f"the table to deal: {self.service.table.lock_refused()}")
@@ -303,7 +304,7 @@ class Rig:
         live table; what a previous run left seated stays. Bets left open go back to the
         players, who bet anew."""
         machine = self.round
-        if machine is not None and machine.state == "betting":
+        if machine is not None and machine.state is BETTING:
             self.collect()
         self.finish_open_round()
         self.new_shoe()
@@ -324,7 +325,7 @@ class Rig:
         machine = self.round
         if machine is None or not machine.in_progress:
             return
-        if machine.state == "hold" and not machine.review:
+        if machine.state is HOLD and not machine.review:
             self.supervise(RoundVoided(seq=0, by="", reason="demo restarted"))
         else:
             if machine.blocking:
@@ -357,7 +358,7 @@ class Rig:
                 self.console(DealerAction(seq=0, seat=due.seat, action="no_insurance"))
             else:
                 self.decide(due)
-        assert machine.state == "settled", machine.hold_reason
+        assert machine.state is SETTLED, machine.hold_reason
 
     def decide(self, due: DecisionDue) -> None:
         machine = self.round

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
@@ -16,8 +18,9 @@ from controller.game.events import (
     WagerPlaced,
     event_from_dict,
 )
-from controller.game.round_machine import RoundMachine
+from controller.game.round_machine import MACHINES, RoundMachine
 from controller.game.table_config import TableConfig, build_table
+from controller.game.targets import Kind, Target
 from tests.conftest import REGISTRY
 
 
@@ -66,7 +69,7 @@ def test_card_with_no_hand_due_holds_and_resume_continues() -> None:
     assert feed.machine.state == "hold"
     assert codes(effects) == ["hold"]
     assert "seat 1 was being asked about insurance" in effects[0].message
-    assert feed.machine.cards[-1].to == "set aside"
+    assert feed.machine.cards[-1].to == Target(Kind.SET_ASIDE)
     feed(CardDrawn, card="4H")
     assert feed.machine.state == "hold"  # more cards on hold change nothing
     refused = feed(Resumed, by="supervisor 7")
@@ -76,7 +79,7 @@ def test_card_with_no_hand_due_holds_and_resume_continues() -> None:
     feed(CardVoided, by="supervisor 7")
     feed(Resumed, by="supervisor 7")
     assert feed.machine.state == "insurance"
-    assert [c.to for c in feed.machine.cards][-2:] == ["voided", "voided"]
+    assert [c.to for c in feed.machine.cards][-2:] == [Target(Kind.VOIDED)] * 2
     feed(DealerAction, seat=1, action="no_insurance")
     feed(DealerAction, seat=1, action="stand")
     assert feed.machine.state == "settled"
@@ -87,7 +90,8 @@ def test_a_card_while_a_hand_may_hit_is_a_hit() -> None:
     feed = Feed()
     feed(WagerPlaced, seat=1, spot="main", amount=1000)
     feed.cards("TS", "9D", "5C", "8D", "4H")
-    assert [(c.to, str(c.card)) for c in feed.machine.cards][-1] == ("seat 1 hand 1", "4H")
+    assert [(c.to, str(c.card)) for c in feed.machine.cards][-1] == (
+        Target(Kind.SEAT, seat=1, hand=1), "4H")
     assert feed.machine.state == "player_turns"
 
 
@@ -196,3 +200,53 @@ def test_replaying_the_same_events_gives_the_same_round() -> None:
     assert first.state == second.state == "settled"
     assert first.settlements == second.settlements
 
+
+
+# The way into each state, from a fresh round with seat 1 on the main wager (or the player).
+TO_STATE: dict[str, list[tuple[type[Event], dict[str, Any]]]] = {
+    "betting": [],
+    "locked": [(BetsLocked, {})],
+    "dealing": [(CardDrawn, {"card": "TS"})],
+    "insurance": [(CardDrawn, {"card": c}) for c in ("TS", "AD", "9C", "5C")],
+    "player_turns": [(CardDrawn, {"card": c}) for c in ("TS", "9D", "5C", "8D")],
+    "dealer_turn": [*[(CardDrawn, {"card": c}) for c in ("TS", "9D", "9C", "5D")],
+                    (DealerAction, {"seat": 1, "action": "stand"})],
+    "settled": [*[(CardDrawn, {"card": c}) for c in ("TS", "9D", "9C", "8D")],
+                (DealerAction, {"seat": 1, "action": "stand"})],
+}
+BACCARAT_TO_STATE: dict[str, list[tuple[type[Event], dict[str, Any]]]] = {
+    "betting": [], "locked": [(BetsLocked, {})],
+                     "dealing": [(CardDrawn, {"card": "4H"})],
+                     "settled": [(CardDrawn, {"card": c}) for c in ("4H", "3S", "4C", "4D")]}
+
+
+@pytest.mark.parametrize(("game", "held_in"), [
+    *[("blackjack", state) for state in TO_STATE], *[("baccarat", s) for s in BACCARAT_TO_STATE]])
+def test_a_round_held_in_any_state_resumes_into_it(game: str, held_in: str) -> None:
+    """docs/RULINGS.md, Irregularities: a hold ends only by an explicit event, and the round
+    goes on from where it stopped (the resume's guard per state, one machine per game)."""
+    feed = Feed(game)
+    feed(WagerPlaced, seat=1, spot="main" if game == "blackjack" else "player", amount=1000)
+    for event_type, fields in (TO_STATE if game == "blackjack" else BACCARAT_TO_STATE)[held_in]:
+        feed(event_type, **fields)
+    assert feed.machine.state == held_in
+    feed.machine.hold("a test hold", review=held_in == "settled")
+    assert feed.machine.state == "hold"
+    feed(Resumed, by="supervisor")
+    assert feed.machine.state == held_in and feed.machine.hold_reason is None
+
+
+def test_every_round_of_a_game_shares_its_machine_and_leaves_it() -> None:
+    """Rounds are models of their game's one machine, built at import; a round archived or
+    rebuilt leaves it, so a table that runs for months holds no round it let go."""
+    machine = MACHINES["blackjack"]
+    before = len(machine.models)
+    rounds = [Feed().machine for _ in range(3)]
+    assert len(machine.models) == before + 3
+    rounds[0].handle(WagerPlaced(seq=1, seat=1, spot="main", amount=1000))
+    rounds[0].handle(BetsLocked(seq=2))
+    assert [r.state for r in rounds] == ["locked", "betting", "betting"]  # each its own state
+    for round_ in rounds:
+        round_.release()
+    assert len(machine.models) == before
+    assert rounds[0].state == "locked"  # still readable once released

@@ -37,6 +37,7 @@ from controller.game.events import (
 from controller.game.round_machine import Effect
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
+from controller.game.targets import Kind, Target
 from controller.journal import Journal
 from controller.journal.fold import read_events
 from tests.conftest import REGISTRY
@@ -172,7 +173,7 @@ def test_impossible_duplicate_card() -> None:
     cards(table, "AH")
     round_ = table.table.round
     assert round_ is not None
-    assert [(str(c.card), c.to) for c in round_.cards] == [
+    assert [(str(c.card), c.text) for c in round_.cards] == [
         ("AS", "seat 1 hand 1"), ("9D", "the dealer"), ("AS", "voided"), ("AH", "seat 1 hand 1")]
 
 
@@ -217,7 +218,8 @@ def test_card_before_alerts_cleared_is_assigned_to_the_hand_due() -> None:
     supervise(table, CardAssigned(seq=0, by="", to="seat 1"))
     round_ = table.table.round
     assert round_ is not None and state(table) == "dealing"
-    assert [(str(c.card), c.to) for c in round_.cards] == [("TS", "seat 1")]
+    assert [(str(c.card), c.text) for c in round_.cards] == [("TS", "seat 1")]  # as typed
+    assert round_.cards[0].to == Target(Kind.SEAT, seat=1, hand=1)
 
 
 @pytest.mark.parametrize("aside", ["misread", "cut card"])
@@ -413,7 +415,7 @@ def test_burn_cards_are_recorded_and_never_played() -> None:
     cards(table, "TS", "9D", "9C", "8D")
     round_ = table.table.round
     assert round_ is not None
-    assert [(c.to, str(c.card)) for c in round_.cards] == [
+    assert [(c.text, str(c.card)) for c in round_.cards] == [
         ("burn", "KS"), ("seat 1 hand 1", "TS"), ("the dealer", "9D"), ("seat 1 hand 1", "9C"),
         ("the dealer", "8D")]
 

@@ -116,7 +116,7 @@ def _expected_lights(service: TableService) -> dict[tuple[int, int], int]:
         for position, spot in enumerate(pads.SPOTS[table.config.game]):
             if spot not in table.config.offered_spots():
                 continue
-            if machine is None or machine.state == "betting":
+            if machine is None or machine.state is BETTING:
                 placed = machine is not None and machine.wagers.get(seat, {}).get(spot, 0)
                 found[(seat, position)] = pads.PLACED if placed else pads.AWAITING
             elif machine.settled:

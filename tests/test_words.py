@@ -33,6 +33,7 @@ from controller.game.names import (
 from controller.game.rules.wager_checks import check_wagers
 from controller.game.supervisors import PinGuard
 from controller.game.table_config import build_table
+from controller.game.targets import Kind, Target
 from floor.queries import round_words
 from tests.award_rounds import award_deals, award_of, play
 from tests.conftest import REGISTRY
@@ -152,7 +153,7 @@ def test_each_hand_of_a_split_seat_is_named_and_only_then() -> None:
 def test_the_names_of_phases_cards_and_unknown_keys() -> None:
     assert phase_words("player_turns") == "players' turns"
     assert phase_words("computed") == "payout ready" and phase_words("shown") == "paying out"
-    assert card_words("TD") == "10♦" and dealt_words("8C", "burn") == "8♣ (burn)"
+    assert card_words("TD") == "10♦" and dealt_words("8C", Target(Kind.BURN)) == "8♣ (burn)"
     assert card_words("not a card") == "not a card"  # a hostile table's text, as it came
     assert wager_words("lucky8_player", shipped()) == "Lucky 8 · Player"
     assert wager_words("blackjack_tie.LS", {}) == "Blackjack Tie · Left Side"  # shipped

@@ -19,6 +19,7 @@ from controller.commands.common import (
 from controller.commands.inputs import MAX_NUMBER, Day, Whole
 from controller.game.money import from_minor
 from controller.game.names import phase_words
+from controller.game.round_state import HOLD
 from controller.game.table import RoundRecord, Table
 from controller.journal import History, JournalError
 from controller.journal.fold import fold, fold_days, fold_recent
@@ -42,10 +43,10 @@ def round_view(record: RoundRecord) -> dict[str, Any]:
         "game": machine.config.game,
         "status": record.status,
         "dealer": record.dealer or None,
-        "on_hold": machine.hold_reason if machine.state == "hold" else None,
+        "on_hold": machine.hold_reason if machine.state is HOLD else None,
         "started": record.log[0][1] if record.log else None,
         "last": record.log[-1][1] if record.log else None,
-        "cards": [{"card": str(c.card) if c.card else None, "to": c.to, "seq": c.seq,
+        "cards": [{"card": str(c.card) if c.card else None, "to": c.text, "seq": c.seq,
                    "utc": times.get(c.seq)} for c in machine.cards],
         "wagers": {str(seat): {spot: from_minor(a) for spot, a in spots.items()}
                    for seat, spots in machine.wagers.items()},

@@ -46,6 +46,7 @@ from controller.game.money import from_minor, to_minor
 from controller.game.paytables import TIE_SPOTS, PayTableError, PayTables
 from controller.game.ratings import MAX_ID, is_id
 from controller.game.round_machine import Effect, RoundMachine
+from controller.game.round_state import HOLD
 from controller.game.rules import baccarat
 from controller.game.rules.blackjack import RulesError, hand_value, is_natural
 from controller.game.rules.blackjack_play import BlackjackPlay
@@ -236,7 +237,7 @@ class ScriptedDealer:
                 self._insurance(expected)
             else:
                 self._decision(expected)
-            if machine.state == "hold":
+            if machine.state is HOLD:
                 raise ScriptError(f"round went on hold: {machine.hold_reason}")
         self.submit(PayoutShown(seq=0))
         self.submit(PayoutConfirmed(seq=0, by="script"))

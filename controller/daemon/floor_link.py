@@ -66,6 +66,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from controller.daemon.broker import Broker, make_client
 from controller.daemon.inputs import PitSeat
 from controller.daemon.loop import ControllerLoop
+from controller.game.round_state import HOLD
 from controller.game.table import Table
 from controller.journal import codec
 from controller.journal.files import utc_now
@@ -98,7 +99,7 @@ def table_status(table: Table) -> dict[str, Any]:
             "round": record.number if record else 0,
             "phase": record.status if record else "idle",
             "hold": clean(machine.hold_reason or "") if machine is not None and
-            machine.state == "hold" else None,
+            machine.state is HOLD else None,
             "lost_devices": [clean_name(device) for device in sorted(table.lost_devices)],
             "alerts": [clean(alert) for alert in table.standing_alerts()],
             "rounds_played": table.rounds_played, "seq": table.last_seq}

@@ -42,6 +42,7 @@ from controller.game.events import (
     PlayerLeft,
 )
 from controller.game.round_machine import Effect
+from controller.game.round_state import HOLD
 from controller.game.supervisors import PinGuard
 from controller.game.table import OPENS_A_ROUND, Applied, RoundRecord, Table
 from controller.journal import Entry, Journal, JournalError, RoundRow, canonical, chain_hash
@@ -163,7 +164,7 @@ class TableService:
         leaves, checkpoint = 0, False
         while pending:
             before = self.table.current
-            was_on_hold = before is not None and before.machine.state == "hold"
+            was_on_hold = before is not None and before.machine.state is HOLD
             event, own = pending.pop(0)
             stamped, applied = self._stamp(event)
             leaves = max(leaves - 1, 0)

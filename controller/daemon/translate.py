@@ -24,6 +24,7 @@ from controller.game.events import (
     WagerPlaced,
 )
 from controller.game.round_machine import RoundMachine
+from controller.game.round_state import BETTING
 from controller.game.table import Table
 from controller.game.table_config import TableConfig
 from devices import pads
@@ -111,7 +112,7 @@ def lights(table: Table) -> dict[tuple[int, int], int]:
             if spot not in offered:
                 continue
             placed = machine.wagers.get(seat, {}).get(spot, 0) if machine else 0
-            if machine is None or machine.state == "betting":
+            if machine is None or machine.state is BETTING:
                 light = pads.PLACED if placed else pads.AWAITING
             elif machine.settled:
                 net = nets.get((seat, spot), 0)

@@ -19,6 +19,7 @@ from controller.game.cards import Card, parse_card
 from controller.game.cashier import Cashier
 from controller.game.money import from_minor
 from controller.game.round_machine import RoundMachine
+from controller.game.round_state import CLOSED, HOLD, VOIDED
 from controller.game.rules import baccarat
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import hand_value
@@ -107,11 +108,11 @@ class _View:
         record = table.current or (table.recent[-1] if table.recent else None)
         shown = machine or (record.machine if record else None)
         do_not_pay = None
-        if machine is not None and machine.state == "hold":
+        if machine is not None and machine.state is HOLD:
             do_not_pay = machine.hold_reason
         elif table.lost_devices:
             do_not_pay = f"lost contact with the {', '.join(sorted(table.lost_devices))}"
-        phase = machine.state if machine else ("closed" if record else "waiting")
+        phase = machine.state if machine else (CLOSED if record else "waiting")
         data: dict[str, Any] = {
             "table": name, "game": config.game if config else None,
             "round": record.number if record else None,
@@ -272,7 +273,8 @@ class _View:
         coups = tuple(table.shoe.coups)
         current = table.current
         if current is not None and isinstance(current.machine.play, BaccaratPlay) and \
-                current.machine.play.stage == "done" and current.status != "voided":
+                current.machine.play.stage == "done" and \
+                current.status is not VOIDED:
             coups += (coup_of(current.machine.play),)
         return {**hands, "winner": winner, "commission": from_minor(commission),
                 "commission_text": self.cashier.text(commission),
@@ -292,7 +294,7 @@ class _View:
                 "nets_text": {str(seat): ("+" if net > 0 else "-" if net < 0 else "")
                               + self.cashier.text(abs(net))
                               for seat, net in sorted(nets.items())},
-                "hold": machine.hold_reason if machine.state == "hold" else None}
+                "hold": machine.hold_reason if machine.state is HOLD else None}
 
 
 def _active(alert: Alert, machine: RoundMachine | None) -> bool:
@@ -301,7 +303,7 @@ def _active(alert: Alert, machine: RoundMachine | None) -> bool:
         return False
     if alert in machine.blocking:
         return True
-    return machine.state == "hold" and alert.code == "hold" and \
+    return machine.state is HOLD and alert.code == "hold" and \
         alert.message.endswith(machine.hold_reason or "")
 
 

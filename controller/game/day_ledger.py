@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from controller.game.round_state import Payout, Status
 from controller.game.rules.settlement import REFUSED, RETURNED, Settlement
 
 LISTED: Final = 100
@@ -75,9 +76,9 @@ class DayLedger:
         if not self.opened_seq:
             self.opened_seq, self.opened_utc = seq, utc
 
-    def round_finished(self, status: str, settlements: list[Settlement]) -> None:
+    def round_finished(self, status: Status, settlements: list[Settlement]) -> None:
         self.rounds[status] = self.rounds.get(status, 0) + 1
-        if status != "confirmed":
+        if status is not Payout.CONFIRMED:
             return
         for s in settlements:
             totals = self.wagers.setdefault(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from controller.game.cards import Card, parse_card
 from controller.game.events import CardAssigned, CardDrawn, CardVoided, DealerAction
 from controller.game.round_machine import RoundMachine
+from controller.game.round_state import VOIDED
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import DecisionDue
 from controller.game.table import RoundRecord
@@ -44,7 +45,7 @@ class DecisionPoint:
 
 def decisions_of(record: RoundRecord, seen_before: Mapping[Card, int]) -> list[DecisionPoint]:
     """The decisions of one finished blackjack round, in the order they were taken."""
-    if record.table_actions or record.voided_cards or record.status == "voided" or any(
+    if record.table_actions or record.voided_cards or record.status is VOIDED or any(
             isinstance(e, CardAssigned | CardVoided) for e in record.events):
         return []
     machine = RoundMachine(record.machine.config)

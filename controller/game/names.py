@@ -18,6 +18,7 @@ from typing import Final
 
 from controller.game.cards import CardError, parse_card
 from controller.game.paytables import PayTable, PayTables
+from controller.game.targets import Target
 
 # A round's state or status (`RoundRecord.status`, the floor's "phase"), as the pit says it.
 PHASES: Final = {
@@ -87,12 +88,14 @@ def card_words(text: str) -> str:
     return ("10" if rank == "T" else rank) + SUITS[card.suit]
 
 
-def where_words(to: str) -> str:
-    """Where a card went: 'to seat 2 hand 1', 'to the banker'; out of play, why: '(burn)'."""
-    return f"to {to}" if to.startswith(("seat ", "the ")) else f"({to})"
+def where_words(to: Target | str) -> str:
+    """Where a card went: 'to seat 2 hand 1', 'to the banker'; out of play, why: '(burn)'.
+    The floor has it as the round's message said it, text: a hand's starts 'seat ' or 'the '."""
+    in_play = to.in_play if isinstance(to, Target) else to.startswith(("seat ", "the "))
+    return f"to {to}" if in_play else f"({to})"
 
 
-def dealt_words(card: str | None, to: str) -> str:
+def dealt_words(card: str | None, to: Target | str) -> str:
     """'10♦ to the banker'; a card the shoe could not read (None) says so."""
     return f"{card_words(card)} {where_words(to)}" if card is not None else \
         "a card the shoe could not read"

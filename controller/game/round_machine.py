@@ -15,12 +15,12 @@ units), so that a day signed before still verifies when it is folded again.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Final
+from enum import Enum
+from typing import Any, Final
 
-from transitions import Machine
+from transitions import EventData, Machine, State
 
 from controller.game.alerts import Alert
 from controller.game.cards import Card, parse_card
@@ -39,33 +39,63 @@ from controller.game.events import (
     WagerPlaced,
 )
 from controller.game.names import card_words, decision_words, event_words, phase_words, wager_words
+from controller.game.round_state import (
+    BETTING,
+    CLOSED,
+    DEALER_TURN,
+    DEALING,
+    FINAL_STATES,
+    HOLD,
+    INSURANCE,
+    LOCKED,
+    PLAYER_TURNS,
+    SETTLED,
+    VOIDED,
+    Payout,
+    RoundState,
+)
 from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
-from controller.game.rules.play import DecisionDue, Expectation, NoCardDue, PlayError
+from controller.game.rules.play import Expectation, NoCardDue, PlayError
 from controller.game.rules.settlement import REFUSED, RETURNED, Outcome, Settlement, settle
 from controller.game.rules.wager_checks import check_wagers
 from controller.game.table_config import TableConfig
+from controller.game.targets import PENDING, Kind, Target
 
 IN_PLAY: Final = {
-    "blackjack": ("dealing", "insurance", "player_turns", "dealer_turn"),
-    "baccarat": ("dealing",),
+    "blackjack": (DEALING, INSURANCE, PLAYER_TURNS, DEALER_TURN),
+    "baccarat": (DEALING,),
 }
-STAGE_TO_STATE: Final = {"deal": "dealing", "insurance": "insurance", "play": "player_turns",
-                         "dealer": "dealer_turn", "done": "settled"}
-SET_ASIDE, MISREAD, VOIDED, BURN = "set aside", "misread", "voided", "burn"
-FINAL_STATES: Final = ("closed", "voided")
+STAGE_TO_STATE: Final = {"deal": DEALING, "insurance": INSURANCE, "play": PLAYER_TURNS,
+                         "dealer": DEALER_TURN, "done": SETTLED}
+NOT_IN_PROGRESS: Final = (BETTING, *FINAL_STATES)
 
 Effect = Settlement | Alert
-_MACHINES: dict[str, Machine] = {}
+
+
+class _PlainState(State):
+    """A state whose name is a plain attribute: transitions reads a state's name several times
+    per trigger (its debug logging included), and an Enum member's `name` is a Python
+    property, which made typed states cost the controller a few per cent."""
+
+    name = ""  # shadows State.name, a property, so that the instance's attribute is read
+
+    def __init__(self, name: str | Enum, *args: Any, **kwargs: Any) -> None:
+        super().__init__(name, *args, **kwargs)
+        self.name = name.name if isinstance(name, Enum) else name
 
 
 class _LeanMachine(Machine):
     """A Machine that binds nothing per trigger or state to each model it adds: rounds fire
     their triggers by name (`self.trigger("lock")`), and binding the `lock()`, `is_<state>()`
     and `may_<trigger>()` helpers that nothing calls took a tenth of the controller's time.
-    (Overrides transitions' own hooks; should they be renamed, the binding simply comes back.)"""
+    A round's state is found by the member itself, not through its Enum `name`, for the same
+    reason as `_PlainState`. (Overrides transitions' own hooks; should they be renamed, the
+    binding and the lookups simply come back.)"""
+
+    state_cls = _PlainState
 
     def _add_model_to_state(self, state: object, model: object) -> None:
         pass
@@ -73,58 +103,84 @@ class _LeanMachine(Machine):
     def _add_trigger_to_model(self, trigger: str, model: object) -> None:
         pass
 
+    def get_state(self, state: str | Enum) -> State:
+        name = _NAMES.get(state)  # a round's state; transitions' own calls pass a name
+        return self.states[name] if name is not None else super().get_state(state)
+
+
+# A round state's name as transitions keys its states, found without the Enum's `name`.
+_NAMES: Final[dict[object, str]] = {state: state.name for state in RoundState}
+
+
+def _round(event: EventData) -> RoundMachine:
+    assert isinstance(event.model, RoundMachine)
+    return event.model
+
+
+def _blocked(event: EventData) -> bool:
+    return bool(_round(event).blocking)
+
+
+def _nothing_to_deal(event: EventData) -> bool:
+    round_ = _round(event)
+    return round_.engine_state() is SETTLED and not round_.blocking
+
+
+def _closable(event: EventData) -> bool:
+    round_ = _round(event)
+    return round_.state is SETTLED or round_.review
+
+
+def _held_from(state: RoundState) -> Callable[[EventData], bool]:
+    """The guard of resuming into `state`: the round was paused there."""
+    return lambda event: _round(event).held_from is state
+
 
 def _machine(game: str) -> Machine:
-    """One `transitions` machine per game, shared by every round of that game as a model:
-    building a machine per round cost a third of the controller's time."""
-    if game not in _MACHINES:
-        in_play = IN_PLAY[game]
-        live = ["betting", "locked", *in_play, "settled"]
-        transitions: list[dict[str, object]] = [
-            {"trigger": "lock", "source": "betting", "dest": "locked"},
-            {"trigger": "start_deal", "source": "locked", "dest": "dealing",
-             "unless": "_blocked"},
-            {"trigger": "skip_deal", "source": "locked", "dest": "settled",  # no seat in play
-             "conditions": "_nothing_to_deal"},
-            {"trigger": "pause", "source": live, "dest": "hold"},
-            {"trigger": "close", "source": ["settled", "hold"], "dest": "closed",
-             "conditions": "_closable"},
-            {"trigger": "void", "source": [*live, "hold"], "dest": "voided"},
-        ]
-        for dest in (*in_play, "settled"):  # the play engine's phase leads; see _progressed
-            transitions.append({"trigger": f"advance_to_{dest}",
-                                "source": [s for s in in_play if s != dest], "dest": dest})
-        for dest in live:
-            transitions.append({"trigger": "resume", "source": "hold", "dest": dest,
-                                "conditions": f"_held_from_{dest}"})
-        _MACHINES[game] = _LeanMachine(model=None, states=[*live, "hold", *FINAL_STATES],
-                                        transitions=transitions, initial="betting",
-                                        auto_transitions=False)
-    return _MACHINES[game]
+    """The game's `transitions` machine, shared by every round of that game as a model (a
+    machine per round cost a third of the controller's time). Its conditions are functions of
+    the event (`send_event`), whose `model` is the round that fired it."""
+    in_play = IN_PLAY[game]
+    live = [BETTING, LOCKED, *in_play, SETTLED]
+    transitions: list[dict[str, object]] = [
+        {"trigger": "lock", "source": BETTING, "dest": LOCKED},
+        {"trigger": "start_deal", "source": LOCKED, "dest": DEALING, "unless": _blocked},
+        # No seat in play (every wager refused at the lock): nothing to deal.
+        {"trigger": "skip_deal", "source": LOCKED, "dest": SETTLED,
+         "conditions": _nothing_to_deal},
+        {"trigger": "pause", "source": live, "dest": HOLD},
+        {"trigger": "close", "source": [SETTLED, HOLD], "dest": CLOSED, "conditions": _closable},
+        {"trigger": "void", "source": [*live, HOLD], "dest": VOIDED},
+    ]
+    for dest in (*in_play, SETTLED):  # the play engine's phase leads; see _progressed
+        transitions.append({"trigger": f"advance_to_{dest}",
+                            "source": [s for s in in_play if s is not dest], "dest": dest})
+    for dest in live:
+        transitions.append({"trigger": "resume", "source": HOLD, "dest": dest,
+                            "conditions": _held_from(dest)})
+    return _LeanMachine(model=None, states=[*live, HOLD, *FINAL_STATES],
+                        transitions=transitions, initial=BETTING, auto_transitions=False,
+                        send_event=True)
 
 
 @dataclass(frozen=True, slots=True)
 class DealtCard:
     card: Card | None  # None: a misread the shoe could not name
-    to: str  # "seat 2 hand 1", "the dealer", "the banker", or SET_ASIDE, MISREAD, VOIDED, BURN
+    to: Target
     seq: int
+    said: str = ""  # a supervisor's words, where one assigned the card (CardAssigned.to)
 
-
-def parse_target(to: str) -> tuple[int | None, int, str]:
-    """'seat 2 hand 1' / 'seat 2' -> (2, 1, ''); 'dealer' -> (None, 1, 'dealer'); 'player'."""
-    text = to.strip().lower().removeprefix("the ")
-    if text in ("dealer", "player", "banker"):
-        return None, 1, text
-    match = re.fullmatch(r"seat\s*(\d+)(?:\s*hand\s*(\d+))?", text)
-    if not match:
-        raise ValueError(f"{to!r} names no hand (e.g. 'seat 2 hand 1', 'dealer', 'banker')")
-    return int(match.group(1)), int(match.group(2) or 1), ""
+    @property
+    def text(self) -> str:
+        """Where it went, as the floor and recall have always said it: the supervisor's words
+        for an assigned card, else 'seat 2 hand 1', 'the dealer', 'set aside', ..."""
+        return self.said or str(self.to)
 
 
 class RoundMachine:
     """One round at one table. Feed it events with `handle`; read its state and records."""
 
-    state: str
+    state: RoundState  # set by the game's machine
     trigger: Callable[..., bool]  # added by transitions.Machine
 
     def __init__(self, config: TableConfig) -> None:
@@ -137,33 +193,24 @@ class RoundMachine:
         self.cards: list[DealtCard] = []
         self.hold_reason: str | None = None  # for people: words and money
         self.hold_audit: str | None = None  # for the day's summary: as it was always written
-        self.held_from: str | None = None
-        self.payout: str | None = None  # None, "shown", "confirmed"
+        self.held_from: RoundState | None = None
+        self.payout: Payout | None = None  # None until the display shows it
         self.review = False  # on hold for review of a payout computed before a restart
         self.play: BlackjackPlay | BaccaratPlay | None = None
-        _machine(config.game).add_model(self)
+        MACHINES[config.game].add_model(self)
 
     def release(self) -> None:
         """Leave the game's shared machine (the round is archived or rebuilt); the state stays
         readable."""
-        _machine(self.config.game).remove_model(self)
-
-    # Conditions of the shared machine, by name (a shared machine cannot close over one round).
-    def _blocked(self) -> bool:
-        return bool(self.blocking)
-
-    def _nothing_to_deal(self) -> bool:
-        return self._engine_state() == "settled" and not self.blocking
-
-    def _closable(self) -> bool:
-        return self.state == "settled" or self.review
+        MACHINES[self.config.game].remove_model(self)
 
     # ----- queries ---------------------------------------------------------------------------
 
     @property
     def settled(self) -> bool:
         """Every wager is settled (the round may be on hold for review)."""
-        return self.state == "settled" or (self.state == "hold" and self.held_from == "settled")
+        return self.state is SETTLED or (self.state is HOLD
+                                                    and self.held_from is SETTLED)
 
     @property
     def finished(self) -> bool:
@@ -172,13 +219,13 @@ class RoundMachine:
     @property
     def in_progress(self) -> bool:
         """Cards are out, or the bets are locked, and the round is not closed."""
-        return self.state not in ("betting", *FINAL_STATES)
+        return self.state not in NOT_IN_PROGRESS
 
     def _pending_index(self) -> int | None:
         for index in range(len(self.cards) - 1, -1, -1):
-            if self.cards[index].to in (SET_ASIDE, MISREAD):
+            if self.cards[index].to.kind in PENDING:
                 return index
-            if self.cards[index].to != VOIDED:
+            if self.cards[index].to.kind is not Kind.VOIDED:
                 return None
         return None
 
@@ -190,11 +237,12 @@ class RoundMachine:
 
     def expected(self) -> Expectation | None:
         """What the round waits for (None while betting, on hold, blocked, or when it is over)."""
-        if self.play is None or self.state == "hold" or self.blocking or self.finished:
+        if self.play is None or self.state is HOLD or self.blocking or self.finished:
             return None
         return self.play.expected()
 
-    def _engine_state(self) -> str:
+    def engine_state(self) -> RoundState:
+        """The state the play engine's stage calls for (the machine follows it)."""
         assert self.play is not None
         return STAGE_TO_STATE[self.play.stage]
 
@@ -208,10 +256,10 @@ class RoundMachine:
         if isinstance(event, WagerPlaced):
             return self._wager(event)
         if isinstance(event, BetsLocked):
-            return self._lock() if self.state == "betting" else []
+            return self._lock() if self.state is BETTING else []
         if isinstance(event, AlertsCleared):
             self.blocking = []
-            if self.state == "locked":
+            if self.state is LOCKED:
                 self.trigger("skip_deal")
             return []
         if isinstance(event, CardDrawn):
@@ -236,7 +284,7 @@ class RoundMachine:
         return alert
 
     def _wager(self, event: WagerPlaced) -> list[Effect]:
-        if self.state == "betting":
+        if self.state is BETTING:
             seat_wagers = self.wagers.setdefault(event.seat, {})
             if event.amount > 0:
                 seat_wagers[event.spot] = event.amount
@@ -269,22 +317,22 @@ class RoundMachine:
                    for a in alerts if a.refused and a.seat is not None and a.spot is not None]
         self.settlements += refused
         self.play = self._new_play()
-        if self._engine_state() == "settled":  # no seat in play; the guard checks the alerts
-            self.trigger("skip_deal")
+        if self.engine_state() is SETTLED:  # no seat in play
+            self.trigger("skip_deal")  # unless alerts block: its guard checks them
         return [*alerts, *refused]
 
     def _card(self, event: CardDrawn) -> list[Effect]:
         card = parse_card(event.card)
         effects: list[Effect] = []
-        if self.state == "betting":
+        if self.state is BETTING:
             effects += self._lock()  # the first card out of the shoe closes the betting
-        if self.state == "hold":
-            self.cards.append(DealtCard(card, SET_ASIDE, event.seq))
+        if self.state is HOLD:
+            self.cards.append(DealtCard(card, Target(Kind.SET_ASIDE), event.seq))
             return effects
-        if self.state == "locked" and self.blocking:
+        if self.state is LOCKED and self.blocking:
             return [*effects, *self.set_aside(card, event.seq,
                                               "a card came out before the alerts were cleared")]
-        if self.state == "locked":
+        if self.state is LOCKED:
             self.trigger("start_deal")
         assert self.play is not None
         expected = self.play.expected()
@@ -292,33 +340,26 @@ class RoundMachine:
             new = self.play.take_card(card)
         except NoCardDue as exc:
             return [*effects, *self.set_aside(card, event.seq, str(exc))]
-        self.cards.append(DealtCard(card, self._target_text(expected), event.seq))
+        self.cards.append(DealtCard(card, Target.due(expected), event.seq))
         return [*effects, *self._progressed(new)]
 
     def set_aside(self, card: Card | None, seq: int, reason: str, audit: str | None = None
                   ) -> list[Effect]:
         """Keep a card out of play (None: a misread) and hold the round for a supervisor."""
-        self.cards.append(DealtCard(card, SET_ASIDE if card else MISREAD, seq))
+        self.cards.append(DealtCard(card, Target(Kind.SET_ASIDE if card else Kind.MISREAD), seq))
         return self.hold(reason, audit=audit)
-
-    @staticmethod
-    def _target_text(expected: Expectation | None) -> str:
-        """Where a card went: the hand that was due one, or the hand a hit went to."""
-        if isinstance(expected, DecisionDue):
-            return f"seat {expected.seat} hand {expected.hand}"
-        return str(expected)
 
     def _progressed(self, new: list[Settlement]) -> list[Effect]:
         self.settlements += new
         # Most cards and decisions leave the engine in the same phase: no transition to try.
-        engine = self._engine_state()
-        if self.state not in ("hold", engine):
+        engine = self.engine_state()
+        if self.state is not HOLD and self.state is not engine:
             self.trigger(f"advance_to_{engine}")
         return list(new)
 
     def _action(self, event: DealerAction) -> list[Effect]:
-        if not isinstance(self.play, BlackjackPlay) or self.state not in ("insurance",
-                                                                          "player_turns"):
+        if not isinstance(self.play, BlackjackPlay) or self.state not in (
+                INSURANCE, PLAYER_TURNS):
             return [self._alert("action_not_open", f"seat {event.seat}: "
                                 f"{decision_words(event.action)} is not open now "
                                 f"({phase_words(self.state)})", event.seat)]
@@ -344,22 +385,22 @@ class RoundMachine:
         review hold (a settled round after a restart) is the one the dealer may end by
         confirming the payout. `audit`: the reason as the day's summary records it, where it
         differs from the words people read."""
-        if self.state != "hold":
+        if self.state is not HOLD:
             self.held_from = self.state
             self.trigger("pause")
-        self.review = review and self.held_from == "settled"
+        self.review = review and self.held_from is SETTLED
         self.hold_reason, self.hold_audit = reason, reason if audit is None else audit
         alert = Alert("hold", f"ROUND ON HOLD: {reason}", blocking=True)
         self.alerts.append(alert)
         return [alert]
 
     def _resume(self) -> list[Effect]:
-        if self.state != "hold":
+        if self.state is not HOLD:
             return []
         if self.pending_card is not None:
             return [self._alert("card_pending", "a set-aside card must be assigned to a hand or "
                                 "voided before the round resumes")]
-        if self.held_from == "locked":
+        if self.held_from is LOCKED:
             self.blocking = []  # whoever resumed has dealt with what blocked the deal
         self.trigger("resume")
         self.hold_reason = self.hold_audit = None
@@ -368,9 +409,9 @@ class RoundMachine:
 
     def _assign(self, event: CardAssigned) -> list[Effect]:
         pending = self.pending_card
-        if self.state != "hold" or pending is None:
+        if self.state is not HOLD or pending is None:
             return [self._alert("no_card_pending", "there is no set-aside card to assign")]
-        if self.held_from == "betting":  # no hand is dealt: the round has no play yet
+        if self.held_from is BETTING:  # no hand is dealt: the round has no play yet
             return [self._alert("bad_correction", f"cannot assign the card to {event.to}: it "
                                 "came out while bets were open, before any hand was dealt; "
                                 "void it, then resume the round")]
@@ -378,7 +419,7 @@ class RoundMachine:
         try:
             if event.card:
                 card = parse_card(event.card)
-            seat, hand, side = parse_target(event.to)
+            target = Target.parse(event.to)  # the one place a hand is read from text
         except ValueError as exc:
             return [self._alert("bad_correction", f"cannot assign the card: {exc}")]
         if card is None:
@@ -388,21 +429,20 @@ class RoundMachine:
                                 "the card: void it")]
         reasons, held_from = (self.hold_reason, self.hold_audit), self.held_from
         self.cards.remove(pending)
-        if held_from == "locked":
+        self.trigger("resume")  # to where it was held
+        if held_from is LOCKED:  # the card assigned answers what blocked the deal
             self.blocking = []
-        self.trigger("resume")
-        if self.state == "locked":
             self.trigger("start_deal")
         assert self.play is not None
         try:
             if isinstance(self.play, BlackjackPlay):
-                if side not in ("", "dealer"):
+                if target.kind not in (Kind.SEAT, Kind.DEALER):
                     raise PlayError(f"{event.to!r} is not a blackjack hand")
-                new = self.play.force_card(card, seat, hand)
+                new = self.play.force_card(card, target.seat, target.hand)
             else:
-                if side not in ("player", "banker"):
+                if target.kind not in (Kind.PLAYER, Kind.BANKER):
                     raise PlayError(f"{event.to!r} is not a baccarat hand")
-                new = self.play.force_card(card, side)
+                new = self.play.force_card(card, target.kind)
         except PlayError as exc:
             self.held_from, (self.hold_reason, self.hold_audit) = held_from, reasons
             self.cards.append(pending)
@@ -410,7 +450,7 @@ class RoundMachine:
             return [self._alert("bad_correction", f"cannot assign {card_words(str(card))} to "
                                 f"{event.to}: {exc}")]
         self.hold_reason = self.hold_audit = None
-        self.cards.append(DealtCard(card, event.to, event.seq))
+        self.cards.append(DealtCard(card, target, event.seq, event.to))
         return self._progressed(new)
 
     def _void_pending(self, event: CardVoided) -> list[Effect]:
@@ -419,7 +459,7 @@ class RoundMachine:
         index = self._pending_index()
         if index is None:
             return [self._alert("no_card_pending", "there is no set-aside card to void")]
-        self.cards[index] = replace(self.cards[index], to=VOIDED)
+        self.cards[index] = replace(self.cards[index], to=Target(Kind.VOIDED))
         return []
 
     def _void_round(self, event: RoundVoided) -> list[Effect]:
@@ -448,20 +488,18 @@ class RoundMachine:
         return stakes
 
     def _payout(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
-        if not (self.state == "settled" or self.review):
-            why = f"on hold: {self.hold_reason}" if self.state == "hold" else "not settled"
+        if not (self.state is SETTLED or self.review):
+            why = f"on hold: {self.hold_reason}" if self.state is HOLD else \
+                "not settled"
             return [self._alert("payout_not_ready", f"{event_words(event.kind)}: the round is "
                                 f"{why}")]
         if isinstance(event, PayoutShown):
-            self.payout = self.payout or "shown"
+            self.payout = self.payout or Payout.SHOWN
             return []
-        self.payout = "confirmed"
+        self.payout = Payout.CONFIRMED
         self.trigger("close")
         self.hold_reason = self.hold_audit = None
         return []
 
 
-for _state in ("betting", "locked", "dealing", "insurance", "player_turns", "dealer_turn",
-               "settled"):
-    setattr(RoundMachine, f"_held_from_{_state}",
-            lambda self, state=_state: self.held_from == state)
+MACHINES: Final = {game: _machine(game) for game in IN_PLAY}

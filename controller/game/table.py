@@ -63,9 +63,11 @@ from controller.game.names import (
 )
 from controller.game.pin_state import PinState
 from controller.game.ratings import Rating, Ratings, RoundCredits
-from controller.game.round_machine import BURN, VOIDED, DealtCard, Effect, RoundMachine
+from controller.game.round_machine import DealtCard, Effect, RoundMachine
+from controller.game.round_state import BETTING, CLOSED, HOLD, LOCKED, VOIDED, Payout, Status
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.table_config import TableConfig, config_from_event, edge_key
+from controller.game.targets import Kind, Target
 
 OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
 CLOSING: Final = (DayClosed, Checkpoint, DaySigned)  # the end of a day, never the next one's start
@@ -93,13 +95,11 @@ class RoundRecord:
     table_actions: dict[int, tuple[str, str, str]] = field(default_factory=dict)
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         """computed / shown / confirmed / voided, or the round's state while it is open."""
         machine = self.machine
-        if machine.state == "voided":
-            return "voided"
-        if machine.settled or machine.state == "closed":
-            return {None: "computed", "shown": "shown"}.get(machine.payout, "confirmed")
+        if machine.settled or machine.state is CLOSED:
+            return machine.payout or Payout.COMPUTED  # closed: confirmed
         return machine.state
 
 
@@ -201,7 +201,7 @@ class Table:
         where the dealer's request comes in, never in the fold, so that old journals refold
         as they were written."""
         machine = self.round
-        if machine is not None and machine.state != "betting":
+        if machine is not None and machine.state is not BETTING:
             return None  # past the lock: the round's own rules answer
         return self.deal_blocked()
 
@@ -293,7 +293,7 @@ class Table:
         """Keep the day's ledger: holds as they start and end, corrections, refusals, faults:
         `record` is the round the event changed, else the one open before it."""
         number = record.number if record else None
-        on_hold = record is not None and record.machine.state == "hold"
+        on_hold = record is not None and record.machine.state is HOLD
         if on_hold and self.day.open_hold is None and record is not None:
             self.day.hold_started(record.number, event.seq, record.machine.hold_audit or "")
         elif not on_hold and self.day.open_hold is not None:
@@ -319,7 +319,7 @@ class Table:
             self.day.shoes += 1
 
     @staticmethod
-    def _went(record: RoundRecord, seq: int) -> str | None:
+    def _went(record: RoundRecord, seq: int) -> Target | None:
         """Where the card of event `seq` went (searched from the latest card)."""
         return next((c.to for c in reversed(record.machine.cards) if c.seq == seq), None)
 
@@ -467,11 +467,12 @@ class Table:
         self.day.round_finished(record.status, record.machine.settlements)
         credited = self.ratings.round_finished(record.number, record.machine.accepted,
                                                record.machine.settlements, record.config_key,
-                                               record.dealer, record.status == "voided",
+                                               record.dealer, record.status is VOIDED,
                                                record.log[-1][1] if record.log else "")
         self._changes = dataclasses.replace(self._changes, credited=credited)
         play = record.machine.play
-        if isinstance(play, BaccaratPlay) and play.stage == "done" and record.status != "voided":
+        if isinstance(play, BaccaratPlay) and play.stage == "done" and \
+                record.status is not VOIDED:
             self.shoe.coups.append(coup_of(play))
         self.recent.append(record)
         self.current = None
@@ -488,7 +489,7 @@ class Table:
             return self._decide(record, event, "set_aside", f"{card_words(str(card))} {why}",
                                 f"{card} {why}")
         self.shoe.counts[card] += 1
-        if self.shoe.change_required and machine.state in ("betting", "locked"):
+        if self.shoe.change_required and machine.state in (BETTING, LOCKED):
             return self._decide(record, event, "set_aside", "the cut card was reached: change "
                                 "the shoe before dealing a new round")
         return self._feed(record, event)
@@ -504,7 +505,7 @@ class Table:
             self.shoe.burn_left = None
         if self.current is not None:
             self._touch(self.current)
-            self.current.machine.cards.append(DealtCard(card, BURN, event.seq))
+            self.current.machine.cards.append(DealtCard(card, Target(Kind.BURN), event.seq))
         return []
 
     def _shoe_event(self, event: NewShoe | CutCardReached | ShoeEmpty) -> list[Effect]:
@@ -520,7 +521,7 @@ class Table:
                                     "middle of the round: bring a new shoe, then resume")
             self.shoe.change_required = True
             return [Alert("shoe_empty", "the shoe is empty: change the shoe")]
-        if in_progress and machine is not None and machine.state != "hold":
+        if in_progress and machine is not None and machine.state is not HOLD:
             return [Alert("new_shoe_refused", "a new shoe can only come between rounds or while "
                           "the round is on hold")]
         self.shoe = Shoe(self.shoe.number + 1)
@@ -549,7 +550,7 @@ class Table:
             verb = "are" if event.device.endswith("s") else "is"  # the pads, the shoe
             return [Alert("device_found", f"The {event.device} {verb} back"
                           + ("; resume the round when ready" if self.round and
-                             self.round.state == "hold" else ""))]
+                             self.round.state is HOLD else ""))]
         self.lost_devices.add(event.device)
         message = f"lost contact with the {event.device}" + (
             f" ({event.reason})" if event.reason else "")
@@ -561,7 +562,7 @@ class Table:
     def _restarted(self, event: ControllerStarted) -> list[Effect]:
         machine = self.round
         if self.current is not None and machine is not None and machine.settled \
-                and machine.state != "hold":
+                and machine.state is not HOLD:
             return self._decide(self.current, event, "review", REVIEW)
         return []
 
@@ -571,7 +572,7 @@ class Table:
         the card brought about is taken back with it."""
         self._touch(record)
         played = [c for c in record.machine.cards if c.card is not None
-                  and c.to not in (VOIDED, BURN)]
+                  and c.to.kind not in (Kind.VOIDED, Kind.BURN)]
         if not played:
             return [Alert("no_card_to_void", "cannot void the last card: no card was played")]
         last = played[-1]
@@ -587,7 +588,7 @@ class Table:
             if past.seq not in record.voided_cards and past.seq not in record.played_voids \
                     and not isinstance(past, PayoutConfirmed):
                 self._feed(record, past)
-        record.machine.cards.append(DealtCard(last.card, VOIDED, last.seq))
+        record.machine.cards.append(DealtCard(last.card, Target(Kind.VOIDED), last.seq))
         why = f"voided by {event.by}: resume when the table matches"
         record.table_actions[event.seq] = ("hold", f"card {card_words(str(last.card))} {why}",
                                            f"card {last.card} {why}")

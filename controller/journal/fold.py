@@ -16,6 +16,7 @@ from controller.game.decisions import decisions_of
 from controller.game.events import Checkpoint, ConfigChanged, Event, event_from_dict
 from controller.game.observations import Observed, RoundSeen, Seen, Watch
 from controller.game.ratings import Rating
+from controller.game.round_state import VOIDED
 from controller.game.table import FoldMismatch, RoundRecord, Table
 from controller.journal.files import DayRow, JournalError, Record
 from controller.journal.history import History
@@ -179,7 +180,7 @@ def _table_from(history: History, start: int | None, last: int | None
 def _watch_round(table: Table, record: RoundRecord, opened: Counter[Card], seen: Seen,
                  watch: Watch) -> None:
     """A finished round to each rating open on the table: its wagers and its decisions."""
-    if record.status == "voided":
+    if record.status is VOIDED:
         return
     decided = decisions_of(record, opened) if record.machine.config.game == "blackjack" else []
     for seat, rating in table.ratings.open.items():

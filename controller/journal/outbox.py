@@ -54,6 +54,7 @@ from controller.game.events import (
 )
 from controller.game.ratings import Rating, RoundCredits, summed
 from controller.game.round_machine import Effect
+from controller.game.round_state import HOLD, Payout
 from controller.game.table import RoundRecord
 from controller.game.table_config import config_from_event, edge_key
 from controller.journal.store import Message, settlement_list
@@ -92,7 +93,7 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
     number = touched.number if touched else (before.number if before else None)
     machine = touched.machine if touched else None
     if touched is not None and touched is before and machine is not None:
-        on_hold = machine.state == "hold"
+        on_hold = machine.state is HOLD
         if on_hold and not was_on_hold:
             found.append(Message("hold", number, body(
                 wire.HoldBody, reason=clean(machine.hold_reason or ""), review=machine.review)))
@@ -107,15 +108,17 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
     found += _event_message(event, number)
     if touched is not None and touched is before and machine is not None and \
             machine.finished:
-        drop, win = house_result(machine.settlements) if touched.status == "confirmed" else (0, 0)
+        drop, win = house_result(machine.settlements) if touched.status is Payout.CONFIRMED \
+            else (0, 0)
         found.append(Message("round", number, body(
             wire.RoundBody, status=touched.status,
             first_seq=touched.events[0].seq if touched.events else event.seq,
             last_seq=event.seq, shoe=touched.shoe, drop=drop, win=win,
             started=touched.log[0][1] if touched.log else event.utc,
             dealer=touched.dealer or None, edge_key=touched.config_key,
-            handle=summed(machine.accepted.values()) if touched.status == "confirmed" else {},
-            cards=[(str(c.card) if c.card else None, clean(c.to, MAX_NAME))
+            handle=summed(machine.accepted.values()) if touched.status is Payout.CONFIRMED
+            else {},
+            cards=[(str(c.card) if c.card else None, clean(c.text, MAX_NAME))
                    for c in machine.cards],
             settlements=[(*s[:6], clean(s[6], MAX_NAME), *s[7:])
                          for s in settlement_list(machine.settlements)])))

@@ -18,7 +18,16 @@ from controller.daemon.service import TableService
 from controller.display.server import DisplayServer, Gate, Hub
 from controller.display.view import view, wager_name
 from controller.game.cashier import Cashier, CashierError
-from controller.game.events import BetsLocked, CardDrawn, DealerAction, DeviceLost, WagerPlaced
+from controller.game.events import (
+    BetsLocked,
+    CardAssigned,
+    CardDrawn,
+    CardMisread,
+    DealerAction,
+    DeviceLost,
+    PayoutConfirmed,
+    WagerPlaced,
+)
 from controller.game.table_config import config_change
 from simulators.autopilot import Autopilot
 from tests.conftest import REGISTRY
@@ -382,3 +391,17 @@ def test_an_origin_must_match_the_scheme_and_host(scheme: str, origin: str,
 def test_the_scheme_is_http_unless_told() -> None:
     assert Gate.write_refusal("POST", {**JSON_FROM, "Origin": "http://bj07.pit.example"}) is None
     assert Gate.write_refusal("POST", {**JSON_FROM, "Origin": "https://bj07.pit.example"})
+
+
+def test_a_card_a_supervisor_assigned_reads_where_it_went() -> None:
+    """The display derives its words from where the card went: a misread assigned to
+    "dealer" reads "to the dealer" (it read "(dealer)", as a card out of play), while recall
+    and the floor keep the supervisor's words as the journal has them."""
+    service = table(WagerPlaced(seq=0, seat=1, spot="main", amount=1000), BetsLocked(seq=0),
+                    *cards("TS"), CardMisread(seq=0),
+                    CardAssigned(seq=0, by="sup1", to="dealer", card="9D"),
+                    *cards("9C", "8D"), DealerAction(seq=0, seat=1, action="stand"),
+                    PayoutConfirmed(seq=0, by="dealer"))
+    assert view(service.table)["recall"][0]["cards"] == [
+        "10♠ to seat 1 hand 1", "9♦ to the dealer", "9♣ to seat 1 hand 1", "8♦ to the dealer"]
+    assert [c.text for c in service.table.recent[-1].machine.cards][1] == "dealer"

@@ -212,7 +212,7 @@ def test_beetek_cards_go_straight_to_the_hand_due(tmp_path: Path) -> None:
         table.deal(2)
         round_ = table.round
         assert round_ is not None
-        assert [(str(c.card), c.to) for c in round_.cards] == [
+        assert [(str(c.card), c.text) for c in round_.cards] == [
             ("TS", "seat 1 hand 1"), ("9D", "the dealer"), ("5C", "seat 1 hand 1"),
             ("8D", "the dealer")]
         drawn = [e for e in table.service.table.rounds()[-1].events if isinstance(e, CardDrawn)]
