@@ -35,6 +35,7 @@ from controller.game.events import (
 )
 from controller.game.paytables import PayTables
 from controller.game.pin_state import PinState
+from controller.game.round_state import BETTING
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
 from devices import pads
