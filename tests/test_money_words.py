@@ -111,7 +111,8 @@ SPOTS: Final = {"blackjack": ("main", "main", "main", "lucky_stiff", "lucky7",
 # a card's rank, a hand's total, a spot named by a total (Blackjack Tie · 20), a pay table's id
 # and file hash, a device's code, a size, a time, a count; never an amount.
 COUNTED: Final = re.compile("|".join((
-    r"(?:seats? |hand |shoe |round |rating |dealer card |to |stood on |push on |tie on |tie |· |#)\d+",
+    r"(?:seats? |hand |shoe |round |rating |dealer card |to |stood on |push on |tie on |tie |"
+    r"· |#)\d+",
     r"\d+(?:-deck| MiB| s\b| PINs?| wrong| decisions| flags| wagering|[♠♥♦♣])",
     r"\d+ (?:beats|v|loses to) \d+", r"(?:player|banker) \d+", r"\([0-9a-f]{12}\)",
     r"\bW0x[0-9A-F]{2}\b",
