@@ -1,6 +1,6 @@
 """The protocol, published: docs/protocol.md and one JSON Schema per message, generated from
 `protocol.messages`, so that a casino's own systems can speak to the floor without reading our
-code. `tests/test_protocol.py` fails when the files and the module differ.
+code. `tests/protocol/test_protocol.py` fails when the files and the module differ.
 
     python -m protocol.publish [DOCS]    # writes DOCS/protocol.md and DOCS/protocol/*.json
 """

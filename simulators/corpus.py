@@ -6,7 +6,8 @@ Whole shoes of blackjack (Bee-Tek) and baccarat (cardid), and for each protocol 
 every fault: garbage, frames split at every byte, a corrupt frame (where the protocol
 retransmits: cardid's CRC), a misread, a lid-open alarm, the shoe and the pads unplugged and
 replugged, a late wager change, and a controller restart mid-shoe. Each recording ends with
-what the live controller settled; replaying it must settle the same (tests/test_recordings.py)."""
+what the live controller settled; replaying it must settle the same
+(tests/simulators/test_recordings.py)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 it stands for, a round's state into the pads' lights, a dealer's card or PIN and a pit seating
 into the events they call for. No state, no clock, no I/O: the loop (controller/daemon/loop.py)
 orders inputs and commits what these return, and each is tested on its own
-(tests/test_translate.py)."""
+(tests/daemon/test_translate.py)."""
 
 from __future__ import annotations
 

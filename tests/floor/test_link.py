@@ -26,8 +26,8 @@ from controller.game.events import (
 from controller.journal import Journal, codec
 from floor.ingest import Ingest
 from tests.floor.harness import LinkedTable, one, reconciled, stored, wait_until
+from tests.game.test_table import PIN, service
 from tests.servers import Mosquitto
-from tests.test_table import PIN, service
 
 
 def outbox(journal: Path) -> list[tuple[int, int, str, int | None, dict[str, Any]]]:

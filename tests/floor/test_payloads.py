@@ -1,7 +1,8 @@
 """What the floor takes from the broker (issue 20, ingest that isolates every message): a payload
-is a message or a status with every field checked by the wire protocol (tests/test_protocol.py
-attacks each field), from the table its topic names, or it is refused with a reason (`Refused`),
-and never anything else: no other exception can escape to stop the floor's writer."""
+is a message or a status with every field checked by the wire protocol
+(tests/protocol/test_protocol.py attacks each field), from the table its topic names, or it is
+refused with a reason (`Refused`), and never anything else: no other exception can escape to
+stop the floor's writer."""
 
 from __future__ import annotations
 

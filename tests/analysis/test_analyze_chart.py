@@ -1,0 +1,144 @@
+"""`tablectl analyze --chart [--json]` and `tablectl analyze hand` (issue 23): the chart printed
+is the strategy the analysis plays, in the form the acceptance checks read."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.analysis.charts import codes, from_decide, situations
+from controller.game.cards import Card
+from controller.game.rules.blackjack import BlackjackRules, hand_value, is_pair, may_double
+from controller.game.strategy import decide
+from tests.analysis.test_analyze import analyze_command
+
+KEYS = {"total", "soft", "pair", "up", "may_double", "may_surrender", "action"}
+
+
+def chart_json(*rules: str) -> dict[str, Any]:
+    result = analyze_command("--game", "blackjack", "--chart", "--json", "--rules", *rules)
+    assert result.returncode == 0, result.stderr
+    found: dict[str, Any] = json.loads(result.stdout)
+    return found
+
+
+def test_the_chart_json_names_every_situation_once() -> None:
+    found = chart_json("surrender=\"late\"")
+    assert found["rules"]["surrender"] == "late"
+    seen = set()
+    for row in found["decisions"]:
+        pair = row["pair"]
+        assert set(row) == KEYS | ({"may_split"} if pair is not None else set())
+        assert row["action"] in ("stand", "hit", "double", "split", "surrender")
+        assert 1 <= row["up"] <= 10
+        key = tuple(sorted(row.items()))
+        assert key not in seen
+        seen.add(key)
+        if row["action"] == "surrender":
+            assert row["may_surrender"]
+        if row["action"] == "double":
+            assert row["may_double"]
+        if row["action"] == "split":
+            assert pair is not None and row["may_split"]
+    hard = {r["total"] for r in found["decisions"] if not r["soft"] and r["pair"] is None}
+    soft = {r["total"] for r in found["decisions"] if r["soft"] and r["pair"] is None}
+    pairs = {r["pair"] for r in found["decisions"] if r["pair"] is not None}
+    assert (hard, soft, pairs) == (set(range(4, 22)), set(range(12, 22)), set(range(1, 11)))
+    sixteen = [r for r in found["decisions"] if (r["total"], r["soft"], r["pair"], r["up"],
+                                                 r["may_surrender"]) == (16, False, None, 10,
+                                                                         True)]
+    assert {r["action"] for r in sixteen} == {"surrender"}
+
+
+def test_without_surrender_no_situation_offers_it() -> None:
+    assert not any(row["may_surrender"] for row in chart_json()["decisions"])
+
+
+@given(st.lists(st.integers(1, 10), min_size=2, max_size=6), st.integers(1, 10),
+       st.booleans(), st.sampled_from(["none", "late"]), st.booleans())
+def test_the_chart_decides_as_the_strategy_it_was_read_from(
+        values: list[int], up: int, from_split: bool, surrender: str, h17: bool) -> None:
+    """Any hand the engine may ask about, any options it may offer: the chart's action is the
+    strategy's (the situation holds everything the strategy looks at)."""
+    rules = BlackjackRules(surrender=surrender, dealer_hits_soft_17=h17)
+    cards = [Card(v, "S") for v in values]
+    if hand_value(cards).total >= 21:
+        return
+    options = ["hit", "stand"]
+    if may_double(cards, from_split, rules):
+        options.append("double")
+    if surrender == "late" and len(cards) == 2 and not from_split:
+        options.append("surrender")
+    if len(cards) == 2 and is_pair(cards[0], cards[1], rules):
+        options.append("split")
+    if from_split and values == [1, 1]:
+        options = ["split", "stand"]  # a split ace that drew an ace: only these
+    assert from_decide(decide, rules).decide(cards, Card(up, "H"), tuple(options), rules) == decide(
+        cards, Card(up, "H"), tuple(options), rules)
+
+
+def test_the_printed_chart_has_the_codes_of_a_dealers_chart() -> None:
+    result = analyze_command("--game", "blackjack", "--chart", "--rules", "surrender=\"late\"")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Basic strategy: 6 decks, dealer hits soft 17")
+    assert lines[2].split() == ["Hard", "2", "3", "4", "5", "6", "7", "8", "9", "10", "A"]
+    row = {line.split()[0]: line.split()[1:] for line in lines if line[:1].isdigit()
+           or line.startswith("A,")}
+    assert row["16"] == ["S", "S", "S", "S", "S", "H", "H", "Rh", "Rh", "Rh"]
+    assert row["11"] == ["Dh"] * 10
+    assert row["A,7"][:5] == ["Ds"] * 5
+    assert row["17"][-1] == "Rs"
+    # Surrender 8-8 against an ace, else split: the H17 surrender charts print it too.
+    assert row["8,8"] == ["P"] * 9 + ["Rp"]
+    # A 16 of three or more cards stands against a ten (docs/analysis.md, "Basic strategy").
+    assert "With three or more cards: hard 16 v 10: stand." in lines
+
+
+def test_the_printed_chart_shows_a_double_only_where_the_rules_allow_one() -> None:
+    cells = codes(from_decide(decide, BlackjackRules(double_on="10-11")))
+    assert cells["hard 9", 3] == "H" and cells["soft 17", 3] == "H"
+    assert cells["hard 10", 3] == "Dh" and cells["pair 5", 3] == "Dh"
+
+
+def test_situations_cover_pairs_with_and_without_the_split() -> None:
+    found = list(situations(BlackjackRules()))
+    assert len(found) == len(set(found))
+    assert {s.may_split for s in found if s.pair == 8} == {True, False}
+    assert not any(s.may_split for s in found if s.pair is None)
+
+
+def test_analyze_hand_prints_every_action_and_the_best() -> None:
+    result = analyze_command("hand", "--game", "blackjack", "--cards", "10,6", "--up", "10",
+                             "--removed", "5,5,9", "--json")
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert set(found) == {"actions", "best"}
+    assert set(found["actions"]) == {"stand", "hit", "double"}
+    assert found["best"] == max(found["actions"], key=found["actions"].get)
+    assert -1 < found["actions"]["stand"] < -0.5
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("hand", "--cards", "10,X", "--up", "10"),
+     "'10,X': card 2 is 'X'; use A, 2-10, J, Q, K (--cards)"),
+    (("hand", "--cards", "10,6"), "analyze hand needs --cards (the hand) and --up"),
+    (("hand", "--cards", "10,6", "--up", "10,9"), "'10,9': 2 cards, not 1 (--up)"),
+    (("hand", "--cards", "10,6", "--up", "10", "--bet", "main"), "--bet: not with analyze hand"),
+    (("hand", "--cards", "10,6", "--up", "10", "--chart"), "--chart: `analyze hand` values"),
+    (("hand", "--cards", "10,6", "--up", "10", "--strategy", "side"),
+     "--strategy side: analyze hand plays basic or optimal"),
+    (("hand", "--game", "baccarat", "--cards", "10,6", "--up", "10"), "blackjack only"),
+    (("--cards", "10,6"), "--cards: only `analyze hand` values one hand"),
+    (("--chart", "--strategy", "optimal"), "--chart --strategy optimal"),
+    (("--chart", "--method", "simulate"), "--method: not with --chart"),
+    (("hand", "--cards", "10,10,5", "--up", "3"), "this one totals 25"),
+])
+def test_decision_options_are_checked_before_any_work(args: tuple[str, ...], said: str) -> None:
+    result = analyze_command(*args)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert said in result.stderr
