@@ -38,6 +38,7 @@ def test_replayed_session_settles_as_live(side_bets: bool) -> None:
         assert len(wagers - {"main", "insurance"}) == (11 if side_bets else 0)
 
 
+@pytest.mark.slow
 def test_every_benchmark_runs_with_one_command() -> None:
     """`python -m benchmarks --quick` (small sizes) runs every benchmark and prints each figure
     the README reports; it is a smoke run, nothing here is timed."""
@@ -61,6 +62,7 @@ def test_every_benchmark_runs_with_one_command() -> None:
         assert figure in result.stdout
 
 
+@pytest.mark.slow
 def test_the_floor_benchmark_replays_recorded_tables() -> None:
     """`benchmarks.floor --replay`: the floor alone, fed recorded tables' messages under other
     names; each replayed table is reconciled against the journal it replays (a smoke run)."""

@@ -99,6 +99,7 @@ def test_a_quoted_command_is_one_the_parser_has(where: str, rest: str) -> None:
     assert not wrong, f"{where}: `tablectl{rest}`: {'; '.join(wrong)}"
 
 
+@pytest.mark.slow
 def test_the_docs_quote_commands() -> None:
     """The walk finds what it walks: most quotes name a command under `tablectl`."""
     walked = [walk(words(rest))[0] for _, _, rest in quoted()]
@@ -148,6 +149,7 @@ def wrong_with(command: str) -> list[str]:
             if not re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", usage)]
 
 
+@pytest.mark.slow
 def test_every_figure_names_the_benchmark_that_gives_it() -> None:
     """Each row of the README's performance table names its benchmark, which exists and takes
     each option the row gives it."""
@@ -157,6 +159,7 @@ def test_every_figure_names_the_benchmark_that_gives_it() -> None:
         assert not wrong_with(command), f"README.md:{number}: {what!r}: {wrong_with(command)}"
 
 
+@pytest.mark.slow
 def test_every_benchmark_quoted_exists_and_takes_its_options() -> None:
     """The same for every `python -m benchmarks...` the README and the docs quote."""
     found = [(path.name, match[1] + match[2]) for path in DOCS

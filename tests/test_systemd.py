@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "tablectl.service"
 
@@ -49,6 +51,7 @@ def test_udev_rules_name_the_shoe_and_the_pads() -> None:
                for r in rules)
 
 
+@pytest.mark.slow
 def test_floor_unit_verifies_and_runs_floor_serve(tmp_path: Path) -> None:
     """The floor's unit (issue 12): `systemd-analyze verify` passes on an instance, and it runs
     `tablectl floor serve` under the instance's name with the broker, database, the floor's

@@ -48,6 +48,7 @@ def brute_force(cards: list[Card]) -> dict[str, Counter[str]]:
     # two ranks, which the enumeration by value expands
     {8: 1, 10: 1, 13: 1},
 ])
+@pytest.mark.slow
 def test_exact_agrees_with_brute_force_on_a_small_shoe(per_suit: dict[int, int]) -> None:
     cards = [Card(rank, suit) for rank in per_suit for suit in "SHCD"]
     brute = brute_force(cards)
@@ -66,6 +67,7 @@ def eight_decks() -> dict[tuple[int, int, int, int, bool, bool], float]:
     return coup_distribution(shoes.full(8))
 
 
+@pytest.mark.slow
 def test_eight_deck_anchors(eight_decks: dict[tuple[int, int, int, int, bool, bool],
                                               float]) -> None:
     exact = evaluate(eight_decks, BaccaratRules(), {})

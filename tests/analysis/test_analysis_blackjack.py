@@ -139,6 +139,7 @@ def assert_awards(exact: Mapping[str, float], brute: Mapping[str, float], tolera
 ], ids=["h17", "s17-surrender", "no-peek", "no-peek-obo-10-11-6:5", "one-split",
         "one-split-no-peek-obo", "3-hands-no-peek-obo-rsa",
         "3-hands-rsa-hit-split-aces-s17-surrender", "4-hands-rsa", "4-hands-no-peek"])
+@pytest.mark.slow
 def test_every_wager_agrees_with_the_brute_force(options: dict[str, Any]) -> None:
     rules = BlackjackRules(**options)
     brute_main, brute = brute_force(SMALL, rules)
@@ -148,6 +149,7 @@ def test_every_wager_agrees_with_the_brute_force(options: dict[str, Any]) -> Non
         assert_awards(found, brute.get(wager, {}), 1e-12, wager)
 
 
+@pytest.mark.slow
 def test_a_derived_chart_is_valued_as_the_engine_plays_it() -> None:
     """The chart derived for one deck, no double after split, late surrender, three hands: its
     pair situations with and without the split offered, first two cards and split hands,
@@ -168,6 +170,7 @@ def test_a_derived_chart_is_valued_as_the_engine_plays_it() -> None:
     ("side", "blackjack_tie.17", "1"), ("combined", "blackjack_tie.RS", "1"),
     ("combined", "blackjack_tie.20", "2"),
 ])
+@pytest.mark.slow
 def test_a_steered_strategy_is_valued_as_the_engine_plays_it(strategy: str, wager: str,
                                                              pay_table: str) -> None:
     """The strategy that maximises a side wager (or main + 2 x side) is played through the
@@ -207,6 +210,7 @@ def test_stand_and_double_values_match_the_published_appendix() -> None:
             double, abs=5e-7)
 
 
+@pytest.mark.slow
 def test_agrees_with_the_pinned_simulation_within_its_standard_error() -> None:
     """tests/regression/simulated-tallies.json: 2,000 seeded rounds through the engine (6 decks,
     the ruled defaults, the derived basic strategy). Every award of every wager lies within

@@ -76,6 +76,7 @@ def engine_value(rules: BlackjackRules, cards: Sequence[int], up: int,
     ((1, 6), 6, {"dealer_hits_soft_17": False}),
 ], ids=["16-v-10-peek", "16-v-10-no-hole-card", "8-8-v-6-three-hands", "A-A-v-10-rsa-obo",
         "soft-17-v-6-s17"])
+@pytest.mark.slow
 def test_every_action_agrees_with_the_engine(cards: tuple[int, int], up: int,
                                              options: dict[str, object]) -> None:
     """One deck less every 2, 3, 4, 5, 7 and 9 (28 cards): the exact values equal the engine's

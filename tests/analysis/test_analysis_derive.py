@@ -14,6 +14,7 @@ from controller.game.rules.blackjack import BlackjackRules
 from controller.game.strategy import decide
 
 
+@pytest.mark.slow
 def test_six_decks_h17_das_give_the_published_chart() -> None:
     """controller/game/strategy.py is the usual 4-8 deck H17 DAS chart, kept only for this
     test. Every printed cell agrees. Two situations differ where a printed chart says
@@ -34,6 +35,7 @@ def test_six_decks_h17_das_give_the_published_chart() -> None:
     }
 
 
+@pytest.mark.slow
 def test_one_deck_shows_the_single_deck_departures() -> None:
     """One deck, H17, DAS: the departures from the six-deck chart that single-deck charts
     print (double 8 v 5-6, 9 v 2, A-2 and A-3 v 4, A-6 v 2; stand A-7 v 2; split 3-3 v 8,
@@ -50,6 +52,7 @@ def test_one_deck_shows_the_single_deck_departures() -> None:
     }
 
 
+@pytest.mark.slow
 def test_six_to_five_changes_no_decision() -> None:
     """Only naturals are paid 6:5, and a natural has no decision (a split 21 is not one)."""
     three_two = derive.basic(BlackjackRules(decks=1), workers=2)
@@ -89,6 +92,7 @@ def test_the_cache_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     assert derive.basic(rules) == derive._read(derive._cache_path(rules), rules)
 
 
+@pytest.mark.slow
 def test_without_a_hole_card_the_chart_stops_playing_into_the_dealers_blackjack() -> None:
     """One deck, no hole card, doubles and splits lost to a dealer blackjack: the European
     no-hole-card departures from the peek chart (do not double 11 against a ten or an ace;
@@ -102,6 +106,7 @@ def test_without_a_hole_card_the_chart_stops_playing_into_the_dealers_blackjack(
     }
 
 
+@pytest.mark.slow
 def test_with_original_bets_only_the_chart_differs_from_the_peek_chart_in_splits_only() -> None:
     """No hole card but original bets only: a hand that stands or hits loses its one unit to a
     blackjack either way, so only what stakes more can differ: splits (the engine settles a

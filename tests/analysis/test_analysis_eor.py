@@ -32,6 +32,7 @@ def weighted_sum(effects: eor.Effects, shoe: shoes.Shoe) -> float:
     # 24 cards: aces, 6s, 7s (two of each suit), 8s and tens: every blackjack wager pays
     ("blackjack", BLACKJACK, shoes.of({1: 1, 6: 1, 7: 2, 8: 1, 10: 1})),
 ])
+@pytest.mark.slow
 def test_effects_weighted_by_the_cards_sum_to_zero(game: str, options: dict[str, Any],
                                                     shoe: shoes.Shoe) -> None:
     effects = eor.effects(lambda s: expectations(game, options, None, None, REGISTRY, 1, s),
@@ -42,6 +43,7 @@ def test_effects_weighted_by_the_cards_sum_to_zero(game: str, options: dict[str,
     assert any(abs(e) > 1e-4 for effect in effects.values() for e in effect.eor)
 
 
+@pytest.mark.slow
 def test_removing_a_card_and_putting_it_back_gives_the_full_shoe_edge() -> None:
     shoe = shoes.full(1)
     full = expectations("baccarat", {}, None, None, REGISTRY, 1, shoe)
@@ -86,6 +88,7 @@ def test_the_linear_estimate_is_exact_for_one_card_removed() -> None:
     assert eor.linear(-0.01, eors, 52, [0, 0, 1] + [0] * 7) == pytest.approx(-0.01 + 0.002)
 
 
+@pytest.mark.slow
 def test_countability_is_reproducible_by_seed_and_bets_only_at_the_trigger() -> None:
     options = {"decks": 1}
     one = counting("baccarat", options, ["tie"], None, REGISTRY, 1, 2, 5)
@@ -116,6 +119,7 @@ def test_tally_adds_in_order() -> None:
     (["--eor", "--strategy", "side"], "basic strategy"),
     (["--eor", "--shoes", "5"], "only --countability deals shoes"),
 ])
+@pytest.mark.slow
 def test_bad_combinations_are_refused_in_one_line(args: list[str], message: str) -> None:
     result = subprocess.run([sys.executable, "-m", "controller", "analyze", *args],
                             capture_output=True, text=True, cwd=ROOT, timeout=120)

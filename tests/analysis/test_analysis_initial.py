@@ -17,6 +17,7 @@ from controller.game.rules.play import InsuranceDue
 from tests.conftest import REGISTRY
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bet", ["lucky_stiff", "dead_mans_hand"])
 def test_initial_deal_agrees_with_brute_force(bet: str) -> None:
     per_suit = {1: 1, 6: 1, 8: 1, 13: 1}  # aces, 6s, 8s, kings: pairs, stiffs, blackjacks

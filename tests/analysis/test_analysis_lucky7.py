@@ -46,6 +46,7 @@ def lucky7_of(order: tuple[Card, ...], rules: BlackjackRules) -> str:
     ({7: 1, 1: 1, 13: 1}, False),
     ({7: 2, 13: 1}, True),  # two 7s of each suit: suited 7s happen
 ])
+@pytest.mark.slow
 def test_exact_agrees_with_brute_force(per_suit: dict[int, int], peeks: bool) -> None:
     rules = make_rules({"dealer_peeks": peeks}, lucky7_offered=True)
     cards = [Card(rank, suit) for rank, d in per_suit.items() for suit in "SHCD"

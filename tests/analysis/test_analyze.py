@@ -54,6 +54,7 @@ def blackjack_report() -> dict[str, Any]:
     return analyze("blackjack", {}, None, None, "simulate", 40_000, 7, 2, REGISTRY)
 
 
+@pytest.mark.slow
 def test_every_shipped_blackjack_table_is_priced(blackjack_report: dict[str, Any]) -> None:
     rows = {(r["wager"], r["pay_table"]) for r in blackjack_report["wagers"]}
     assert ("main", None) in rows
@@ -67,6 +68,7 @@ def test_every_shipped_blackjack_table_is_priced(blackjack_report: dict[str, Any
         assert (row["standard_error_percent"] is None) is exact
 
 
+@pytest.mark.slow
 def test_pay_tables_change_the_edge_not_the_frequencies(
         blackjack_report: dict[str, Any]) -> None:
     rows = {(r["wager"], r["pay_table"]): r for r in blackjack_report["wagers"]}
@@ -79,6 +81,7 @@ def test_pay_tables_change_the_edge_not_the_frequencies(
         -difference * 100, abs=1e-5)  # the report rounds edges to 6 places
 
 
+@pytest.mark.slow
 def test_a_seed_gives_the_same_result_on_any_number_of_cores() -> None:
     one = analyze("blackjack", {}, ["main", "dead_mans_hand"], "1", "simulate", 30_000, 3, 1,
                   REGISTRY)
@@ -89,6 +92,7 @@ def test_a_seed_gives_the_same_result_on_any_number_of_cores() -> None:
     assert other["wagers"] != one["wagers"][:1]
 
 
+@pytest.mark.slow
 def test_analyze_command_json(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "controller", "analyze", "--game",
                              "baccarat", "--bet", "lucky8_banker", "--pay-table", "3",
@@ -108,6 +112,7 @@ def analyze_command(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 
+@pytest.mark.slow
 def test_blackjack_is_exact_by_default_for_every_wager_and_table() -> None:
     result = analyze_command("--game", "blackjack", "--json")
     assert result.returncode == 0, result.stderr
@@ -122,6 +127,7 @@ def test_blackjack_is_exact_by_default_for_every_wager_and_table() -> None:
         assert sum(row["awards"].values()) == pytest.approx(1.0, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_exact_agrees_with_the_simulation_within_its_standard_error(
         blackjack_report: dict[str, Any]) -> None:
     exact = analyze("blackjack", {}, None, None, "exact", 0, 0, 2, REGISTRY)
@@ -133,6 +139,7 @@ def test_exact_agrees_with_the_simulation_within_its_standard_error(
             1e-9), simulated["wager"]
 
 
+@pytest.mark.slow
 def test_a_steered_strategy_reports_its_main_edge_and_departures() -> None:
     result = analyze_command("--game", "blackjack", "--bet", "blackjack_tie.RS", "--pay-table",
                              "1", "--strategy", "combined", "--ratio", "0.5", "--json")
@@ -144,12 +151,14 @@ def test_a_steered_strategy_reports_its_main_edge_and_departures() -> None:
     assert row["departures"] and all("(basic: " in d for d in row["departures"])
 
 
+@pytest.mark.slow
 def test_other_strategies_need_the_exact_method() -> None:
     result = analyze_command("--game", "blackjack", "--method", "simulate", "--strategy",
                              "side")
     assert result.returncode == 2 and "basic strategy" in result.stderr
 
 
+@pytest.mark.slow
 def test_lucky7_own_strategy_takes_the_third_card_basic_strategy_stands_without() -> None:
     """Without splits, basic strategy stands on 7-7 against 2-6 (hard 14): the Lucky 7
     player's own strategy hits it for the third card, and its edge is lower. The combined
@@ -163,6 +172,7 @@ def test_lucky7_own_strategy_takes_the_third_card_basic_strategy_stands_without(
     assert result.returncode == 2 and "7-7" in result.stderr
 
 
+@pytest.mark.slow
 def test_lucky7_is_exact_on_request() -> None:
     result = analyze_command("--game", "blackjack", "--bet", "lucky7", "--method", "exact",
                              "--json")
@@ -191,6 +201,7 @@ def test_every_configured_wager_name_is_a_bet() -> None:
      "pay tables 1, 2, 3"),
     (("--game", "baccarat", "--bet", "lucky8", "--pay-table", "9"), "pay tables 1, 2, 3"),
 ])
+@pytest.mark.slow
 def test_a_bet_the_game_does_not_offer_is_refused_before_any_work(
         args: tuple[str, ...], named: str) -> None:
     result = analyze_command(*args)
@@ -208,6 +219,7 @@ def test_a_bet_the_game_does_not_offer_is_refused_before_any_work(
     (("--pay-table", "1"), "--pay-table 1: a pay table is one side bet's: name the bet with "
                            "--bet (without --bet every pay table of every wager is priced)"),
 ])
+@pytest.mark.slow
 def test_meaningless_options_are_refused_before_any_work(args: tuple[str, ...],
                                                          said: str) -> None:
     """Each was taken, and the analysis ran as if it had not been given (issue 21)."""
@@ -230,6 +242,7 @@ def test_departures_say_what_their_count_is() -> None:
         "hard 17 (2 cards) v 10: stand (basic: hit)"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("surrender", "offered"), [("none", False), ("late", True)])
 def test_surrender_is_an_award_only_where_the_table_offers_it(surrender: str,
                                                               offered: bool) -> None:

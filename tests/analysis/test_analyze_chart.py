@@ -26,6 +26,7 @@ def chart_json(*rules: str) -> dict[str, Any]:
     return found
 
 
+@pytest.mark.slow
 def test_the_chart_json_names_every_situation_once() -> None:
     found = chart_json("surrender=\"late\"")
     assert found["rules"]["surrender"] == "late"
@@ -54,12 +55,14 @@ def test_the_chart_json_names_every_situation_once() -> None:
     assert {r["action"] for r in sixteen} == {"surrender"}
 
 
+@pytest.mark.slow
 def test_without_surrender_no_situation_offers_it() -> None:
     assert not any(row["may_surrender"] for row in chart_json()["decisions"])
 
 
 @given(st.lists(st.integers(1, 10), min_size=2, max_size=6), st.integers(1, 10),
        st.booleans(), st.sampled_from(["none", "late"]), st.booleans())
+@pytest.mark.slow
 def test_the_chart_decides_as_the_strategy_it_was_read_from(
         values: list[int], up: int, from_split: bool, surrender: str, h17: bool) -> None:
     """Any hand the engine may ask about, any options it may offer: the chart's action is the
@@ -81,6 +84,7 @@ def test_the_chart_decides_as_the_strategy_it_was_read_from(
         cards, Card(up, "H"), tuple(options), rules)
 
 
+@pytest.mark.slow
 def test_the_printed_chart_has_the_codes_of_a_dealers_chart() -> None:
     result = analyze_command("--game", "blackjack", "--chart", "--rules", "surrender=\"late\"")
     assert result.returncode == 0, result.stderr
@@ -112,6 +116,7 @@ def test_situations_cover_pairs_with_and_without_the_split() -> None:
     assert not any(s.may_split for s in found if s.pair is None)
 
 
+@pytest.mark.slow
 def test_analyze_hand_prints_every_action_and_the_best() -> None:
     result = analyze_command("hand", "--game", "blackjack", "--cards", "10,6", "--up", "10",
                              "--removed", "5,5,9", "--json")
@@ -138,6 +143,7 @@ def test_analyze_hand_prints_every_action_and_the_best() -> None:
     (("--chart", "--method", "simulate"), "--method: not with --chart"),
     (("hand", "--cards", "10,10,5", "--up", "3"), "this one totals 25"),
 ])
+@pytest.mark.slow
 def test_decision_options_are_checked_before_any_work(args: tuple[str, ...], said: str) -> None:
     result = analyze_command(*args)
     assert (result.returncode, result.stdout) == (2, "")

@@ -281,6 +281,7 @@ def blackjack_report(tmp_path_factory: pytest.TempPathFactory
     return {r["player"]: r for r in report(journal)}, journal
 
 
+@pytest.mark.slow
 def test_counters_are_flagged_counting_and_honest_players_are_not(
         blackjack_report: tuple[dict[str, dict[str, Any]], Path]) -> None:
     ratings, _ = blackjack_report
@@ -292,6 +293,7 @@ def test_counters_are_flagged_counting_and_honest_players_are_not(
         assert ratings[player]["flags"] == [], player
 
 
+@pytest.mark.slow
 def test_basic_strategy_costs_nearly_nothing_and_the_poor_player_its_exact_loss(
         blackjack_report: tuple[dict[str, dict[str, Any]], Path]) -> None:
     """Issue 25: a basic-strategy player's skill cost within 0.1 % of handle of nothing; the
@@ -321,6 +323,7 @@ def test_basic_strategy_costs_nearly_nothing_and_the_poor_player_its_exact_loss(
     assert worst["cost"] == pytest.approx(lost, abs=1e-4) and worst["taken"] == point.taken
 
 
+@pytest.mark.slow
 def test_a_hole_carder_is_flagged_and_a_player_who_stands_on_stiffs_is_not(
         tmp_path: Path) -> None:
     seats = {1: Sitter("HOLE", flat(25), hole_carder(3, every=1)),
@@ -333,6 +336,7 @@ def test_a_hole_carder_is_flagged_and_a_player_who_stands_on_stiffs_is_not(
     assert ratings["POOR"]["tests"]["hole_card"]["departures"] > 10
 
 
+@pytest.mark.slow
 def test_a_seat_that_comes_in_at_high_counts_and_leaves_at_low_ones_is_flagged_wonging(
         tmp_path: Path) -> None:
     """Back-counting: the seat comes in at a true count of +2 and stops wagering when it falls
@@ -357,6 +361,7 @@ def test_a_seat_that_comes_in_at_high_counts_and_leaves_at_low_ones_is_flagged_w
     assert found["FLAT"].flags == [] and "wonging" not in found["FLAT"].tests
 
 
+@pytest.mark.slow
 def test_a_lucky8_counter_is_flagged_and_a_random_side_bettor_is_not(tmp_path: Path) -> None:
     from benchmarks.protection import lucky8_counter
     from controller.analysis.edges import effects
@@ -378,6 +383,7 @@ def test_a_lucky8_counter_is_flagged_and_a_random_side_bettor_is_not(tmp_path: P
     assert ratings["L8"]["decisions"] == 0 and ratings["L8"]["skill_cost"] == 0
 
 
+@pytest.mark.slow
 def test_the_text_report_names_each_flag_with_its_rounds(
         blackjack_report: tuple[dict[str, dict[str, Any]], Path]) -> None:
     _, journal = blackjack_report

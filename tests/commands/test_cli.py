@@ -252,6 +252,7 @@ def taken(args: argparse.Namespace) -> int:
     raise AssertionError(f"the command ran: the bad value was taken ({args})")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_bad_input_is_one_line_and_exit_2(case: Case, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str],
@@ -290,6 +291,7 @@ def tablectl(*args: str, cwd: Path = ROOT, stdin: bytes = b"",
                                        result.stderr.decode(errors="replace"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", first_cases(), ids=[case.id for case in first_cases()])
 def test_the_real_command_refuses_in_one_line(case: Case, tmp_path: Path) -> None:
     argv = case.argv(tmp_path)
@@ -308,6 +310,7 @@ def test_the_real_command_refuses_in_one_line(case: Case, tmp_path: Path) -> Non
     ("[table]\n".encode("utf-16"), "UTF-16 text: save it as UTF-8"),
     (b"[table]\ngame = \x00\n", "binary, not text: a NUL byte at offset 15"),
 ])
+@pytest.mark.slow
 def test_files_that_are_not_utf8_text_are_named(command: list[str], content: bytes, named: str,
                                                 tmp_path: Path) -> None:
     path = tmp_path / "input"
@@ -318,6 +321,7 @@ def test_files_that_are_not_utf8_text_are_named(command: list[str], content: byt
     assert result.stderr == f"tablectl: {' '.join(command)}: {path}: {named} ({where})\n"
 
 
+@pytest.mark.slow
 def test_a_pipe_is_read_as_cat_reads_it() -> None:
     """`tablectl settle /dev/stdin < round.json`, or `<(...)`: a pipe is not refused; its
     content is checked as it is read."""
@@ -329,6 +333,7 @@ def test_a_pipe_is_read_as_cat_reads_it() -> None:
                               "(BOM): save it as UTF-8 without one\n")
 
 
+@pytest.mark.slow
 def test_standard_input_that_is_not_text_is_named() -> None:
     for command, data in ((["settle", "-"], codecs.BOM_UTF8 + b"{}"),
                           (["pin-hash"], b"\xff\xfe1234\n")):
@@ -337,6 +342,7 @@ def test_standard_input_that_is_not_text_is_named() -> None:
         assert len(result.stderr.splitlines()) == 1 and "stdin: " in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["blackjack", "baccarat"])
 @pytest.mark.parametrize("rounds", ["0", "-5"])
 def test_a_simulation_of_no_rounds_is_refused(game: str, rounds: str) -> None:
@@ -345,6 +351,7 @@ def test_a_simulation_of_no_rounds_is_refused(game: str, rounds: str) -> None:
     assert result.stderr == f"tablectl: analyze: {rounds} is less than 1 (--rounds)\n"
 
 
+@pytest.mark.slow
 def test_record_refuses_a_pay_table_before_it_makes_the_file(tmp_path: Path) -> None:
     path = tmp_path / "shoe.jsonl"
     for pair, named in (("foo", "'foo' is not KEY=VALUE (--pay-table)"),
@@ -355,6 +362,7 @@ def test_record_refuses_a_pay_table_before_it_makes_the_file(tmp_path: Path) -> 
     assert not path.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["monitor", "shoe", "--port"], ["record", "x", "--shoe"]])
 def test_an_unknown_url_scheme_is_refused_at_once(command: list[str], tmp_path: Path) -> None:
     """It used to kill the reader thread: the traceback twice, then the process hung."""
@@ -365,6 +373,7 @@ def test_an_unknown_url_scheme_is_refused_at_once(command: list[str], tmp_path: 
     assert len(result.stderr.splitlines()) == 1 and not any(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_a_missing_journal_is_never_made(tmp_path: Path) -> None:
     """Named on the command line, by a configuration or by default: refused, not created."""
     missing = tmp_path / "nonexistent"
@@ -384,6 +393,7 @@ def test_a_missing_journal_is_never_made(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]
 
 
+@pytest.mark.slow
 def test_replay_into_a_closed_pipe_ends_quietly() -> None:
     """`tablectl replay ... | head`: exit 0, and nothing on stderr but the log lines."""
     recording = ROOT / "tests" / "recordings" / "blackjack-shoe-beetek.jsonl"

@@ -234,6 +234,7 @@ def folder(tmp_path: Path) -> Folder:
 
 # ----- endless files and streams ------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(("command", "dest"), FILE_OPTIONS, ids=named(FILE_OPTIONS))
 def test_an_endless_file_is_refused_in_one_line(command: tuple[str, ...], dest: str,
@@ -249,6 +250,7 @@ def test_an_endless_file_is_refused_in_one_line(command: tuple[str, ...], dest: 
                ), outcome.lines[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("command", STDIN, ids=[" ".join(c) for c in STDIN])
 def test_an_endless_standard_input_is_refused_in_one_line(command: tuple[str, ...],
@@ -260,6 +262,7 @@ def test_an_endless_standard_input_is_refused_in_one_line(command: tuple[str, ..
     assert_one_line(outcome, (2,), before, folder, "stdin: ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", STDIN, ids=[" ".join(c) for c in STDIN])
 def test_a_closed_standard_input_is_refused_in_one_line(command: tuple[str, ...],
                                                         folder: Folder) -> None:
@@ -279,6 +282,7 @@ def assert_interrupted(child: Child, command: tuple[str, ...], before: set[Path]
     assert outcome.lines == [f"tablectl: {' '.join(command)}: interrupted"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("command", "dest"), WAITING_FILES, ids=named(WAITING_FILES))
 def test_ctrl_c_while_a_file_is_read_is_one_line(command: tuple[str, ...], dest: str,
                                                  folder: Folder) -> None:
@@ -313,6 +317,7 @@ def unread(fd: int) -> int:
     return count[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", STDIN, ids=[" ".join(c) for c in STDIN])
 def test_ctrl_c_while_standard_input_is_read_is_one_line(command: tuple[str, ...],
                                                          folder: Folder) -> None:
@@ -351,6 +356,7 @@ class SilentServer:
         self.listener.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("command", "dest"), DATABASES, ids=named(DATABASES))
 def test_ctrl_c_while_a_server_hangs_is_one_line(command: tuple[str, ...], dest: str,
                                                  folder: Folder, journal: Path) -> None:
@@ -395,6 +401,7 @@ def blackjack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("form", [[], ["--method", "simulate", "--rounds", "100000000"],
                                   ["--eor", "--countability", "--shoes", "1000000"]],
                          ids=["exact", "simulate", "eor countability"])
+@pytest.mark.slow
 def test_ctrl_c_while_analyze_workers_compute_is_one_line(form: list[str],
                                                           folder: Folder) -> None:
     """The workers are forked and computing; Ctrl-C reaches them all (the process group):
@@ -406,6 +413,7 @@ def test_ctrl_c_while_analyze_workers_compute_is_one_line(form: list[str],
     assert not child.children()
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_players_report_computes_is_one_line(folder: Folder, blackjack: Path
                                                          ) -> None:
     """A configuration's edges not yet cached: computed on workers, and interrupted."""
@@ -424,6 +432,7 @@ def test_ctrl_c_while_players_report_computes_is_one_line(folder: Folder, blackj
 
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_replay_is_one_line_and_leaves_nothing(folder: Folder) -> None:
     """At a thousandth of the recorded pace, interrupted once its journal is made: its
     temporary folder goes with it."""
@@ -457,6 +466,7 @@ def read_only(path: Path) -> Iterator[None]:
         subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("command", "dest"), JOURNALS, ids=named(JOURNALS))
 def test_a_journal_in_a_read_only_folder(command: tuple[str, ...], dest: str, folder: Folder,
                                          journal: Path) -> None:
@@ -481,6 +491,7 @@ def test_a_journal_in_a_read_only_folder(command: tuple[str, ...], dest: str, fo
         assert outcome.code in (1, 2) and len(outcome.lines) == 1, outcome.stderr
 
 
+@pytest.mark.slow
 def test_a_read_only_journal_with_records_in_its_wal_is_refused_not_read_short(
         folder: Folder, journal: Path) -> None:
     """A folder that cannot take SQLite's -shm holds a -wal with records not yet in the file:

@@ -36,6 +36,7 @@ def tablectl(*args: str, stdin: bytes = b"", cwd: Path = ROOT,
 
 # ----- pin-hash ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("typed", [b"1234\n", b"1234\r\n", b"1234"])
 def test_pin_hash_leaves_the_line_ending_out(typed: bytes) -> None:
     """`printf '1234\\r\\n' | tablectl pin-hash` hashed "1234\\r", which 1234 never matched."""
@@ -52,6 +53,7 @@ def test_pin_hash_leaves_the_line_ending_out(typed: bytes) -> None:
     (b"9" * 101 + b"\n", "a PIN has at most 100 digits"),
     (b"9" * 200 + b"\n", "stdin: more than 128 bytes, too long for a PIN"),
 ])
+@pytest.mark.slow
 def test_a_pin_is_4_to_100_digits_and_never_shown(typed: bytes, said: str) -> None:
     result = tablectl("pin-hash", stdin=typed)
     assert result.returncode == 2
@@ -59,6 +61,7 @@ def test_a_pin_is_4_to_100_digits_and_never_shown(typed: bytes, said: str) -> No
     assert result.stdout == ""
 
 
+@pytest.mark.slow
 def test_a_pin_of_100_digits_is_taken() -> None:
     pin = "0123456789" * 10
     result = tablectl("pin-hash", stdin=pin.encode() + b"\r\n")
@@ -91,6 +94,7 @@ TABLE = '[table]\ngame = "blackjack"\n'
     (TABLE + '[floor]\nbroker = "mqtt://floor:99999"\ntable_id = "bj07"\n',
      "floor.broker: 'mqtt://floor:99999': the port 99999 is out of range (1-65535)"),
 ])
+@pytest.mark.slow
 def test_config_check_refuses_what_run_would_fail_on(tmp_path: Path, text: str,
                                                       said: str) -> None:
     """Each passed `config check`, and `run` then failed (or would have, at its device)."""
@@ -105,6 +109,7 @@ def test_config_check_refuses_what_run_would_fail_on(tmp_path: Path, text: str,
         f"{said.format(folder=folder)}\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("baud", ["9600", "115200", "4000000"])
 def test_a_baud_is_one_of_the_serial_rates(tmp_path: Path, baud: str) -> None:
     path = tmp_path / "table.toml"
@@ -126,6 +131,7 @@ def test_a_baud_is_one_of_the_serial_rates(tmp_path: Path, baud: str) -> None:
     ("mqtt://h:0", "the port 0 is out of range (1-65535)"),
     ("mqtt://h:1883x", "the port '1883x' is not a number"),
 ])
+@pytest.mark.slow
 def test_floor_says_the_port_is_out_of_range(url: str, said: str, tmp_path: Path) -> None:
     """`--floor mqtt://h:99999` said "the port is not a number"."""
     result = tablectl("run", "--floor", url, cwd=tmp_path)
@@ -136,6 +142,7 @@ def test_floor_says_the_port_is_out_of_range(url: str, said: str, tmp_path: Path
 
 # ----- recordings ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_recording_is_never_overwritten(tmp_path: Path) -> None:
     """`record FILE` and `run --record FILE` wrote over an existing file without a word."""
     existing = tmp_path / "shoe.jsonl"
@@ -160,6 +167,7 @@ def port_taken() -> socket.socket:
     return taken
 
 
+@pytest.mark.slow
 def test_a_run_that_fails_to_start_leaves_nothing_it_made(tmp_path: Path) -> None:
     """The display's port is taken: the demo fails after it made its journal (and the files
     beside it), its key pair, the recording and the folders above the journal; all go."""
@@ -175,6 +183,7 @@ def test_a_run_that_fails_to_start_leaves_nothing_it_made(tmp_path: Path) -> Non
             assert not any(tmp_path.iterdir()), list(tmp_path.rglob("*"))
 
 
+@pytest.mark.slow
 def test_a_configured_run_that_fails_to_start_leaves_nothing_it_made(tmp_path: Path) -> None:
     with port_taken() as taken:
         config = tmp_path / "table.toml"
@@ -185,6 +194,7 @@ def test_a_configured_run_that_fails_to_start_leaves_nothing_it_made(tmp_path: P
     assert [p.name for p in tmp_path.iterdir()] == ["table.toml"]
 
 
+@pytest.mark.slow
 def test_a_journal_there_before_keeps_what_it_holds(tmp_path: Path) -> None:
     """A failed start removes only what it made: a journal that was there keeps its records
     (and its -wal, which may hold the last of them)."""
@@ -251,6 +261,7 @@ def test_every_command_takes_v() -> None:
             assert any("-v" in action.option_strings for action in sub._actions), sub.prog
 
 
+@pytest.mark.slow
 def test_journal_archive_checks_the_journal_before_it_makes_its_folder(tmp_path: Path) -> None:
     """A journal in a read-only folder: `journal archive --to NEW` made NEW, then failed."""
     kept = tmp_path / "kept"
@@ -269,6 +280,7 @@ def test_journal_archive_checks_the_journal_before_it_makes_its_folder(tmp_path:
     assert not to.exists()
 
 
+@pytest.mark.slow
 def test_a_pay_table_file_is_read_as_far_as_its_limit(tmp_path: Path) -> None:
     """The game reads the pay-table folders itself: a device or a FIFO among them is refused
     unread, a file past 64 KiB unparsed."""

@@ -74,6 +74,7 @@ def interrupt(proc: subprocess.Popen[str]) -> int:
     return code
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["beetek", "cardid"])
 def test_monitor_shoe(tmp_path: Path, protocol: str) -> None:
     shoe = VirtualShoe(tmp_path, protocol, cards=[parse_card("4S"), parse_card("QH")],
@@ -101,6 +102,7 @@ def test_monitor_shoe(tmp_path: Path, protocol: str) -> None:
         assert interrupt(proc) == 0
 
 
+@pytest.mark.slow
 def test_monitor_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """`tablectl monitor shoe ... | head -1`: the reader thread took the closed pipe for a lost
     shoe, died of it, and the command never ended. Now it ends, exit 0, without a word."""
@@ -187,6 +189,7 @@ def test_monitor_pads_without_libusb_names_it_and_keeps_trying() -> None:
     assert "libusb-1.0-0" in lines[0]["reason"]
 
 
+@pytest.mark.slow
 def test_monitor_needs_its_device_options() -> None:
     result = subprocess.run([sys.executable, "-m", "controller", "monitor", "pads"],
                             capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
@@ -196,6 +199,7 @@ def test_monitor_needs_its_device_options() -> None:
     assert bad.returncode == 2 and "not VID:PID" in bad.stderr
 
 
+@pytest.mark.slow
 def test_record_writes_a_recording(tmp_path: Path) -> None:
     shoe = VirtualShoe(tmp_path, "beetek", cards=[parse_card("AS")], heartbeat=False).start()
     path = tmp_path / "shoe.jsonl"
@@ -240,6 +244,7 @@ def test_a_virtual_shoe_by_url(tmp_path: Path) -> None:
         missing.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("port", ["sim://x", "/dev/tablectl-no-such-shoe"])
 def test_monitor_waits_for_a_virtual_shoe_as_for_a_missing_one(port: str) -> None:
     """sim:// is the serial driver's own scheme, not one a simulator's import adds: a real
@@ -258,6 +263,7 @@ def test_monitor_waits_for_a_virtual_shoe_as_for_a_missing_one(port: str) -> Non
         assert line["reason"] == "cannot open: sim://x: no virtual shoe of that name is plugged in"
 
 
+@pytest.mark.slow
 def test_the_configuration_check_takes_a_virtual_shoe(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
     table = '[table]\ngame = "blackjack"\n[journal]\npath = "journal.sqlite3"\n[devices.shoe]\n'
@@ -274,6 +280,7 @@ def test_the_configuration_check_takes_a_virtual_shoe(tmp_path: Path) -> None:
         "sim:// needs the virtual shoe's NAME (e.g. sim://shoe)\n"
 
 
+@pytest.mark.slow
 def test_monitor_reader_over_the_fake_transport() -> None:
     """`tablectl monitor reader`: what a card reader reads, decoded as the table would."""
     with tempfile.TemporaryDirectory(prefix="tc-") as folder:  # AF_UNIX paths are short
@@ -297,6 +304,7 @@ def test_monitor_reader_over_the_fake_transport() -> None:
         {"type": "card_garbled", "reader": "reader", "detail": "the reader reported a bad swipe"}]
 
 
+@pytest.mark.slow
 def test_monitor_reader_refuses_a_bad_url_or_pattern() -> None:
     for args, said in ((["--reader", "/dev/input/event3"], "is not a reader URL"),
                        (["--reader", "evdev://name=x", "--dealer-pattern", "(["], "unterminated"),

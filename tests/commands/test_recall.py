@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.commands.settle import settle_session
 from controller.daemon.service import TableService
 from controller.game.events import CardDrawn, WagerPlaced
@@ -27,6 +29,7 @@ def recall(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=60)
 
 
+@pytest.mark.slow
 def test_last_ten_rounds_after_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
     settle_session([ROUND, BACCARAT] * 6, REGISTRY, path)
@@ -54,6 +57,7 @@ def test_last_ten_rounds_after_a_restart(tmp_path: Path) -> None:
     assert [c["to"] for c in rounds[1]["cards"]][:2] == ["the player", "the banker"]
 
 
+@pytest.mark.slow
 def test_recall_text_and_count(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
     settle_session([ROUND, ROUND, ROUND], REGISTRY, path)
@@ -62,6 +66,7 @@ def test_recall_text_and_count(tmp_path: Path) -> None:
     assert "card 7♠ to seat 1 hand 1" in text
 
 
+@pytest.mark.slow
 def test_recall_shows_the_round_in_progress_and_on_hold(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
     settle_session(ROUND, REGISTRY, path)
@@ -77,6 +82,7 @@ def test_recall_shows_the_round_in_progress_and_on_hold(tmp_path: Path) -> None:
                for entry in on_hold["log"])
 
 
+@pytest.mark.slow
 def test_recall_of_a_missing_journal_fails_clearly(tmp_path: Path) -> None:
     """A path that names no journal is bad input (exit 2, issue 21), and is not made."""
     result = recall(tmp_path / "none.sqlite3")
@@ -84,6 +90,7 @@ def test_recall_of_a_missing_journal_fails_clearly(tmp_path: Path) -> None:
     assert not (tmp_path / "none.sqlite3").exists()
 
 
+@pytest.mark.slow
 def test_recall_of_no_rounds_is_refused_not_answered_with_none(tmp_path: Path) -> None:
     """`recall -n 0` said "no rounds in the journal" of a journal with rounds."""
     path = tmp_path / "j.sqlite3"
@@ -95,6 +102,7 @@ def test_recall_of_no_rounds_is_refused_not_answered_with_none(tmp_path: Path) -
     assert recall(path, "-n", "1").stdout.count("Round ") == 1
 
 
+@pytest.mark.slow
 def test_settle_session_resumes_instead_of_repeating(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite3"
     session = tmp_path / "session.json"
@@ -114,6 +122,7 @@ def test_settle_session_resumes_instead_of_repeating(tmp_path: Path) -> None:
     assert mismatch.returncode == 2 and "is not part of this session" in mismatch.stderr
 
 
+@pytest.mark.slow
 def test_session_errors_name_the_round(tmp_path: Path) -> None:
     bad = json.loads(json.dumps(ROUND))
     bad["shoe"][1] = "XX"
@@ -124,6 +133,7 @@ def test_session_errors_name_the_round(tmp_path: Path) -> None:
     assert result.returncode == 2 and "round 2: shoe[1]: 'XX' is not a card" in result.stderr
 
 
+@pytest.mark.slow
 def test_pin_hash_command_hashes_from_stdin() -> None:
     result = subprocess.run([sys.executable, "-m", "controller", "pin-hash"],
                             input="8642\n", capture_output=True, text=True, cwd=ROOT, timeout=60)

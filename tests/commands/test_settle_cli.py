@@ -23,6 +23,7 @@ def run(script: Any, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_example_round_settles(tmp_path: Path) -> None:
     result = run(EXAMPLE, tmp_path)
     assert result.returncode == 0, result.stderr
@@ -34,6 +35,7 @@ def test_example_round_settles(tmp_path: Path) -> None:
     assert report["cards_left"] == 0
 
 
+@pytest.mark.slow
 def test_reads_stdin() -> None:
     result = subprocess.run([sys.executable, "-m", "controller", "settle", "-"],
                             input=json.dumps(EXAMPLE), capture_output=True, text=True,
@@ -96,6 +98,7 @@ def seat1(decisions: list[str], shoe: list[Any], wagers: dict[str, Any] | None =
     (with_changes(rules={"decks": 1}, shoe=["AS", "9D", "AS", "8C"]),
      "round went on hold: A♠ came out more often than a 1-deck shoe holds it"),
 ])
+@pytest.mark.slow
 def test_bad_scripts_exit_2_with_one_line(tmp_path: Path, script: Any, message: str) -> None:
     result = run(script, tmp_path)
     assert result.returncode == 2
@@ -105,6 +108,7 @@ def test_bad_scripts_exit_2_with_one_line(tmp_path: Path, script: Any, message: 
     assert message in lines[0]
 
 
+@pytest.mark.slow
 def test_a_reader_that_closes_the_pipe_ends_it_quietly(tmp_path: Path) -> None:
     path = tmp_path / "round.json"
     path.write_text(json.dumps(EXAMPLE))
@@ -117,6 +121,7 @@ def test_a_reader_that_closes_the_pipe_ends_it_quietly(tmp_path: Path) -> None:
     assert error == ""
 
 
+@pytest.mark.slow
 def test_version() -> None:
     result = subprocess.run([sys.executable, "-m", "controller", "--version"],
                             capture_output=True, text=True, timeout=60, cwd=ROOT)
@@ -124,6 +129,7 @@ def test_version() -> None:
     assert result.stdout.strip() == f"tablectl {metadata.version('tablectl')}"
 
 
+@pytest.mark.slow
 def test_insurance_token_is_ignored_when_the_dealer_shows_no_ace(tmp_path: Path) -> None:
     result = run(seat1(["insurance", "stand"], ["TS", "9D", "9C", "8D"]), tmp_path)
     report = json.loads(result.stdout)
@@ -131,18 +137,21 @@ def test_insurance_token_is_ignored_when_the_dealer_shows_no_ace(tmp_path: Path)
     assert report["unused_decisions"] == {"1": ["insurance"]}
 
 
+@pytest.mark.slow
 def test_leftover_cards_stay_in_the_shoe(tmp_path: Path) -> None:
     report = json.loads(run(seat1(["stand"], ["TS", "9D", "9C", "8D", "2C", "3C"]),
                             tmp_path).stdout)
     assert report["cards_left"] == 2
 
 
+@pytest.mark.slow
 def test_numeric_card_ids_are_accepted(tmp_path: Path) -> None:
     # 10 = TS, 48 = 9D, 35 = 9C, 47 = 8D
     report = json.loads(run(seat1(["stand"], [10, 48, 35, 47]), tmp_path).stdout)
     assert report["hands"]["seats"]["1"][0]["cards"] == ["TS", "9C"]
 
 
+@pytest.mark.slow
 def test_extra_pay_table_directory(tmp_path: Path) -> None:
     tables = tmp_path / "tables"
     tables.mkdir()

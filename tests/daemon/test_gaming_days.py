@@ -118,6 +118,7 @@ def test_a_close_waits_for_the_round_and_never_closes_one_on_hold(tmp_path: Path
         table.close()
 
 
+@pytest.mark.slow
 def test_a_close_set_for_the_end_of_the_round_is_a_success(tmp_path: Path) -> None:
     """`tablectl day close` while a round is dealt: the running controller closes the day when
     the round is over. That is what was asked: exit 0 (it was 1), and the day then closes. A
@@ -154,6 +155,7 @@ def test_a_close_set_for_the_end_of_the_round_is_a_success(tmp_path: Path) -> No
         table.close()
 
 
+@pytest.mark.slow
 def test_a_second_close_of_a_date_is_found_by_the_name_it_was_given(tmp_path: Path) -> None:
     """A day closed early is followed by DATE.2: `--day DATE.2` finds that close alone (it was
     refused by a message that listed it), `--day DATE` finds both."""
@@ -259,6 +261,7 @@ def records_read_at_start(table: DaysTable, monkeypatch: pytest.MonkeyPatch) -> 
     return records_read(monkeypatch, table.restart)
 
 
+@pytest.mark.slow
 def test_start_up_does_not_read_more_with_more_history(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The cost of start-up is the rounds since a checkpoint, not the days before it."""
@@ -281,6 +284,7 @@ def test_start_up_does_not_read_more_with_more_history(tmp_path: Path,
         long.close()
 
 
+@pytest.mark.slow
 def test_a_journal_s_game_is_read_from_its_latest_checkpoint(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch
                                                              ) -> None:
@@ -310,6 +314,7 @@ def test_a_journal_s_game_is_read_from_its_latest_checkpoint(tmp_path: Path,
 
 # ----- sealed days ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_closed_days_are_sealed_read_only_and_found_again(tmp_path: Path) -> None:
     table = DaysTable(tmp_path / "journal.sqlite3")
     try:
@@ -342,6 +347,7 @@ def test_closed_days_are_sealed_read_only_and_found_again(tmp_path: Path) -> Non
     assert missing.returncode == 1 and "no closed gaming day 2031-01-01" in missing.stderr
 
 
+@pytest.mark.slow
 def test_the_settlements_and_rounds_export_for_an_auditor(tmp_path: Path) -> None:
     table = DaysTable(tmp_path / "journal.sqlite3")
     try:
@@ -456,6 +462,7 @@ def test_a_chain_rewritten_without_the_key_fails_at_the_first_day(
                              "table's key, or signed by another key)")
 
 
+@pytest.mark.slow
 def test_the_signatures_hold_with_the_tables_key(three_days: tuple[Path, list[str], Path]
                                                  ) -> None:
     journal, labels, public = three_days
@@ -467,6 +474,7 @@ def test_the_signatures_hold_with_the_tables_key(three_days: tuple[Path, list[st
     assert day.returncode == 0 and "1 closed days, 1 signatures hold" in day.stdout
 
 
+@pytest.mark.slow
 def test_keygen_makes_a_key_only_its_owner_reads_and_never_overwrites(tmp_path: Path) -> None:
     result = cli("journal", "keygen", "--key", str(tmp_path / "t.key"))
     assert result.returncode == 0, result.stderr
@@ -478,6 +486,7 @@ def test_keygen_makes_a_key_only_its_owner_reads_and_never_overwrites(tmp_path: 
 
 # ----- retention -----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_days_leave_the_table_only_once_copied_out(tmp_path: Path) -> None:
     table = DaysTable(tmp_path / "journal.sqlite3", keep_days=1)
     folder = tmp_path / "journal.days"
@@ -576,6 +585,7 @@ except JournalError as exc:
 """
 
 
+@pytest.mark.slow
 def test_a_full_disk_never_corrupts_the_journal(tmp_path: Path) -> None:
     """The file-size limit stands in for a full disk: writes fail with EFBIG mid-session."""
     table = DaysTable(tmp_path / "journal.sqlite3")

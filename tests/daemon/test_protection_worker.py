@@ -59,6 +59,7 @@ def _logged(logs: list[MutableMapping[str, Any]], event: str
     return [entry for entry in logs if entry["event"] == event]
 
 
+@pytest.mark.slow
 def test_the_worker_assesses_a_closed_rating_as_the_report_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seats = {1: Sitter("HOLE", flat(25), hole_carder(3, every=1)), 2: Sitter("FLAT", flat(25))}
@@ -98,6 +99,7 @@ def test_the_worker_assesses_a_closed_rating_as_the_report_does(
     assert abs(event.skill_cost_optimal - 100 * expected["skill_cost_optimal"]) <= 0.51
 
 
+@pytest.mark.slow
 def test_a_child_past_its_time_limit_is_killed_and_logged(tmp_path: Path) -> None:
     # The table's limit is TIMEOUT_S; this test cannot wait an hour for it.
     assert ProtectionWorker(tmp_path / "j.sqlite3", lambda event: None).timeout_s == TIMEOUT_S
@@ -110,6 +112,7 @@ def test_a_child_past_its_time_limit_is_killed_and_logged(tmp_path: Path) -> Non
     assert _gone(entry["pid"])  # killed and reaped, not left running
 
 
+@pytest.mark.slow
 def test_the_child_runs_apart_at_a_lower_priority_and_the_table_keeps_its_own(
         tmp_path: Path) -> None:
     own = os.getpriority(os.PRIO_PROCESS, 0)
@@ -134,6 +137,7 @@ def test_the_child_runs_apart_at_a_lower_priority_and_the_table_keeps_its_own(
     assert _gone(pid)
 
 
+@pytest.mark.slow
 def test_a_failing_child_is_logged_with_why_and_nothing_is_posted(tmp_path: Path) -> None:
     session = shoe_session({"decks": 6}, {}, {1: Sitter("FLAT", flat(25))}, 5)[:3]
     journal = tmp_path / "j.sqlite3"
@@ -184,6 +188,7 @@ def test_each_rating_is_queued_once_as_it_closes_and_none_from_before_a_restart(
     assert worker.queue.empty()
 
 
+@pytest.mark.slow
 def test_ratings_are_assessed_in_the_order_they_close(
         tmp_path: Path) -> None:
     posted: list[Event] = []
@@ -224,6 +229,7 @@ def test_an_assessment_goes_to_the_floor() -> None:
                             "flags": event.flags}
 
 
+@pytest.mark.slow
 def test_a_rating_that_closes_at_a_running_table_is_assessed_and_journaled(
         tmp_path: Path) -> None:
     """The wiring of `tablectl run`: the loop's listener queues the closed rating, the worker's

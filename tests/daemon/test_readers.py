@@ -322,6 +322,7 @@ READER_VALUES = st.recursive(
     st.lists(st.dictionaries(st.sampled_from(config_file.READER_KEYS), READER_VALUES,
                              max_size=5), max_size=3),
     READER_VALUES))
+@pytest.mark.slow
 def test_any_readers_entry_loads_or_is_refused_naming_the_field(raw: Any) -> None:
     """Whatever `readers` holds, the configuration loads or says file: field: reason, in one
     line: never a Python error."""

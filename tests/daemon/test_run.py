@@ -87,6 +87,7 @@ def stop(proc: subprocess.Popen[str]) -> tuple[int, str]:
     return proc.returncode, stderr
 
 
+@pytest.mark.slow
 def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
                                                    systemd: FakeSystemd) -> None:
     """The demo keeps its journal where every command looks by default, says where, closes a
@@ -135,6 +136,7 @@ def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
     assert problem is None and count > 50
 
 
+@pytest.mark.slow
 def test_a_demo_of_another_game_refuses_the_journal_of_the_first(tmp_path: Path) -> None:
     """Issue 21, 13: the baccarat demo on the blackjack demo's journal would void its round
     and mix two games in one journal: it refuses in one line, before it opens the journal."""
@@ -156,6 +158,7 @@ def test_a_demo_of_another_game_refuses_the_journal_of_the_first(tmp_path: Path)
     assert journal.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_configured_table_of_another_game_refuses_the_journal(tmp_path: Path) -> None:
     """One journal holds one table's game: a baccarat configuration naming the blackjack
     demo's journal is refused in one line before the journal is opened, as the demo is."""
@@ -177,6 +180,7 @@ def test_a_configured_table_of_another_game_refuses_the_journal(tmp_path: Path) 
     assert journal.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_the_demo_s_day_closed_offline_is_signed_with_its_key(tmp_path: Path) -> None:
     """Issue 35, 9: `day close` with no controller running closed the demo's day unsigned,
     although the demo's key lay beside its journal, and `journal verify --public-key` then
@@ -198,6 +202,7 @@ def test_the_demo_s_day_closed_offline_is_signed_with_its_key(tmp_path: Path) ->
     assert "1 closed days, 1 signatures hold" in verify.stdout
 
 
+@pytest.mark.slow
 def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) -> None:
     """READY says the journal is open, the display serves and the devices' readers run: a
     device not there (these pads) does not hold it back, it shows lost on the display until it
@@ -277,6 +282,7 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
     ('[table]\ngame = "blackjack"\n[dealers]\n" D-7" = "1234"\n',
      "dealers. D-7: not a dealer id"),
 ])
+@pytest.mark.slow
 def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
                                                     key: str) -> None:
     path = tmp_path / "table.toml"
@@ -295,6 +301,7 @@ def test_a_token_of_16_characters_is_accepted(tmp_path: Path) -> None:
     assert config_file.load(path).display.token == "s3cret-s3cret-16"
 
 
+@pytest.mark.slow
 def test_shipped_examples_are_valid() -> None:
     for name in ("blackjack-table.toml", "baccarat-table.toml"):
         result = subprocess.run([sys.executable, "-m", "controller", "config", "check",
@@ -303,6 +310,7 @@ def test_shipped_examples_are_valid() -> None:
         assert result.returncode == 0 and ": ok: " in result.stdout
 
 
+@pytest.mark.slow
 def test_doctor_says_what_is_wrong_and_how_to_fix_it(tmp_path: Path) -> None:
     shoe = VirtualShoe(tmp_path, "beetek", heartbeat=False).start()
     config = tmp_path / "table.toml"
@@ -332,6 +340,7 @@ def run_demo(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=WAIT_S * 2)
 
 
+@pytest.mark.slow
 def test_settlements_are_logged_with_v_only(tmp_path: Path) -> None:
     """Three tables in one terminal stay readable (issue 21): a line when the demo starts and
     stops; `-v` adds one per settlement, its `text` in words."""
@@ -345,6 +354,7 @@ def test_settlements_are_logged_with_v_only(tmp_path: Path) -> None:
         f"settled: seat {entry['seat']} ") for entry in settled)
 
 
+@pytest.mark.slow
 def test_a_port_in_use_is_said_in_one_line(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -360,6 +370,7 @@ def config_check(path: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
 
 
+@pytest.mark.slow
 def test_config_check_refuses_a_key_the_table_could_not_start_with(tmp_path: Path) -> None:
     """A missing key file passed `config check`, and `run` then failed."""
     path = tmp_path / "table.toml"
@@ -383,6 +394,7 @@ def test_config_check_refuses_a_key_the_table_could_not_start_with(tmp_path: Pat
     ("[table]\nseats = 7\n", "{path}: table.game: missing: game = \"blackjack\" or "
                               "\"baccarat\" in [table]"),
 ])
+@pytest.mark.slow
 def test_config_check_of_a_file_without_a_game_says_so(tmp_path: Path, text: str,
                                                        said: str) -> None:
     """An empty file said `table.game: None is not blackjack or baccarat`."""
@@ -393,6 +405,7 @@ def test_config_check_of_a_file_without_a_game_says_so(tmp_path: Path, text: str
     assert result.stderr == f"tablectl: config check: {said.format(path=path)}\n"
 
 
+@pytest.mark.slow
 def test_config_check_summary_is_words_and_flags_no_supervisors(tmp_path: Path) -> None:
     """The summary printed the pay tables as a Python dict; a table with no supervisor, which
     no one could clear a hold on, passed without a word."""
@@ -419,6 +432,7 @@ def doctor_command(*args: str, env: dict[str, str] | None = None
                           env={**os.environ, **(env or {})})
 
 
+@pytest.mark.slow
 def test_doctor_knows_the_demo_signs_with_its_own_key(tmp_path: Path) -> None:
     """Without --config, doctor checks the demo's set-up: its key, made beside its journal on
     the first start, is not missing (it warned "no signing key")."""
@@ -432,6 +446,7 @@ def test_doctor_knows_the_demo_signs_with_its_own_key(tmp_path: Path) -> None:
     assert "none configured" not in before + after
 
 
+@pytest.mark.slow
 def test_doctor_says_how_to_make_a_missing_key(tmp_path: Path) -> None:
     """The fix for a missing key is `journal keygen`, not "run doctor as the service user"."""
     path = tmp_path / "table.toml"
@@ -505,6 +520,7 @@ VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
 KEYS = [(section, key) for section, keys in KNOWN_KEYS.items() for key in keys]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.dictionaries(st.sampled_from(KEYS), VALUES, min_size=1, max_size=3))
 def test_config_check_never_speaks_python(changes: dict[tuple[str, str], Any]) -> None:

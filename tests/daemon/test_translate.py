@@ -257,6 +257,7 @@ def test_a_snapshot_takes_off_the_wagers_the_pads_no_longer_hold() -> None:
     assert not sync.synced
 
 
+@pytest.mark.slow
 def test_the_pin_policy_answers_alike_locks_out_and_merges_on_its_own() -> None:
     """docs/devices.md, "PINs": a wrong PIN and an unknown id get the same answer; three wrong
     for one id at one client lock it out; the refusals are journaled merged, with their count;

@@ -161,6 +161,7 @@ def read_to_end(viewer: socket.socket) -> bytes:
 PAD = "x" * 4000  # a live table's view is a few KB
 
 
+@pytest.mark.slow
 def test_a_stalled_page_holds_one_message_per_event(server: DisplayServer,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(display_server, "WRITE_TIMEOUT_S", 600.0)  # it stays connected here
@@ -204,6 +205,7 @@ def test_a_page_that_cannot_be_written_to_is_dropped(server: DisplayServer,
         viewer.close()
 
 
+@pytest.mark.slow
 def test_a_page_gets_the_state_on_connect_news_pings_and_the_end() -> None:
     hub = Hub()
     hub.publish({"phase": "betting"})

@@ -168,6 +168,7 @@ def test_no_internal_key_reaches_the_dealer() -> None:
     assert all(r["text"].endswith((".00", "push")) for r in results)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), game=st.sampled_from(["blackjack", "baccarat"]))
 def test_every_wager_of_a_seat_is_on_its_lines_after_every_event(seed: int, game: str) -> None:

@@ -337,6 +337,7 @@ def test_paho_closes_the_connection_on_that_puback(tls_broker: tuple[Mosquitto, 
         table.close()
 
 
+@pytest.mark.slow
 def test_make_certs_writes_the_floor_group_and_acl(tmp_path: Path) -> None:
     """A floor process's certificate per --floor (one named a by default), their ACL blocks in
     floor.acl, a random group name kept private in floor-group; run again, it keeps what is

@@ -337,6 +337,7 @@ def test_the_floor_stops_within_10_s_with_a_job_at_work_and_the_job_with_it(
 # ----- the job and its queue, without the floor ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_job_is_bounded_by_its_cpu_and_memory_limits(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The child's own limits (setrlimit): a 6-deck table's edges take seconds of CPU and more

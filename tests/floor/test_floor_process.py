@@ -99,6 +99,7 @@ def test_a_second_process_under_a_running_name_refuses(
     ("a\x01b", "holds the unprintable character U+0001 at 1"),
     ("+cmd", "starts with '+', as a spreadsheet formula does"),
     ("n" * 101, "String should have at most 100 characters")])
+@pytest.mark.slow
 def test_a_name_the_protocol_refuses_is_refused_at_start(
         tmp_path: Path, broker: Mosquitto, floor_dsn: str, name: str, fault: str) -> None:
     """Issue 34: a floor's name goes in every word it sends the tables; one the protocol would

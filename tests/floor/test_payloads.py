@@ -62,6 +62,7 @@ JSON: Any = st.recursive(
 @given(st.one_of(st.binary(max_size=300), JSON.map(lambda v: json.dumps(v).encode()),
                  st.dictionaries(st.sampled_from(list(good_message()) + list(good_status())),
                                  JSON, max_size=12).map(lambda v: json.dumps(v).encode())))
+@pytest.mark.slow
 def test_anything_at_all_is_taken_or_refused_never_an_error(payload: bytes) -> None:
     """Bytes, any JSON, and objects with the right keys and any values: a message or a status,
     or Rejected. Nothing else escapes (the writer's thread died of a TypeError before)."""
@@ -150,6 +151,7 @@ def test_merged_refused_pins_are_one_alert_line_with_their_count() -> None:
 @settings(max_examples=200)
 @given(st.dictionaries(st.sampled_from(["who", "role", "count", "wrong", "clients", "locked",
                                         "lockout_s"]), JSON, max_size=7))
+@pytest.mark.slow
 def test_a_refused_pins_line_is_made_of_any_values(fields: dict[str, Any]) -> None:
     """The body is the table's word, checked only as JSON: whatever its fields hold, the pit's
     line is text of at most 500 characters, never an error."""

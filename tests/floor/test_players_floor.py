@@ -342,6 +342,7 @@ def test_no_one_seats_a_player_over_an_open_broker(tmp_path: Path, broker: Mosqu
     lambda children: st.lists(children, max_size=4)
     | st.dictionaries(st.sampled_from(["seat", "player", "leave", "by", "x"]), children,
                       max_size=5)).map(lambda v: json.dumps(v).encode())))
+@pytest.mark.slow
 def test_a_seating_from_the_pit_is_checked(payload: bytes) -> None:
     """Whatever arrives on the seat topic is a seating with every field valid, or a reason."""
     from controller.daemon.floor_link import pit_seat
@@ -371,6 +372,7 @@ FLAG_VALUES = st.recursive(
     "seat": st.integers(-1, 12), "decisions": st.integers(-1, 10**6),
     "skill_cost": st.integers(-2**60, 2**60) | st.floats(),
     "skill_cost_optimal": st.integers(-10, 10**9), "flags": st.lists(FLAG_VALUES, max_size=3)}))
+@pytest.mark.slow
 def test_an_assessment_is_checked_whatever_it_holds(body: dict[str, Any]) -> None:
     """Whatever a table sends as an assessment is refused with a reason, or valid in every
     field the pit reads: its alert text is made without fault."""

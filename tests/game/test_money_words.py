@@ -416,6 +416,7 @@ def _patterns(code: ast.expr, scope: ast.AST, tree: ast.Module, where: str) -> l
     raise AssertionError(f"{where}: an alert whose code this test cannot read")
 
 
+@pytest.mark.slow
 def test_every_text_for_people_is_in_words_and_money(corpus: list[tuple[Currency, Said]]
                                                      ) -> None:
     wrong = sorted({line for money, said in corpus for where, texts in said.texts.items()
@@ -430,6 +431,7 @@ def test_every_text_for_people_is_in_words_and_money(corpus: list[tuple[Currency
         assert any(MONEY[money.code].search(text) for text in texts), money
 
 
+@pytest.mark.slow
 def test_the_scan_sees_every_kind_of_alert_the_code_makes(corpus: list[tuple[Currency, Said]]
                                                           ) -> None:
     made = set().union(*(said.codes for _, said in corpus))
@@ -444,6 +446,7 @@ def test_the_scan_sees_every_kind_of_alert_the_code_makes(corpus: list[tuple[Cur
 @settings(max_examples=10)
 @given(seed=st.integers(0, 2**32), game=st.sampled_from(("blackjack", "baccarat")),
        money=st.sampled_from(CURRENCIES))
+@pytest.mark.slow
 def test_any_stream_says_money_as_money(seed: int, game: str, money: Currency) -> None:
     said = Said()
     Stream(game, money, seed, said).play(300)
@@ -506,6 +509,7 @@ def test_a_changed_wager_holds_in_money_and_words_the_summary_keeps_its_keys(
     assert verify(tmp_path / "journal.sqlite3", deep=True).problem is None
 
 
+@pytest.mark.slow
 def test_a_day_signed_before_the_words_still_verifies_and_recalls_in_words(tmp_path: Path
                                                                            ) -> None:
     """The day's summary keeps each hold's reason as it was signed; a fold today makes the

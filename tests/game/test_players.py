@@ -4,6 +4,7 @@ exact theo: handle x the edge `tablectl analyze` gives for the same rules."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -22,10 +23,12 @@ from controller.game.events import (
     NewShoe,
     PayoutConfirmed,
     PayoutShown,
+    PlayerLeft,
     PlayerSeated,
     WagerPlaced,
 )
 from controller.game.paytables import PayTables
+from controller.game.table import Table
 from controller.game.table_config import config_change
 from controller.journal import Journal
 from controller.journal.fold import read_events
@@ -61,6 +64,7 @@ def round_script(seats: dict[str, Any], shoe: list[str] | None = None, **extra: 
 
 # ----- sessions that deal on from one shoe ----------------------------------------------------
 
+@pytest.mark.slow
 def test_a_round_without_shoe_deals_on_from_the_cards_the_last_one_left(tmp_path: Path) -> None:
     shoe = ["TS", "9H", "TD", "7C", "5S", "6D", "8C", "9D", "2C", "KH"]
     reports = settle([round_script({"1": {"wagers": {"main": 10}, "decisions": ["stand"]}},
@@ -75,6 +79,7 @@ def test_a_round_without_shoe_deals_on_from_the_cards_the_last_one_left(tmp_path
     assert reports[1]["cards_left"] == 0
 
 
+@pytest.mark.slow
 def test_a_round_with_shoe_starts_a_new_one(tmp_path: Path) -> None:
     first = ["TS", "9H", "TD", "7C", "5S", "2D"]
     reports = settle([round_script({"1": {"wagers": {"main": 10}, "decisions": ["stand"]}},
@@ -100,6 +105,7 @@ def test_a_round_with_shoe_starts_a_new_one(tmp_path: Path) -> None:
     ([round_script({"1": {"wagers": {"main": 10}}}, ["TS"], dealer="D\n1")],
      "round 1: dealer: 'D\\n1' is not an id"),
 ])
+@pytest.mark.slow
 def test_bad_people_are_refused_with_the_field(tmp_path: Path, session: list[Any],
                                                message: str) -> None:
     result = tablectl("settle", "-", stdin=json.dumps(session))
@@ -109,6 +115,7 @@ def test_bad_people_are_refused_with_the_field(tmp_path: Path, session: list[Any
 
 # ----- ratings ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_ratings_follow_the_players_named_on_each_round(tmp_path: Path) -> None:
     """Same id: one rating; a different id: the first walked and a new one opens; a seat that
     wagers with no id is rated anonymous; a seat absent for idle_rounds rounds has left."""
@@ -144,6 +151,7 @@ def test_ratings_follow_the_players_named_on_each_round(tmp_path: Path) -> None:
     assert ratings[0]["end"] is not None and ratings[2]["end"] is None
 
 
+@pytest.mark.slow
 def test_whole_shoes_rate_every_player_exactly(tmp_path: Path) -> None:
     """The acceptance shape: whole 6-deck shoes, several players with several bet patterns.
     Handle exact, actual = the sum of the settlements, theo = sum of wager x the edge that
@@ -194,6 +202,7 @@ def test_whole_shoes_rate_every_player_exactly(tmp_path: Path) -> None:
     assert {r["player"] for r in ratings} == {"P-1001", "P-1002", "P-1003", None}
 
 
+@pytest.mark.slow
 def test_a_rating_survives_a_restart(tmp_path: Path) -> None:
     """The rating is in the table's fold and its checkpoints: a controller that restarts
     (from a checkpoint taken while the rating was open) carries it on."""
@@ -232,6 +241,7 @@ def test_a_rating_survives_a_restart(tmp_path: Path) -> None:
             rating["dealer"]) == ("P-77", 2, {"main": 20}, 0, "D-9")
 
 
+@pytest.mark.slow
 def test_a_configuration_changed_mid_rating_rates_each_part_at_its_own_edges(
         tmp_path: Path) -> None:
     stand = ["stand"]
@@ -251,6 +261,7 @@ def test_a_configuration_changed_mid_rating_rates_each_part_at_its_own_edges(
     assert rating["theo"]["main"] == pytest.approx(10 * edges[0] + 10 * edges[1], abs=1e-4)
 
 
+@pytest.mark.slow
 def test_report_refuses_a_day_that_is_not_closed(tmp_path: Path) -> None:
     settle([round_script({"1": {"player": "P-1", "wagers": {"main": 10},
                                 "decisions": ["stand"]}}, ["TS", "9H", "TD", "8C"])],
@@ -261,6 +272,7 @@ def test_report_refuses_a_day_that_is_not_closed(tmp_path: Path) -> None:
     assert "no closed gaming day 2026-01-01" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_numbered_player_is_rated_by_the_number_as_text(tmp_path: Path) -> None:
     settle([round_script({"4": {"player": 1001, "wagers": {"main": 10},
                                 "decisions": ["stand"]}}, ["TS", "9H", "TD", "8C"])],
@@ -296,3 +308,36 @@ def test_a_player_with_no_wager_for_idle_rounds_has_left(tmp_path: Path) -> None
     assert again.table.ratings.open == {} and again.table.ratings.count == 1
     assert again.journal is not None
     again.journal.close()
+
+
+def test_apply_says_what_each_event_changed() -> None:
+    """`Table.apply` returns what it changed (issue 36): the round an event moved, the ratings it
+    opened or closed and, from the event that ends a round, its credits to the open ratings.
+    The floor's messages are made from this and nothing else, so each part is checked here."""
+    table = Table()
+    events = iter(range(1, 100))
+
+    def apply(event: Any) -> Any:
+        return table.apply(dataclasses.replace(event, seq=next(events)))
+
+    assert apply(config_change("blackjack", {"decks": 1}, {}, PayTables.load())).round is None
+    apply(NewShoe(seq=0, burn=False))
+    seated = apply(PlayerSeated(seq=0, seat=3, player="P-77", how="card", by="reader"))
+    assert [(r.seat, r.player, r.end) for r in seated.ratings] == [(3, "P-77", None)]
+    assert seated.round is None and seated.credited is None
+    wager = apply(WagerPlaced(seq=0, seat=3, spot="main", amount=1000))
+    assert wager.round is table.current and wager.ratings == () and wager.credited is None
+    for event in [BetsLocked(seq=0), *(CardDrawn(seq=0, card=c) for c in ["TS", "9H", "TD"]),
+                  CardDrawn(seq=0, card="7C"), DealerAction(seq=0, seat=3, action="stand"),
+                  CardDrawn(seq=0, card="5S"), PayoutShown(seq=0)]:
+        assert apply(event).credited is None
+    record = table.current
+    ended = apply(PayoutConfirmed(seq=0))
+    assert ended.round is record and table.current is None
+    assert ended.credited is not None and ended.credited.number == record.number
+    [credit] = ended.credited.credits
+    assert (credit.rating, credit.net) == (seated.ratings[0].number, -1000)  # 20 loses to 21
+    left = apply(PlayerLeft(seq=0, seat=3, reason="walked", by="D-9"))
+    assert [(r.number, r.rounds, r.reason) for r in left.ratings] == [
+        (seated.ratings[0].number, 1, "walked")]
+    assert apply(PlayerLeft(seq=0, seat=3, reason="walked")).ratings == ()  # no one was there

@@ -10,6 +10,7 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -95,6 +96,7 @@ class Table:
             self.send(DealerAction(seq=seq, seat=due.seat, hand=due.hand, action=action))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=bj_rules, pay_tables=tables, seats=seats, seed=st.integers(0, 2**32 - 1))
 def test_any_shuffled_shoe_plays_out_and_settles_every_wager_once(
@@ -145,6 +147,7 @@ def test_any_shuffled_shoe_plays_out_and_settles_every_wager_once(
            st.sampled_from(["player", "banker", "tie", "lucky8_player", "lucky8_banker"]),
            st.integers(1, 10_000), min_size=1), max_size=9),
        commission=st.sampled_from(["0.05", "0.04", "0"]))
+@pytest.mark.slow
 def test_any_baccarat_coup_plays_out(seed: int, wagers: dict[int, dict[str, int]],
                                      commission: str) -> None:
     config = build_table("baccarat", {"banker_commission": commission}, {"lucky8": "2"},

@@ -80,6 +80,7 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return path, label
 
 
+@pytest.mark.slow
 def test_recall_says_every_award_and_split_hand_in_words(day: tuple[Path, str]) -> None:
     path, label = day
     result = cli("recall", "--journal", str(path), "--day", label)
@@ -94,6 +95,7 @@ def test_recall_says_every_award_and_split_hand_in_words(day: tuple[Path, str]) 
     assert {key for bet, key in EVERY_AWARD if bet != "blackjack_tie"} <= awards  # keys kept
 
 
+@pytest.mark.slow
 def test_the_csv_export_is_in_words_and_json_lines_keep_the_keys(day: tuple[Path, str]) -> None:
     path, label = day
     sheet = cli("journal", "export", "--journal", str(path), "--day", label, "--format", "csv")
@@ -128,6 +130,7 @@ def report_of_every_award() -> dict[str, Any]:
     return {"game": "blackjack", "method": "exact", "decks": 6, "seconds": 0.0, "wagers": rows}
 
 
+@pytest.mark.slow
 def test_analyze_says_every_wager_and_award_in_words() -> None:
     text = render(report_of_every_award(), by_bet(REGISTRY))
     assert raw_names(text) == []

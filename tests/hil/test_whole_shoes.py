@@ -29,6 +29,7 @@ def refold_settlements(journal: Path) -> list[tuple[int, int, str, int | None, i
 
 @pytest.mark.parametrize(("game", "protocol"), [("blackjack", "cardid"), ("blackjack", "beetek"),
                                                 ("baccarat", "cardid"), ("baccarat", "beetek")])
+@pytest.mark.slow
 def test_a_whole_shoe(tmp_path: Path, game: str, protocol: str) -> None:
     table = Table(tmp_path, game, protocol, seed=11)
     try:

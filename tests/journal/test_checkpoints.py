@@ -129,6 +129,7 @@ def play(seed: int, rounds: int, crash_rate: float, end_mid_round: bool) -> Sess
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), rounds=st.integers(1, 12),
        crash_rate=st.sampled_from([0.0, 0.05, 0.2]), end_mid_round=st.booleans())
+@pytest.mark.slow
 def test_a_fold_from_any_checkpoint_equals_the_fold_from_genesis(
         seed: int, rounds: int, crash_rate: float, end_mid_round: bool) -> None:
     session = play(seed, rounds, crash_rate, end_mid_round)

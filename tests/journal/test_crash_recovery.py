@@ -136,6 +136,7 @@ def reference(session_file: Path, tmp_path_factory: pytest.TempPathFactory
 
 @pytest.mark.parametrize("kill_at", ["after 2", "before 3"],
                          ids=["every-event-boundary", "middle-of-every-commit"])
+@pytest.mark.slow
 def test_killed_at_every_point_settles_exactly_as_uninterrupted(
         kill_at: str, session_file: Path, reference: tuple[Any, list[tuple[Any, ...]]],
         tmp_path: Path) -> None:
@@ -175,6 +176,7 @@ def start_as_the_daemon_does(journal: Path) -> None:
     service.journal.close()
 
 
+@pytest.mark.slow
 def test_killed_at_every_write_of_a_day_close_closes_it_once_or_not_at_all(
         session_file: Path, reference: tuple[Any, list[tuple[Any, ...]]],
         tmp_path: Path) -> None:
@@ -205,6 +207,7 @@ def test_killed_at_every_write_of_a_day_close_closes_it_once_or_not_at_all(
     assert pauses >= 8  # the close's commit, the seal's file, rename and commit, and more
 
 
+@pytest.mark.slow
 def test_a_session_across_day_closes_killed_at_random_points(tmp_path: Path) -> None:
     """Twelve rounds and two day closes, SIGKILLed at random pauses and restarted each time
     until it is done: the same settlements, days and sealed files as a run never killed."""

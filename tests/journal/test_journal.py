@@ -53,6 +53,7 @@ def test_intact_journal_verifies(journal_path: Path) -> None:
     assert "chain intact" in result.stdout and "settlements match the events" in result.stdout
 
 
+@pytest.mark.slow
 def test_an_edited_record_is_named(journal_path: Path) -> None:
     seq = edit_text(journal_path, lambda text: '"amount":500,' in text,
                     lambda text: text.replace('"amount":500,', '"amount":50000,'))
@@ -62,6 +63,7 @@ def test_an_edited_record_is_named(journal_path: Path) -> None:
         result.stdout
 
 
+@pytest.mark.slow
 def test_a_removed_record_is_named(journal_path: Path) -> None:
     edit(journal_path, "DELETE FROM events WHERE seq = 12")
     result = verify(journal_path)
@@ -69,6 +71,7 @@ def test_a_removed_record_is_named(journal_path: Path) -> None:
     assert "record 13 does not follow record 11" in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_a_rewritten_chain_still_fails_against_the_settlements(journal_path: Path) -> None:
     """Even a forger who recomputes every hash is caught: the settlements stored with the
     events no longer follow from them."""
@@ -81,6 +84,7 @@ def test_a_rewritten_chain_still_fails_against_the_settlements(journal_path: Pat
     assert result.returncode == 1 and "but the events give" in result.stdout
 
 
+@pytest.mark.slow
 def test_an_edited_settlement_row_is_caught(journal_path: Path) -> None:
     def pay_more(rows: list[list[Any]]) -> None:
         rows[0][4] = 100000  # net
@@ -163,6 +167,7 @@ def test_payout_moves_computed_shown_confirmed(tmp_path: Path) -> None:
 GOLDEN_SCHEMA1 = ROOT / "tests" / "golden" / "journal-schema1.sqlite3"
 
 
+@pytest.mark.slow
 def test_a_schema1_journal_is_refused_with_the_command_that_migrates_it(tmp_path: Path) -> None:
     """tests/golden/journal-schema1.sqlite3 was written by tablectl 0.1 (commit 762ab11, `settle`
     of three example rounds). It is refused with the command that migrates it; migrated, every
@@ -194,6 +199,7 @@ def test_a_schema1_journal_is_refused_with_the_command_that_migrates_it(tmp_path
         1, 2, 3]
 
 
+@pytest.mark.slow
 def test_migrating_a_journal_of_this_version_is_nothing_to_do(journal_path: Path) -> None:
     """Not a failure (it exited 1): exit 0, the journal untouched, no copy kept."""
     before = journal_path.read_bytes()

@@ -138,6 +138,7 @@ def test_with_a_floor_nothing_it_lacks_is_dropped(tmp_path: Path,
     assert len(left) > 10 and [n for n, _ in left] == list(range(1, len(left) + 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("linked", [False, True])
 def test_day_close_without_a_controller_keeps_what_a_configured_floor_lacks(
         tmp_path: Path, linked: bool) -> None:

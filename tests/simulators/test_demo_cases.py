@@ -63,6 +63,7 @@ def stop_at(proc: subprocess.Popen[str], where: str) -> int:
     return int(view["round"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", sorted(STOPPED_AT))
 def test_a_demo_stopped_mid_round_resumes_it_without_a_false_alarm(tmp_path: Path,
                                                                     where: str) -> None:
@@ -97,6 +98,7 @@ def test_a_demo_stopped_mid_round_resumes_it_without_a_false_alarm(tmp_path: Pat
     assert (number, "confirmed") in rounds and all(status == "confirmed" for _, status in rounds)
 
 
+@pytest.mark.slow
 def test_a_payout_longer_than_the_wait_bound_is_waited_out(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
@@ -114,6 +116,7 @@ def test_a_payout_longer_than_the_wait_bound_is_waited_out(tmp_path: Path,
         rig.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pace", ["30", "1e300", "99999999999999999999", "10.000001"])
 def test_a_pace_beyond_its_bound_is_refused_in_one_line(tmp_path: Path, pace: str) -> None:
     """`--pace` is 0 to 10 seconds, as its help says: more is refused in one line before

@@ -31,6 +31,7 @@ def test_the_corpus_is_there() -> None:
                                         "faults-cardid", "faults-beetek"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_replay_settles_as_recorded(path: Path, tmp_path: Path) -> None:
     journal = tmp_path / "journal.sqlite3"
@@ -57,6 +58,7 @@ def test_fault_recordings_hold_where_they_should(tmp_path: Path) -> None:
     assert any(t["kind"] == "resumed" and t["by"] == "sup" for t in texts)
 
 
+@pytest.mark.slow
 def test_replay_command(tmp_path: Path) -> None:
     path = ROOT / "tests" / "recordings" / "faults-beetek.jsonl"
     result = subprocess.run([sys.executable, "-m", "controller", "replay", str(path),
@@ -80,6 +82,7 @@ def test_a_bad_recording_is_refused(tmp_path: Path) -> None:
         read_recording(bad)
 
 
+@pytest.mark.slow
 def test_replay_says_each_round_in_words_and_money() -> None:
     """Issue 35, point 1: replay's lines for people name each wager and write each net in the
     table's money ("seat 1 Lucky 7 -$1.00"), never a key or minor units; `--json` keeps both."""
@@ -114,6 +117,7 @@ def a_journal_of(game: str, path: Path) -> bytes:
 
 @pytest.mark.parametrize(("recording", "journal_game"), [
     ("baccarat-shoe-cardid", "blackjack"), ("faults-beetek", "baccarat")])
+@pytest.mark.slow
 def test_a_replay_into_another_games_journal_is_refused_before_it_writes(
         tmp_path: Path, recording: str, journal_game: str) -> None:
     """Issue 35, 2: a baccarat recording replayed into a blackjack journal exited 0, added its
@@ -136,6 +140,7 @@ def test_a_replay_into_another_games_journal_is_refused_before_it_writes(
                                                               f"{journal.name}-shm"}
 
 
+@pytest.mark.slow
 def test_a_recording_of_no_known_game_is_refused(tmp_path: Path) -> None:
     """A recording whose header names a game no table plays is refused in one line, naming the
     file, line and field, and no journal is made for it."""
