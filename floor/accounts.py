@@ -45,12 +45,18 @@ from typing import Any, Final, NamedTuple
 
 import psycopg
 from psycopg import AsyncConnection
+from pydantic import TypeAdapter, ValidationError
 
 from controller.game.supervisors import hash_pin, verify_pin
+from protocol.codec import reason
+from protocol.fields import Name
 
 MIN_PASSWORD: Final = 10
 MAX_PASSWORD: Final = 1000
 MAX_NAME: Final = 100
+# A new supervisor's name is the `by` of every seat command they send (protocol `Name`):
+# a name the protocol refuses would log in and then have every seating refused.
+NAME: Final = TypeAdapter(Name)
 MAX_CLIENT: Final = 100  # an address as given (an IPv6 address has at most 45 characters)
 SESSION_H: Final = 12  # a shift and then some
 WINDOW_S: Final = 300
@@ -96,6 +102,11 @@ def add_supervisor(db: psycopg.Connection, name: str, password: str, reset: bool
         raise ValueError(too_long)
     if len(password) < MIN_PASSWORD:
         raise ValueError(f"a pit password needs at least {MIN_PASSWORD} characters")
+    if not reset:  # a name added before this check keeps its account
+        try:
+            NAME.validate_python(name)
+        except ValidationError as exc:
+            raise ValueError(reason(exc, "the name")) from None
     with db.transaction():
         if reset:
             if db.execute("UPDATE supervisors SET password = %s, disabled = false WHERE name = "

@@ -11,8 +11,14 @@ import sys
 from pathlib import Path
 
 import psycopg
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from controller.game.supervisors import verify_pin
+from floor.accounts import add_supervisor
+from floor.schema import migrate
+from protocol import codec
+from protocol.messages import SeatCommand
 from tests.servers import Mosquitto
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,3 +110,43 @@ def test_a_password_past_its_limit_is_refused_unread(floor_dsn: str) -> None:
     assert said(endless.stderr) == ["tablectl: floor user add: stdin: more than 4 KiB, too long "
                                     "for a password"]
     assert supervisor(floor_dsn, "Dana") is None
+
+
+def test_a_name_the_seat_commands_would_refuse_is_never_added(floor_dsn: str) -> None:
+    """A pit supervisor's name is the `by` of every seat command they send (protocol `Name`):
+    one with a space at an end, a formula's first character or a control character is refused
+    in one line (exit 2) and nothing is stored."""
+    for name, why in [(" Dana", 'the name: " Dana" has a space at an end'),
+                      ("=HYPERLINK(1)", "the name: \"=HYPERLINK(1)\" starts with '=', as a "
+                       "spreadsheet formula does"),
+                      ("Dana\x1b[2J", "the name: \"Dana\\u001b[2J\" holds the unprintable "
+                       "character U+001B at 4")]:
+        result = tablectl("floor", "user", "add", name, "--db", floor_dsn,
+                          stdin="correct horse battery\n")
+        assert result.returncode == 2, result.stderr
+        assert said(result.stderr) == [f"tablectl: floor user add: {why}"]
+        assert supervisor(floor_dsn, name) is None
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1,
+                    max_size=12))
+def test_the_floor_adds_a_name_exactly_when_a_seat_command_takes_it(floor_dsn: str,
+                                                                     name: str) -> None:
+    """The account's check and the wire's are one rule, whatever the text."""
+    try:
+        codec.checked(SeatCommand, {"seat": 1, "player": None, "by": name})
+        seats = True
+    except codec.Refused:
+        seats = False
+    with psycopg.connect(floor_dsn, autocommit=True) as db:
+        migrate(db)
+        if seats:  # a name drawn twice; PostgreSQL's text cannot hold the NUL of some others
+            db.execute("DELETE FROM supervisors WHERE name = %s", (name,))
+        try:
+            add_supervisor(db, name, "correct horse battery")
+            added = True
+        except ValueError:
+            added = False
+    assert added == seats, repr(name)
