@@ -9,13 +9,15 @@ Controller to pad (OUT endpoint 0x01):
     0x03 | SEQ | CRC16                                            send every non-empty spot
 LIGHT: 0 off, 1 awaiting bet, 2 bet placed, 3 locked, 4 winner, 5 loser. CRC16 is the cardid
 CRC-16/CCITT-FALSE over the bytes before it; the rest of the 64 bytes is zero.
-POSITION is the spot's place on the layout (SPOTS below), so the pad needs no game rules.
+POSITION is the spot's place on the layout (`SPOTS` of controller/game/layout.py), so the pad
+needs no game rules.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from controller.game.layout import SPOTS
 from devices.cardid import crc16
 from devices.events import DeviceEvent, Garbage, SpotReport, SpotsComplete
 
@@ -24,13 +26,6 @@ SPOTS_REPORT, LIGHTS, SNAPSHOT = 0x01, 0x02, 0x03
 EMPTY, CHIPS, FAULT = 0, 1, 2
 MAX_SPOTS, MAX_LIGHTS = 8, 19
 OFF, AWAITING, PLACED, LOCKED, WINNER, LOSER = range(6)
-SPOTS: Final = {
-    "blackjack": ("main", "lucky_stiff", "lucky7", "dead_mans_hand", "blackjack_tie.LS",
-                  "blackjack_tie.RS", "blackjack_tie.17", "blackjack_tie.18",
-                  "blackjack_tie.19", "blackjack_tie.20", "blackjack_tie.21",
-                  "blackjack_tie.BJ"),
-    "baccarat": ("player", "banker", "tie", "lucky8_player", "lucky8_banker"),
-}
 
 
 def spot_name(game: str, position: int) -> str | None:

@@ -42,6 +42,7 @@ from controller.game.events import (
     PlayerSeated,
     WagerPlaced,
 )
+from controller.game.layout import SPOTS, Reading, Result, check_layout
 from controller.game.money import from_minor, to_minor
 from controller.game.paytables import TIE_SPOTS, PayTableError, PayTables
 from controller.game.ratings import MAX_ID, is_id
@@ -56,14 +57,16 @@ from controller.game.table import Table
 from controller.game.table_config import TableConfig, build_table, config_change
 from controller.journal import Journal, JournalError
 from controller.journal.fold import events
+from protocol.fields import MAX_AMOUNT
 
-TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe", "dealer")
+TOP_KEYS: Final = ("game", "rules", "pay_tables", "seats", "shoe", "dealer", "layout")
 SEAT_KEYS: Final = ("wagers", "decisions", "player")
 WAGER_KEYS: Final = {
     "blackjack": ("main", "lucky_stiff", "lucky7", "dead_mans_hand", "blackjack_tie"),
     "baccarat": ("player", "banker", "tie", "lucky8_player", "lucky8_banker"),
 }
 MAX_WAGER: Final = 10_000_000 * 100  # minor units: no table takes one wager of ten million
+MAX_READING: Final = MAX_AMOUNT  # minor units on one spot: the protocol's bound on an amount
 MAX_DIGITS: Final = MAX_ID  # of a whole number in a script: the longest id given as a number
 INSURANCE_TOKENS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
 PLAY_TOKENS: Final = ("hit", "stand", "double", "split", "surrender")
@@ -88,6 +91,7 @@ class Script:
     seats: dict[int, SeatScript]
     shoe: list[Card] | None  # None: deal on from the cards the previous round left
     dealer: str | None = None
+    layout: list[Reading] | None = None  # the pads' still readings after the payout was shown
 
 
 def _require(condition: bool, message: str) -> None:
@@ -110,7 +114,8 @@ def parse_script(data: Any, registry: PayTables) -> Script:
         raise ScriptError(str(exc)) from None
     dealer = _identity(data["dealer"], "dealer") if "dealer" in data else None
     return Script(config, _parse_seats(data["seats"], config),
-                  _parse_shoe(data["shoe"]) if "shoe" in data else None, dealer)
+                  _parse_shoe(data["shoe"]) if "shoe" in data else None, dealer,
+                  _parse_layout(data["layout"], config) if "layout" in data else None)
 
 
 def _identity(value: Any, where: str) -> str:
@@ -185,8 +190,29 @@ def _parse_wagers(raw: Any, game: str, where: str) -> dict[str, int]:
     return wagers
 
 
-def _minor(value: Any, where: str) -> int:
-    """A wager as the script gives it: a JSON number of currency units, within MAX_WAGER.
+def _parse_layout(raw: Any, config: TableConfig) -> list[Reading]:
+    """`layout`: the pads' still readings after the payout, in the order read, each
+    `[seat, spot, amount]` (amount in currency units, null for a sensor fault)."""
+    _require(isinstance(raw, list), "layout: must be a list of [seat, spot, amount]")
+    spots = SPOTS[config.game]
+    readings = []
+    for index, item in enumerate(raw):
+        where = f"layout[{index}]"
+        _require(isinstance(item, list) and len(item) == 3,
+                 f"{where}: must be [seat, spot, amount]")
+        seat, spot, amount = item
+        _require(isinstance(seat, int) and not isinstance(seat, bool)
+                 and 1 <= seat <= config.max_seats,
+                 f"{where}[0]: seat {seat!r} is not at this table (1 to {config.max_seats})")
+        _require(spot in spots, f"{where}[1]: {spot!r} is not a spot of the {config.game} "
+                 f"layout (known: {', '.join(spots)})")
+        readings.append(Reading(seat, spot, None if amount is None else
+                                _minor(amount, f"{where}[2]", MAX_READING)))
+    return readings
+
+
+def _minor(value: Any, where: str, most: int = MAX_WAGER) -> int:
+    """An amount as the script gives it: a JSON number of currency units, within `most`.
 
     Text is refused even when it reads as a number: a script that quotes its amounts was made
     by something that may also have quoted a mistake."""
@@ -197,9 +223,9 @@ def _minor(value: Any, where: str) -> int:
         amount = to_minor(value, where)
     except ValueError as exc:
         raise ScriptError(str(exc)) from None
-    _require(amount <= MAX_WAGER,
-             f"{where}: {value} is more than any table takes (at most {MAX_WAGER // 100:,}; "
-             "table limits go in rules.limits)")
+    _require(amount <= most, f"{where}: {value} is more than any table takes (at most "
+             f"{most // 100:,}" + ("; table limits go in rules.limits)" if most == MAX_WAGER
+                                   else ")"))
     return amount
 
 
@@ -322,7 +348,23 @@ class ScriptedDealer:
             "players_net": from_minor(sum(s.net for s in machine.settlements)),
             "unused_decisions": unused,
             "cards_left": self.cards_left,
+            **self._payout_checks(machine),
         }
+
+    def _payout_checks(self, machine: RoundMachine) -> dict[str, Any]:
+        """With `layout`: each wagered spot (and each other spot read with chips) against what
+        it is due, and whether every one is right."""
+        if self.script.layout is None:
+            return {}
+        at_lock = {(seat, spot): amount for seat, spots in machine.wagers.items()
+                   for spot, amount in spots.items()}
+        checks = check_layout(machine.settlements, self.script.config.game, at_lock,
+                              self.script.layout)
+        return {"payout_checks": [
+                    {"seat": c.seat, "spot": c.spot, "due": from_minor(c.due),
+                     "read": None if c.read is None else from_minor(c.read),
+                     "result": str(c.result)} for c in checks],
+                "payout_verified": all(c.result is Result.OK for c in checks)}
 
 
 def _hands(machine: RoundMachine) -> dict[str, Any]:

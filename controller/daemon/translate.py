@@ -23,6 +23,7 @@ from controller.game.events import (
     ShoeEmpty,
     WagerPlaced,
 )
+from controller.game.layout import SPOTS
 from controller.game.round_machine import RoundMachine
 from controller.game.round_state import BETTING
 from controller.game.table import Table
@@ -108,7 +109,7 @@ def lights(table: Table) -> dict[tuple[int, int], int]:
             nets[(s.seat, s.wager)] += s.net
     found = {}
     for seat in range(1, config.max_seats + 1):
-        for position, spot in enumerate(pads.SPOTS[config.game]):
+        for position, spot in enumerate(SPOTS[config.game]):
             if spot not in offered:
                 continue
             placed = machine.wagers.get(seat, {}).get(spot, 0) if machine else 0

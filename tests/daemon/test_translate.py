@@ -33,6 +33,7 @@ from controller.game.events import (
     ShoeEmpty,
     WagerPlaced,
 )
+from controller.game.layout import SPOTS
 from controller.game.paytables import PayTables
 from controller.game.pin_state import PinState
 from controller.game.round_state import BETTING
@@ -114,7 +115,7 @@ def _expected_lights(service: TableService) -> dict[tuple[int, int], int]:
     machine = table.round
     found = {}
     for seat in range(1, table.config.max_seats + 1):
-        for position, spot in enumerate(pads.SPOTS[table.config.game]):
+        for position, spot in enumerate(SPOTS[table.config.game]):
             if spot not in table.config.offered_spots():
                 continue
             if machine is None or machine.state is BETTING:
