@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from controller.game.rules.settlement import Settlement
+from controller.game.rules.settlement import REFUSED, RETURNED, Settlement
 
 # Each game's spots in the order of their POSITION on the pads (docs/devices.md).
 SPOTS: Final = {
@@ -59,7 +59,8 @@ def amounts_due(settlements: Iterable[Settlement], game: str) -> dict[tuple[int,
     """What each layout spot must hold once paid and collected: over the hands it carries
     (splits and doubles share a spot), the stake plus the win of a won hand, the stake of a
     push or a refused wager, half the stake of a surrender, nothing for a loss; that is, stake
-    plus net. A wager off the layout (insurance) is not a spot."""
+    plus net. A refused or voided wager's stake is due too, unless handed back (below). A
+    wager off the layout (insurance) is not a spot."""
     spots = SPOTS[game]
     due: dict[tuple[int, str], int] = {}
     for s in settlements:
@@ -73,9 +74,11 @@ def check_layout(settlements: Sequence[Settlement], game: str,
                  ) -> list[SpotCheck]:
     """Each wagered spot, and each other spot read with chips on it, checked against its due,
     by seat and then by layout position. A spot that was not read keeps its amount at the lock
-    as its only reading."""
+    as its only reading. A stake that was only handed back (a refused wager, a voided round)
+    may be left on its spot or taken off it: either is right."""
     due = amounts_due(settlements, game)
     won = {(s.seat, s.wager) for s in settlements if s.net > 0}
+    played = {(s.seat, s.wager) for s in settlements if s.outcome not in (REFUSED, RETURNED)}
     read: dict[tuple[int, str], list[int | None]] = {}
     for reading in readings:
         read.setdefault((reading.seat, reading.spot), []).append(reading.amount)
@@ -85,14 +88,15 @@ def check_layout(settlements: Sequence[Settlement], game: str,
     for key in sorted(due.keys() | stray, key=lambda k: (k[0], order.index(k[1]))):
         amounts = read.get(key) or [at_lock.get(key, 0)]
         owed = due.get(key, 0)
+        handed_back = key in due and key not in played
         checks.append(SpotCheck(key[0], key[1], owed, amounts[-1],
-                                _result(owed, amounts, key in won)))
+                                _result(owed, amounts, key in won, handed_back)))
     return checks
 
 
-def _result(due: int, amounts: list[int | None], won: bool) -> Result:
+def _result(due: int, amounts: list[int | None], won: bool, handed_back: bool) -> Result:
     last = amounts[-1]
-    if due in amounts:
+    if due in amounts or (handed_back and 0 in amounts):
         return Result.OK
     if last is None:
         return Result.UNREADABLE

@@ -147,3 +147,14 @@ def test_a_round_without_layout_reports_as_before_and_the_command_prints_the_che
     first, second = json.loads(result.stdout)
     assert "payout_checks" not in first
     assert second["payout_verified"] is True and len(second["payout_checks"]) == 4
+
+
+def test_a_refused_wager_may_stay_on_its_spot_or_be_handed_back() -> None:
+    """A side wager with no main wager is refused at the lock and its stake goes back: left on
+    the spot or taken off, the layout is right; more chips on it are not."""
+    script = {**BLACKJACK, "seats": {**BLACKJACK["seats"], "5": {"wagers": {"lucky7": 1}}}}
+    for layout, read in ([], 1), ([[5, "lucky7", 0]], 0):
+        found, verified = checks(script, [*BLACKJACK_PAID, *layout])
+        assert found[5, "lucky7"] == (1, read, "ok") and verified
+    found, verified = checks(script, [*BLACKJACK_PAID, [5, "lucky7", 3]])
+    assert found[5, "lucky7"] == (1, 3, "over") and not verified
