@@ -83,6 +83,15 @@ def _check_lengths(name: str, password: str) -> str:
     return ""
 
 
+def check_new_name(name: str) -> None:
+    """ValueError, saying why, for a name a new supervisor cannot have: one the protocol's
+    `Name` refuses, since it is the `by` of every seat command they send."""
+    try:
+        NAME.validate_python(name)
+    except ValidationError as exc:
+        raise ValueError(reason(exc, "the name")) from None
+
+
 class NameExists(ValueError):
     """A supervisor of that name is there already: adding would take their account over."""
 
@@ -103,10 +112,7 @@ def add_supervisor(db: psycopg.Connection, name: str, password: str, reset: bool
     if len(password) < MIN_PASSWORD:
         raise ValueError(f"a pit password needs at least {MIN_PASSWORD} characters")
     if not reset:  # a name added before this check keeps its account
-        try:
-            NAME.validate_python(name)
-        except ValidationError as exc:
-            raise ValueError(reason(exc, "the name")) from None
+        check_new_name(name)
     with db.transaction():
         if reset:
             if db.execute("UPDATE supervisors SET password = %s, disabled = false WHERE name = "

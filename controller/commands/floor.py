@@ -156,8 +156,13 @@ def _password(args: argparse.Namespace) -> str:
 def cmd_user(args: argparse.Namespace) -> int:
     import psycopg
 
-    from floor.accounts import NameExists, add_supervisor, disable_supervisor
+    from floor.accounts import NameExists, add_supervisor, check_new_name, disable_supervisor
     from floor.schema import migrate
+    if args.user_command == "add" and not args.reset_password:
+        try:
+            check_new_name(args.name)  # before a password is asked for
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
     password = _password(args) if args.user_command == "add" else ""  # before a connection
     try:
         with psycopg.connect(args.db, autocommit=True) as db:

@@ -192,9 +192,10 @@ def _parse_wagers(raw: Any, game: str, where: str) -> dict[str, int]:
 
 def _parse_layout(raw: Any, config: TableConfig) -> list[Reading]:
     """`layout`: the pads' still readings after the payout, in the order read, each
-    `[seat, spot, amount]` (amount in currency units, null for a sensor fault)."""
+    `[seat, spot, amount]` (amount in currency units, null for a sensor fault), on the seats
+    and spots this table has."""
     _require(isinstance(raw, list), "layout: must be a list of [seat, spot, amount]")
-    spots = SPOTS[config.game]
+    spots = [spot for spot in SPOTS[config.game] if spot in config.offered_spots()]
     readings = []
     for index, item in enumerate(raw):
         where = f"layout[{index}]"
@@ -203,12 +204,19 @@ def _parse_layout(raw: Any, config: TableConfig) -> list[Reading]:
         seat, spot, amount = item
         _require(isinstance(seat, int) and not isinstance(seat, bool)
                  and 1 <= seat <= config.max_seats,
-                 f"{where}[0]: seat {seat!r} is not at this table (1 to {config.max_seats})")
-        _require(spot in spots, f"{where}[1]: {spot!r} is not a spot of the {config.game} "
-                 f"layout (known: {', '.join(spots)})")
+                 f"{where}[0]: seat {_short(seat)} is not at this table (1 to "
+                 f"{config.max_seats})")
+        _require(spot in spots, f"{where}[1]: {_short(spot)} is not a spot this table has "
+                 f"(it has: {', '.join(spots)})")
         readings.append(Reading(seat, spot, None if amount is None else
                                 _minor(amount, f"{where}[2]", MAX_READING)))
     return readings
+
+
+def _short(value: Any) -> str:
+    """A value as a message quotes it: at most 40 characters of it."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:39]}…"
 
 
 def _minor(value: Any, where: str, most: int = MAX_WAGER) -> int:
@@ -217,7 +225,7 @@ def _minor(value: Any, where: str, most: int = MAX_WAGER) -> int:
     Text is refused even when it reads as a number: a script that quotes its amounts was made
     by something that may also have quoted a mistake."""
     _require(isinstance(value, int | float) and not isinstance(value, bool),
-             f"{where}: {value!r} is not an amount (a JSON number of currency units)")
+             f"{where}: {_short(value)} is not an amount (a JSON number of currency units)")
     _require(math.isfinite(value), f"{where}: {value!r} is not an amount")
     try:
         amount = to_minor(value, where)

@@ -56,15 +56,15 @@ class SpotCheck:
 
 
 def amounts_due(settlements: Iterable[Settlement], game: str) -> dict[tuple[int, str], int]:
-    """What each layout spot must hold once paid and collected: over the hands it carries
-    (splits and doubles share a spot), the stake plus the win of a won hand, the stake of a
-    push or a refused wager, half the stake of a surrender, nothing for a loss; that is, stake
-    plus net. A refused or voided wager's stake is due too, unless handed back (below). A
-    wager off the layout (insurance) is not a spot."""
+    """What each wagered layout spot must hold once paid and collected: over the hands it
+    carries (splits and doubles share a spot), the stake plus the win of a won hand, the stake
+    of a push, half the stake of a surrender, nothing for a loss; that is, stake plus net. A
+    wager that was never in play (refused at the lock, or its round voided) has its stake handed
+    back and is not a wagered spot; nor is a wager off the layout (insurance)."""
     spots = SPOTS[game]
     due: dict[tuple[int, str], int] = {}
     for s in settlements:
-        if s.wager in spots:
+        if s.wager in spots and s.outcome not in (REFUSED, RETURNED):
             due[s.seat, s.wager] = due.get((s.seat, s.wager), 0) + s.stake + s.net
     return due
 
@@ -72,31 +72,27 @@ def amounts_due(settlements: Iterable[Settlement], game: str) -> dict[tuple[int,
 def check_layout(settlements: Sequence[Settlement], game: str,
                  at_lock: Mapping[tuple[int, str], int], readings: Iterable[Reading]
                  ) -> list[SpotCheck]:
-    """Each wagered spot, and each other spot read with chips on it, checked against its due,
-    by seat and then by layout position. A spot that was not read keeps its amount at the lock
-    as its only reading. A stake that was only handed back (a refused wager, a voided round)
-    may be left on its spot or taken off it: either is right."""
+    """Each wagered spot checked against its due, by seat and then by layout position. A spot
+    that was not read keeps its amount at the lock as its only reading. A reading that equals
+    the due makes the spot right, whatever came after it (a player picking up winnings, a
+    sensor fault)."""
     due = amounts_due(settlements, game)
     won = {(s.seat, s.wager) for s in settlements if s.net > 0}
-    played = {(s.seat, s.wager) for s in settlements if s.outcome not in (REFUSED, RETURNED)}
     read: dict[tuple[int, str], list[int | None]] = {}
     for reading in readings:
         read.setdefault((reading.seat, reading.spot), []).append(reading.amount)
-    stray = {key for key, amounts in read.items() if key not in due and any(amounts)}
     order = SPOTS[game]
     checks = []
-    for key in sorted(due.keys() | stray, key=lambda k: (k[0], order.index(k[1]))):
+    for key in sorted(due, key=lambda k: (k[0], order.index(k[1]))):
         amounts = read.get(key) or [at_lock.get(key, 0)]
-        owed = due.get(key, 0)
-        handed_back = key in due and key not in played
-        checks.append(SpotCheck(key[0], key[1], owed, amounts[-1],
-                                _result(owed, amounts, key in won, handed_back)))
+        checks.append(SpotCheck(key[0], key[1], due[key], amounts[-1],
+                                _result(due[key], amounts, key in won)))
     return checks
 
 
-def _result(due: int, amounts: list[int | None], won: bool, handed_back: bool) -> Result:
+def _result(due: int, amounts: list[int | None], won: bool) -> Result:
     last = amounts[-1]
-    if due in amounts or (handed_back and 0 in amounts):
+    if due in amounts:
         return Result.OK
     if last is None:
         return Result.UNREADABLE

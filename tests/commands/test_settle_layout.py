@@ -93,8 +93,6 @@ MISTAKES = [
      (25, None, "unreadable")),
     ("the wrong spot: seat 1's win on seat 3", BLACKJACK,
      [*BLACKJACK_PAID[:-2], [3, "main", 25]], (3, "main"), (10, 25, "over")),
-    ("a win on a spot with no wager", BLACKJACK, [*BLACKJACK_PAID, [5, "main", 15]],
-     (5, "main"), (0, 15, "not_collected")),
     ("commission not taken", BACCARAT, [*BACCARAT_PAID[:-1], [1, "banker", 200]], (1, "banker"),
      (195, 200, "over")),
     ("banker paid even money less too much", BACCARAT,
@@ -121,7 +119,11 @@ def test_every_kind_of_mistake_is_caught(mistake: str, script: dict[str, Any],
     ([[1, "main"]], "layout[0]: must be [seat, spot, amount]"),
     ([[1, "main", 5], [8, "main", 5]], "layout[1][0]: seat 8 is not at this table (1 to 7)"),
     ([[True, "main", 5]], "layout[0][0]: seat True is not at this table (1 to 7)"),
-    ([[1, "banker", 5]], "layout[0][1]: 'banker' is not a spot of the blackjack layout"),
+    ([[1, "banker", 5]], "layout[0][1]: 'banker' is not a spot this table has (it has: main, "
+     "lucky7, dead_mans_hand)"),
+    ([[1, "lucky_stiff", 5]], "layout[0][1]: 'lucky_stiff' is not a spot this table has"),
+    ([[1, "x" * 10**6, 5]], "layout[0][1]: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… is not"),
+    ([[1, "main", ["a" * 10**6]]], "layout[0][2]: ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa… is not"),
     ([[1, "main", "25"]], "layout[0][2]: '25' is not an amount"),
     ([[1, "main", -5]], "layout[0][2]:"),
     ([[1, "main", 2.505]], "layout[0][2]: 2.505 is finer than one cent"),
@@ -149,12 +151,12 @@ def test_a_round_without_layout_reports_as_before_and_the_command_prints_the_che
     assert second["payout_verified"] is True and len(second["payout_checks"]) == 4
 
 
-def test_a_refused_wager_may_stay_on_its_spot_or_be_handed_back() -> None:
-    """A side wager with no main wager is refused at the lock and its stake goes back: left on
-    the spot or taken off, the layout is right; more chips on it are not."""
+def test_a_spot_out_of_play_is_not_an_entry() -> None:
+    """One entry per wagered spot: a side wager with no main wager is refused at the lock (its
+    stake handed back) and a spot with no wager is not checked, whatever they read."""
     script = {**BLACKJACK, "seats": {**BLACKJACK["seats"], "5": {"wagers": {"lucky7": 1}}}}
-    for layout, read in ([], 1), ([[5, "lucky7", 0]], 0):
+    for layout in [], [[5, "lucky7", 0]], [[5, "lucky7", 3], [6, "main", 15]]:
         found, verified = checks(script, [*BLACKJACK_PAID, *layout])
-        assert found[5, "lucky7"] == (1, read, "ok") and verified
-    found, verified = checks(script, [*BLACKJACK_PAID, [5, "lucky7", 3]])
-    assert found[5, "lucky7"] == (1, 3, "over") and not verified
+        assert set(found) == {(1, "main"), (1, "lucky7"), (2, "main"), (2, "dead_mans_hand"),
+                              (3, "main"), (4, "main")}
+        assert verified

@@ -62,14 +62,25 @@ def test_each_result_is_named_as_the_issue_names_it() -> None:
     assert one([Reading(3, "player", 4000)])[3, "player"] is Result.OVER  # a push paid
 
 
-def test_chips_on_a_spot_with_no_wager_are_checked_and_an_empty_one_is_not() -> None:
-    """A win paid onto the wrong spot shows on both: the winner is short, and the spot with no
-    wager holds chips it is not due."""
-    checks = check_layout([settled(1, "player", 1000, 1000)], "baccarat", {(1, "player"): 1000},
-                          [Reading(2, "player", 2000), Reading(4, "tie", 0)])
+def test_only_spots_in_play_are_checked() -> None:
+    """One entry per wagered spot (issue 37 item 6): a spot with no wager, and a wager refused
+    at the lock whose stake was handed back, are not entries."""
+    refused = Settlement(3, "lucky8_player", 500, "refused", "", Fraction(0), 0)
+    checks = check_layout([settled(1, "player", 1000, 1000), refused], "baccarat",
+                          {(1, "player"): 1000, (3, "lucky8_player"): 500},
+                          [Reading(2, "player", 2000), Reading(3, "lucky8_player", 0)])
     assert [(c.seat, c.spot, c.due, c.read, c.result) for c in checks] == [
-        (1, "player", 2000, 1000, Result.UNDER),
-        (2, "player", 0, 2000, Result.NOT_COLLECTED)]
+        (1, "player", 2000, 1000, Result.UNDER)]
+
+
+def test_a_reading_of_the_due_stands_whatever_follows_it() -> None:
+    """"ok: some reading equalled what was due": a sensor fault or a pick-up after it does not
+    undo it; a fault before any right reading is `unreadable`."""
+    won = [settled(1, "banker", 1000, 950)]
+    assert results(won, [Reading(1, "banker", 1950), Reading(1, "banker", None)])[
+        1, "banker"] is Result.OK
+    assert results(won, [Reading(1, "banker", 1000), Reading(1, "banker", None)])[
+        1, "banker"] is Result.UNREADABLE
 
 
 SPOT = st.sampled_from(SPOTS["blackjack"])
