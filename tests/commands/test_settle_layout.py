@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.commands.settle import ScriptError, settle_session
+from controller.game.layout import SPOTS
 from controller.game.paytables import PayTables
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,3 +163,27 @@ def test_a_spot_out_of_play_is_not_an_entry() -> None:
         assert set(found) == {(1, "main"), (1, "lucky7"), (2, "main"), (2, "dead_mans_hand"),
                               (3, "main"), (4, "main")}
         assert verified
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**20, 10**20)
+                    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=30),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=12)
+ENTRY = st.lists(JSON, min_size=3, max_size=3) | st.tuples(
+    st.integers(-2, 9), st.sampled_from([*SPOTS["blackjack"], "banker", ""]),
+    st.none() | st.integers(-10**13, 10**13) | st.floats(-1e13, 1e13)).map(list)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ENTRY, max_size=6) | JSON)
+def test_any_layout_is_checked_or_refused_in_one_line_naming_it(layout: Any) -> None:
+    """Generated hostile layouts: each is either checked, one entry per wagered spot, or
+    refused with one short line that names the field; never another exception."""
+    try:
+        found, _ = checks(BLACKJACK, layout)
+    except ScriptError as refused:
+        said = str(refused)
+        assert said.startswith("layout") and "\n" not in said and len(said) < 400, said
+    else:
+        assert set(found) == {(1, "main"), (1, "lucky7"), (2, "main"), (2, "dead_mans_hand"),
+                              (3, "main"), (4, "main")}
