@@ -41,7 +41,12 @@ def read_json_lines(proc: subprocess.Popen[str], count: int) -> list[dict[str, A
     """Read `count` lines from the child's stdout, waiting at most WAIT_S for each. Reads the raw
     descriptor: select() on a buffered reader would miss lines already in its buffer."""
     assert proc.stdout is not None
-    fd = proc.stdout.fileno()
+    return json_lines(proc.stdout.fileno(), count)
+
+
+def json_lines(fd: int, count: int) -> list[dict[str, Any]]:
+    """`count` JSON lines from a pipe, each waited for at most WAIT_S; what the pipe gave past
+    the last line is kept for the next call."""
     lines: list[dict[str, Any]] = []
     while len(lines) < count:
         buffered = _pending.get(fd, b"")

@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 import os
 import queue
-import select
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Any
 
 import pytest
 import structlog
@@ -35,13 +32,13 @@ from devices.events import Alarm, Connected, DeviceEvent, Garbage, ShoeCard, Sta
 from devices.protocols import ShoeProtocol
 from drivers.serial_port import SerialDevice
 from simulators.virtual_shoe import VirtualShoe
+from tests.commands.test_monitor import json_lines
 from tests.devices.test_decoders import cards, decode_all, split, without_seq
 from tests.hil.harness import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 20
 MAX_LINE = 32  # a toy line longer than this is garbage
-_pending: dict[int, bytes] = {}  # what a pipe gave past the last line read (_json_lines)
 
 
 def toy_decode(buffer: bytes) -> tuple[int, DeviceEvent | None]:
@@ -225,9 +222,9 @@ def test_monitor_speaks_the_toy_through_the_real_parser(toy: ShoeProtocol, tmp_p
     thread = threading.Thread(target=run)
     thread.start()
     try:
-        lines = _json_lines(read_end, 1)
+        lines = json_lines(read_end, 1)
         shoe.deal(2)
-        lines += _json_lines(read_end, 2)
+        lines += json_lines(read_end, 2)
         os.close(read_end)  # `| head` has its lines and goes
         shoe.deal(1)  # the next line finds the pipe closed
         thread.join(WAIT_S)
@@ -293,21 +290,3 @@ def test_a_whole_table_deals_the_toy_on_the_rig(toy_table: Table) -> None:
     alarms = [e.to_dict() for e in read_events(table.journal_path) if e.kind == "device_alarm"]
     assert [(a["device"], a["code"]) for a in alarms] == [("shoe", "LID")]
     assert table.shoe.acks == []
-
-
-def _json_lines(fd: int, count: int) -> list[dict[str, Any]]:
-    """`count` lines from a pipe, each waited for at most WAIT_S."""
-    lines: list[dict[str, Any]] = []
-    buffered = _pending.pop(fd, b"")
-    while len(lines) < count:
-        if b"\n" in buffered:
-            line, buffered = buffered.split(b"\n", 1)
-            lines.append(json.loads(line))
-            continue
-        ready, _, _ = select.select([fd], [], [], WAIT_S)
-        assert ready, f"only {len(lines)} lines: {lines}"
-        chunk = os.read(fd, 65536)
-        assert chunk, "the monitor ended early"
-        buffered += chunk
-    _pending[fd] = buffered
-    return lines
