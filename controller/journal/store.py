@@ -83,7 +83,7 @@ def settlement_list(settlements: Sequence[Settlement]) -> list[list[Any]]:
 def round_values(row: RoundRow) -> tuple[Any, ...]:
     """A `rounds` row: the settlements as compact JSON, stored by the codec."""
     return (row.round, row.first_seq, row.last_seq, row.status,
-            codec.encode(canonical(settlement_list(row.settlements)), None))
+            codec.encode_message(canonical(settlement_list(row.settlements))))
 
 
 def create_file(db: sqlite3.Connection, live: bool, meta: dict[str, str]) -> None:
@@ -276,8 +276,8 @@ class Journal:
         for message in entry.outbox:
             self.db.execute("INSERT INTO outbox (seq, topic, round, utc, body) VALUES "
                             "(?, ?, ?, ?, ?)", (event.seq, message.topic, message.round,
-                                                event.utc, codec.encode(
-                                                    canonical(message.body), None)))
+                                                event.utc, codec.encode_message(
+                                                    canonical(message.body))))
         # The first record after a day's last one is an anchor: it starts the next file.
         self._pending = (event.seq, digest, None if isinstance(event, DaySigned) else text)
 
