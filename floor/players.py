@@ -48,8 +48,20 @@ WHERE (f.limits IS NULL OR f.limits = %s) AND f.configs >= (
 DEALERS: Final = """
 SELECT r.dealer, r.table_id, count(*), min(r.closed_utc), max(r.closed_utc),
        count(*) FILTER (WHERE a.holds > 0), coalesce(sum(a.corrections), 0),
-       coalesce(sum(a.past_posting), 0)
+       coalesce(sum(a.past_posting), 0),
+       count(*) FILTER (WHERE p.checked IS NOT NULL), coalesce(sum(p.checked), 0),
+       coalesce(sum(p.errors), 0), coalesce(sum(p.amount), 0),
+       count(*) FILTER (WHERE p.overridden)
 FROM rounds r
+LEFT JOIN messages m USING (table_id, n)
+LEFT JOIN LATERAL (
+    SELECT (m.body->'payout'->>'checked')::bigint AS checked,
+           (m.body->'payout'->>'overridden')::boolean AS overridden,
+           count(e.error) AS errors,
+           coalesce(sum(abs((e.error->>3)::bigint - (e.error->>2)::bigint)), 0) AS amount
+    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(m.body->'payout'->'errors') = 'array'
+                                   THEN m.body->'payout'->'errors' ELSE '[]' END) AS e (error)
+    ) p ON true
 LEFT JOIN LATERAL (
     SELECT count(*) FILTER (WHERE a.kind = 'hold') AS holds,
            count(*) FILTER (WHERE a.kind = 'supervisor' AND m.body->>'event'
@@ -156,16 +168,22 @@ async def dealers(db: AsyncConnection[Any], start: datetime, end: datetime
                   ) -> list[dict[str, Any]]:
     """Each dealer's figures at each table in the period: rounds, rounds per hour between the
     first and the last, and the rounds held, corrections (a refused PIN is none) and
-    past-posting alerts."""
+    past-posting alerts; and the pads' check of their payouts (issue 37): the spots checked,
+    the errors caught (how many, and the money they were out by), the overrides, and the
+    errors per 100 rounds the pads checked."""
     cursor = await db.execute(DEALERS, {"start": start, "end": end})
     out = []
-    for dealer, table, rounds, first, last, held, corrections, posted in \
-            await cursor.fetchall():
+    for dealer, table, rounds, first, last, held, corrections, posted, checked_rounds, \
+            checked, errors, amount, overrides in await cursor.fetchall():
         hours = (last - first).total_seconds() / 3600
         out.append({"dealer": dealer, "table": table, "rounds": rounds,
                     "rounds_per_hour": round(rounds / hours, 1) if hours > 0 else None,
                     "first": _iso(first), "last": _iso(last), "holds": held,
-                    "corrections": int(corrections), "past_posting": int(posted)})
+                    "corrections": int(corrections), "past_posting": int(posted),
+                    "payouts_checked": int(checked), "payout_errors": int(errors),
+                    "payout_error_amount": int(amount) / 100, "payout_overrides": overrides,
+                    "payout_errors_per_100_rounds":
+                        round(100 * int(errors) / checked_rounds, 2) if checked_rounds else None})
     return out
 
 

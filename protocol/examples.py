@@ -24,7 +24,9 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
                          "0", 0, "deal"],
                         [1, "main", 1, 1500, -1500, "lose", "15 loses to 19", "0/1", "0", 0,
                          "end"],
-                        [2, "main", 2, 500, 750, "win", "blackjack", "3/2", "0", 0, "end"]]},
+                        [2, "main", 2, 500, 750, "win", "blackjack", "3/2", "0", 0, "end"]],
+        "payout": {"checked": 3, "errors": [[2, "main", 1250, 1000, "under"]],
+                   "unverified": 0, "overridden": False}},
     "hold": {"reason": "the shoe was lost mid-round", "review": False},
     "hold_ended": {"how": "resumed", "by": "S-7 Dana", "now": "players"},
     "alert": {"code": "past_posting", "text": "seat 2: Lucky Stiff changed from $5.00 to "
@@ -84,7 +86,9 @@ VARIANTS: Final[dict[str, list[dict[str, Any]]]] = {
          "lockout_s": 300},
         {"event": "supervisor_refused", "supervisor": "S-9", "action": "resumed",
          "reason": "wrong supervisor id or PIN", "counted": True, "lockout_s": 0},
-        {"event": "round_voided", "by": "S-7 Dana", "reason": "dealt from the wrong shoe"}],
+        {"event": "round_voided", "by": "S-7 Dana", "reason": "dealt from the wrong shoe"},
+        {"event": "payout_overridden", "by": "S-7 Dana",
+         "reason": "the player took back $5.00 paid too much"}],
 }
 
 

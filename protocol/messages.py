@@ -104,9 +104,27 @@ Settlement: TypeAlias = tuple[Seat, Spot, Hand | None, Amount, Signed, Key, Shor
 DealtCard: TypeAlias = tuple[CardText | None, ShortText]  # the card (None: misread), where it went
 
 
+# A spot's check that found the payout wrong: seat, spot, due, the amount read (None: a sensor
+# fault), and the result (controller/game/layout.py).
+PayoutError: TypeAlias = tuple[Seat, Spot, Amount, Amount | None,
+                               Literal["over", "under", "not_collected", "collected_winner"]]
+
+
+class PayoutChecks(Model):
+    """The pads' check of a round's payout (issue 37): the spots checked, the errors the
+    dealer's confirm was held or advised for (each spot's first), the spots left unverified
+    (picked up before the check, or unreadable), and whether a supervisor overrode it."""
+
+    checked: Count
+    errors: Annotated[list[PayoutError], _items(MAX_SETTLEMENTS)] = []
+    unverified: Count = 0
+    overridden: Flag = False
+
+
 class RoundBody(Model):
     """A round is over, confirmed or voided: its cards, its settlements (minor units), and its
-    handle (`drop`: what was wagered in action) and the house's result (`win`)."""
+    handle (`drop`: what was wagered in action) and the house's result (`win`); `payout`, the
+    pads' check of its payout where the table checks it."""
 
     status: Literal["confirmed", "voided"]
     first_seq: N
@@ -120,6 +138,7 @@ class RoundBody(Model):
     handle: Annotated[dict[Spot, Amount], _items()] = {}
     cards: Annotated[list[DealtCard], _items(MAX_CARDS)]
     settlements: Annotated[list[Settlement], _items(MAX_SETTLEMENTS)]
+    payout: PayoutChecks | None = None
 
 
 class HoldBody(Model):
@@ -174,6 +193,12 @@ class AlertsCleared(Model):
     by: ShortText
 
 
+class PayoutOverridden(Model):
+    event: Literal["payout_overridden"] = "payout_overridden"
+    by: ShortText
+    reason: Text
+
+
 class SupervisorRefused(Model):
     event: Literal["supervisor_refused"] = "supervisor_refused"
     supervisor: ShortText
@@ -201,9 +226,10 @@ class PinsRefused(Model):
 SUPERVISOR_EVENTS: Final[dict[str, type[Model]]] = {
     cls.model_fields["event"].default: cls for cls in (
         Resumed, CardAssigned, CardVoided, RoundVoided, AlertsCleared, SupervisorRefused,
-        PinsRefused)}
+        PinsRefused, PayoutOverridden)}
 SupervisorBody = Annotated[Resumed | CardAssigned | CardVoided | RoundVoided | AlertsCleared
-                           | SupervisorRefused | PinsRefused, Field(discriminator="event")]
+                           | SupervisorRefused | PinsRefused | PayoutOverridden,
+                           Field(discriminator="event")]
 
 
 class DeviceBody(Model):
@@ -343,6 +369,7 @@ class Rules(Model):
     four_wager_limit: Flag | None = None
     limited_wager_max: UnitAmount | None = None
     idle_rounds: Annotated[int, Strict(), Field(ge=1, le=1000)] | None = None
+    payout_verify: Literal["hold", "advise", "off"] | None = None
 
 
 class PayTableBody(Model):

@@ -5,7 +5,8 @@
 Whole shoes of blackjack (Bee-Tek) and baccarat (cardid), and for each protocol a session with
 every fault: garbage, frames split at every byte, a corrupt frame (where the protocol
 retransmits: cardid's CRC), a misread, a lid-open alarm, the shoe and the pads unplugged and
-replugged, a late wager change, and a controller restart mid-shoe. Each recording ends with
+replugged, a late wager change, and a controller restart mid-shoe; and a dealer paying on the
+pads who makes mistakes they catch (issue 37). Each recording ends with
 what the live controller settled; replaying it must settle the same
 (tests/simulators/test_recordings.py)."""
 
@@ -55,6 +56,29 @@ def faults(path: Path, protocol: str) -> None:
             rig.close()
 
 
+def payout(path: Path) -> None:
+    """A dealer who pays and collects on the pads in stacks of chips, and makes mistakes the
+    pads catch: each holds its round until the chips are put right. One payout is cut by a
+    controller restart halfway, and checked on from the journal."""
+    with tempfile.TemporaryDirectory() as folder:
+        rig = Rig(Path(folder), "blackjack", "cardid", seed=13, record=path, side_bets=True,
+                  seats=5, verify="hold", dealer_errors=0.2,
+                  pay_tables={"lucky_stiff": "1", "lucky7": "1", "dead_mans_hand": "1"})
+        try:
+            for _ in range(8):
+                rig.play_round()
+            rig.deal_to_payout()
+            machine = rig.round
+            assert machine is not None
+            dues = machine.dues()
+            rig.lay(machine, dict(sorted(dues.items())[:len(dues) // 2]))
+            rig.restart_controller()
+            rig.confirm_payout()
+            rig.collect()
+        finally:
+            rig.close()
+
+
 def _round_with(rig: Rig, fault: Callable[[], None]) -> None:
     for seat in (1, 2):
         rig.place(seat, "main", 1000 * seat)
@@ -91,6 +115,7 @@ SCENARIOS: dict[str, Callable[[Path], None]] = {
     "baccarat-shoe-cardid": lambda p: whole_shoe(p, "baccarat", "cardid"),
     "faults-cardid": lambda p: faults(p, "cardid"),
     "faults-beetek": lambda p: faults(p, "beetek"),
+    "payout-cardid": payout,
 }
 
 

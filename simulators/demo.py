@@ -1,7 +1,9 @@
 """The demo table `tablectl run` starts without a configuration: the daemon's own pieces (the
 journal, the control socket, the display, the floor link, game protection) around a whole table
 on simulated hardware (simulators/rig.py): the virtual shoe on a pty and the virtual pads behind
-a fake USB backend, read by the real drivers, with an autopilot dealer and players. The journal
+a fake USB backend, read by the real drivers, with an autopilot dealer and players. The pads
+check the payout (as `[payout] verify = "hold"` does at a table with pads): the dealer pays
+and collects in chips, with mistakes at `--dealer-errors`. The journal
 is the user's (`--journal`, else the state directory's), and the demo signs its days with a key
 of its own beside it."""
 
@@ -41,7 +43,8 @@ def demo(daemon: Daemon) -> int:
                   record=options.record, idle=daemon.idle, pace_s=options.pace_s,
                   side_bets=True, seats=SEATS[game], refill=True,
                   seed=random.SystemRandom().randrange(2**32), keep_rounds=KEEP_ROUNDS,
-                  journal_config=JournalConfig(key=key), floor=options.floor is not None)
+                  journal_config=JournalConfig(key=key), floor=options.floor is not None,
+                  verify="hold", dealer_errors=options.dealer_errors)
         assert rig.loop is not None
         control = ControlServer(socket_path(journal), rig.loop.post)
         control.start()

@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.loop import ControllerLoop
+from controller.daemon.loop import STILL_S, ControllerLoop
 from controller.daemon.recording import Entry, RecordingError, read_recording
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
@@ -36,6 +36,7 @@ from simulators import pty_link
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
 
 WAIT_S = 30.0
+MAX_STILL_S = 5.0  # as `[payout] still_s`
 SHOE_FRAMES = ("ShoeCard", "Misread", "Alarm", "ShoeWarning", "Status")
 
 
@@ -80,6 +81,14 @@ class Replayer:
         if journal is not None:
             check_game(journal, game)  # before anything is made or written
         self.speed = speed
+        # How long the recorded table's pads had to be still for a payout's reading.
+        assert isinstance(table, dict)  # it names a game
+        still = table.get("still_s", STILL_S)
+        if isinstance(still, bool) or not isinstance(still, int | float) or \
+                not 0 < still <= MAX_STILL_S:
+            raise RecordingError(f"{path}: line 1: field table.still_s: {str(still)[:40]!r} "
+                                 f"is not a number of seconds above 0, to {MAX_STILL_S}")
+        self.still_s = float(still)
         self.folder = Path(tempfile.mkdtemp(prefix="tablectl-replay-"))
         self.journal_path = journal or self.folder / "journal.sqlite3"
         self.shoe = RawPty(self.folder)
@@ -105,7 +114,7 @@ class Replayer:
         if service.table.config is None:
             service.submit(config_change(table["game"], table.get("rules", {}),
                                          table.get("pay_tables", {}), PayTables.load()))
-        self.loop = ControllerLoop(service, shoe_protocol=self.speaks)
+        self.loop = ControllerLoop(service, shoe_protocol=self.speaks, still_s=self.still_s)
         # No silence limit: a recording's unplugs are replayed as unplugs, and its pauses (or
         # a replay's waits for the controller) are not one.
         serial = SerialDevice("shoe", str(self.shoe.path), self.speaks.decode, self.loop.post,
@@ -141,8 +150,9 @@ class Replayer:
             handled = self.loop.handled
             return (sum(handled[k] for k in SHOE_FRAMES) >= self.expected["shoe"]
                     and handled["SpotReport"] + handled["SpotsComplete"] >= self.expected["pads"]
-                    and self.loop.inputs.empty())
-        self._wait(done, "the controller to catch up")
+                    and self.loop.inputs.empty() and self.loop.payout_watch.wait_s(
+                        self.loop.clock(), self.loop.service.table.round) is None)
+        self._wait(done, "the controller to catch up", self.still_s)
 
     # ----- the replay ------------------------------------------------------------------------
 
@@ -215,6 +225,11 @@ class Replayer:
 
 
 def summary(rounds: list[RoundRecord]) -> list[dict[str, Any]]:
+    """Each round's status and settlements; where the table checks its payout, the errors the
+    pads caught ([seat, spot, result], each spot's first): what a recording's result holds and
+    its replay must give again."""
     return [{"round": r.number, "status": r.status,
-             "settlements": [[s.seat, s.wager, s.hand, s.net] for s in r.machine.settlements]}
+             "settlements": [[s.seat, s.wager, s.hand, s.net] for s in r.machine.settlements],
+             **({"payout": [[c.seat, c.spot, str(c.result)] for c in r.machine.caught.values()]}
+                if r.machine.config.payout_verify != "off" else {})}
             for r in rounds]

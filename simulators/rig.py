@@ -17,7 +17,7 @@ from typing import Any
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
 from controller.daemon.inputs import Supervised
-from controller.daemon.loop import ControllerLoop
+from controller.daemon.loop import STILL_S, ControllerLoop
 from controller.daemon.recording import Recorder
 from controller.daemon.service import TableService
 from controller.game.cards import Card, shoe_cards
@@ -49,7 +49,10 @@ from controller.journal.fold import check_game, read_events
 from devices import pads, protocols
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
+from simulators import payout_dealer
 from simulators.autopilot import MAIN_AMOUNTS
+from simulators.payout_dealer import Spot
+from simulators.replay import summary
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
 from simulators.virtual_shoe import VirtualShoe
 
@@ -67,7 +70,9 @@ class Rig:
                  idle: Callable[[], None] | None = None, pace_s: float = 0.0,
                  side_bets: bool = False, seats: int = 4, refill: bool = False,
                  keep_rounds: int = 10_000,
-                 journal_config: JournalConfig = TEST_DAYS, floor: bool = False) -> None:
+                 journal_config: JournalConfig = TEST_DAYS, floor: bool = False,
+                 verify: str = "off", dealer_errors: float = 0.0,
+                 still_s: float | None = None) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
         self.speaks = protocols.get(protocol)
         self.journal_path = journal or folder / "journal.sqlite3"
@@ -80,6 +85,13 @@ class Rig:
         self.keep_rounds = keep_rounds
         self.journal_config = journal_config
         self.floor = floor  # a floor link: a day's messages stay until the floor has them
+        # The pads' check of the payout (issue 37): how the table checks it, how often the
+        # dealer makes a mistake paying a spot, and how long chips stay still to be read (a
+        # person's half second; at pace 0 the rig stacks its chips at once).
+        self.verify, self.dealer_errors = verify, dealer_errors
+        self.still_s = still_s if still_s is not None else STILL_S if pace_s else 0.05
+        self.rules: dict[str, Any] = {"payout_verify": verify} if verify != "off" else {}
+        self.mistakes: list[tuple[int, Spot, str]] = []  # (round, spot, kind) made by the dealer
         virtual = pkgutil.resolve_name(self.speaks.virtual)  # the device the protocol names
         self.shoe: VirtualShoe = virtual(folder, protocol, cards=cards, seed=seed,
                                          decks=8 if game == "baccarat" else 6).start()
@@ -96,7 +108,8 @@ class Rig:
             record, {"shoe": {"protocol": protocol, "port": {"baudrate": 9600, "bytesize": 8,
                                                            "parity": "N", "stopbits": 1}},
                      "pads": {"usb": f"{VENDOR:04x}:{PRODUCT:04x}"}},
-            {"game": game, "rules": {}, "pay_tables": self.pay_tables})
+            {"game": game, "rules": self.rules, "pay_tables": self.pay_tables,
+             **({"still_s": self.still_s} if verify != "off" else {})})
         self.serial: SerialDevice | None = None
         self.usb: UsbDevice | None = None
         self.start_controller(as_left=True)
@@ -110,7 +123,7 @@ class Rig:
                                      PinGuard(self.supervisors), self.keep_rounds,
                                      dealers=PinGuard({"D-1": self.supervisors["sup"]}, "dealer"),
                                      floor=self.floor)
-        wanted = config_change(self.game, {}, self.pay_tables, PayTables.load())
+        wanted = config_change(self.game, self.rules, self.pay_tables, PayTables.load())
         if service.table.config_event is None or \
                 service.table.config_event.content() != wanted.content():
             if service.table.round is not None and service.table.round.in_progress:
@@ -119,7 +132,8 @@ class Rig:
             service.submit(wanted)
         if as_left:
             self._as_left(service.table)
-        self.loop = ControllerLoop(service, shoe_protocol=self.speaks, closer=closer)
+        self.loop = ControllerLoop(service, shoe_protocol=self.speaks, closer=closer,
+                                   still_s=self.still_s)
         self.loop.listeners.append(self._count)
         recorder = self.recorder
         self.serial = SerialDevice.shoe(str(self.shoe.path), self.speaks, self.loop.post,
@@ -141,9 +155,10 @@ class Rig:
         machine = table.round
         if machine is None:
             return
-        for seat, spots in machine.wagers.items():
-            for spot, amount in spots.items():
-                self.pads.preset(seat, pads.position_of(self.game, spot), amount)
+        lying = machine.at_lock()
+        lying.update({(r.seat, r.spot): r.amount or 0 for r in machine.readings if not r.early})
+        for (seat, spot), amount in lying.items():
+            self.pads.preset(seat, pads.position_of(self.game, spot), amount)
         left = Counter(shoe_cards(machine.config.rules.decks)) - table.shoe.counts
         cards = list(left.elements())
         self.rng.shuffle(cards)
@@ -184,9 +199,7 @@ class Rig:
 
     def results(self) -> list[dict[str, Any]]:
         """What every round settled: the recording's last line, checked by a replay."""
-        return [{"round": r.number, "status": r.status,
-                 "settlements": [[s.seat, s.wager, s.hand, s.net] for s in r.machine.settlements]}
-                for r in self.service.table.rounds()]
+        return summary(self.service.table.rounds())
 
     # ----- stepping --------------------------------------------------------------------------
 
@@ -260,6 +273,12 @@ class Rig:
     # ----- a round by basic strategy -----------------------------------------------------------
 
     def play_round(self) -> None:
+        self.deal_to_payout()
+        self.confirm_payout(self.dealer_errors)
+        self.collect()
+
+    def deal_to_payout(self) -> None:
+        """A round by basic strategy, from the wagers to its payout on the display."""
         self.finish_open_round()
         if self.refill and len(self.shoe.cards) < 60:
             self.new_shoe()
@@ -284,8 +303,52 @@ class Rig:
         self.play_out()
         self.console(PayoutShown(seq=0))
         self.pause(PAYOUT_PACES)  # a person reads the payout: it stays up for a while
+
+    def confirm_payout(self, errors: float = 0.0) -> None:
+        """Pay and collect on the layout where the table checks it (with mistakes at the rate
+        `errors`), and confirm; a payout held for what the pads read is put right chip by chip
+        and confirmed again, as the display tells the dealer."""
+        machine = self.round
+        assert machine is not None
+        if self.verify == "off":
+            self.console(PayoutConfirmed(seq=0, by="dealer"))
+            return
+        record = self.service.table.current
+        assert record is not None
+        payment = payout_dealer.pay(machine.settlements, machine.dues(), machine.at_lock(),
+                                    errors, self.rng)
+        self.mistakes += [(record.number, spot, kind) for spot, kind in payment.mistakes.items()]
+        self.lay(machine, payment.targets)
         self.console(PayoutConfirmed(seq=0, by="dealer"))
-        self.collect()
+        if machine.payout_held:
+            self.pause()
+            self.lay(machine, machine.dues())
+            self.wait(lambda: machine.state is SETTLED, "the payout corrected")
+            self.console(PayoutConfirmed(seq=0, by="dealer"))
+
+    def lay(self, machine: RoundMachine, targets: dict[Spot, int]) -> None:
+        """Bring each spot to its target in stacks of chips, and wait for the pads' still
+        readings of them. The stacks go down layer by layer over the layout (every spot's
+        first stack, then every second one, ...): the pads report each layer at once."""
+        layers: list[list[tuple[int, int, int]]] = []
+        for (seat, spot), target in sorted(targets.items()):
+            position = pads.position_of(self.game, spot)
+            lying = self.pads.spots.get((seat, position))
+            for depth, amount in enumerate(payout_dealer.stacks(lying.amount if lying else 0,
+                                                                target)):
+                if depth == len(layers):
+                    layers.append([])
+                layers[depth].append((seat, position, amount))
+        for layer in layers:
+            self.pads.place_many(layer)
+        at_lock = machine.at_lock()
+
+        def read_as_laid() -> bool:
+            last = {(r.seat, r.spot): r.amount for r in machine.readings if not r.early}
+            return all(last.get(spot, at_lock.get(spot, 0)) == target
+                       for spot, target in targets.items())
+
+        self.wait(read_as_laid, "the pads' still readings", self.still_s)
 
     def lock_bets(self) -> None:
         """"No more bets", as a dealer presses it: refused while the table may not deal (a
@@ -325,15 +388,15 @@ class Rig:
         machine = self.round
         if machine is None or not machine.in_progress:
             return
-        if machine.state is HOLD and not machine.review:
+        if machine.state is HOLD and not machine.review and not machine.payout_held:
             self.supervise(RoundVoided(seq=0, by="", reason="demo restarted"))
         else:
             if machine.blocking:
                 self.console(AlertsCleared(seq=0, by="dealer"))
-            if not machine.review:
+            if machine.state is not HOLD:  # a payout to review or held is shown already
                 self.play_out()
                 self.console(PayoutShown(seq=0))
-            self.console(PayoutConfirmed(seq=0, by="dealer"))
+            self.confirm_payout()
         self.collect()
 
     def new_shoe(self) -> None:

@@ -47,6 +47,11 @@ class VirtualPads(usb.backend.IBackend):  # type: ignore[misc]
         """Chips put on (or taken off, amount 0) a spot."""
         self._report([SpotReport(seat, position, amount)])
 
+    def place_many(self, spots: list[tuple[int, int, int]]) -> None:
+        """Chips put on or taken off several spots at once (seat, position, amount): one
+        report, as pads report what changed since their last."""
+        self._report([SpotReport(seat, position, amount) for seat, position, amount in spots])
+
     def preset(self, seat: int, position: int, amount: int) -> None:
         """Chips already on a spot when the pads come up: no report, the host asks for them
         (a table restarted while the players' chips stayed on the layout)."""

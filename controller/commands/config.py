@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from typing import Any
+from typing import Any, Final
 
 from controller.commands.common import (
     default_journal,
@@ -16,6 +16,11 @@ from controller.commands.inputs import (
 )
 from controller.daemon.checked_files import CONFIGURATION, PIN, BadInput, read_stdin_line
 from controller.game.supervisors import check_pin, hash_pin
+
+# How the pads' check of the payout (`[payout] verify`) is said in the summary.
+VERIFY_WORDS: Final = {"hold": "checked by the pads (a wrong one holds the round)",
+                       "advise": "checked by the pads (a wrong one is said, not held)",
+                       "off": "not checked"}
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
@@ -32,7 +37,8 @@ def cmd_config_check(args: argparse.Namespace) -> int:
     print(f"{args.file}: ok: {config.game} table {config.name or '(no name)'}, {config.seats} "
           f"seats; pay tables {tables or 'none'}; {len(config.supervisors)} supervisors; "
           f"devices {devices or 'none'}; display {config.display.bind}:{config.display.port}"
-          f" in {config.display.cashier.currency}; journal "
+          f" in {config.display.cashier.currency}; payout {VERIFY_WORDS[config.payout.verify]}"
+          f"; journal "
           f"{config.journal or default_journal()} (days {close}, kept {days.keep_days or 'all'}"
           f", reserve {days.reserve_mb} MB, {f'signed by {days.key}' if days.key else 'unsigned'})"
           + (f"; floor {config.floor.broker} as {config.floor.table_id}" if config.floor

@@ -17,8 +17,10 @@ from controller.commands.common import (
     journal_path,
 )
 from controller.commands.inputs import MAX_NUMBER, Day, Whole
+from controller.game.layout import Result, check_fields
 from controller.game.money import from_minor
 from controller.game.names import phase_words
+from controller.game.round_machine import RoundMachine
 from controller.game.round_state import HOLD
 from controller.game.table import RoundRecord, Table
 from controller.journal import History, JournalError
@@ -55,7 +57,22 @@ def round_view(record: RoundRecord) -> dict[str, Any]:
                          "net": from_minor(s.net), "stage": s.stage}
                         for s in machine.settlements],
         "log": [{"seq": seq, "utc": utc, "text": text} for seq, utc, text in record.log],
+        **_payout(machine),
     }
+
+
+def _payout(machine: RoundMachine) -> dict[str, Any]:
+    """The pads' check of the payout where the table checks it (issue 37): each spot whose due
+    is known, as `settle` gives it; the errors the dealer's confirm met, each spot's first (the
+    round was held for them, or advised); and a supervisor's override."""
+    if machine.config.payout_verify == "off":
+        return {}
+    checks = machine.checks()
+    by, reason = machine.override or (None, None)
+    return {"payout_checks": [check_fields(c) for c in checks],
+            "payout_verified": bool(checks) and all(c.result is Result.OK for c in checks),
+            "payout_errors": [check_fields(c) for c in machine.caught.values()],
+            "payout_override": {"by": by, "reason": reason} if machine.override else None}
 
 
 def recall(path: Path, count: int) -> list[dict[str, Any]]:

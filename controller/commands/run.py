@@ -36,8 +36,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from controller.display.attach import attach
     try:
         config = config_file.load(args.config) if args.config else None
+        if config is not None and args.dealer_errors:
+            raise BadInput("--dealer-errors: the demo's clumsy dealer; a real table's dealer "
+                           "is a person")
         options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,
-                          args.journal, _floor_option(args, config))
+                          args.journal, _floor_option(args, config), args.dealer_errors)
         daemon = Daemon(options, default_journal().parent, attach)
         made = [path for path in _made_by_run(daemon.journal_path(config), config is None,
                                               args.record) if not path.exists()]
@@ -109,6 +112,12 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                           "(default 0.6; 0: as fast as it can)")
     run.add_argument("--rounds", type=Whole(1, MAX_NUMBER),
                      help="demo: stop after this many rounds")
+    run.add_argument("--dealer-errors", type=Number(0, maximum=1), default=0.0, metavar="RATE",
+                     help="demo: the rate, 0 to 1, at which the dealer makes each kind of "
+                          "payout mistake wherever it can (an overpay, an underpay, the wrong "
+                          "spot, a collect forgotten, a winner collected, 3:2 paid as 1:1, a "
+                          "commission not taken); the pads catch each, the round holds and the "
+                          "dealer puts it right")
     run.add_argument("--record", type=NewFile(replace=False), metavar="FILE",
                      help="record the devices' bytes")
     run.add_argument("--journal", type=JournalPath(existing=False), metavar="PATH",

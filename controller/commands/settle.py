@@ -42,7 +42,7 @@ from controller.game.events import (
     PlayerSeated,
     WagerPlaced,
 )
-from controller.game.layout import SPOTS, Reading, Result, check_layout
+from controller.game.layout import SPOTS, Reading, Result, check_fields, check_layout
 from controller.game.money import from_minor, to_minor
 from controller.game.paytables import TIE_SPOTS, PayTableError, PayTables
 from controller.game.ratings import MAX_ID, is_id
@@ -364,14 +364,9 @@ class ScriptedDealer:
         it is due, and whether every one is right."""
         if self.script.layout is None:
             return {}
-        at_lock = {(seat, spot): amount for seat, spots in machine.wagers.items()
-                   for spot, amount in spots.items()}
-        checks = check_layout(machine.settlements, self.script.config.game, at_lock,
+        checks = check_layout(machine.settlements, self.script.config.game, machine.at_lock(),
                               self.script.layout)
-        return {"payout_checks": [
-                    {"seat": c.seat, "spot": c.spot, "due": from_minor(c.due),
-                     "read": None if c.read is None else from_minor(c.read),
-                     "result": str(c.result)} for c in checks],
+        return {"payout_checks": [check_fields(c) for c in checks],
                 "payout_verified": all(c.result is Result.OK for c in checks)}
 
 

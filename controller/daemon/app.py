@@ -71,6 +71,7 @@ class Options:
     record: Path | None = None
     journal: Path | None = None
     floor: FloorConfig | None = None  # --floor URL [--table-id ID], else the config's
+    dealer_errors: float = 0.0  # demo: the share of payout steps its dealer gets wrong
 
 
 class Daemon:
@@ -157,7 +158,8 @@ class Daemon:
         recorder = self._recorder(config)
         speaks = protocols.get(config.shoe.protocol) if config.shoe else protocols.DEFAULT
         loop = ControllerLoop(service, shoe_protocol=speaks, name=config.name, closer=closer,
-                              readers={reader.name: reader.seat for reader in config.readers})
+                              readers={reader.name: reader.seat for reader in config.readers},
+                              still_s=config.payout.still_s)
         control = ControlServer(socket_path(journal_path), loop.post)
         drivers: list[SerialDevice | UsbDevice | InputDevice] = [
             InputDevice(reader.name, reader.url, loop.post, reader.rules)

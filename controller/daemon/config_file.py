@@ -36,7 +36,7 @@ from controller.game.paytables import PayTableError, PayTables
 from controller.game.ratings import is_id
 from controller.game.rules.blackjack import RulesError
 from controller.game.supervisors import check_hash_format
-from controller.game.table_config import MAX_SEATS, build_table
+from controller.game.table_config import MAX_SEATS, VERIFY_MODES, build_table
 from devices import protocols
 from devices.card_reader import DEFAULT_PLAYER_PATTERN, CardRules
 from drivers import input_device
@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # cryptography loads when a key is read, not for each configu
     from controller.journal.signing import Signer
 
 SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "devices", "readers",
-                   "display", "journal", "floor")
+                   "display", "journal", "floor", "payout")
 BAUDRATES: Final = SerialBase.BAUDRATES  # the rates pyserial sets on any port
 
 
@@ -118,6 +118,16 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class PayoutConfig:
+    """The pads' check of the dealer's payout (the `[payout]` section, issue 37): hold the
+    round on a contradiction, advise, or off (the default: hold where pads are configured);
+    `still_s`, how long a spot's chips stay unchanged before its reading counts."""
+
+    verify: str = "off"
+    still_s: float = 0.5
+
+
+@dataclass(frozen=True)
 class FloorConfig:
     """The floor link (the `[floor]` section): the broker, and who this table is to it."""
 
@@ -143,6 +153,7 @@ class RunConfig:
     floor: FloorConfig | None = None
     readers: tuple[ReaderConfig, ...] = ()
     dealers: dict[str, str] = field(default_factory=dict)  # dealer id -> PIN hash
+    payout: PayoutConfig = PayoutConfig()
 
     @property
     def journal(self) -> Path | None:
@@ -197,13 +208,19 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
     for name in devices:
         if name not in ("shoe", "pads"):
             raise fail(f"devices.{name}", "unknown device (known: shoe, pads)")
+    pads_config = _pads(devices.get("pads"), fail)
+    payout = _payout(_section(data, "payout", fail), pads_config is not None, fail)
+    if "payout_verify" in rules:
+        raise fail("rules.payout_verify", "set it as verify in [payout]")
+    if payout.verify != "off":  # the journal's configuration says how payouts are checked
+        rules = {**rules, "payout_verify": payout.verify}
     return RunConfig(
         path, str(table.get("name", "")), game, seats, rules, pay_tables, supervisors,
-        _shoe(devices.get("shoe"), fail), _pads(devices.get("pads"), fail),
+        _shoe(devices.get("shoe"), fail), pads_config,
         _display(_section(data, "display", fail), unit, fail),
         _journal(path, _section(data, "journal", fail), fail), registry,
         _floor(path, data.get("floor"), fail), _readers(data.get("readers", []), seats, fail),
-        dealers)
+        dealers, payout)
 
 
 def _pins(data: dict[str, Any], section: str, fail: Any) -> dict[str, str]:
@@ -278,6 +295,27 @@ def _display(raw: dict[str, Any], unit: int, fail: Any) -> DisplayConfig:
         raise fail("display.currency", f"{cashier.currency} has {cashier.decimals()} decimals: "
                    f"the table's rounding_unit must be a multiple of {shown / 100:g}")
     return DisplayConfig(str(bind), port, token, tuple(hosts), cashier)
+
+
+PAYOUT_KEYS: Final = ("verify", "still_s")
+
+
+def _payout(raw: dict[str, Any], pads_configured: bool, fail: Any) -> PayoutConfig:
+    for key in raw:
+        if key not in PAYOUT_KEYS:
+            raise fail(f"payout.{key}", f"unknown key (known: {', '.join(PAYOUT_KEYS)})")
+    verify = raw.get("verify", "hold" if pads_configured else "off")
+    if verify not in VERIFY_MODES:
+        raise fail("payout.verify", f"{str(verify)[:40]!r} is not one of "
+                   f"{', '.join(VERIFY_MODES)}")
+    if verify != "off" and not pads_configured:
+        raise fail("payout.verify", f"{verify!r} needs the pads ([devices.pads]) to read the "
+                   "layout")
+    still = raw.get("still_s", 0.5)
+    if isinstance(still, bool) or not isinstance(still, int | float) or not 0.1 <= still <= 5:
+        raise fail("payout.still_s", f"{str(still)[:40]!r} is not a number of seconds from "
+                   "0.1 to 5")
+    return PayoutConfig(str(verify), float(still))
 
 
 JOURNAL_KEYS: Final = ("path", "day_close", "timezone", "keep_days", "reserve_mb", "key")

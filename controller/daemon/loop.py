@@ -28,6 +28,7 @@ from controller.daemon.control import DayCloseRequest
 from controller.daemon.gaming_day import DayCloser
 from controller.daemon.inputs import DealerPin, PitSeat, SeatTapped, Supervised
 from controller.daemon.pads_sync import PadsSync, Writer
+from controller.daemon.payout_watch import PayoutWatch
 from controller.daemon.pins import PIN_REFUSED
 from controller.daemon.readers import CardReaders
 from controller.daemon.service import Committed, TableService
@@ -53,6 +54,7 @@ from devices.protocols import DEFAULT, ShoeProtocol
 
 Listener = Callable[[Event | None, list[Effect]], None]
 NOTICE_S: Final = 30.0  # a table's own alert stays on the display this long
+STILL_S: Final = 0.5  # a spot's chips unchanged this long during the payout are its reading
 
 Input = DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat | DealerPin
 
@@ -61,13 +63,14 @@ class ControllerLoop:
     def __init__(self, service: TableService, shoe_protocol: ShoeProtocol = DEFAULT,
                  name: str = "", closer: DayCloser | None = None,
                  readers: dict[str, int | None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, still_s: float = STILL_S) -> None:
         self.service = service
         self.clock = clock
         self.closer = closer
         self.shoe: Writer | None = None  # the shoe's acknowledgements go to it
         self.shoe_protocol = shoe_protocol  # what the shoe speaks: how a frame is acknowledged
         self.pads_sync = PadsSync()
+        self.payout_watch = PayoutWatch(still_s)
         self.notices: deque[tuple[float, str]] = deque(maxlen=4)  # (when, alert's text)
         self.inputs: queue.Queue[Input] = queue.Queue()
         self.handled: Counter[str] = Counter()  # inputs handled, by kind
@@ -100,6 +103,9 @@ class ControllerLoop:
         self.inputs.put(item)
 
     def step(self, timeout: float = 0.1) -> bool:
+        still = self.payout_watch.wait_s(self.clock(), self.service.table.round)
+        if still is not None:
+            timeout = min(timeout, still)
         try:
             item = self.inputs.get(timeout=timeout)
         except queue.Empty:
@@ -114,6 +120,8 @@ class ControllerLoop:
             self._told(None, [])
         if self.readers.expired():
             self._told(None, [])
+        if self.inputs.empty():  # a report waiting may be of a spot that looks still
+            self._submit(self.payout_watch.still(self.clock(), self.service.table.round))
         self._notices_due()
         self.service.refusals_due()
 
@@ -229,13 +237,27 @@ class ControllerLoop:
                                  position=item.position)
                 return
             self.pads_sync.reported(item.seat, spot, bool(item.amount or item.fault))
+            if self._watched(item.seat, spot, None if item.fault else item.amount):
+                return
             self._submit(translate.wager_event(self.service.table.round, item, spot))
         elif isinstance(item, SpotsComplete):
             for event in self.pads_sync.snapshot_done(self.service.table):
-                self.log.info("wager gone from the pads", seat=event.seat, spot=event.spot)
-                self._submit(event)
+                if not self._watched(event.seat, event.spot, 0):
+                    self.log.info("wager gone from the pads", seat=event.seat, spot=event.spot)
+                    self._submit(event)
         else:
             self._shoe(item)
+
+    def _watched(self, seat: int, spot: str, amount: int | None) -> bool:
+        """A report of a spot settled in a round that checks its payout goes to the payout's
+        watch (journaled once still), not to the round as a wager."""
+        table = self.service.table
+        machine = table.round
+        number = table.current.number if table.current else None
+        if machine is None or not self.payout_watch.takes(machine, number, seat, spot):
+            return False
+        self.payout_watch.reported(self.clock(), machine, seat, spot, amount)
+        return True
 
     def _link(self, item: Connected | Disconnected | ReaderDied) -> None:
         """The shoe or the pads lost or back: a table event; the pads, when back, get their

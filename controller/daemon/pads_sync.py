@@ -55,16 +55,19 @@ class PadsSync:
     def snapshot_done(self, table: Table) -> list[WagerPlaced]:
         """Each wager the pads no longer hold, taken off (amount 0) as a live report of an
         emptied spot would be: before the lock it leaves the round, after it, it is pinching and
-        holds the round. A settled wager's chips move freely."""
+        holds the round. A settled wager's chips move freely: its spot is given only to a round
+        that checks its payout (the loop gives it to the payout's watch)."""
         seen, self._snapshot = self._snapshot, None
         self.synced = True
         machine = table.round
         if seen is None or machine is None:
             return []
         settled = {(s.seat, s.wager) for s in machine.settlements}
+        checked = machine.dues(known=False) if machine.config.payout_verify != "off" else {}
         return [WagerPlaced(seq=0, seat=seat, spot=spot, amount=0)
                 for seat, spots in machine.wagers.items() for spot in spots
-                if (seat, spot) not in seen and (seat, spot) not in settled]
+                if (seat, spot) not in seen and ((seat, spot) in checked
+                                                 or (seat, spot) not in settled)]
 
     def light(self, table: Table) -> None:
         """Send the lights that changed for the round's phase (all of them after a reconnect);

@@ -6,7 +6,8 @@ insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_aler
 payout_shown, confirm_payout, seat_card (seat, and card: the number of the card waiting at the
 dealer's reader, as shown), dealer_sign_in and dealer_sign_out (dealer, pin: checked against
 `[dealers]`). Supervisor actions carry "supervisor" and "pin": resume, void_card, void_round
-(reason), assign_card (to, and card for a misread), new_shoe, seat_player (seat, player: the
+(reason), assign_card (to, and card for a misread), new_shoe, override_payout (reason: a round
+held for a payout the pads contradict is closed as it lies), seat_player (seat, player: the
 casino's id, or null for anonymous), unseat_player (seat). PINs are checked by the controller
 and never journaled; each carries the client it came from, which the lockouts count (the
 display's remote address; `CONSOLE` for a keypad or script). docs/devices.md lists them with
@@ -29,6 +30,7 @@ from controller.game.events import (
     Event,
     NewShoe,
     PayoutConfirmed,
+    PayoutOverridden,
     PayoutShown,
     PlayerLeft,
     PlayerSeated,
@@ -54,6 +56,7 @@ SUPERVISOR_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
     "new_shoe": lambda a: NewShoe(seq=0, by=""),
     "seat_player": lambda a: _seating(a),
     "unseat_player": lambda a: PlayerLeft(seq=0, seat=_number(a, "seat"), reason="walked"),
+    "override_payout": lambda a: PayoutOverridden(seq=0, by="", reason=_text(a, "reason")),
 }
 ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, "seat_card", "dealer_sign_in",
                   "dealer_sign_out", *SUPERVISOR_ACTIONS)

@@ -17,6 +17,7 @@ from controller.game import names
 from controller.game.alerts import Alert
 from controller.game.cards import Card, parse_card
 from controller.game.cashier import Cashier
+from controller.game.layout import check_words, mark
 from controller.game.money import from_minor
 from controller.game.round_machine import RoundMachine
 from controller.game.round_state import CLOSED, HOLD, VOIDED
@@ -108,8 +109,8 @@ class _View:
         record = table.current or (table.recent[-1] if table.recent else None)
         shown = machine or (record.machine if record else None)
         do_not_pay = None
-        if machine is not None and machine.state is HOLD:
-            do_not_pay = machine.hold_reason
+        if machine is not None and machine.state is HOLD and not machine.payout_held:
+            do_not_pay = machine.hold_reason  # a payout held is put right, not left unpaid
         elif table.lost_devices:
             do_not_pay = f"lost contact with the {', '.join(sorted(table.lost_devices))}"
         phase = machine.state if machine else (CLOSED if record else "waiting")
@@ -126,6 +127,7 @@ class _View:
             "lost_devices": sorted(table.lost_devices),
             "expected": expected_view(machine),
             "payout": self.payout(record, machine),
+            "verification": self.verification(shown),
             "seats": self.seats(shown, config.max_seats if config else 7),
             # Finished rounds only: the current one is on screen, its hole card hidden.
             "recall": [self.recall(r) for r in list(table.recent)[-RECALL_ROUNDS:]][::-1],
@@ -155,6 +157,32 @@ class _View:
                 "pay": from_minor(pay), "collect": from_minor(collect),
                 "pay_text": self.cashier.text(pay), "collect_text": self.cashier.text(collect),
                 "steps": procedure.steps(settlements, self.cashier, self.name)}
+
+    def verification(self, machine: RoundMachine | None) -> dict[str, Any] | None:
+        """The pads' check of the payout, spot by spot in the layout's order, as the dealer
+        acts on it (issue 37): None where the table does not check it or nothing is due yet."""
+        checks = machine.checks() if machine is not None else []
+        if machine is None or not checks:
+            return None
+        read = {(r.seat, r.spot) for r in machine.readings if not r.early}
+        confirmed = bool(machine.caught) or machine.finished
+        marks = []
+        for check in checks:
+            key = (check.seat, check.spot)
+            state = mark(check, key in read, key in machine.contradicted, confirmed,
+                         machine.override is not None)
+            text = check_words(check, machine.config.pay_tables, self.cashier.money)
+            marks.append({"seat": check.seat, "spot": check.spot, "name": self.name(check.spot),
+                          "state": state, "result": str(check.result),
+                          "text": text if state != "pending" else
+                          f"seat {check.seat} {self.name(check.spot)}: waiting for the pads",
+                          "due_text": self.cashier.text(check.due),
+                          "read_text": None if check.read is None else
+                          self.cashier.text(check.read)})
+        by, reason = machine.override or ("", "")
+        return {"mode": machine.config.payout_verify, "held": machine.payout_held,
+                "verified": sum(m["state"] in ("verified", "corrected") for m in marks),
+                "marks": marks, "overridden_by": by or None, "override_reason": reason or None}
 
     def seats(self, machine: RoundMachine | None, count: int) -> list[dict[str, Any]]:
         if machine is None:

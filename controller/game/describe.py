@@ -22,6 +22,7 @@ from controller.game.events import (
     DiskLow,
     DiskOk,
     Event,
+    PayoutRead,
     PinsRefused,
     PlayerLeft,
     PlayerSeated,
@@ -89,6 +90,13 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES,
         return f"dealer {event.dealer} signed out ({readable(event.reason)})"
     if isinstance(event, ConfigChanged):
         return _configuration(event)
+    if isinstance(event, PayoutRead):
+        read = [f"seat {seat} {wager_words(spot, tables)} "
+                f"{'unreadable' if amount is None else money.text(amount)}"
+                for seat, spot, amount in event.readings]
+        early = [f"seat {seat} {wager_words(spot, tables)}" for seat, spot in event.early]
+        return "pads read: " + ", ".join(read) + (
+            f"; picked up before it was checked: {', '.join(early)}" if early else "")
     if isinstance(event, RatingAssessed):
         return (f"rating {event.rating} assessed: seat {event.seat}, player "
                 f"{event.player or '(anonymous)'}, {event.decisions} decisions, skill cost "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 
 def canonical(data: Any) -> str:
@@ -39,7 +39,7 @@ class Event:
         puts the defaults back), so that a record is as short as the event allows."""
         return {"kind": self.kind, **{
             f.name: value for f in _fields(type(self))
-            if (value := getattr(self, f.name)) != f.default or f.default is dataclasses.MISSING}}
+            if (value := getattr(self, f.name)) != _default(f)}}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -132,6 +132,29 @@ class PayoutConfirmed(Event):
 
     by: str = "dealer"
     kind: ClassVar[str] = "payout_confirmed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PayoutRead(Event):
+    """The bet-sensor pads' still readings of settled spots while the dealer pays and collects
+    (issue 37): `readings` are `[seat, spot, amount]` in minor units, amount None for a sensor
+    fault; `early` names the `[seat, spot]` whose due was on the spot between its still
+    readings but was taken before it was still (a player picking up before the check). What
+    each spot was due follows from the round's settlements, so it is not written again."""
+
+    readings: list[list[Any]]
+    early: list[list[Any]] = dataclasses.field(default_factory=list)
+    kind: ClassVar[str] = "payout_read"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PayoutOverridden(Event):
+    """A supervisor closed a round held for a payout the pads contradict, as it lies, with
+    their reason (issue 37)."""
+
+    by: str
+    reason: str
+    kind: ClassVar[str] = "payout_overridden"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -360,7 +383,8 @@ class RatingAssessed(Event):
 
 
 SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided,
-                                              NewShoe, PlayerSeated, PlayerLeft)
+                                              NewShoe, PlayerSeated, PlayerLeft,
+                                              PayoutOverridden)
 NOT_CORRECTIONS: tuple[type[Event], ...] = (NewShoe, PlayerSeated, PlayerLeft)
 
 
@@ -377,7 +401,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         CardVoided, RoundVoided, PayoutShown, PayoutConfirmed, ConfigChanged, ControllerStarted,
         NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound, DeviceAlarm,
         SupervisorRefused, PinsRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk,
-        PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed)
+        PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed, PayoutRead,
+        PayoutOverridden)
 }
 
 
@@ -389,6 +414,18 @@ def _fields(cls: type[Event]) -> tuple[dataclasses.Field[Any], ...]:
     if cls not in _FIELDS:
         _FIELDS[cls] = dataclasses.fields(cls)
     return _FIELDS[cls]
+
+
+def _default(field: dataclasses.Field[Any]) -> Any:
+    """A field's default (a fresh one from its factory); none: a value nothing equals."""
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return _REQUIRED
+
+
+_REQUIRED: Final = object()
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:

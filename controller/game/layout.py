@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
+from controller.game.money import Currency, from_minor
+from controller.game.names import wager_words
+from controller.game.paytables import PayTable
 from controller.game.rules.settlement import REFUSED, RETURNED, Settlement
 
 # Each game's spots in the order of their POSITION on the pads (docs/devices.md).
@@ -37,13 +40,22 @@ class Result(StrEnum):
     UNVERIFIED = "unverified"  # the live table: picked up before it was verified
 
 
+# The results that contradict what is due: the live table holds the round on them. A sensor
+# fault or chips picked up before the check leave the spot unverified, without a hold.
+CONTRADICTIONS: Final = frozenset({Result.OVER, Result.UNDER, Result.NOT_COLLECTED,
+                                   Result.COLLECTED_WINNER})
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """A still reading of one spot after the payout was shown; `amount` None: a sensor fault."""
+    """A still reading of one spot after the payout was shown; `amount` None: a sensor fault.
+    `early` (the live table): the due was on the spot between still readings, and was taken
+    before the spot was still; such a reading has no amount of its own."""
 
     seat: int
     spot: str
     amount: int | None  # minor units
+    early: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,23 +91,30 @@ def check_layout(settlements: Sequence[Settlement], game: str,
     due = amounts_due(settlements, game)
     won = {(s.seat, s.wager) for s in settlements if s.net > 0}
     read: dict[tuple[int, str], list[int | None]] = {}
+    early: set[tuple[int, str]] = set()
     for reading in readings:
-        read.setdefault((reading.seat, reading.spot), []).append(reading.amount)
+        key = (reading.seat, reading.spot)
+        if reading.early:
+            early.add(key)
+        else:
+            read.setdefault(key, []).append(reading.amount)
     order = SPOTS[game]
     checks = []
     for key in sorted(due, key=lambda k: (k[0], order.index(k[1]))):
         amounts = read.get(key) or [at_lock.get(key, 0)]
         checks.append(SpotCheck(key[0], key[1], due[key], amounts[-1],
-                                _result(due[key], amounts, key in won)))
+                                _result(due[key], amounts, key in won, key in early)))
     return checks
 
 
-def _result(due: int, amounts: list[int | None], won: bool) -> Result:
+def _result(due: int, amounts: list[int | None], won: bool, early: bool = False) -> Result:
     last = amounts[-1]
     if due in amounts:
         return Result.OK
     if last is None:
         return Result.UNREADABLE
+    if last == 0 and early:
+        return Result.UNVERIFIED  # the due was there, and taken before it was still
     if due == 0:
         return Result.NOT_COLLECTED
     if last > due:
@@ -103,3 +122,51 @@ def _result(due: int, amounts: list[int | None], won: bool) -> Result:
     if last == 0 and won:
         return Result.COLLECTED_WINNER
     return Result.UNDER
+
+
+def check_fields(check: SpotCheck) -> dict[str, Any]:
+    """A check as `settle` and `recall` give it: amounts in currency units."""
+    return {"seat": check.seat, "spot": check.spot, "due": from_minor(check.due),
+            "read": None if check.read is None else from_minor(check.read),
+            "result": str(check.result)}
+
+
+MARKS: Final = ("pending", "verified", "wrong", "corrected", "overridden", "unverified")
+
+
+def mark(check: SpotCheck, read: bool, contradicted: bool, confirmed: bool,
+         overridden: bool) -> str:
+    """What the dealer display shows of a spot's check (one of MARKS). `read`: the pads have
+    a still reading of it; `contradicted`: a still reading or a confirm once found it wrong;
+    `confirmed`: the dealer has asked to confirm the payout (a spot not read is then judged by
+    what lay there at the lock); `overridden`: a supervisor closed the round as it lay."""
+    if check.result is Result.OK:
+        return "corrected" if contradicted else "verified"
+    if check.result not in CONTRADICTIONS:
+        return "unverified"
+    if overridden:
+        return "overridden"
+    return "wrong" if read or confirmed else "pending"
+
+
+def check_words(check: SpotCheck, tables: Mapping[str, PayTable], money: Currency) -> str:
+    """A spot's check as the dealer acts on it: "seat 3 Main: $35.00 on the spot, $40.00 due:
+    pay $5.00 more", "seat 5 Lucky 8 · Banker: not collected", "seat 2 Main: $10.00 too
+    much"."""
+    where = f"seat {check.seat} {wager_words(check.spot, tables)}"
+    read = check.read
+    if check.result is Result.OK:
+        return f"{where}: {money.text(check.due)} verified"
+    if check.result is Result.NOT_COLLECTED:
+        return f"{where}: not collected"
+    if check.result is Result.UNREADABLE:
+        return f"{where}: the pads cannot read it (sensor fault or cash): count it by eye"
+    if check.result is Result.UNVERIFIED:
+        return f"{where}: picked up before it was checked"
+    assert read is not None
+    if check.result is Result.OVER:
+        return f"{where}: {money.text(read - check.due)} too much"
+    if check.result is Result.COLLECTED_WINNER:
+        return f"{where}: winner collected: pay {money.text(check.due)}"
+    return (f"{where}: {money.text(read)} on the spot, {money.text(check.due)} due: "
+            f"pay {money.text(check.due - read)} more")

@@ -33,10 +33,20 @@ from controller.game.events import (
     DealerAction,
     Event,
     PayoutConfirmed,
+    PayoutOverridden,
+    PayoutRead,
     PayoutShown,
     Resumed,
     RoundVoided,
     WagerPlaced,
+)
+from controller.game.layout import (
+    CONTRADICTIONS,
+    Reading,
+    SpotCheck,
+    amounts_due,
+    check_layout,
+    check_words,
 )
 from controller.game.names import card_words, decision_words, event_words, phase_words, wager_words
 from controller.game.round_state import (
@@ -128,7 +138,7 @@ def _nothing_to_deal(event: EventData) -> bool:
 
 def _closable(event: EventData) -> bool:
     round_ = _round(event)
-    return round_.state is SETTLED or round_.review
+    return round_.state is SETTLED or round_.review or round_.payout_held
 
 
 def _held_from(state: RoundState) -> Callable[[EventData], bool]:
@@ -196,6 +206,15 @@ class RoundMachine:
         self.held_from: RoundState | None = None
         self.payout: Payout | None = None  # None until the display shows it
         self.review = False  # on hold for review of a payout computed before a restart
+        # The pads' check of the payout (issue 37): the still readings of settled spots, the
+        # spots a still reading once contradicted, whether the round is held for the payout,
+        # and the supervisor's override (by, reason) that closed it as it lay.
+        self.readings: list[Reading] = []
+        self.contradicted: set[tuple[int, str]] = set()
+        # The contradictions the dealer's confirms met, each spot's first.
+        self.caught: dict[tuple[int, str], SpotCheck] = {}
+        self.payout_held = False
+        self.override: tuple[str, str] | None = None
         self.play: BlackjackPlay | BaccaratPlay | None = None
         MACHINES[config.game].add_model(self)
 
@@ -276,6 +295,10 @@ class RoundMachine:
             return self._void_round(event)
         if isinstance(event, PayoutShown | PayoutConfirmed):
             return self._payout(event)
+        if isinstance(event, PayoutRead):
+            return self._read(event)
+        if isinstance(event, PayoutOverridden):
+            return self._override(event)
         raise TypeError(f"the round machine does not take {type(event).__name__}")
 
     def _alert(self, code: str, message: str, seat: int | None = None) -> Alert:
@@ -404,7 +427,7 @@ class RoundMachine:
             self.blocking = []  # whoever resumed has dealt with what blocked the deal
         self.trigger("resume")
         self.hold_reason = self.hold_audit = None
-        self.review = False
+        self.review = self.payout_held = False  # a payout held is checked again at the confirm
         return []
 
     def _assign(self, event: CardAssigned) -> list[Effect]:
@@ -496,10 +519,82 @@ class RoundMachine:
         if isinstance(event, PayoutShown):
             self.payout = self.payout or Payout.SHOWN
             return []
+        wrong = [c for c in self.checks() if c.result in CONTRADICTIONS]
+        for check in wrong:
+            self.caught.setdefault((check.seat, check.spot), check)
+            self.contradicted.add((check.seat, check.spot))
+        if wrong and self.config.payout_verify == "hold":
+            self.payout_held = True
+            return self.hold("payout not verified: " + self._words(wrong),
+                             audit="payout not verified: " + "; ".join(
+                                 f"seat {c.seat} {c.spot} {c.result} read {c.read} due {c.due}"
+                                 for c in wrong))
+        advice: list[Effect] = [self._alert("payout_not_verified", "payout not verified: "
+                                            + self._words(wrong))] if wrong else []
+        self._close()
+        return advice
+
+    def _close(self) -> None:
         self.payout = Payout.CONFIRMED
         self.trigger("close")
         self.hold_reason = self.hold_audit = None
+        self.payout_held = False
+
+    # ----- the payout on the layout (issue 37) -----------------------------------------------
+
+    def checks(self) -> list[SpotCheck]:
+        """Each spot whose due is known checked against the pads: every wagered spot once the
+        round is settled; before, the side bets settled at the deal (a main spot's hands may
+        still play). Off, no checks."""
+        if self.config.payout_verify == "off":
+            return []
+        return check_layout(self._known(), self.config.game, self.at_lock(), self.readings)
+
+    def at_lock(self) -> dict[tuple[int, str], int]:
+        """What each spot held at the lock: a spot's reading until the pads read it again."""
+        return {(seat, spot): amount for seat, spots in self.wagers.items()
+                for spot, amount in spots.items()}
+
+    def _known(self) -> list[Settlement]:
+        """The settlements whose spot's due is known: all of them once the round is settled
+        (or over); before, those of side bets (a main spot's other hands may still play)."""
+        return self.settlements if self.settled or self.finished else [
+            s for s in self.settlements if s.wager != "main"]
+
+    def dues(self, known: bool = True) -> dict[tuple[int, str], int]:
+        """What each settled layout spot must hold once paid and collected; `known`: only the
+        spots whose due is final (see `checks`)."""
+        return amounts_due(self._known() if known else self.settlements, self.config.game)
+
+    def _words(self, checks: list[SpotCheck]) -> str:
+        return "; ".join(check_words(c, self.config.pay_tables, self.config.money)
+                         for c in checks)
+
+    def _read(self, event: PayoutRead) -> list[Effect]:
+        """The pads' still readings: a spot they contradict is remembered (a later right one
+        is a correction), and a round held for its payout goes back to the dealer's confirm
+        once nothing is contradicted."""
+        self.readings += [Reading(seat, spot, None, early=True) for seat, spot in event.early]
+        self.readings += [Reading(seat, spot, amount) for seat, spot, amount in event.readings]
+        checks = self.checks()
+        read = {(r.seat, r.spot) for r in self.readings if not r.early}
+        self.contradicted |= {(c.seat, c.spot) for c in checks
+                              if c.result in CONTRADICTIONS and (c.seat, c.spot) in read}
+        if self.payout_held and not any(c.result in CONTRADICTIONS for c in checks):
+            self.payout_held = False
+            self.trigger("resume")
+            self.hold_reason = self.hold_audit = None
+            return [self._alert("payout_corrected", "payout corrected: every spot reads what "
+                                "is due; confirm the payout")]
         return []
+
+    def _override(self, event: PayoutOverridden) -> list[Effect]:
+        if not self.payout_held:
+            return [self._alert("no_payout_held", "payout override: no payout is held")]
+        self.override = (event.by, event.reason)
+        self._close()
+        return [self._alert("payout_overridden", f"payout overridden by {event.by}: "
+                            f"{event.reason}")]
 
 
 MACHINES: Final = {game: _machine(game) for game in IN_PLAY}

@@ -28,7 +28,10 @@ BLACKJACK_SIDE_BETS: Final = tuple(SIDE_BETS)
 BACCARAT_MAIN: Final = ("player", "banker", "tie")
 LUCKY8_SPOTS: Final = ("lucky8_player", "lucky8_banker")
 TABLE_OPTIONS: Final = ("limits", "rounding_unit", "aggregate_payout_limit", "lucky7_unit",
-                        "four_wager_limit", "limited_wager_max", "idle_rounds")
+                        "four_wager_limit", "limited_wager_max", "idle_rounds", "payout_verify")
+# What the pads' check of the payout does (issue 37): hold the round on a contradiction, only
+# say so, or nothing. A table without pads cannot check: "off" unless configured.
+VERIFY_MODES: Final = ("hold", "advise", "off")
 IDLE_ROUNDS: Final = 10  # a rated player with no wager for this many rounds has left
 EDGE_KEY: Final = re.compile(r"[0-9a-f]{16}")  # what `edge_key` gives
 
@@ -46,6 +49,7 @@ class TableConfig:
     limited_wager_max: int = 500
     idle_rounds: int = IDLE_ROUNDS
     money: Currency = USD  # how its amounts are written for people (never in an edge)
+    payout_verify: str = "off"  # one of VERIFY_MODES
 
     @property
     def max_seats(self) -> int:
@@ -97,9 +101,13 @@ def build_table(game: str, options: Mapping[str, Any], pay_table_ids: Mapping[st
     idle = options.get("idle_rounds", IDLE_ROUNDS)
     if not isinstance(idle, int) or isinstance(idle, bool) or not 1 <= idle <= 1000:
         raise RulesError(f"rules.idle_rounds: {idle!r} is not a number of rounds from 1 to 1000")
+    verify = options.get("payout_verify", "off")
+    if verify not in VERIFY_MODES:
+        raise RulesError(f"rules.payout_verify: {str(verify)[:40]!r} is not one of "
+                         f"{', '.join(VERIFY_MODES)}")
     return TableConfig(game, rules, pay_tables, limits, unit, aggregate,
                        _amount(options, "lucky7_unit", 100), four,
-                       _amount(options, "limited_wager_max", 500), idle, money)
+                       _amount(options, "limited_wager_max", 500), idle, money, verify)
 
 
 def _amount(options: Mapping[str, Any], name: str, default: int) -> int:

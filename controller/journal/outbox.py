@@ -52,8 +52,9 @@ from controller.game.events import (
     SupervisorRefused,
     is_correction,
 )
+from controller.game.layout import CONTRADICTIONS, Result
 from controller.game.ratings import Rating, RoundCredits, summed
-from controller.game.round_machine import Effect
+from controller.game.round_machine import Effect, RoundMachine
 from controller.game.round_state import HOLD, Payout
 from controller.game.table import RoundRecord
 from controller.game.table_config import config_from_event, edge_key
@@ -121,7 +122,8 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
             cards=[(str(c.card) if c.card else None, clean(c.text, MAX_NAME))
                    for c in machine.cards],
             settlements=[(*s[:6], clean(s[6], MAX_NAME), *s[7:])
-                         for s in settlement_list(machine.settlements)])))
+                         for s in settlement_list(machine.settlements)],
+            **_payout_checks(machine))))
     if credited is not None:
         found.append(Message("credit", credited.number, body(wire.CreditBody,
                                                                **credited.to_body())))
@@ -130,6 +132,20 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
                                                                                  MAX_NAME)}))
               for rating in ratings]
     return found
+
+
+def _payout_checks(machine: RoundMachine) -> dict[str, Any]:
+    """A confirmed round's payout as the pads checked it (issue 37): nothing where the table
+    does not check it (the message is as it always was)."""
+    checks = machine.checks() if machine.payout is Payout.CONFIRMED else []
+    if not checks:
+        return {}
+    return {"payout": {"checked": len(checks),
+                       "errors": [(c.seat, c.spot, c.due, c.read, str(c.result))
+                                  for c in machine.caught.values()],
+                       "unverified": sum(c.result not in CONTRADICTIONS
+                                         and c.result is not Result.OK for c in checks),
+                       "overridden": machine.override is not None}}
 
 
 def config_body(event: ConfigChanged) -> dict[str, Any]:

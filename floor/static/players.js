@@ -121,7 +121,9 @@ async function dealers() {
   rows("dealers", await get(`api/dealers${query()}`), (d) => el("tr", {},
     el("td", {}, d.dealer), el("td", {}, d.table), num(d.rounds), num(d.rounds_per_hour ?? "–"),
     el("td", {}, when(d.first)), el("td", {}, when(d.last)), num(d.holds), num(d.corrections),
-    num(d.past_posting)), 9);
+    num(d.past_posting), num(d.payouts_checked), num(d.payout_errors),
+    num(money(d.payout_error_amount)), num(d.payout_overrides),
+    num(d.payout_errors_per_100_rounds ?? "–")), 14);
 }
 
 async function player(id) {

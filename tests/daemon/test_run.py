@@ -281,6 +281,15 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
     ('[table]\ngame = "blackjack"\n[dealers]\n"D-7" = "1234"\n', "dealers.D-7: "),
     ('[table]\ngame = "blackjack"\n[dealers]\n" D-7" = "1234"\n',
      "dealers. D-7: not a dealer id"),
+    ('[table]\ngame = "blackjack"\n[payout]\nverify = "hold"\n',
+     "payout.verify: 'hold' needs the pads ([devices.pads]) to read the layout"),
+    ('[table]\ngame = "blackjack"\n[devices.pads]\nusb = "1209:7ab1"\n[payout]\n'
+     'verify = "strict"\n', "payout.verify: 'strict' is not one of hold, advise, off"),
+    ('[table]\ngame = "blackjack"\n[devices.pads]\nusb = "1209:7ab1"\n[payout]\n'
+     'still_s = 30\n', "payout.still_s: '30' is not a number of seconds from 0.1 to 5"),
+    ('[table]\ngame = "blackjack"\n[payout]\nhold = true\n', "payout.hold: unknown key"),
+    ('[table]\ngame = "blackjack"\n[rules]\npayout_verify = "off"\n',
+     "rules.payout_verify: set it as verify in [payout]"),
 ])
 @pytest.mark.slow
 def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
@@ -292,6 +301,23 @@ def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
                                 capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
         assert result.returncode == 2
         assert f"{path}: " in result.stderr and key in result.stderr
+
+
+def test_payout_checks_hold_by_default_where_the_pads_read_the_layout(tmp_path: Path) -> None:
+    """Issue 37: `[payout] verify` is "hold" wherever pads are configured, "off" where they
+    are not, and goes into the journal's configuration with the table's rules."""
+    path = tmp_path / "table.toml"
+    pads_text = '[table]\ngame = "blackjack"\n[devices.pads]\nusb = "1209:7ab1"\n'
+    path.write_text(pads_text)
+    config = config_file.load(path)
+    assert (config.payout.verify, config.payout.still_s) == ("hold", 0.5)
+    assert config.rules["payout_verify"] == "hold"
+    path.write_text(pads_text + '[payout]\nverify = "advise"\nstill_s = 1.5\n')
+    config = config_file.load(path)
+    assert (config.payout.verify, config.payout.still_s) == ("advise", 1.5)
+    path.write_text('[table]\ngame = "blackjack"\n')
+    config = config_file.load(path)
+    assert config.payout.verify == "off" and "payout_verify" not in config.rules
 
 
 def test_a_token_of_16_characters_is_accepted(tmp_path: Path) -> None:

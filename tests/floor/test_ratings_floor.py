@@ -225,3 +225,40 @@ def test_a_dealers_corrections_are_corrections_not_refused_pins(floor_dsn: str) 
 
     [dealer] = asyncio.run(report())
     assert (dealer["dealer"], dealer["corrections"], dealer["holds"]) == ("D-5", 1, 1)
+
+
+def test_a_dealers_payout_figures_come_from_the_pads_checks(floor_dsn: str) -> None:
+    """Issue 37: the dealers' report gains the payouts the pads checked, the errors caught
+    (count and amount), the overrides and the errors per 100 rounds checked; a round from a
+    table that does not check its payouts counts in none of them."""
+    import asyncio
+
+    from psycopg import AsyncConnection
+
+    from floor.players import dealers
+
+    payouts = [{"checked": 14, "errors": [[1, "main", 2000, 1500, "under"],
+                                          [2, "lucky7", 0, 100, "not_collected"]],
+                "unverified": 0, "overridden": True},
+               {"checked": 10, "errors": [], "unverified": 1, "overridden": False},
+               None]
+    with psycopg.connect(floor_dsn, autocommit=True) as db:
+        for n, payout in enumerate(payouts, 21):
+            db.execute("INSERT INTO rounds (table_id, n, round, status, closed_utc, drop_minor, "
+                       "win_minor, dealer) VALUES ('bj-07', %s, %s, 'confirmed', now(), 0, 0, "
+                       "'D-7')", (n, n))
+            body = {"status": "confirmed", **({"payout": payout} if payout else {})}
+            db.execute("INSERT INTO messages (table_id, n, seq, topic, round, utc, body, "
+                       "digest) VALUES ('bj-07', %s, %s, 'round', %s, now(), %s, '')",
+                       (n, n, n, json.dumps(body)))
+
+    async def report() -> list[dict[str, Any]]:
+        async with await AsyncConnection.connect(floor_dsn) as db:
+            start = datetime.now(UTC).replace(hour=0, minute=0, second=0)
+            return await dealers(db, start, start.replace(year=start.year + 1))
+
+    [dealer] = [d for d in asyncio.run(report()) if d["dealer"] == "D-7"]
+    assert {k: v for k, v in dealer.items() if k.startswith("payout")} == {
+        "payouts_checked": 24, "payout_errors": 2, "payout_error_amount": 6.0,
+        "payout_overrides": 1, "payout_errors_per_100_rounds": 100.0}
+    assert dealer["rounds"] == 3

@@ -56,6 +56,8 @@ from controller.game.events import (
     Event,
     NewShoe,
     PayoutConfirmed,
+    PayoutOverridden,
+    PayoutRead,
     PayoutShown,
     PlayerLeft,
     PlayerSeated,
@@ -96,9 +98,10 @@ MONEY: Final = {
 AMOUNTS: Final = (1_000, 1_250, 2_500, 5_000, 7_500, 10_000, 50_000)
 RULES: Final = {
     "blackjack": {"decks": 1, "limits": {"main": [20, 500], "lucky_stiff": [10, 100]},
-                  "lucky7_unit": 10, "limited_wager_max": 25, "four_wager_limit": True},
+                  "lucky7_unit": 10, "limited_wager_max": 25, "four_wager_limit": True,
+                  "payout_verify": "hold"},
     "baccarat": {"decks": 1, "limits": {"banker": [20, 500], "tie": [10, 100]},
-                 "limited_wager_max": 25, "four_wager_limit": True}}
+                 "limited_wager_max": 25, "four_wager_limit": True, "payout_verify": "advise"}}
 TABLES: Final = {"blackjack": {"lucky_stiff": "1", "lucky7": "1", "blackjack_tie": "1",
                                "dead_mans_hand": "1"},
                  "baccarat": {"lucky8": "1"}}
@@ -275,8 +278,26 @@ class Stream:
             self.submit(PayoutShown(seq=0))
         elif roll < 0.9:
             self.submit(PayoutConfirmed(seq=0))
+        elif roll < 0.93:
+            self.submit(PayoutOverridden(seq=0, by=self.sup(), reason="paid at the cage"))
+        elif roll < 0.96:
+            self.pads_read(right=rng.random() < 0.5)
         else:
             self.submit(CardDrawn(seq=0, card=self.card()))
+
+    def pads_read(self, right: bool = False) -> None:
+        """The pads' still readings of the settled spots: each right, emptied, a chip over, a
+        fault, or picked up before it was still; `right`: every one right (a payout put
+        right)."""
+        rng, machine = self.rng, self.service.table.round
+        assert machine is not None
+        dues = machine.dues(known=False)
+        readings = [[seat, spot, due if right else rng.choice((due, 0, due + 1_000, None))]
+                    for (seat, spot), due in sorted(dues.items()) if right or rng.random() < 0.7]
+        early = [[seat, spot] for seat, spot, amount in readings
+                 if amount == 0 and rng.random() < 0.3]
+        if readings:
+            self.submit(PayoutRead(seq=0, readings=readings, early=early))
 
     def settled(self) -> None:
         rng, machine = self.rng, self.service.table.round
@@ -293,6 +314,8 @@ class Stream:
             self.submit(CardDrawn(seq=0, card=self.card()))
         elif roll < 0.5:
             self.submit(PayoutShown(seq=0))
+        elif roll < 0.7:
+            self.pads_read()
         else:
             self.submit(PayoutConfirmed(seq=0))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,19 @@ CORPUS = sorted((ROOT / "tests" / "recordings").glob("*.jsonl"))
 
 def test_the_corpus_is_there() -> None:
     assert {p.stem for p in CORPUS} == {"blackjack-shoe-beetek", "baccarat-shoe-cardid",
-                                        "faults-cardid", "faults-beetek"}
+                                        "faults-cardid", "faults-beetek", "payout-cardid"}
+
+
+def test_a_replay_checks_the_payout_on_the_layout_as_recorded(tmp_path: Path) -> None:
+    """Issue 37: the pads' payout traffic is in the recording, and the replay's pads catch the
+    same mistakes in the same rounds, the payout cut by a restart included."""
+    path = ROOT / "tests" / "recordings" / "payout-cardid.jsonl"
+    replayer = Replayer(path, tmp_path / "journal.sqlite3")
+    rounds = summary(replayer.run())
+    assert replayer.result is not None and rounds == replayer.result
+    assert sum(bool(r["payout"]) for r in rounds) >= 3  # rounds held for a wrong payout
+    assert {kind for r in rounds for _, _, kind in r["payout"]} >= {"over", "under",
+                                                                    "not_collected"}
 
 
 @pytest.mark.slow
@@ -156,3 +169,27 @@ def test_a_recording_of_no_known_game_is_refused(tmp_path: Path) -> None:
     assert result.stderr == (f"tablectl: replay: {path}: line 1: field table.game: 'poker' is "
                              "not blackjack or baccarat\n")
     assert not journal.exists()
+
+
+def header_with_still(folder: Path, still: str) -> Path:
+    path = folder / "recording.jsonl"
+    path.write_text('{"format": "tablectl-recording", "version": 1, "devices": {}, '
+                    f'"table": {{"game": "blackjack", "still_s": {still}}}}}\n')
+    return path
+
+
+def test_a_recordings_still_time_is_the_replays(tmp_path: Path) -> None:
+    replayer = Replayer(header_with_still(tmp_path, "0.25"))
+    shutil.rmtree(replayer.folder)
+    assert replayer.still_s == 0.25
+
+
+@pytest.mark.parametrize("still", ["true", "0", "-1", "6", "1e999", '"x"', "null", "[1]"])
+def test_a_recordings_still_time_is_a_number_of_seconds(tmp_path: Path, still: str) -> None:
+    """The header's `still_s` (how long the recorded table's pads were to be still for a
+    payout's reading) is refused, naming the field, unless it is a number of seconds above 0 and
+    at most 5; nothing is made for the replay."""
+    path = header_with_still(tmp_path, still)
+    with pytest.raises(RecordingError, match=r"line 1: field table.still_s: .* is not a number "
+                                             r"of seconds above 0, to 5"):
+        Replayer(path)

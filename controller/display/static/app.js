@@ -136,16 +136,48 @@ function renderActions(v) {
     const n = Math.min(walk.index, p.steps.length - 1);
     const totals = `pay <span class="amount">${p.pay_text}</span> · collect <span class="amount">${p.collect_text}</span>`;
     const status = p.status_text || "";
+    const checked = v.verification && v.verification.marks.find((m) => step && m.seat === step.seat && m.spot === step.wager);
     html = (step ? `<div class="step ${step.action}"><small>${n + 1}/${p.steps.length} · ${step.moment} · ${totals}</small>
-        <strong>Seat ${step.seat} · ${step.name}: ${ACTION_WORDS[step.action]} <span class="amount">${step.amount_text}</span></strong>
+        <strong>Seat ${step.seat} · ${step.name}: ${ACTION_WORDS[step.action]} <span class="amount">${step.amount_text}</span>${checked ? ` <span class="mark ${checked.state}">${MARK_WORDS[checked.state]}</span>` : ""}</strong>
         ${step.chips.length ? `<span class="chips">${chipsText(step.chips)}</span>` : ""}</div>
         <button type="button" data-walk="-1" aria-label="Back"${n === 0 ? " disabled" : ""}>◀</button>
         <button type="button" data-walk="1" aria-label="Next"${n >= p.steps.length - 1 ? " disabled" : ""}>▶</button>`
       : `<div class="totals">${p.steps.length ? `${totals} · ${status}` : "nothing to pay or collect"}</div>`) +
-      (p.status !== "confirmed" && !v.do_not_pay ? '<button type="button" class="primary" data-action="confirm_payout" data-fields="{}">Confirm payout (C)</button>' : "");
+      (p.status !== "confirmed" && !v.do_not_pay && !(v.verification && v.verification.held) ? '<button type="button" class="primary" data-action="confirm_payout" data-fields="{}">Confirm payout (C)</button>' : "");
   }
   $("payout").innerHTML = html;
   document.body.classList.toggle("paying", !!step);
+  renderChecks(v.verification);
+}
+
+// The pads' check of the payout: how many spots read what is due, and every other spot in words
+// the dealer acts on (set as text). Held: the chips are put right, or a supervisor overrides.
+const MARK_WORDS = { pending: "…", wrong: "✗", corrected: "✓ corrected", overridden: "overridden", unverified: "?", verified: "✓ verified" };
+const MARKS_SHOWN = 4;
+function renderChecks(c) {
+  $("checks").classList.toggle("hidden", !c);
+  $("checks").classList.toggle("held", !!(c && c.held));
+  if (!c) return;
+  $("checks-head").textContent = c.held ? "PAYOUT HELD: put the chips right, or a supervisor overrides"
+    : c.overridden_by ? `Payout overridden by ${c.overridden_by}: ${c.override_reason}` : "";
+  $("checks-count").textContent = `pads: ${c.verified} of ${c.marks.length} spots verified`;
+  const open = c.marks.filter((m) => m.state !== "verified");
+  const order = ["wrong", "pending", "unverified", "overridden", "corrected"];
+  open.sort((a, b) => order.indexOf(a.state) - order.indexOf(b.state));
+  const items = open.slice(0, MARKS_SHOWN).map((m) => {
+    const li = document.createElement("li");
+    li.className = `mark ${m.state}`;
+    li.dataset.seat = m.seat;
+    li.dataset.spot = m.spot;
+    li.textContent = `${MARK_WORDS[m.state]} ${m.text}`;
+    return li;
+  });
+  if (open.length > MARKS_SHOWN) {
+    const more = document.createElement("li");
+    more.textContent = `and ${open.length - MARKS_SHOWN} more`;
+    items.push(more);
+  }
+  $("checks-list").replaceChildren(...items);
 }
 
 // A card read at the dealer's reader waits for its seat: one button per seat seats that player.
@@ -288,7 +320,7 @@ document.addEventListener("click", (ev) => {
   if (s) {
     const action = { action: s.dataset.sup, supervisor: $("sup-id").value, pin: $("sup-pin").value };
     if (s.dataset.sup === "assign_card") { action.to = $("assign-to").value; if ($("assign-card").value) action.card = $("assign-card").value; }
-    if (s.dataset.sup === "void_round") action.reason = $("void-reason").value;
+    if (s.dataset.sup === "void_round" || s.dataset.sup === "override_payout") action.reason = $("void-reason").value;
     if (s.dataset.sup === "seat_player" || s.dataset.sup === "unseat_player") action.seat = Number($("seat-no").value);
     if (s.dataset.sup === "seat_player") action.player = s.dataset.anonymous ? null : $("player-id").value;
     $("sup-message").textContent = "";
@@ -311,7 +343,7 @@ document.addEventListener("keydown", (ev) => {
   if (key === "l") send({ action: "lock_bets" });
   else if ((key === "arrowright" || key === "arrowleft") && view.payout) {
     walk.index = Math.max(0, walk.index + (key === "arrowright" ? 1 : -1)); render(view);
-  } else if (key === "c" && view.payout && !view.do_not_pay) send({ action: "confirm_payout" });
+  } else if (key === "c" && view.payout && !view.do_not_pay && !(view.verification && view.verification.held)) send({ action: "confirm_payout" });
   else if (KEYS[key] && e && e.options && e.options.includes(KEYS[key])) send({ action: KEYS[key], seat: e.seat, hand: e.hand || 1 });
 });
 setInterval(updateBanner, 500);

@@ -1,0 +1,84 @@
+"""The payout's watch (controller/daemon/payout_watch.py, issue 37): chips stacked over several
+reports make one still reading, taken once the spot has been still for `still_s` by the loop's
+clock; winnings that were on the spot and taken before it was still are flagged early."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.daemon.payout_watch import PayoutWatch
+from controller.game.events import PayoutRead
+from tests.game.test_payout_check import settled_round
+
+STILL_S = 0.5
+
+
+def test_chips_stacked_over_reports_are_read_once_still() -> None:
+    machine = settled_round().machine
+    watch = PayoutWatch(STILL_S)
+    assert watch.takes(machine, 1, 1, "main") and watch.takes(machine, 1, 1, "lucky7")
+    for at, amount in ((0.0, 1100), (0.2, 1600), (0.4, 2000)):  # three stacks
+        watch.reported(at, machine, 1, "main", amount)
+    assert watch.still(0.8, machine) is None  # 0.4 s after the last stack
+    assert watch.wait_s(0.8, machine) == pytest.approx(0.1)
+    assert watch.still(0.9, machine) == PayoutRead(seq=0, readings=[[1, "main", 2000]])
+    assert watch.still(5.0, machine) is None and watch.wait_s(5.0, machine) is None
+    watch.reported(6.0, machine, 1, "main", 2000)  # the same again (a snapshot): nothing new
+    assert watch.still(7.0, machine) is None
+
+
+def test_the_due_taken_before_it_was_still_is_early() -> None:
+    machine = settled_round().machine
+    watch = PayoutWatch(STILL_S)
+    watch.takes(machine, 1, 1, "main")
+    watch.reported(0.0, machine, 1, "main", 2000)
+    watch.reported(0.3, machine, 1, "main", 0)  # the player picked it up at once
+    assert watch.still(1.0, machine) == PayoutRead(seq=0, readings=[[1, "main", 0]],
+                                                   early=[[1, "main"]])
+
+
+def test_a_fault_is_read_as_none() -> None:
+    machine = settled_round().machine
+    watch = PayoutWatch(STILL_S)
+    watch.takes(machine, 1, 1, "lucky7")
+    watch.reported(0.0, machine, 1, "lucky7", None)
+    assert watch.still(1.0, machine) == PayoutRead(seq=0, readings=[[1, "lucky7", None]])
+
+
+def test_only_settled_spots_of_a_checked_round_are_watched() -> None:
+    watch = PayoutWatch(STILL_S)
+    assert not watch.takes(settled_round("off").machine, 1, 1, "main")
+    machine = settled_round().machine
+    assert not watch.takes(machine, 1, 2, "main")  # no wager there
+    assert not watch.takes(None, None, 1, "main")
+
+
+def test_a_main_spot_is_read_only_once_its_due_is_known() -> None:
+    """A bust hand's chips are collected while the round plays on; its reading is taken when
+    the round settles (the spot may carry another hand), not before."""
+    from controller.game.events import BetsLocked, CardDrawn, DealerAction, WagerPlaced
+    from tests.game.test_round_machine import Feed
+    feed = Feed(rules={"payout_verify": "hold"})
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed(WagerPlaced, seat=2, spot="main", amount=1000)
+    feed(BetsLocked)
+    feed.cards("TS", "9S", "6D", "6C", "9C", "TC")  # seat 1: 16, seat 2: 18, dealer 6 up
+    feed(DealerAction, seat=1, action="hit")
+    feed.cards("KH")  # seat 1 busts: settled, the round plays on
+    machine = feed.machine
+    watch = PayoutWatch(STILL_S)
+    assert watch.takes(machine, 1, 1, "main")
+    watch.reported(0.0, machine, 1, "main", 0)
+    assert watch.still(2.0, machine) is None and watch.wait_s(2.0, machine) is None
+    feed(DealerAction, seat=2, action="stand")
+    feed(CardDrawn, card="5H")  # dealer 21
+    assert watch.still(2.1, machine) == PayoutRead(seq=0, readings=[[1, "main", 0]])
+
+
+def test_a_new_round_forgets_the_last_rounds_spots() -> None:
+    machine = settled_round().machine
+    watch = PayoutWatch(STILL_S)
+    watch.takes(machine, 1, 1, "main")
+    watch.reported(0.0, machine, 1, "main", 1500)
+    watch.takes(settled_round().machine, 2, 1, "main")  # round 2
+    assert watch.still(1.0, machine) is None

@@ -1,0 +1,191 @@
+"""The payout checked on the layout by the round (issue 37): the pads' still readings against
+what each spot is due, a confirm held while a spot contradicts it, put right chip by chip or
+overridden by a supervisor, advised only, or off."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.game.events import (
+    BetsLocked,
+    DealerAction,
+    PayoutConfirmed,
+    PayoutOverridden,
+    PayoutRead,
+    Resumed,
+    WagerPlaced,
+)
+from controller.game.layout import Result, mark
+from controller.game.round_state import CLOSED, HOLD, SETTLED, RoundState
+from tests.game.test_round_machine import Feed, codes
+
+
+def settled_round(verify: str = "hold") -> Feed:
+    """Seat 1: main $10.00 won at 19 against the dealer's bust (due $20.00), Lucky 7 $1.00
+    lost at the deal to a first card that is no 7 (due nothing)."""
+    feed = Feed(rules={"payout_verify": verify}, pay_tables={"lucky7": "1"})
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed(WagerPlaced, seat=1, spot="lucky7", amount=100)
+    feed(BetsLocked)
+    feed.cards("TS", "6D", "9C", "TC")
+    feed(DealerAction, seat=1, action="stand")
+    feed.cards("8H")
+    assert state(feed) is SETTLED
+    return feed
+
+
+def state(feed: Feed) -> RoundState:
+    """The round's state, read anew (mypy keeps an attribute's narrowing across events)."""
+    return feed.machine.state
+
+
+def results(feed: Feed) -> dict[str, tuple[Result, int | None]]:
+    return {c.spot: (c.result, c.read) for c in feed.machine.checks()}
+
+
+def test_a_right_payout_is_verified_and_closes() -> None:
+    feed = settled_round()
+    feed(PayoutRead, readings=[[1, "main", 1500], [1, "lucky7", 0]])  # a stack still short
+    feed(PayoutRead, readings=[[1, "main", 2000]])
+    assert results(feed) == {"main": (Result.OK, 2000), "lucky7": (Result.OK, 0)}
+    assert codes(feed(PayoutConfirmed)) == []
+    assert state(feed) is CLOSED and not feed.machine.caught
+
+
+def test_a_contradicted_payout_holds_in_words_the_dealer_acts_on() -> None:
+    """Issue 37 item 3: while a spot contradicts what is due, the confirm does not close the
+    round; a spot never read is judged by what lay there at the lock."""
+    feed = settled_round()
+    feed(PayoutRead, readings=[[1, "main", 1500]])
+    effects = feed(PayoutConfirmed)
+    assert state(feed) is HOLD and feed.machine.payout_held
+    assert effects[-1].message == ("ROUND ON HOLD: payout not verified: seat 1 Main: $15.00 on "
+                                   "the spot, $20.00 due: pay $5.00 more; seat 1 Lucky 7: not "
+                                   "collected")
+    assert feed.machine.hold_audit == ("payout not verified: seat 1 main under read 1500 due "
+                                       "2000; seat 1 lucky7 not_collected read 100 due 0")
+    assert codes(feed(PayoutConfirmed)) == ["payout_not_ready"]  # held: no confirm
+    assert codes(feed(PayoutRead, readings=[[1, "main", 2000]])) == []  # Lucky 7 still there
+    assert state(feed) is HOLD
+    assert codes(feed(PayoutRead, readings=[[1, "lucky7", 0]])) == ["payout_corrected"]
+    assert state(feed) is SETTLED and not feed.machine.payout_held
+    feed(PayoutConfirmed)
+    assert state(feed) is CLOSED
+    assert {spot for _, spot in feed.machine.caught} == {"main", "lucky7"}
+    assert feed.machine.contradicted == {(1, "main"), (1, "lucky7")}
+
+
+def test_a_supervisor_overrides_a_held_payout_and_the_round_closes_as_it_lies() -> None:
+    feed = settled_round()
+    assert codes(feed(PayoutOverridden, by="sup", reason="x")) == ["no_payout_held"]
+    feed(PayoutRead, readings=[[1, "main", 2500], [1, "lucky7", 0]])
+    feed(PayoutConfirmed)
+    assert state(feed) is HOLD
+    assert codes(feed(PayoutOverridden, by="sup", reason="paid $5 in cash by mistake")) == [
+        "payout_overridden"]
+    assert state(feed) is CLOSED
+    assert feed.machine.override == ("sup", "paid $5 in cash by mistake")
+    assert [(c.spot, c.result, c.read, c.due) for c in feed.machine.caught.values()] == [
+        ("main", Result.OVER, 2500, 2000)]
+
+
+def test_a_supervisor_resuming_a_held_payout_does_not_skip_the_check() -> None:
+    feed = settled_round()
+    feed(PayoutConfirmed)
+    feed(Resumed, by="sup")
+    assert state(feed) is SETTLED and not feed.machine.payout_held
+    feed(PayoutConfirmed)
+    assert state(feed) is HOLD and feed.machine.payout_held
+
+
+def test_advise_closes_the_round_with_the_errors_said() -> None:
+    feed = settled_round("advise")
+    effects = feed(PayoutConfirmed)
+    assert codes(effects) == ["payout_not_verified"]
+    assert "seat 1 Main: $10.00 on the spot, $20.00 due: pay $10.00 more" in effects[0].message
+    assert state(feed) is CLOSED and len(feed.machine.caught) == 2
+
+
+def test_off_checks_nothing() -> None:
+    feed = settled_round("off")
+    assert feed.machine.checks() == []
+    feed(PayoutConfirmed)
+    assert state(feed) is CLOSED
+
+
+def test_winnings_picked_up_before_the_check_are_unverified_and_do_not_hold() -> None:
+    """Issue 37 item 3: picking up before the spot was verified is journaled as unverified."""
+    feed = settled_round()
+    feed(PayoutRead, readings=[[1, "main", 0], [1, "lucky7", 0]], early=[[1, "main"]])
+    assert results(feed)["main"] == (Result.UNVERIFIED, 0)
+    feed(PayoutConfirmed)
+    assert state(feed) is CLOSED and not feed.machine.caught
+
+
+def test_a_winner_emptied_without_its_due_ever_read_is_collected() -> None:
+    feed = settled_round()
+    feed(PayoutRead, readings=[[1, "main", 0], [1, "lucky7", 0]])
+    assert results(feed)["main"] == (Result.COLLECTED_WINNER, 0)
+
+
+def test_a_sensor_fault_leaves_the_spot_unverified_and_never_guessed() -> None:
+    feed = settled_round()
+    feed(PayoutRead, readings=[[1, "main", None], [1, "lucky7", 0]])
+    assert results(feed)["main"] == (Result.UNREADABLE, None)
+    feed(PayoutConfirmed)
+    assert state(feed) is CLOSED
+
+
+def test_a_side_bet_settled_at_the_deal_is_checked_at_its_own_step() -> None:
+    """Issue 37 item 1: Lucky 7 is lost at the deal and checked then; the main spot, whose
+    hands still play, is not checked before the round settles."""
+    feed = Feed(rules={"payout_verify": "hold"}, pay_tables={"lucky7": "1"})
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed(WagerPlaced, seat=1, spot="lucky7", amount=100)
+    feed(BetsLocked)
+    feed.cards("TS", "6D", "9C", "TC")
+    assert [(c.spot, c.result) for c in feed.machine.checks()] == [
+        ("lucky7", Result.NOT_COLLECTED)]
+    feed(PayoutRead, readings=[[1, "lucky7", 0]])
+    assert [(c.spot, c.result) for c in feed.machine.checks()] == [("lucky7", Result.OK)]
+
+
+def test_commission_not_taken_on_a_banker_win_is_over() -> None:
+    feed = Feed("baccarat", rules={"payout_verify": "hold"})
+    feed(WagerPlaced, seat=2, spot="banker", amount=2000)
+    feed(BetsLocked)
+    feed.cards("2S", "9C", "3D", "KH")  # Player 5, Banker 9: Banker wins a natural
+    assert state(feed) is SETTLED
+    feed(PayoutRead, readings=[[2, "banker", 4000]])
+    [check] = feed.machine.checks()
+    assert (check.due, check.result) == (3900, Result.OVER)
+    effects = feed(PayoutConfirmed)
+    assert "seat 2 Banker: $1.00 too much" in effects[-1].message
+
+
+@pytest.mark.parametrize("read, contradicted, confirmed, overridden, result, shown", [
+    (False, False, False, False, Result.UNDER, "pending"),
+    (True, False, False, False, Result.UNDER, "wrong"),
+    (False, False, True, False, Result.NOT_COLLECTED, "wrong"),
+    (True, False, False, False, Result.OK, "verified"),
+    (True, True, False, False, Result.OK, "corrected"),
+    (True, True, True, True, Result.OVER, "overridden"),
+    (True, False, False, False, Result.UNVERIFIED, "unverified"),
+    (True, False, True, False, Result.UNREADABLE, "unverified"),
+])
+def test_each_state_a_spot_shows(read: bool, contradicted: bool, confirmed: bool,
+                                 overridden: bool, result: Result, shown: str) -> None:
+    from controller.game.layout import SpotCheck
+    check = SpotCheck(1, "main", 2000, 1500, result)
+    assert mark(check, read, contradicted, confirmed, overridden) == shown
+
+
+def test_the_readings_fold_again_from_their_records() -> None:
+    """What the journal stores of a reading is what the round folds again."""
+    from controller.game.events import event_from_dict
+    event = PayoutRead(seq=9, readings=[[1, "main", None], [2, "lucky7", 0]], early=[[1, "main"]])
+    record: dict[str, Any] = event.to_record()
+    assert event_from_dict(record) == event
+    assert "early" not in PayoutRead(seq=9, readings=[[1, "main", 0]]).to_record()
