@@ -27,24 +27,31 @@ STILL_S = 0.5
 
 
 class Layout:
-    """A blackjack table that checks its payout, its page, and the pads' chips on a clock the
-    test moves: seat 1 main $10.00 wins (due $20.00), seat 2 main $10.00 loses (due nothing),
-    seat 2 Lucky 7 $1.00 loses at the deal."""
+    """A table that checks its payout, its page, and the pads' chips on a clock the test
+    moves. Blackjack: seat 1 main $10.00 wins (due $20.00), seat 2 main $10.00 loses (due
+    nothing), seat 2 Lucky 7 $1.00 loses at the deal. Baccarat: below."""
 
-    def __init__(self, page: Page, table: LiveTable) -> None:
-        self.page, self.table = page, table
+    def __init__(self, page: Page, table: LiveTable, game: str = "blackjack") -> None:
+        self.page, self.table, self.game = page, table, game
         self.now = 100.0
         self.table.loop.clock = lambda: self.now
         self.table.service.pins = Pins(PinGuard({"sup": hash_pin("2468", iterations=1000)}),
                                        PinGuard({}, "dealer"))
         page.goto(self.table.server.url)
-        bet(self.table, (1, "main", 1000), (2, "main", 1000), (2, "lucky7", 100))
-        self.table.send(BetsLocked(seq=0))
-        for card in ("TS", "9S", "6D", "9C", "8C", "TC"):  # 19 and 17 against a 6 up
-            self.table.send(CardDrawn(seq=0, card=card))
-        self.table.send(DealerAction(seq=0, seat=1, action="stand"),
-                        DealerAction(seq=0, seat=2, action="stand"),
-                        CardDrawn(seq=0, card="2H"))  # the dealer's 18: seat 1 wins
+        if game == "baccarat":  # seat 2: Banker $20.00 and Lucky 8 Banker $1.00; seat 3:
+            bet(self.table, (2, "banker", 2000), (2, "lucky8_banker", 100),  # Player $10.00
+                (3, "player", 1000))
+            self.table.send(BetsLocked(seq=0))
+            for card in ("2S", "9C", "3D", "KH"):  # Player 5, Banker 9: a natural
+                self.table.send(CardDrawn(seq=0, card=card))
+        else:
+            bet(self.table, (1, "main", 1000), (2, "main", 1000), (2, "lucky7", 100))
+            self.table.send(BetsLocked(seq=0))
+            for card in ("TS", "9S", "6D", "9C", "8C", "TC"):  # 19 and 17 against a 6 up
+                self.table.send(CardDrawn(seq=0, card=card))
+            self.table.send(DealerAction(seq=0, seat=1, action="stand"),
+                            DealerAction(seq=0, seat=2, action="stand"),
+                            CardDrawn(seq=0, card="2H"))  # the dealer's 18: seat 1 wins
         self.table.pump(page, lambda: self.machine.payout is not None)  # the page showed it
 
     @property
@@ -55,13 +62,13 @@ class Layout:
     def chips(self, seat: int, spot: str, *amounts: int) -> None:
         """Chips stacked on a spot over reports, then still for the watch's time."""
         for amount in amounts:
-            self.table.loop.handle(SpotReport(seat, pads.position_of("blackjack", spot), amount))
+            self.table.loop.handle(SpotReport(seat, pads.position_of(self.game, spot), amount))
             self.now += 0.1
         self.now += STILL_S
         self.table.loop.step(0)
 
     def fault(self, seat: int, spot: str) -> None:
-        self.table.loop.handle(SpotReport(seat, pads.position_of("blackjack", spot), 0,
+        self.table.loop.handle(SpotReport(seat, pads.position_of(self.game, spot), 0,
                                           fault=True))
         self.now += STILL_S
         self.table.loop.step(0)
@@ -149,3 +156,28 @@ def test_a_spot_picked_up_early_or_unreadable_is_unverified_without_a_hold(
                                 "? seat 2 Main: the pads cannot read it"], ["✗"])
     layout.page.locator('button[data-action="confirm_payout"]').click()
     layout.table.pump(layout.page, lambda: layout.machine.finished)
+
+
+def test_baccarat_commission_not_taken_and_lucky8_left_are_shown_and_held(
+        browser: Browser) -> None:
+    """Issue 37 on baccarat: a Banker win paid even money ($1.00 of commission not taken) and a
+    lost Lucky 8 left on the layout hold the confirm, each in words."""
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    page.set_default_timeout(WAIT_MS)
+    table = LiveTable(config_change("baccarat", {"payout_verify": "hold"}, {"lucky8": "1"},
+                                    REGISTRY))
+    try:
+        layout = Layout(page, table, game="baccarat")
+        layout.chips(2, "banker", 4000)  # $20.00 and $20.00: the commission not taken
+        layout.chips(3, "player", 0)
+        layout.page.locator('button[data-action="confirm_payout"]').click()
+        table.pump(page, lambda: layout.machine.payout_held)
+        layout.shown("baccarat-held", ["seat 2 Banker: $1.00 too much",
+                                       "seat 2 Lucky 8 · Banker: not collected",
+                                       "PAYOUT HELD"], ["DO NOT PAY", "Confirm payout"])
+        layout.chips(2, "banker", 3900)
+        layout.chips(2, "lucky8_banker", 0)
+        layout.shown("baccarat-corrected", ["pads: 3 of 3 spots verified"], ["PAYOUT HELD", "✗"])
+    finally:
+        table.close()
+        page.close()

@@ -158,3 +158,14 @@ def test_a_refused_pins_line_is_made_of_any_values(fields: dict[str, Any]) -> No
     with contextlib.suppress(Rejected):
         text = alert_text(pins_refused(**fields))
         assert text is not None and len(text) <= 500
+
+
+def test_a_payout_override_is_an_alert_to_acknowledge() -> None:
+    """Issue 37: a supervisor who closed a round held for its payout is a line the pit
+    acknowledges, with who and why."""
+    payload = good_message(topic="supervisor")
+    payload["round"] = 40
+    payload["body"] = {"event": "payout_overridden", "by": "S-7",
+                       "reason": "the player took back $5.00 paid too much"}
+    assert alert_text(message(json.dumps(payload).encode(), "supervisor")) == (
+        "round 40: payout overridden by S-7 (reason the player took back $5.00 paid too much)")
