@@ -26,8 +26,7 @@ from pathlib import Path
 
 from benchmarks.common import machine, percentile
 from controller.daemon import logs
-from controller.daemon.loop import STILL_S
-from controller.daemon.payout_watch import PayoutWatch
+from controller.daemon.payout_watch import STILL_S, PayoutWatch
 from controller.game.events import Event, PayoutRead
 from controller.game.layout import CONTRADICTIONS
 from controller.game.round_machine import Effect, RoundMachine

@@ -19,7 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.loop import STILL_S, ControllerLoop
+from controller.daemon.loop import ControllerLoop
+from controller.daemon.payout_watch import STILL_RANGE_S, STILL_S
 from controller.daemon.recording import Entry, RecordingError, read_recording
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
@@ -36,7 +37,6 @@ from simulators import pty_link
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
 
 WAIT_S = 30.0
-MAX_STILL_S = 5.0  # as `[payout] still_s`
 SHOE_FRAMES = ("ShoeCard", "Misread", "Alarm", "ShoeWarning", "Status")
 
 
@@ -84,10 +84,11 @@ class Replayer:
         # How long the recorded table's pads had to be still for a payout's reading.
         assert isinstance(table, dict)  # it names a game
         still = table.get("still_s", STILL_S)
+        most = STILL_RANGE_S[1]  # and any shorter time: the rig's at pace 0 is below a table's
         if isinstance(still, bool) or not isinstance(still, int | float) or \
-                not 0 < still <= MAX_STILL_S:
+                not 0 < still <= most:
             raise RecordingError(f"{path}: line 1: field table.still_s: {str(still)[:40]!r} "
-                                 f"is not a number of seconds above 0, to {MAX_STILL_S}")
+                                 f"is not a number of seconds above 0, to {most:g}")
         self.still_s = float(still)
         self.folder = Path(tempfile.mkdtemp(prefix="tablectl-replay-"))
         self.journal_path = journal or self.folder / "journal.sqlite3"

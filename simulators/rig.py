@@ -17,7 +17,8 @@ from typing import Any
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
 from controller.daemon.inputs import Supervised
-from controller.daemon.loop import STILL_S, ControllerLoop
+from controller.daemon.loop import ControllerLoop
+from controller.daemon.payout_watch import STILL_S
 from controller.daemon.recording import Recorder
 from controller.daemon.service import TableService
 from controller.game.cards import Card, shoe_cards
@@ -341,11 +342,11 @@ class Rig:
                 layers[depth].append((seat, position, amount))
         for layer in layers:
             self.pads.place_many(layer)
-        at_lock = machine.at_lock()
+        before = machine.lying()
 
         def read_as_laid() -> bool:
-            last = {(r.seat, r.spot): r.amount for r in machine.readings if not r.early}
-            return all(last.get(spot, at_lock.get(spot, 0)) == target
+            last = {(r.seat, r.spot): r.amount for r in machine.readings}
+            return all(last.get(spot, before.get(spot, 0)) == target
                        for spot, target in targets.items())
 
         self.wait(read_as_laid, "the pads' still readings", self.still_s)
@@ -432,8 +433,16 @@ class Rig:
         action = decide(seat.hands[due.hand - 1].cards, play.dealer[0], due.options, rules)
         if action == "hit":
             self.deal()
-        else:
-            self.console(DealerAction(seq=0, seat=due.seat, hand=due.hand, action=action))
+            return
+        if action in ("double", "split") and self.verify != "off":
+            # Where the pads check the payout, the player's chips for it go on the main spot
+            # first, as at a table (the pads read them; the round takes them as the double's).
+            lying = sum(hand.stake for hand in seat.hands)
+            self.pads.place(due.seat, pads.position_of(self.game, "main"),
+                            lying + seat.hands[due.hand - 1].stake)
+            self.wait(lambda: not self.pads.pending and self.loop is not None
+                      and self.loop.inputs.empty(), "the double's chips read")
+        self.console(DealerAction(seq=0, seat=due.seat, hand=due.hand, action=action))
 
     def journal_cards(self) -> list[str]:
         """Every card in the journal in order: read by the shoe, or named by a supervisor."""

@@ -108,6 +108,8 @@ def parse_script(data: Any, registry: PayTables) -> Script:
         _require(key in data, f"{key}: missing")
     rules, tables = data.get("rules", {}), data.get("pay_tables", {})
     _require(isinstance(rules, dict), "rules: must be an object")
+    _require("payout_verify" not in rules, "rules.payout_verify: not a rule of a script: its "
+             "round's layout readings are checked in the report (layout)")
     try:
         config = build_table(data["game"], rules, tables, registry)
     except RulesError as exc:

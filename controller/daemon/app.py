@@ -71,7 +71,7 @@ class Options:
     record: Path | None = None
     journal: Path | None = None
     floor: FloorConfig | None = None  # --floor URL [--table-id ID], else the config's
-    dealer_errors: float = 0.0  # demo: the share of payout steps its dealer gets wrong
+    dealer_errors: float = 0.0  # demo: the rate of each kind of its dealer's payout mistakes
 
 
 class Daemon:
@@ -150,8 +150,9 @@ class Daemon:
                                      dealers=PinGuard(config.dealers, "dealer"))
         journal = service.journal
         assert journal is not None
+        cashier = config.display.cashier  # alerts in the display's money, its chips
         wanted = config_change(config.game, config.rules, config.pay_tables, config.registry,
-                               config.display.cashier.money)  # alerts in the display's money
+                               cashier.money, cashier.chips)
         current = service.table.config_event
         if current is None or wanted.content() != current.content():
             service.submit(wanted)

@@ -30,6 +30,7 @@ from controller.daemon.checked_files import (
     check_journal,
     read_text,
 )
+from controller.daemon.payout_watch import STILL_RANGE_S, STILL_S
 from controller.game.cashier import Cashier, CashierError
 from controller.game.money import to_minor
 from controller.game.paytables import PayTableError, PayTables
@@ -124,7 +125,7 @@ class PayoutConfig:
     `still_s`, how long a spot's chips stay unchanged before its reading counts."""
 
     verify: str = "off"
-    still_s: float = 0.5
+    still_s: float = STILL_S
 
 
 @dataclass(frozen=True)
@@ -311,10 +312,11 @@ def _payout(raw: dict[str, Any], pads_configured: bool, fail: Any) -> PayoutConf
     if verify != "off" and not pads_configured:
         raise fail("payout.verify", f"{verify!r} needs the pads ([devices.pads]) to read the "
                    "layout")
-    still = raw.get("still_s", 0.5)
-    if isinstance(still, bool) or not isinstance(still, int | float) or not 0.1 <= still <= 5:
+    still = raw.get("still_s", STILL_S)
+    low, high = STILL_RANGE_S
+    if isinstance(still, bool) or not isinstance(still, int | float) or not low <= still <= high:
         raise fail("payout.still_s", f"{str(still)[:40]!r} is not a number of seconds from "
-                   "0.1 to 5")
+                   f"{low:g} to {high:g}")
     return PayoutConfig(str(verify), float(still))
 
 

@@ -28,13 +28,20 @@ from controller.daemon.control import DayCloseRequest
 from controller.daemon.gaming_day import DayCloser
 from controller.daemon.inputs import DealerPin, PitSeat, SeatTapped, Supervised
 from controller.daemon.pads_sync import PadsSync, Writer
-from controller.daemon.payout_watch import PayoutWatch
+from controller.daemon.payout_watch import STILL_S, PayoutWatch
 from controller.daemon.pins import PIN_REFUSED
 from controller.daemon.readers import CardReaders
 from controller.daemon.service import Committed, TableService
 from controller.game.alerts import Alert
 from controller.game.describe import describe_effect, split_so_far
-from controller.game.events import BetsLocked, DeviceFound, DeviceLost, Event
+from controller.game.events import (
+    BetsLocked,
+    DeviceFound,
+    DeviceLost,
+    Event,
+    PayoutConfirmed,
+    PayoutOverridden,
+)
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
 from controller.game.table import RoundRecord
@@ -54,7 +61,6 @@ from devices.protocols import DEFAULT, ShoeProtocol
 
 Listener = Callable[[Event | None, list[Effect]], None]
 NOTICE_S: Final = 30.0  # a table's own alert stays on the display this long
-STILL_S: Final = 0.5  # a spot's chips unchanged this long during the payout are its reading
 
 Input = DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat | DealerPin
 
@@ -105,7 +111,7 @@ class ControllerLoop:
     def step(self, timeout: float = 0.1) -> bool:
         still = self.payout_watch.wait_s(self.clock(), self.service.table.round)
         if still is not None:
-            timeout = min(timeout, still)
+            timeout = min(timeout, max(0.0, still))
         try:
             item = self.inputs.get(timeout=timeout)
         except queue.Empty:
@@ -120,10 +126,19 @@ class ControllerLoop:
             self._told(None, [])
         if self.readers.expired():
             self._told(None, [])
-        if self.inputs.empty():  # a report waiting may be of a spot that looks still
-            self._submit(self.payout_watch.still(self.clock(), self.service.table.round))
+        self._payout_still()
         self._notices_due()
         self.service.refusals_due()
+
+    def _payout_still(self) -> None:
+        """Journal the pads' still readings. A report waiting in the queue may be of a spot
+        that looks still, so they wait for it, but never more than another still time (a pad
+        flooding the queue starves no reading)."""
+        now, machine = self.clock(), self.service.table.round
+        wait = self.payout_watch.wait_s(now, machine)
+        if wait is not None and wait <= 0 and (
+                self.inputs.empty() or wait <= -self.payout_watch.still_s):
+            self._submit(self.payout_watch.still(now, machine))
 
     def notices_now(self) -> list[str]:
         """The table's own alerts of the last NOTICE_S, newest first."""
@@ -171,6 +186,9 @@ class ControllerLoop:
             self._close_asked(item)
         elif isinstance(item, SeatTapped):
             self._submit(self.readers.tapped(item, table.config))
+        elif isinstance(item, Supervised) and isinstance(item.event, PayoutOverridden) and not (
+                table.round is not None and table.round.payout_held):
+            self._told(None, [Alert("no_payout_held", "payout override: no payout is held")])
         elif isinstance(item, Supervised):
             self._commit(None, self.service.supervise(item.event, item.supervisor, item.pin,
                                                       item.client))
@@ -185,6 +203,10 @@ class ControllerLoop:
             self._dealer_pin(item)
         elif isinstance(item, BetsLocked) and (why := table.lock_refused()):
             self.log.warning("lock refused", reason=why)  # the page said so before asking
+        elif isinstance(item, PayoutConfirmed):
+            # The dealer says the payout is done: every spot as it lies is its reading.
+            self._submit(self.payout_watch.still(self.clock(), table.round, flush=True))
+            self._submit(item)
         elif isinstance(item, Event):
             self._submit(item)
         else:

@@ -63,7 +63,7 @@ class PadsSync:
         if seen is None or machine is None:
             return []
         settled = {(s.seat, s.wager) for s in machine.settlements}
-        checked = machine.dues(known=False) if machine.config.payout_verify != "off" else {}
+        checked = machine.settled_spots() if machine.config.payout_verify != "off" else set()
         return [WagerPlaced(seq=0, seat=seat, spot=spot, amount=0)
                 for seat, spots in machine.wagers.items() for spot in spots
                 if (seat, spot) not in seen and ((seat, spot) in checked

@@ -2,17 +2,22 @@
 reports as the dealer stacks them, so the check takes a spot's reading once it has been still
 for `still_s`, never a report in between: the loop journals those still readings (a
 `PayoutRead`), and the round checks them against what each spot is due
-(controller/game/layout.py). A report in between that showed the due is remembered, so that
-winnings picked up before they were still are told apart from a winner collected. Only the
+(controller/game/layout.py). A spot emptied before it was still after its due showed in between
+is a player picking up winnings early, told apart from a winner collected. The dealer's
+confirm takes every spot as it lies (`flush`): the dealer says the payout is done. Only the
 spots settled in the round are watched, and only while the table checks its payouts; other
 reports stay the wagers they always were. The clock is the loop's (monotonic)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from controller.game.events import PayoutRead
 from controller.game.round_machine import RoundMachine
+
+STILL_S: Final = 0.5  # a spot's chips unchanged this long are its reading (`[payout] still_s`)
+STILL_RANGE_S: Final = (0.1, 5.0)  # what a table may set
 
 
 @dataclass
@@ -36,7 +41,7 @@ class PayoutWatch:
         if number != self._round:
             self._round, self._spots = number, {}
         return (machine is not None and machine.config.payout_verify != "off"
-                and not machine.finished and (seat, spot) in machine.dues(known=False))
+                and not machine.finished and (seat, spot) in machine.settled_spots())
 
     def reported(self, now: float, machine: RoundMachine, seat: int, spot: str,
                  amount: int | None) -> None:
@@ -49,29 +54,32 @@ class PayoutWatch:
         if amount is not None and machine.dues().get(key) == amount:
             watched.passed = True
 
-    def still(self, now: float, machine: RoundMachine | None) -> PayoutRead | None:
-        """The readings of the spots still for `still_s` whose due is known, not yet journaled
-        (None: none)."""
+    def still(self, now: float, machine: RoundMachine | None,
+              flush: bool = False) -> PayoutRead | None:
+        """The readings of the spots still for `still_s` (with `flush`, of every spot) whose
+        due is known, not yet journaled (None: none)."""
         if machine is None or not self._spots:
             return None
         dues = machine.dues()
         readings: list[list[object]] = []
         early: list[list[object]] = []
         for (seat, spot), watched in self._spots.items():
-            if watched.sent or now - watched.at < self.still_s or (seat, spot) not in dues:
+            if watched.sent or (seat, spot) not in dues or (
+                    not flush and now - watched.at < self.still_s):
                 continue
             readings.append([seat, spot, watched.amount])
-            if watched.passed and watched.amount != dues[seat, spot]:
-                early.append([seat, spot])
+            if watched.passed and watched.amount == 0 and dues[seat, spot]:
+                early.append([seat, spot])  # picked up before it was still
             watched.sent, watched.passed = True, False
         return PayoutRead(seq=0, readings=readings, early=early) if readings else None
 
     def wait_s(self, now: float, machine: RoundMachine | None) -> float | None:
         """How long until a spot whose due is known may be still (None: none waits; a spot
-        whose due is not known yet is looked at again when the round settles)."""
+        whose due is not known yet is looked at again when the round settles); below 0, how
+        long it has been overdue."""
         if machine is None or not self._spots:
             return None
         dues = machine.dues()
         waiting = [w.at + self.still_s - now for key, w in self._spots.items()
                    if not w.sent and key in dues]
-        return max(0.0, min(waiting)) if waiting else None
+        return min(waiting) if waiting else None

@@ -171,6 +171,9 @@ class ConfigChanged(Event):
     # log) writes the alerts' amounts as the display does. A record leaves out the defaults.
     currency: str = "USD"
     locale: str = "en_US"
+    # The chip denominations (`[display] chips`, minor units; empty: the currency's default):
+    # a payout short of its due by less than the smallest is made up in cash.
+    chips: list[int] = dataclasses.field(default_factory=list)
     kind: ClassVar[str] = "config_changed"
 
 

@@ -49,8 +49,8 @@ CONTRADICTIONS: Final = frozenset({Result.OVER, Result.UNDER, Result.NOT_COLLECT
 @dataclass(frozen=True, slots=True)
 class Reading:
     """A still reading of one spot after the payout was shown; `amount` None: a sensor fault.
-    `early` (the live table): the due was on the spot between still readings, and was taken
-    before the spot was still; such a reading has no amount of its own."""
+    `early` (the live table): a reading of 0 where the due was on the spot in between, taken
+    before the spot was still (a player picking up before the check)."""
 
     seat: int
     spot: str
@@ -82,44 +82,46 @@ def amounts_due(settlements: Iterable[Settlement], game: str) -> dict[tuple[int,
 
 
 def check_layout(settlements: Sequence[Settlement], game: str,
-                 at_lock: Mapping[tuple[int, str], int], readings: Iterable[Reading]
-                 ) -> list[SpotCheck]:
+                 lying: Mapping[tuple[int, str], int], readings: Iterable[Reading],
+                 change_below: int = 0) -> list[SpotCheck]:
     """Each wagered spot checked against its due, by seat and then by layout position. A spot
-    that was not read keeps its amount at the lock as its only reading. A reading that equals
-    the due makes the spot right, whatever came after it (a player picking up winnings, a
-    sensor fault)."""
+    that was not read keeps what lay on it before the payout (`lying`: `settle` gives the
+    amount at the lock) as its only reading. A reading that equals the due makes the spot
+    right, whatever lower reading follows it (a player picking up winnings, a sensor fault);
+    a higher one is an overpay. `change_below`: the smallest chip, where the table knows it:
+    a spot short of its due by less than it holds the rest in cash, which the pads cannot
+    read."""
     due = amounts_due(settlements, game)
     won = {(s.seat, s.wager) for s in settlements if s.net > 0}
-    read: dict[tuple[int, str], list[int | None]] = {}
-    early: set[tuple[int, str]] = set()
+    read: dict[tuple[int, str], list[Reading]] = {}
     for reading in readings:
-        key = (reading.seat, reading.spot)
-        if reading.early:
-            early.add(key)
-        else:
-            read.setdefault(key, []).append(reading.amount)
+        read.setdefault((reading.seat, reading.spot), []).append(reading)
     order = SPOTS[game]
     checks = []
     for key in sorted(due, key=lambda k: (k[0], order.index(k[1]))):
-        amounts = read.get(key) or [at_lock.get(key, 0)]
-        checks.append(SpotCheck(key[0], key[1], due[key], amounts[-1],
-                                _result(due[key], amounts, key in won, key in early)))
+        spot_readings = read.get(key) or [Reading(*key, lying.get(key, 0))]
+        checks.append(SpotCheck(key[0], key[1], due[key], spot_readings[-1].amount,
+                                _result(due[key], spot_readings, key in won, change_below)))
     return checks
 
 
-def _result(due: int, amounts: list[int | None], won: bool, early: bool = False) -> Result:
-    last = amounts[-1]
+def _result(due: int, readings: list[Reading], won: bool, change_below: int) -> Result:
+    amounts = [r.amount for r in readings]
     if due in amounts:
-        return Result.OK
-    if last is None:
+        after = amounts[len(amounts) - 1 - amounts[::-1].index(due):]
+        return Result.OK if all(a is None or a <= due for a in after) else Result.OVER
+    last = readings[-1]
+    if last.amount is None:
         return Result.UNREADABLE
-    if last == 0 and early:
+    if last.amount == 0 and last.early:
         return Result.UNVERIFIED  # the due was there, and taken before it was still
     if due == 0:
         return Result.NOT_COLLECTED
-    if last > due:
+    if last.amount > due:
         return Result.OVER
-    if last == 0 and won:
+    if due - last.amount < change_below:
+        return Result.UNVERIFIED  # the change, in cash
+    if last.amount == 0 and won:
         return Result.COLLECTED_WINNER
     return Result.UNDER
 
@@ -131,12 +133,10 @@ def check_fields(check: SpotCheck) -> dict[str, Any]:
             "result": str(check.result)}
 
 
-MARKS: Final = ("pending", "verified", "wrong", "corrected", "overridden", "unverified")
-
-
 def mark(check: SpotCheck, read: bool, contradicted: bool, confirmed: bool,
          overridden: bool) -> str:
-    """What the dealer display shows of a spot's check (one of MARKS). `read`: the pads have
+    """What the dealer display shows of a spot's check: pending, verified, wrong, corrected,
+    overridden or unverified. `read`: the pads have
     a still reading of it; `contradicted`: a still reading or a confirm once found it wrong;
     `confirmed`: the dealer has asked to confirm the payout (a spot not read is then judged by
     what lay there at the lock); `overridden`: a supervisor closed the round as it lay."""
@@ -161,9 +161,14 @@ def check_words(check: SpotCheck, tables: Mapping[str, PayTable], money: Currenc
         return f"{where}: not collected"
     if check.result is Result.UNREADABLE:
         return f"{where}: the pads cannot read it (sensor fault or cash): count it by eye"
+    if check.result is Result.OVER and (read is None or read <= check.due):
+        return f"{where}: paid more than due after it was right, and taken off"
+    assert read is not None  # otherwise the spot is unreadable, or over (above)
+    if check.result is Result.UNVERIFIED and read:
+        return (f"{where}: {money.text(read)} in chips and {money.text(check.due - read)} in "
+                "cash: count the cash by eye")
     if check.result is Result.UNVERIFIED:
         return f"{where}: picked up before it was checked"
-    assert read is not None
     if check.result is Result.OVER:
         return f"{where}: {money.text(read - check.due)} too much"
     if check.result is Result.COLLECTED_WINNER:

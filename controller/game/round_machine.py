@@ -68,7 +68,7 @@ from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
-from controller.game.rules.play import Expectation, NoCardDue, PlayError
+from controller.game.rules.play import DecisionDue, Expectation, NoCardDue, PlayError
 from controller.game.rules.settlement import REFUSED, RETURNED, Outcome, Settlement, settle
 from controller.game.rules.wager_checks import check_wagers
 from controller.game.table_config import TableConfig
@@ -319,8 +319,9 @@ class RoundMachine:
             return []  # chips move while the dealer pays and collects (a side bet lost at the
             # deal taken away, a refused wager handed back), however early in the round
         before = self.wagers.get(event.seat, {}).get(event.spot, 0)
-        if before == event.amount:
-            return []
+        if event.amount == before or event.amount in self._doubled_on_main(event.seat,
+                                                                            event.spot):
+            return []  # unchanged, or the chips of a double or a split on the spot
         code = "past_posting" if event.amount > before else "pinching"
         money, after = self.config.money, "after bets were locked; the new amount is not accepted"
         alert = Alert(code, f"seat {event.seat}: {wager_words(event.spot, self.config.pay_tables)}"
@@ -329,6 +330,23 @@ class RoundMachine:
         self.alerts.append(alert)
         return [alert, *self.hold(alert.message, audit=f"seat {event.seat}: {event.spot} "
                                   f"changed from {before} to {event.amount} {after}")]
+
+    def _doubled_on_main(self, seat: int, spot: str) -> set[int]:
+        """What a blackjack seat's main spot may read once it has doubled or split, as the
+        stakes of its hands lie there: their sum, and while its hand is asked for a decision
+        that can double or split, that sum and the hand's stake again (the chips go down
+        before the dealer enters the decision)."""
+        if spot != "main" or not isinstance(self.play, BlackjackPlay):
+            return set()
+        hands = [h for s in self.play.seats if s.number == seat for h in s.hands]
+        if not hands:
+            return set()
+        total = sum(hand.stake for hand in hands)
+        due = self.expected()
+        if isinstance(due, DecisionDue) and due.seat == seat and 0 < due.hand <= len(hands) \
+                and {"double", "split"} & set(due.options):
+            return {total, total + hands[due.hand - 1].stake}
+        return {total}
 
     def _lock(self) -> list[Effect]:
         self.trigger("lock")
@@ -411,6 +429,7 @@ class RoundMachine:
         if self.state is not HOLD:
             self.held_from = self.state
             self.trigger("pause")
+        self.payout_held = False  # whatever held the payout, this hold is for `reason` now
         self.review = review and self.held_from is SETTLED
         self.hold_reason, self.hold_audit = reason, reason if audit is None else audit
         alert = Alert("hold", f"ROUND ON HOLD: {reason}", blocking=True)
@@ -425,10 +444,13 @@ class RoundMachine:
                                 "voided before the round resumes")]
         if self.held_from is LOCKED:
             self.blocking = []  # whoever resumed has dealt with what blocked the deal
+        self._unhold()  # a payout held is checked again at the next confirm
+        return []
+
+    def _unhold(self) -> None:
         self.trigger("resume")
         self.hold_reason = self.hold_audit = None
-        self.review = self.payout_held = False  # a payout held is checked again at the confirm
-        return []
+        self.review = self.payout_held = False
 
     def _assign(self, event: CardAssigned) -> list[Effect]:
         pending = self.pending_card
@@ -524,11 +546,12 @@ class RoundMachine:
             self.caught.setdefault((check.seat, check.spot), check)
             self.contradicted.add((check.seat, check.spot))
         if wrong and self.config.payout_verify == "hold":
-            self.payout_held = True
-            return self.hold("payout not verified: " + self._words(wrong),
+            held = self.hold("payout not verified: " + self._words(wrong),
                              audit="payout not verified: " + "; ".join(
                                  f"seat {c.seat} {c.spot} {c.result} read {c.read} due {c.due}"
                                  for c in wrong))
+            self.payout_held = True
+            return held
         advice: list[Effect] = [self._alert("payout_not_verified", "payout not verified: "
                                             + self._words(wrong))] if wrong else []
         self._close()
@@ -548,7 +571,17 @@ class RoundMachine:
         still play). Off, no checks."""
         if self.config.payout_verify == "off":
             return []
-        return check_layout(self._known(), self.config.game, self.at_lock(), self.readings)
+        return check_layout(self._known(), self.config.game, self.lying(), self.readings,
+                            self.config.smallest_chip)
+
+    def lying(self) -> dict[tuple[int, str], int]:
+        """What lay on each spot before the payout: the stakes of its settled hands (a double
+        or a split adds to the spot), else what it held at the lock."""
+        lying = self.at_lock()
+        stakes: dict[tuple[int, str], int] = {}
+        for s in self.settlements:
+            stakes[s.seat, s.wager] = stakes.get((s.seat, s.wager), 0) + s.stake
+        return {**lying, **stakes}
 
     def at_lock(self) -> dict[tuple[int, str], int]:
         """What each spot held at the lock: a spot's reading until the pads read it again."""
@@ -561,10 +594,15 @@ class RoundMachine:
         return self.settlements if self.settled or self.finished else [
             s for s in self.settlements if s.wager != "main"]
 
-    def dues(self, known: bool = True) -> dict[tuple[int, str], int]:
-        """What each settled layout spot must hold once paid and collected; `known`: only the
-        spots whose due is final (see `checks`)."""
-        return amounts_due(self._known() if known else self.settlements, self.config.game)
+    def dues(self) -> dict[tuple[int, str], int]:
+        """What each layout spot whose due is final (see `checks`) must hold once paid and
+        collected."""
+        return amounts_due(self._known(), self.config.game)
+
+    def settled_spots(self) -> set[tuple[int, str]]:
+        """The layout spots with a wager settled: their chips are the payout's, no longer a
+        wager (a bust hand's spot too, though another hand on it may still play)."""
+        return set(amounts_due(self.settlements, self.config.game))
 
     def _words(self, checks: list[SpotCheck]) -> str:
         return "; ".join(check_words(c, self.config.pay_tables, self.config.money)
@@ -574,16 +612,15 @@ class RoundMachine:
         """The pads' still readings: a spot they contradict is remembered (a later right one
         is a correction), and a round held for its payout goes back to the dealer's confirm
         once nothing is contradicted."""
-        self.readings += [Reading(seat, spot, None, early=True) for seat, spot in event.early]
-        self.readings += [Reading(seat, spot, amount) for seat, spot, amount in event.readings]
+        early = {(seat, spot) for seat, spot in event.early}
+        self.readings += [Reading(seat, spot, amount, (seat, spot) in early)
+                          for seat, spot, amount in event.readings]
         checks = self.checks()
-        read = {(r.seat, r.spot) for r in self.readings if not r.early}
+        read = {(r.seat, r.spot) for r in self.readings}
         self.contradicted |= {(c.seat, c.spot) for c in checks
                               if c.result in CONTRADICTIONS and (c.seat, c.spot) in read}
         if self.payout_held and not any(c.result in CONTRADICTIONS for c in checks):
-            self.payout_held = False
-            self.trigger("resume")
-            self.hold_reason = self.hold_audit = None
+            self._unhold()
             return [self._alert("payout_corrected", "payout corrected: every spot reads what "
                                 "is due; confirm the payout")]
         return []

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
+from controller.game.cashier import Cashier, CashierError
 from controller.game.events import ConfigChanged, canonical
 from controller.game.money import USD, Currency, CurrencyError, to_minor
 from controller.game.paytables import TIE_SPOTS, PayTable, PayTables, pay_of_text, table_key
@@ -50,6 +51,9 @@ class TableConfig:
     idle_rounds: int = IDLE_ROUNDS
     money: Currency = USD  # how its amounts are written for people (never in an edge)
     payout_verify: str = "off"  # one of VERIFY_MODES
+    # The smallest chip of the table's denominations: a payout short of its due by less is
+    # made up in cash, which the pads cannot read.
+    smallest_chip: int = 0
 
     @property
     def max_seats(self) -> int:
@@ -78,7 +82,8 @@ def prize_kind(spot: str) -> str:
 
 
 def build_table(game: str, options: Mapping[str, Any], pay_table_ids: Mapping[str, Any],
-                registry: PayTables, money: Currency = USD) -> TableConfig:
+                registry: PayTables, money: Currency = USD,
+                chips: tuple[int, ...] = ()) -> TableConfig:
     """Validate and assemble a table; errors name the field (`rules.x`, `pay_tables.y`)."""
     if game not in GAMES:
         raise RulesError(f"game: {game!r} is not one of {', '.join(GAMES)}")
@@ -105,9 +110,14 @@ def build_table(game: str, options: Mapping[str, Any], pay_table_ids: Mapping[st
     if verify not in VERIFY_MODES:
         raise RulesError(f"rules.payout_verify: {str(verify)[:40]!r} is not one of "
                          f"{', '.join(VERIFY_MODES)}")
+    try:
+        smallest = Cashier(money.code, money.locale, chips).chips[-1]
+    except CashierError as exc:
+        raise RulesError(str(exc)) from None
     return TableConfig(game, rules, pay_tables, limits, unit, aggregate,
                        _amount(options, "lucky7_unit", 100), four,
-                       _amount(options, "limited_wager_max", 500), idle, money, verify)
+                       _amount(options, "limited_wager_max", 500), idle, money, verify,
+                       smallest)
 
 
 def _amount(options: Mapping[str, Any], name: str, default: int) -> int:
@@ -188,20 +198,23 @@ def config_from_event(event: ConfigChanged) -> TableConfig:
         money = Currency(event.currency, event.locale)
     except CurrencyError as exc:
         raise RulesError(f"display.{exc}") from None
-    return build_table(event.game, event.rules, event.pay_tables, PayTables(tables), money)
+    return build_table(event.game, event.rules, event.pay_tables, PayTables(tables), money,
+                       tuple(event.chips))
 
 
 def config_change(game: str, rules: dict[str, Any], pay_tables: dict[str, str],
-                  registry: PayTables, money: Currency = USD) -> ConfigChanged:
+                  registry: PayTables, money: Currency = USD,
+                  chips: tuple[int, ...] = ()) -> ConfigChanged:
     """The event that puts a configuration in force (validated on the way), with the money
-    its amounts are written in for people."""
-    config = build_table(game, rules, pay_tables, registry, money)
+    its amounts are written in for people and its chips (empty: the currency's default)."""
+    config = build_table(game, rules, pay_tables, registry, money, chips)
     tables = {f"{t.bet}/{t.id}": {"title": t.title, "path": t.path, "sha256": t.sha256,
                                   "pays": {k: str(v) for k, v in t.pays.items()},
                                   "name": t.name, "names": dict(t.names)}
               for t in config.pay_tables.values()}
     return ConfigChanged(seq=0, game=game, rules=dict(rules), pay_tables=dict(pay_tables),
-                         tables=tables, currency=money.code, locale=money.locale)
+                         tables=tables, currency=money.code, locale=money.locale,
+                         chips=list(chips))
 
 
 def edge_key(config: TableConfig) -> str:

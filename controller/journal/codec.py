@@ -13,7 +13,8 @@ A text stored alone, not in the chain (a floor message, a round's settlements), 
 `MESSAGE`); files written before it hold such texts in mode 1, and both decode.
 
 `DICTIONARY` is part of the file format ("deflate-v1" in a file's meta): never change it; a new
-dictionary is a new codec name.
+dictionary is a new codec name, as mode 3's made "deflate-v2" (a tablectl that reads v1 only
+refuses a v2 file by its name, rather than failing on its first message).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from __future__ import annotations
 import zlib
 from typing import Final
 
-CODEC: Final = "deflate-v1"
+CODEC: Final = "deflate-v2"  # deflate-v1 and mode 3 (below)
+READ_CODECS: Final = ("deflate-v1", CODEC)  # a file of v1 holds no mode 3
 BLOCK: Final = 64
 ANCHOR, DELTA = 1, 2
 

@@ -201,9 +201,9 @@ class JournalFile:
                             "is kept beside it)")
         if version not in READ_VERSIONS:
             raise self.fail(f"schema version {version or 'none'}, expected {SCHEMA_VERSION}")
-        if self.meta("codec") != codec.CODEC:
+        if self.meta("codec") not in codec.READ_CODECS:
             raise self.fail(f"stored by codec {self.meta('codec')!r}, this version reads "
-                            f"{codec.CODEC!r}")
+                            f"{' and '.join(map(repr, codec.READ_CODECS))}")
 
     def bounds(self) -> tuple[int, int] | None:
         """(first seq, last seq) of the records here, None if it holds none."""

@@ -205,11 +205,15 @@ class Journal:
 
     def upgrade_schema(self) -> None:
         """A live file of schema 2 is one of schema 3 whose records all keep their whole chain
-        value: marked 3, it goes on with the records as they are."""
+        value: marked 3, it goes on with the records as they are. A live file of codec v1 is
+        marked v2 before a text is stored in mode 3: its older texts decode as they are."""
         if self.file.meta("schema_version") != str(SCHEMA_VERSION):
             with self.transaction("mark the schema") as db:
                 db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                            (str(SCHEMA_VERSION),))
+        if self.file.meta("codec") != codec.CODEC:
+            with self.transaction("mark the codec") as db:
+                db.execute("UPDATE meta SET value = ? WHERE key = 'codec'", (codec.CODEC,))
 
     def upgrade_outbox(self) -> None:
         """A journal from before the floor link had an outbox of bare round numbers, which no

@@ -139,6 +139,14 @@ def test_a_layout_entry_the_table_cannot_have_is_refused_naming_its_field(
     assert str(refused.value).startswith(said)
 
 
+def test_a_script_cannot_set_the_live_tables_payout_check() -> None:
+    """`payout_verify` is the live table's (`[payout] verify`): a script's confirm would be
+    held by readings it has none of; its layout is checked in the report."""
+    script = {**BLACKJACK, "rules": {**BLACKJACK.get("rules", {}), "payout_verify": "hold"}}
+    with pytest.raises(ScriptError, match=r"^rules.payout_verify: not a rule of a script"):
+        settle_session(script, REGISTRY)
+
+
 def test_a_round_without_layout_reports_as_before_and_the_command_prints_the_checks(
         tmp_path: Path) -> None:
     report = settle_session(BLACKJACK, REGISTRY)

@@ -82,3 +82,63 @@ def test_a_new_round_forgets_the_last_rounds_spots() -> None:
     watch.reported(0.0, machine, 1, "main", 1500)
     watch.takes(settled_round().machine, 2, 1, "main")  # round 2
     assert watch.still(1.0, machine) is None
+
+
+class Table:
+    """A table that checks its payout, its loop on a clock the test moves; the pads' reports
+    go in as the driver posts them."""
+
+    def __init__(self) -> None:
+        from controller.daemon.loop import ControllerLoop
+        from controller.daemon.service import TableService
+        from controller.game.events import BetsLocked, CardDrawn, DealerAction, WagerPlaced
+        from controller.game.table_config import config_change
+        from tests.conftest import REGISTRY
+        self.service = TableService()
+        self.service.submit(config_change("blackjack", {"payout_verify": "hold"},
+                                          {"lucky7": "1"}, REGISTRY))
+        self.now = 0.0
+        self.loop = ControllerLoop(self.service, clock=lambda: self.now, still_s=STILL_S)
+        for event in (WagerPlaced(seq=0, seat=1, spot="main", amount=1000),
+                      WagerPlaced(seq=0, seat=1, spot="lucky7", amount=100),
+                      BetsLocked(seq=0), *(CardDrawn(seq=0, card=c) for c in
+                                           ("TS", "6D", "9C", "TC")),
+                      DealerAction(seq=0, seat=1, action="stand"), CardDrawn(seq=0, card="8H")):
+            self.loop.handle(event)
+        machine = self.service.table.round
+        assert machine is not None and machine.dues() == {(1, "main"): 2000, (1, "lucky7"): 0}
+        self.machine = machine
+
+    def report(self, seat: int, spot: str, amount: int) -> None:
+        from devices import pads
+        from devices.events import SpotReport
+        self.loop.post(SpotReport(seat, pads.position_of("blackjack", spot), amount))
+
+
+def test_a_confirm_takes_every_spot_as_it_lies() -> None:
+    """The dealer confirms 0.1 s after the last chip: the spots not yet still are read as they
+    lie (the dealer says the payout is done), so a right payout is no hold."""
+    from controller.game.events import PayoutConfirmed
+    table = Table()
+    table.report(1, "main", 2000)
+    table.report(1, "lucky7", 0)
+    while table.loop.step(0):
+        table.now += 0.05
+    assert table.machine.readings == []  # not still yet
+    table.loop.post(PayoutConfirmed(seq=0))
+    while table.loop.step(0):
+        pass
+    assert table.machine.finished and not table.machine.caught
+
+
+def test_a_flood_of_reports_starves_no_still_reading() -> None:
+    """A pad reporting another spot without pause keeps the queue from emptying; a spot still
+    for twice the still time is read all the same."""
+    table = Table()
+    table.report(1, "lucky7", 0)
+    for _ in range(40):
+        table.report(2, "main", 500)  # a seat with no wager: a wager change, ignored
+        table.report(2, "main", 0)
+        table.now += 0.05
+        table.loop.step(0)
+    assert [r.amount for r in table.machine.readings] == [0]

@@ -291,7 +291,7 @@ class Stream:
         right)."""
         rng, machine = self.rng, self.service.table.round
         assert machine is not None
-        dues = machine.dues(known=False)
+        dues = machine.dues()
         readings = [[seat, spot, due if right else rng.choice((due, 0, due + 1_000, None))]
                     for (seat, spot), due in sorted(dues.items()) if right or rng.random() < 0.7]
         early = [[seat, spot] for seat, spot, amount in readings

@@ -189,3 +189,86 @@ def test_the_readings_fold_again_from_their_records() -> None:
     record: dict[str, Any] = event.to_record()
     assert event_from_dict(record) == event
     assert "early" not in PayoutRead(seq=9, readings=[[1, "main", 0]]).to_record()
+
+
+def test_a_doubles_chips_on_the_spot_are_no_past_posting_and_a_doubled_push_is_right() -> None:
+    """The pads read the double's chips on the main spot, before or after the dealer enters
+    the double; the doubled hand pushes, and the spot left as it lies ($20.00) is right."""
+    feed = Feed(rules={"payout_verify": "hold"})
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed(BetsLocked)
+    feed.cards("5S", "7D", "6C", "8C")  # 11 against a 7 up (15 with the hole card)
+    assert codes(feed(WagerPlaced, seat=1, spot="main", amount=2000)) == []  # chips down first
+    feed(DealerAction, seat=1, action="double")
+    assert codes(feed(WagerPlaced, seat=1, spot="main", amount=2000)) == []
+    feed.cards("7H")  # 18
+    feed.cards("3H")  # the dealer's 18: a push
+    assert state(feed) is SETTLED
+    assert results(feed) == {"main": (Result.OK, 2000)}
+    assert codes(feed(WagerPlaced, seat=1, spot="main", amount=3000)) == []  # settled: payout's
+
+
+def test_more_chips_than_a_double_takes_are_past_posting() -> None:
+    feed = Feed(rules={"payout_verify": "hold"})
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed(BetsLocked)
+    feed.cards("5S", "7D", "6C", "TC")
+    assert "past_posting" in codes(feed(WagerPlaced, seat=1, spot="main", amount=2500))
+
+
+def test_the_change_paid_in_cash_leaves_the_spot_unverified_without_a_hold() -> None:
+    """A Banker win of $25.00 is due $48.75; with $0.50 the smallest chip the pads read $48.50
+    and the $0.25 is cash: unverified, never held. Short by a chip is under."""
+    feed = Feed("baccarat", rules={"payout_verify": "hold"})
+    feed(WagerPlaced, seat=2, spot="banker", amount=2500)
+    feed(BetsLocked)
+    feed.cards("2S", "9C", "3D", "KH")
+    assert feed.config.smallest_chip == 50
+    feed(PayoutRead, readings=[[2, "banker", 4800]])
+    assert results(feed)["banker"] == (Result.UNDER, 4800)
+    feed(PayoutRead, readings=[[2, "banker", 4850]])
+    [check] = feed.machine.checks()
+    assert check.result is Result.UNVERIFIED
+    from controller.game.layout import check_words
+    from controller.game.money import USD
+    assert check_words(check, feed.config.pay_tables, USD) == (
+        "seat 2 Banker: $48.50 in chips and $0.25 in cash: count the cash by eye")
+    feed(PayoutConfirmed)
+    assert state(feed) is CLOSED
+
+
+def test_a_spot_paid_again_after_it_was_right_is_over() -> None:
+    feed = settled_round()
+    feed(PayoutRead, readings=[[1, "main", 2000], [1, "lucky7", 0]])
+    feed(PayoutRead, readings=[[1, "main", 3000]])
+    assert results(feed)["main"] == (Result.OVER, 3000)
+    feed(PayoutRead, readings=[[1, "main", 0]])  # and taken: still over
+    assert results(feed)["main"] == (Result.OVER, 0)
+    feed(PayoutRead, readings=[[1, "main", 2000]])  # put back right
+    assert results(feed)["main"] == (Result.OK, 2000)
+
+
+def test_an_overpay_taken_off_without_its_due_read_holds() -> None:
+    """$25.00 read where $20.00 is due, then 0: the pads cannot tell who took it, and it never
+    read right: a contradiction, held, never a pick-up."""
+    feed = settled_round()
+    feed(PayoutRead, readings=[[1, "main", 2500], [1, "lucky7", 0]])
+    feed(PayoutRead, readings=[[1, "main", 0]])
+    assert results(feed)["main"] == (Result.COLLECTED_WINNER, 0)
+    feed(PayoutConfirmed)
+    assert feed.machine.payout_held
+
+
+def test_chips_put_right_do_not_end_a_hold_for_something_else() -> None:
+    """A payout held, then the pads lost (a hold of its own): the chips read right later do
+    not take the round off the pads' hold; a supervisor does, and the confirm checks again."""
+    feed = settled_round()
+    feed(PayoutConfirmed)
+    assert feed.machine.payout_held
+    feed.machine.hold("lost contact with the pads")
+    assert not feed.machine.payout_held
+    feed(PayoutRead, readings=[[1, "main", 2000], [1, "lucky7", 0]])
+    assert state(feed) is HOLD and feed.machine.hold_reason == "lost contact with the pads"
+    feed(Resumed, by="sup")
+    feed(PayoutConfirmed)
+    assert state(feed) is CLOSED

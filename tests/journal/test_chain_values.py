@@ -208,12 +208,19 @@ def test_a_schema2_journal_goes_on_as_schema3(schema2: Path) -> None:
     db = sqlite3.connect(schema2)
     assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
         str(SCHEMA_VERSION),)
+    # codec v1 (before mode 3) marked v2 as it goes on: the days sealed before hold their
+    # settlements in mode 1, the day sealed now both modes, and all of them verify (below)
+    assert db.execute("SELECT value FROM meta WHERE key = 'codec'").fetchone() == (
+        "deflate-v2",)
     db.close()
     sealed = sorted((schema2.with_name("journal.days")).iterdir())
     versions = [sqlite3.connect(path).execute("SELECT value FROM meta WHERE key = "
                                               "'schema_version'").fetchone()[0]
                 for path in sealed]
     assert versions == ["2", "2", "3"]
+    modes = [{blob[0] for (blob,) in sqlite3.connect(path).execute(
+        "SELECT settlements FROM rounds")} for path in sealed]
+    assert modes == [{1}, {1}, {1, 3}]
     old, new = digests(sealed[1]), digests(sealed[2])
     assert {len(d) for d in old.values()} == {32} and {len(d) for d in new.values()} == {KEPT, 32}
     verdict = verify(schema2, deep=True)

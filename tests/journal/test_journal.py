@@ -109,6 +109,13 @@ def test_start_up_refuses_a_wrong_schema_version(journal_path: Path) -> None:
         Journal.open(journal_path)
 
 
+def test_start_up_refuses_a_codec_it_does_not_read(journal_path: Path) -> None:
+    edit(journal_path, "UPDATE meta SET value = 'deflate-v9' WHERE key = 'codec'")
+    with pytest.raises(JournalError, match="stored by codec 'deflate-v9', this version reads "
+                                           "'deflate-v1' and 'deflate-v2'"):
+        Journal.open(journal_path)
+
+
 def test_a_second_writer_is_refused(journal_path: Path) -> None:
     """Two writers would fork the chain: the second is refused, naming the first."""
     first = Journal.open(journal_path)
