@@ -157,7 +157,7 @@ class Rig:
         if machine is None:
             return
         lying = machine.at_lock()
-        lying.update({(r.seat, r.spot): r.amount or 0 for r in machine.readings if not r.early})
+        lying.update({(r.seat, r.spot): r.amount or 0 for r in machine.readings})
         for (seat, spot), amount in lying.items():
             self.pads.preset(seat, pads.position_of(self.game, spot), amount)
         left = Counter(shoe_cards(machine.config.rules.decks)) - table.shoe.counts
@@ -316,7 +316,7 @@ class Rig:
             return
         record = self.service.table.current
         assert record is not None
-        payment = payout_dealer.pay(machine.settlements, machine.dues(), machine.at_lock(),
+        payment = payout_dealer.pay(machine.settlements, machine.dues(), machine.lying(),
                                     errors, self.rng)
         self.mistakes += [(record.number, spot, kind) for spot, kind in payment.mistakes.items()]
         self.lay(machine, payment.targets)

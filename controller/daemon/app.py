@@ -31,6 +31,7 @@ from controller.daemon.notify import Notifier
 from controller.daemon.protection import ProtectionWorker
 from controller.daemon.recording import Recorder
 from controller.daemon.service import KEEP_ROUNDS
+from controller.game.cashier import Cashier
 from controller.game.supervisors import PinGuard
 from controller.game.table_config import config_change
 from controller.journal.fold import check_game
@@ -151,8 +152,9 @@ class Daemon:
         journal = service.journal
         assert journal is not None
         cashier = config.display.cashier  # alerts in the display's money, its chips
+        default = Cashier(cashier.currency, cashier.locale).chips  # not journaled: implied
         wanted = config_change(config.game, config.rules, config.pay_tables, config.registry,
-                               cashier.money, cashier.chips)
+                               cashier.money, () if cashier.chips == default else cashier.chips)
         current = service.table.config_event
         if current is None or wanted.content() != current.content():
             service.submit(wanted)

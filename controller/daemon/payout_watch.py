@@ -26,6 +26,7 @@ class _Spot:
     at: float  # when it was last reported
     sent: bool = False  # this amount is journaled
     passed: bool = False  # the due was on the spot since its last still reading
+    exceeded: bool = False  # and more than the due
 
 
 class PayoutWatch:
@@ -49,10 +50,13 @@ class PayoutWatch:
         key = (seat, spot)
         watched = self._spots.get(key)
         if watched is None or watched.amount != amount or not watched.sent:
-            passed = watched is not None and watched.passed
-            watched = self._spots[key] = _Spot(amount, now, passed=passed)
-        if amount is not None and machine.dues().get(key) == amount:
-            watched.passed = True
+            before = watched if watched is not None and not watched.sent else None
+            watched = self._spots[key] = _Spot(amount, now, passed=bool(before and before.passed),
+                                               exceeded=bool(before and before.exceeded))
+        due = machine.dues().get(key)
+        if amount is not None and due is not None:
+            watched.passed |= amount == due
+            watched.exceeded |= amount > due
 
     def still(self, now: float, machine: RoundMachine | None,
               flush: bool = False) -> PayoutRead | None:
@@ -68,9 +72,10 @@ class PayoutWatch:
                     not flush and now - watched.at < self.still_s):
                 continue
             readings.append([seat, spot, watched.amount])
-            if watched.passed and watched.amount == 0 and dues[seat, spot]:
+            if watched.passed and not watched.exceeded and watched.amount == 0 and \
+                    dues[seat, spot]:
                 early.append([seat, spot])  # picked up before it was still
-            watched.sent, watched.passed = True, False
+            watched.sent = True
         return PayoutRead(seq=0, readings=readings, early=early) if readings else None
 
     def wait_s(self, now: float, machine: RoundMachine | None) -> float | None:

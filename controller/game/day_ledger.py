@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from controller.game.books import Books
 from controller.game.round_state import Payout, Status
 from controller.game.rules.settlement import REFUSED, RETURNED, Settlement
 
@@ -71,6 +72,7 @@ class DayLedger:
     refusals: Tally = field(default_factory=Tally)
     faults: Tally = field(default_factory=Tally)
     shoes: int = 0
+    books: Books = field(default_factory=Books)  # the tray, fills, credits, buy-ins (issue 38)
 
     def open(self, seq: int, utc: str) -> None:
         if not self.opened_seq:
@@ -110,7 +112,9 @@ class DayLedger:
                 "opened_utc": self.opened_utc, "rounds": dict(sorted(self.rounds.items())),
                 "wagers": wagers, "holds": self.holds.to_dict(),
                 "corrections": self.corrections.to_dict(), "refusals": self.refusals.to_dict(),
-                "faults": self.faults.to_dict(), "shoes": self.shoes}
+                "faults": self.faults.to_dict(), "shoes": self.shoes,
+                # only where kept: the summaries signed before the books verify as they were
+                **({} if self.books.empty else {"books": self.books.summary()})}
 
     def to_state(self) -> dict[str, Any]:
         return {**self.summary(), "last_label": self.last_label,
@@ -131,4 +135,4 @@ class DayLedger:
             {name: {k: v for k, v in t.items() if k != "result"}
              for name, t in state["wagers"].items()},
             holds, open_hold, tally("corrections"), tally("refusals"), tally("faults"),
-            state["shoes"])
+            state["shoes"], Books.from_state(state["books"]) if "books" in state else Books())

@@ -9,9 +9,12 @@ from typing import Any, Final
 
 from controller.game.alerts import Alert
 from controller.game.events import (
+    BoughtIn,
     CardAssigned,
     CardDrawn,
     Checkpoint,
+    ChipsLeft,
+    ChipsTransferred,
     ConfigChanged,
     DayClosed,
     DaySigned,
@@ -28,6 +31,7 @@ from controller.game.events import (
     PlayerSeated,
     RatingAssessed,
     SupervisorRefused,
+    TrayCounted,
     WagerPlaced,
 )
 from controller.game.money import USD, Currency
@@ -90,6 +94,18 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES,
         return f"dealer {event.dealer} signed out ({readable(event.reason)})"
     if isinstance(event, ConfigChanged):
         return _configuration(event)
+    if isinstance(event, TrayCounted):
+        return (f"tray counted at the {'open' if event.count == 'opener' else 'close'}: "
+                f"{_chips(event.chips, money)}, by dealer {event.dealer} and supervisor "
+                f"{event.supervisor}")
+    if isinstance(event, ChipsTransferred):
+        return (f"{event.transfer} slip {event.seq}: {_chips(event.chips, money)}, runner "
+                f"{event.runner}, supervisor {event.supervisor}")
+    if isinstance(event, BoughtIn):
+        return f"buy-in: seat {event.seat} {money.text(event.amount)} in {event.medium}"
+    if isinstance(event, ChipsLeft):
+        return (f"chips out: seat {event.seat} {money.text(event.amount)} "
+                f"{readable(event.how)}")
     if isinstance(event, PayoutRead):
         read = [f"seat {seat} {wager_words(spot, tables)} "
                 f"{'unreadable' if amount is None else money.text(amount)}"
@@ -118,6 +134,15 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES,
     text = event_words(event.kind)
     return f"{text}: " + ", ".join(f"{readable(k)} {_value(v)}" for k, v in fields.items()) \
         if fields else text
+
+
+def _chips(chips: Mapping[str, int], money: Currency) -> str:
+    """'$1,250.00 (10 x $100.00, 10 x $25.00)': chips as the journal has them (denomination
+    in minor units, as text), in the table's money; a key that is no number is left out."""
+    counted = [(int(d), n) for d, n in chips.items() if str(d).isdigit()
+               and isinstance(n, int)]
+    parts = ", ".join(f"{n} x {money.text(d)}" for d, n in sorted(counted, reverse=True))
+    return f"{money.text(sum(d * n for d, n in counted))} ({parts or 'no chips'})"
 
 
 def _pins_refused(event: PinsRefused) -> str:

@@ -158,6 +158,53 @@ class PayoutOverridden(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TrayCounted(Event):
+    """The chip tray counted by denomination (issue 38): at the table's open (`count`
+    "opener") or close ("closer"), signed by the dealer and a supervisor with their PINs.
+    `chips`: denomination in minor units (as text) -> chips."""
+
+    count: str
+    chips: dict[str, int]
+    dealer: str
+    supervisor: str
+    kind: ClassVar[str] = "tray_counted"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChipsTransferred(Event):
+    """A fill (chips from the cage to the tray) or a credit (from the tray to the cage), by
+    denomination, signed by the runner who carried them and a supervisor (issue 38); its
+    slip's number is the record's."""
+
+    transfer: str
+    chips: dict[str, int]
+    runner: str
+    supervisor: str
+    kind: ClassVar[str] = "chips_transferred"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BoughtIn(Event):
+    """A player's cash or marker exchanged for chips at a seat (issue 38), minor units; it
+    counts to the seat's open rating, if one is."""
+
+    seat: int
+    amount: int
+    medium: str  # "cash" or "marker"
+    kind: ClassVar[str] = "bought_in"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChipsLeft(Event):
+    """Chips a player left the table with, walked or colored up (issue 38), minor units."""
+
+    seat: int
+    amount: int
+    how: str  # "walked" or "colored_up"
+    kind: ClassVar[str] = "chips_left"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ConfigChanged(Event):
     """The table configuration put in force, pay tables included with their files' SHA-256, so
     that an auditor can tell which tables settled which round and a fold needs no files; with
@@ -405,7 +452,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound, DeviceAlarm,
         SupervisorRefused, PinsRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk,
         PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed, PayoutRead,
-        PayoutOverridden)
+        PayoutOverridden, TrayCounted, ChipsTransferred, BoughtIn, ChipsLeft)
 }
 
 

@@ -83,14 +83,16 @@ def amounts_due(settlements: Iterable[Settlement], game: str) -> dict[tuple[int,
 
 def check_layout(settlements: Sequence[Settlement], game: str,
                  lying: Mapping[tuple[int, str], int], readings: Iterable[Reading],
-                 change_below: int = 0) -> list[SpotCheck]:
+                 chip_unit: int = 0, live: bool = False) -> list[SpotCheck]:
     """Each wagered spot checked against its due, by seat and then by layout position. A spot
     that was not read keeps what lay on it before the payout (`lying`: `settle` gives the
     amount at the lock) as its only reading. A reading that equals the due makes the spot
-    right, whatever lower reading follows it (a player picking up winnings, a sensor fault);
-    a higher one is an overpay. `change_below`: the smallest chip, where the table knows it:
-    a spot short of its due by less than it holds the rest in cash, which the pads cannot
-    read."""
+    right, whatever follows it (a player picking up winnings, a sensor fault).
+
+    The live table (`live`) asks more: a winner reading above its due after it was right was
+    paid again; a reading picked up `early` shows its due was there (the player took it
+    before it was still); and a spot short of its due by less than `chip_unit` (what every
+    amount in chips is a multiple of) holds the rest in cash, which the pads cannot read."""
     due = amounts_due(settlements, game)
     won = {(s.seat, s.wager) for s in settlements if s.net > 0}
     read: dict[tuple[int, str], list[Reading]] = {}
@@ -100,28 +102,44 @@ def check_layout(settlements: Sequence[Settlement], game: str,
     checks = []
     for key in sorted(due, key=lambda k: (k[0], order.index(k[1]))):
         spot_readings = read.get(key) or [Reading(*key, lying.get(key, 0))]
-        checks.append(SpotCheck(key[0], key[1], due[key], spot_readings[-1].amount,
-                                _result(due[key], spot_readings, key in won, change_below)))
+        result = (_live_result(due[key], spot_readings, key in won, chip_unit) if live
+                  else _result(due[key], [r.amount for r in spot_readings], key in won))
+        checks.append(SpotCheck(key[0], key[1], due[key], spot_readings[-1].amount, result))
     return checks
 
 
-def _result(due: int, readings: list[Reading], won: bool, change_below: int) -> Result:
-    amounts = [r.amount for r in readings]
+def _result(due: int, amounts: list[int | None], won: bool) -> Result:
+    """`settle`'s results, as the issue names them."""
+    last = amounts[-1]
     if due in amounts:
-        after = amounts[len(amounts) - 1 - amounts[::-1].index(due):]
-        return Result.OK if all(a is None or a <= due for a in after) else Result.OVER
-    last = readings[-1]
-    if last.amount is None:
+        return Result.OK
+    if last is None:
         return Result.UNREADABLE
-    if last.amount == 0 and last.early:
-        return Result.UNVERIFIED  # the due was there, and taken before it was still
+    return _wrong(due, last, won)
+
+
+def _live_result(due: int, readings: list[Reading], won: bool, chip_unit: int) -> Result:
+    amounts = [r.amount for r in readings]
+    shown = [i for i, r in enumerate(readings) if r.amount == due or r.early]
+    if shown:  # the due was on the spot: right, unless a winner was paid again after it
+        last_shown = shown[-1]
+        if due == 0 or all(a is None or a <= due for a in amounts[last_shown + 1:]):
+            return Result.UNVERIFIED if readings[last_shown].early else Result.OK
+        return Result.OVER
+    last = amounts[-1]
+    if last is None:
+        return Result.UNREADABLE
+    if 0 <= due - last < chip_unit:
+        return Result.UNVERIFIED  # the change, in cash
+    return _wrong(due, last, won)
+
+
+def _wrong(due: int, last: int, won: bool) -> Result:
     if due == 0:
         return Result.NOT_COLLECTED
-    if last.amount > due:
+    if last > due:
         return Result.OVER
-    if due - last.amount < change_below:
-        return Result.UNVERIFIED  # the change, in cash
-    if last.amount == 0 and won:
+    if last == 0 and won:
         return Result.COLLECTED_WINNER
     return Result.UNDER
 

@@ -215,6 +215,9 @@ class RoundMachine:
         self.caught: dict[tuple[int, str], SpotCheck] = {}
         self.payout_held = False
         self.override: tuple[str, str] | None = None
+        # Where the payout is checked: what the pads read on a seat's main spot once a double
+        # or a split's chips went down (the spot's reading before the payout).
+        self.on_main: dict[int, int] = {}
         self.play: BlackjackPlay | BaccaratPlay | None = None
         MACHINES[config.game].add_model(self)
 
@@ -319,34 +322,43 @@ class RoundMachine:
             return []  # chips move while the dealer pays and collects (a side bet lost at the
             # deal taken away, a refused wager handed back), however early in the round
         before = self.wagers.get(event.seat, {}).get(event.spot, 0)
-        if event.amount == before or event.amount in self._doubled_on_main(event.seat,
-                                                                            event.spot):
-            return []  # unchanged, or the chips of a double or a split on the spot
-        code = "past_posting" if event.amount > before else "pinching"
-        money, after = self.config.money, "after bets were locked; the new amount is not accepted"
-        alert = Alert(code, f"seat {event.seat}: {wager_words(event.spot, self.config.pay_tables)}"
-                      f" changed from {money.text(before)} to {money.text(event.amount)} {after}",
-                      event.seat, event.spot, blocking=True)
-        self.alerts.append(alert)
-        return [alert, *self.hold(alert.message, audit=f"seat {event.seat}: {event.spot} "
-                                  f"changed from {before} to {event.amount} {after}")]
+        if event.spot == "main":
+            before = self.on_main.get(event.seat, before)
+        if event.amount == before:
+            return []
+        if event.spot == "main" and self._fits_main(event.seat, event.amount):
+            self.on_main[event.seat] = event.amount  # the chips of a double or a split
+            return []
+        return self._changed(event.seat, event.spot, before, event.amount)
 
-    def _doubled_on_main(self, seat: int, spot: str) -> set[int]:
-        """What a blackjack seat's main spot may read once it has doubled or split, as the
-        stakes of its hands lie there: their sum, and while its hand is asked for a decision
-        that can double or split, that sum and the hand's stake again (the chips go down
-        before the dealer enters the decision)."""
-        if spot != "main" or not isinstance(self.play, BlackjackPlay):
-            return set()
+    def _changed(self, seat: int, spot: str, before: int, amount: int) -> list[Effect]:
+        """A wager's chips changed after the lock: past-posting or pinching, held."""
+        code = "past_posting" if amount > before else "pinching"
+        money, after = self.config.money, "after bets were locked; the new amount is not accepted"
+        alert = Alert(code, f"seat {seat}: {wager_words(spot, self.config.pay_tables)}"
+                      f" changed from {money.text(before)} to {money.text(amount)} {after}",
+                      seat, spot, blocking=True)
+        self.alerts.append(alert)
+        return [alert, *self.hold(alert.message, audit=f"seat {seat}: {spot} "
+                                  f"changed from {before} to {amount} {after}")]
+
+    def _fits_main(self, seat: int, amount: int) -> bool:
+        """Where the pads check the payout, whether `amount` on a blackjack seat's main spot is
+        its hands' stakes (after a double or a split they all lie there), or on the way to them
+        while its hand is asked for a decision that can double or split (the chips go down, a
+        stack at a time, before the dealer enters the decision). Elsewhere the pads' chips
+        are not followed through a double, as before."""
+        if self.config.payout_verify == "off" or not isinstance(self.play, BlackjackPlay):
+            return False
         hands = [h for s in self.play.seats if s.number == seat for h in s.hands]
         if not hands:
-            return set()
+            return False
         total = sum(hand.stake for hand in hands)
         due = self.expected()
         if isinstance(due, DecisionDue) and due.seat == seat and 0 < due.hand <= len(hands) \
                 and {"double", "split"} & set(due.options):
-            return {total, total + hands[due.hand - 1].stake}
-        return {total}
+            return total <= amount <= total + hands[due.hand - 1].stake
+        return amount == total
 
     def _lock(self) -> list[Effect]:
         self.trigger("lock")
@@ -408,6 +420,12 @@ class RoundMachine:
             new = self.play.decide(event.seat, event.hand, event.action)
         except PlayError as exc:
             return [self._alert("action_not_open", str(exc), event.seat)]
+        lying = self.on_main.get(event.seat)
+        if lying is not None and not self._fits_main(event.seat, lying):
+            # chips put down for a double or a split the dealer did not enter
+            stakes = sum(h.stake for s in self.play.seats if s.number == event.seat
+                         for h in s.hands)
+            return [*self._progressed(new), *self._changed(event.seat, "main", stakes, lying)]
         return self._progressed(new)
 
     def _new_play(self) -> BlackjackPlay | BaccaratPlay:
@@ -572,16 +590,18 @@ class RoundMachine:
         if self.config.payout_verify == "off":
             return []
         return check_layout(self._known(), self.config.game, self.lying(), self.readings,
-                            self.config.smallest_chip)
+                            self.config.chip_unit, live=True)
 
     def lying(self) -> dict[tuple[int, str], int]:
-        """What lay on each spot before the payout: the stakes of its settled hands (a double
-        or a split adds to the spot), else what it held at the lock."""
-        lying = self.at_lock()
+        """What lay on each spot before the payout: what the pads read on a main spot after a
+        double or a split, else the stakes of its settled hands, else what it held at the
+        lock."""
         stakes: dict[tuple[int, str], int] = {}
         for s in self.settlements:
-            stakes[s.seat, s.wager] = stakes.get((s.seat, s.wager), 0) + s.stake
-        return {**lying, **stakes}
+            if s.outcome not in (REFUSED, RETURNED):
+                stakes[s.seat, s.wager] = stakes.get((s.seat, s.wager), 0) + s.stake
+        return {**self.at_lock(), **stakes,
+                **{(seat, "main"): amount for seat, amount in self.on_main.items()}}
 
     def at_lock(self) -> dict[tuple[int, str], int]:
         """What each spot held at the lock: a spot's reading until the pads read it again."""
@@ -619,7 +639,8 @@ class RoundMachine:
         read = {(r.seat, r.spot) for r in self.readings}
         self.contradicted |= {(c.seat, c.spot) for c in checks
                               if c.result in CONTRADICTIONS and (c.seat, c.spot) in read}
-        if self.payout_held and not any(c.result in CONTRADICTIONS for c in checks):
+        if self.payout_held and self.pending_card is None and not any(
+                c.result in CONTRADICTIONS for c in checks):
             self._unhold()
             return [self._alert("payout_corrected", "payout corrected: every spot reads what "
                                 "is due; confirm the payout")]

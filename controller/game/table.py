@@ -16,16 +16,20 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from controller.game.alerts import Alert
+from controller.game.books import BooksError, check_chips
 from controller.game.cards import Card, parse_card
 from controller.game.day_ledger import DayLedger
 from controller.game.describe import describe, describe_effect, split_so_far
 from controller.game.events import (
     BetsLocked,
+    BoughtIn,
     CardAssigned,
     CardDrawn,
     CardMisread,
     CardVoided,
     Checkpoint,
+    ChipsLeft,
+    ChipsTransferred,
     ConfigChanged,
     ControllerStarted,
     CutCardReached,
@@ -47,6 +51,7 @@ from controller.game.events import (
     RatingAssessed,
     ShoeEmpty,
     SupervisorRefused,
+    TrayCounted,
     WagerPlaced,
     canonical,
     is_correction,
@@ -331,6 +336,8 @@ class Table:
             return self._people(event)
         if isinstance(event, RatingAssessed):  # the audit trail's and the floor's: no state
             return []
+        if isinstance(event, TrayCounted | ChipsTransferred | BoughtIn | ChipsLeft):
+            return self._books(event)
         if isinstance(event, (*CLOSING, DiskLow, DiskOk)):
             return self._journal_event(event)
         if isinstance(event, ControllerStarted):
@@ -369,6 +376,38 @@ class Table:
         if isinstance(event, CardAssigned) and event.card and record.machine.pending_card:
             self.shoe.counts[parse_card(event.card)] += 1
         return self._feed(record, event)
+
+    def _books(self, event: TrayCounted | ChipsTransferred | BoughtIn | ChipsLeft
+               ) -> list[Effect]:
+        """The day's books (issue 38). The table's edge checked each transaction before it
+        was journaled; one the configuration in force cannot take (chips it does not have, a
+        seat it does not have) is said and kept out of the books, never guessed."""
+        config, books = self.config, self.day.books
+        what = (f"tray {event.count}" if isinstance(event, TrayCounted) else event.transfer
+                if isinstance(event, ChipsTransferred) else event_words(event.kind))
+        if config is None:
+            return [Alert("no_configuration", f"{what}: no configuration is in force")]
+        try:
+            if isinstance(event, TrayCounted | ChipsTransferred):
+                chips = check_chips(event.chips, config.chips, config.money)
+                if isinstance(event, TrayCounted):
+                    books.counted(event.count, event.seq, chips, event.dealer, event.supervisor)
+                else:
+                    books.transferred(event.transfer, event.seq, chips, event.runner,
+                                      event.supervisor)
+                return []
+            if refused := self._no_such_seat(event.seat, "nothing was booked"):
+                return [refused]
+            rating = self.ratings.open.get(event.seat)
+            number, player = (rating.number, rating.player) if rating else (None, None)
+            if isinstance(event, BoughtIn):
+                books.bought_in(event.seq, event.seat, event.amount, event.medium, number,
+                                player)
+            else:
+                books.left_with(event.seq, event.seat, event.amount, event.how, number, player)
+        except BooksError as exc:
+            return [Alert("bad_books", f"{what}: {exc.reason}")]
+        return []
 
     def _configure(self, event: ConfigChanged) -> None:
         self.config_event, self.config = event, config_from_event(event)
@@ -438,7 +477,8 @@ class Table:
             if event.summary != self.day.summary():
                 raise FoldMismatch(f"the summary of day {event.day} (record {event.seq}) "
                                    "differs from the fold of the day's records")
-            self.day = DayLedger(self.day.number + 1, last_label=event.day)
+            self.day = DayLedger(self.day.number + 1, last_label=event.day,
+                                 books=self.day.books.next_day())
         elif isinstance(event, DiskLow):
             self.deal_refused = (f"the journal's disk is down to {event.free // 2**20} MiB "
                                  f"(reserve {event.reserve // 2**20} MiB): copy closed days out "

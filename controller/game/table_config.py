@@ -8,6 +8,7 @@ Amounts in the mapping are in currency units and become minor units here.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -51,9 +52,14 @@ class TableConfig:
     idle_rounds: int = IDLE_ROUNDS
     money: Currency = USD  # how its amounts are written for people (never in an edge)
     payout_verify: str = "off"  # one of VERIFY_MODES
-    # The smallest chip of the table's denominations: a payout short of its due by less is
-    # made up in cash, which the pads cannot read.
-    smallest_chip: int = 0
+    chips: tuple[int, ...] = ()  # the denominations, largest first (`[display] chips`)
+
+    @property
+    def chip_unit(self) -> int:
+        """What every amount paid in chips is a multiple of (the denominations' greatest
+        common divisor): a payout short of its due by less is made up in cash, which the pads
+        cannot read (0: no chips known)."""
+        return math.gcd(*self.chips) if self.chips else 0
 
     @property
     def max_seats(self) -> int:
@@ -111,13 +117,13 @@ def build_table(game: str, options: Mapping[str, Any], pay_table_ids: Mapping[st
         raise RulesError(f"rules.payout_verify: {str(verify)[:40]!r} is not one of "
                          f"{', '.join(VERIFY_MODES)}")
     try:
-        smallest = Cashier(money.code, money.locale, chips).chips[-1]
+        denominations = Cashier(money.code, money.locale, chips).chips
     except CashierError as exc:
         raise RulesError(str(exc)) from None
     return TableConfig(game, rules, pay_tables, limits, unit, aggregate,
                        _amount(options, "lucky7_unit", 100), four,
                        _amount(options, "limited_wager_max", 500), idle, money, verify,
-                       smallest)
+                       denominations)
 
 
 def _amount(options: Mapping[str, Any], name: str, default: int) -> int:

@@ -142,3 +142,14 @@ def test_a_flood_of_reports_starves_no_still_reading() -> None:
         table.now += 0.05
         table.loop.step(0)
     assert [r.amount for r in table.machine.readings] == [0]
+
+
+def test_an_overshoot_grabbed_before_it_was_still_is_no_pick_up() -> None:
+    """$20.00 due: the stack passes it, overshoots to $25.00 and is emptied before it is
+    still: an overpay taken off, never a player's early pick-up."""
+    machine = settled_round().machine
+    watch = PayoutWatch(STILL_S)
+    watch.takes(machine, 1, 1, "main")
+    for at, amount in ((0.0, 2000), (0.1, 2500), (0.2, 0)):
+        watch.reported(at, machine, 1, "main", amount)
+    assert watch.still(1.0, machine) == PayoutRead(seq=0, readings=[[1, "main", 0]])

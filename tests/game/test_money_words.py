@@ -38,10 +38,13 @@ from controller.game.cashier import Cashier
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
+    BoughtIn,
     CardAssigned,
     CardDrawn,
     CardMisread,
     CardVoided,
+    ChipsLeft,
+    ChipsTransferred,
     ControllerStarted,
     CutCardReached,
     DayClosed,
@@ -66,6 +69,7 @@ from controller.game.events import (
     RoundVoided,
     ShoeEmpty,
     SupervisorRefused,
+    TrayCounted,
     WagerPlaced,
 )
 from controller.game.money import Currency
@@ -115,7 +119,7 @@ SPOTS: Final = {"blackjack": ("main", "main", "main", "lucky_stiff", "lucky7",
 # and file hash, a device's code, a size, a time, a count; never an amount.
 COUNTED: Final = re.compile("|".join((
     r"(?:seats? |hand |shoe |round |rating |dealer card |to |stood on |push on |tie on |tie |"
-    r"· |#)\d+",
+    r"· |#|slip )\d+", r"\d+ x ",
     r"\d+(?:-deck| MiB| s\b| PINs?| wrong| decisions| flags| wagering|[♠♥♦♣])",
     r"\d+ (?:beats|v|loses to) \d+", r"(?:player|banker) \d+", r"\([0-9a-f]{12}\)",
     r"\bW0x[0-9A-F]{2}\b",
@@ -127,9 +131,11 @@ SUPERVISOR: Final = "sup"
 PIN: Final = "2468"
 GUARD: Final = PinGuard({SUPERVISOR: hash_pin(PIN, iterations=1_000)})
 PACKAGES: Final = ("controller", "devices", "drivers", "simulators", "floor", "protocol")
-# Alert codes the streams cannot make, with why: none today. A new kind of alert goes into the
-# streams, or here with its reason.
-NOT_MADE: Final[dict[str, str]] = {}
+# Alert codes the streams cannot make, with why. A new kind of alert goes into the streams, or
+# here with its reason.
+NOT_MADE: Final[dict[str, str]] = {
+    "no_configuration": "the books before any configuration: the table's edge refuses a "
+                        "transaction then, and a table starts configured"}
 
 
 def in_money(text: str, money: Currency) -> list[str]:
@@ -260,6 +266,12 @@ class Stream:
     def on_hold(self) -> None:
         rng, machine = self.rng, self.service.table.round
         assert machine is not None
+        if machine.payout_held and rng.random() < 0.6:  # put right, or overridden
+            if rng.random() < 0.6:
+                self.pads_read(right=True)
+            else:
+                self.submit(PayoutOverridden(seq=0, by=self.sup(), reason="paid at the cage"))
+            return
         roll = rng.random()
         targets = ["seat 1 hand 1", "seat 2", "dealer", "banker", "player", "nowhere",
                    "seat 9 hand 3"]
@@ -320,9 +332,10 @@ class Stream:
             self.submit(PayoutConfirmed(seq=0))
 
     def aside(self) -> None:
-        """What happens beside the rounds: devices, the shoe, the disk, people, PINs."""
+        """What happens beside the rounds: devices, the shoe, the disk, people, PINs, the
+        books."""
         rng, service = self.rng, self.service
-        choice = rng.randrange(16)
+        choice = rng.randrange(17)
         device = rng.choice(("shoe", "pads"))
         if choice == 0:
             self.submit(DeviceLost(seq=0, device=device, reason=rng.choice(("", "unplugged"))))
@@ -369,8 +382,27 @@ class Stream:
                                        flags=[]))
         elif choice == 14:
             self.submit(RoundVoided(seq=0, by=self.sup()))
+        elif choice == 15:
+            self.books()
         else:
             self.submit(PayoutConfirmed(seq=0))
+
+    def books(self) -> None:
+        """A transaction of the day's books: chips by denomination (one the table has not, at
+        times), a buy-in or chips out at a seat (one it has not, at times)."""
+        rng = self.rng
+        chips = {str(rng.choice((10_000, 2_500, 500, 2_000))): rng.randint(0, 40)
+                 for _ in range(rng.randint(1, 3))}
+        seat = rng.randint(1, 9)
+        self.submit(rng.choice((
+            TrayCounted(seq=0, count=rng.choice(("opener", "closer")), chips=chips,
+                        dealer="D-7", supervisor=self.sup()),
+            ChipsTransferred(seq=0, transfer=rng.choice(("fill", "credit")), chips=chips,
+                             runner="R-2", supervisor=self.sup()),
+            BoughtIn(seq=0, seat=seat, amount=rng.choice(AMOUNTS),
+                     medium=rng.choice(("cash", "marker"))),
+            ChipsLeft(seq=0, seat=seat, amount=rng.choice(AMOUNTS),
+                      how=rng.choice(("walked", "colored_up"))))))
 
 
 def streams(seeds: range) -> Iterator[tuple[Currency, Said]]:

@@ -223,7 +223,7 @@ def test_the_change_paid_in_cash_leaves_the_spot_unverified_without_a_hold() -> 
     feed(WagerPlaced, seat=2, spot="banker", amount=2500)
     feed(BetsLocked)
     feed.cards("2S", "9C", "3D", "KH")
-    assert feed.config.smallest_chip == 50
+    assert feed.config.chip_unit == 50
     feed(PayoutRead, readings=[[2, "banker", 4800]])
     assert results(feed)["banker"] == (Result.UNDER, 4800)
     feed(PayoutRead, readings=[[2, "banker", 4850]])
@@ -272,3 +272,81 @@ def test_chips_put_right_do_not_end_a_hold_for_something_else() -> None:
     feed(Resumed, by="sup")
     feed(PayoutConfirmed)
     assert state(feed) is CLOSED
+
+
+def doubling(verify: str = "hold") -> Feed:
+    """Seat 1: main $10.00 on 11 against a 7, asked to double."""
+    feed = Feed(rules={"payout_verify": verify})
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed(BetsLocked)
+    feed.cards("5S", "7D", "6C", "8C")
+    return feed
+
+
+def test_where_the_payout_is_not_checked_a_doubles_chips_hold_as_before() -> None:
+    """A table that does not check its payout folds its journals as it always did: the pads'
+    chips are not followed through a double."""
+    assert "past_posting" in codes(doubling("off")(WagerPlaced, seat=1, spot="main",
+                                                   amount=2000))
+
+
+def test_a_double_stacked_over_reports_is_followed() -> None:
+    feed = doubling()
+    assert codes(feed(WagerPlaced, seat=1, spot="main", amount=1500)) == []
+    assert codes(feed(WagerPlaced, seat=1, spot="main", amount=2000)) == []
+    feed(DealerAction, seat=1, action="double")
+    assert state(feed) is not HOLD and feed.machine.on_main == {1: 2000}
+
+
+def test_chips_for_a_double_the_dealer_does_not_enter_are_past_posting() -> None:
+    feed = doubling()
+    feed(WagerPlaced, seat=1, spot="main", amount=2000)
+    effects = feed(DealerAction, seat=1, action="stand")
+    assert "past_posting" in codes(effects) and state(feed) is HOLD
+    assert "changed from $10.00 to $20.00" in str(feed.machine.hold_reason)
+
+
+def test_chips_taken_back_after_a_double_are_pinching() -> None:
+    feed = doubling()
+    feed(WagerPlaced, seat=1, spot="main", amount=2000)
+    feed(DealerAction, seat=1, action="double")
+    assert "pinching" in codes(feed(WagerPlaced, seat=1, spot="main", amount=1000))
+
+
+def test_cash_change_is_below_what_every_chip_amount_is_a_multiple_of() -> None:
+    """Euro chips of €2.50 and €1.00 pay €0.50 steps: a spot €0.50 short is underpaid, never
+    change, so the unit below which a shortfall is cash is €0.50 (their greatest common
+    divisor), not the smallest chip (€1.00)."""
+    from controller.game.money import Currency
+    from controller.game.table_config import build_table
+    from tests.conftest import REGISTRY
+    config = build_table("blackjack", {}, {}, REGISTRY, Currency("EUR", "de_DE"))
+    assert (config.chips[-1], config.chip_unit) == (100, 50)
+
+
+def test_an_overpay_put_right_and_picked_up_before_it_was_still_is_no_hold() -> None:
+    feed = settled_round()
+    feed(PayoutRead, readings=[[1, "main", 2000], [1, "lucky7", 0]])
+    feed(PayoutRead, readings=[[1, "main", 2500]])
+    feed(PayoutConfirmed)
+    assert feed.machine.payout_held
+    feed(PayoutRead, readings=[[1, "main", 0]], early=[[1, "main"]])  # 2000 again, then taken
+    assert results(feed)["main"] == (Result.UNVERIFIED, 0)
+    assert state(feed) is SETTLED
+
+
+def test_a_card_set_aside_during_a_payout_hold_keeps_the_round_held() -> None:
+    feed = settled_round()
+    feed(PayoutConfirmed)
+    feed.cards("4H")  # no hand takes it: set aside for a supervisor
+    assert feed.machine.pending_card is not None
+    feed(PayoutRead, readings=[[1, "main", 2000], [1, "lucky7", 0]])
+    assert state(feed) is HOLD
+
+
+def test_a_collected_loser_may_take_the_next_wager() -> None:
+    """A losing spot read empty is right; chips put on it afterwards are the next wager."""
+    feed = settled_round()
+    feed(PayoutRead, readings=[[1, "lucky7", 0]])
+    feed(PayoutRead, readings=[[1, "lucky7", 500]])
+    assert results(feed)["lucky7"] == (Result.OK, 500)
