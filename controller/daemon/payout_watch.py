@@ -38,11 +38,12 @@ class PayoutWatch:
     def takes(self, machine: RoundMachine | None, number: int | None, seat: int,
               spot: str) -> bool:
         """Whether a report of `seat`'s `spot` is the payout's to watch: the round checks its
-        payout and has settled the spot (a new round forgets the last one's spots)."""
+        payout and the spot's due is known (a main spot's other hands may still play: the
+        round follows its chips till then). A new round forgets the last one's spots."""
         if number != self._round:
             self._round, self._spots = number, {}
         return (machine is not None and machine.config.payout_verify != "off"
-                and not machine.finished and (seat, spot) in machine.settled_spots())
+                and not machine.finished and (seat, spot) in machine.dues())
 
     def reported(self, now: float, machine: RoundMachine, seat: int, spot: str,
                  amount: int | None) -> None:

@@ -67,7 +67,7 @@ from controller.game.round_state import (
 from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import BlackjackRules
-from controller.game.rules.blackjack_play import BlackjackPlay
+from controller.game.rules.blackjack_play import BlackjackPlay, Hand
 from controller.game.rules.play import DecisionDue, Expectation, NoCardDue, PlayError
 from controller.game.rules.settlement import REFUSED, RETURNED, Outcome, Settlement, settle
 from controller.game.rules.wager_checks import check_wagers
@@ -317,17 +317,19 @@ class RoundMachine:
             else:
                 seat_wagers.pop(event.spot, None)
             return []
-        if self.settled or any(s.seat == event.seat and s.wager == event.spot
-                               for s in self.settlements):
+        if self.settled:
+            return []  # chips move while the dealer pays and collects
+        if event.spot == "main" and self._main_followed(event.seat):
+            if self._fits_main(event.seat, event.amount):
+                self.on_main[event.seat] = event.amount
+                return []
+            before = self.on_main.get(event.seat, self.wagers[event.seat]["main"])
+            return self._changed(event.seat, "main", before, event.amount)
+        if any(s.seat == event.seat and s.wager == event.spot for s in self.settlements):
             return []  # chips move while the dealer pays and collects (a side bet lost at the
             # deal taken away, a refused wager handed back), however early in the round
         before = self.wagers.get(event.seat, {}).get(event.spot, 0)
-        if event.spot == "main":
-            before = self.on_main.get(event.seat, before)
         if event.amount == before:
-            return []
-        if event.spot == "main" and self._fits_main(event.seat, event.amount):
-            self.on_main[event.seat] = event.amount  # the chips of a double or a split
             return []
         return self._changed(event.seat, event.spot, before, event.amount)
 
@@ -342,23 +344,31 @@ class RoundMachine:
         return [alert, *self.hold(alert.message, audit=f"seat {seat}: {spot} "
                                   f"changed from {before} to {amount} {after}")]
 
+    def _seat_hands(self, seat: int) -> list[Hand]:
+        if not isinstance(self.play, BlackjackPlay):
+            return []
+        return [h for s in self.play.seats if s.number == seat for h in s.hands]
+
+    def _main_followed(self, seat: int) -> bool:
+        """Where the pads check the payout, a blackjack seat's main spot in play is followed
+        chip by chip: a double's and a split's chips go down on it, a bust hand's are taken
+        off it while the others play. Elsewhere it is the wager it was at the lock, as
+        before."""
+        return self.config.payout_verify != "off" and bool(self._seat_hands(seat))
+
     def _fits_main(self, seat: int, amount: int) -> bool:
-        """Where the pads check the payout, whether `amount` on a blackjack seat's main spot is
-        its hands' stakes (after a double or a split they all lie there), or on the way to them
-        while its hand is asked for a decision that can double or split (the chips go down, a
-        stack at a time, before the dealer enters the decision). Elsewhere the pads' chips
-        are not followed through a double, as before."""
-        if self.config.payout_verify == "off" or not isinstance(self.play, BlackjackPlay):
-            return False
-        hands = [h for s in self.play.seats if s.number == seat for h in s.hands]
-        if not hands:
-            return False
+        """Whether `amount` on a followed main spot can be: from the stakes of its hands still
+        in play (the settled ones collected, or not yet) to all its hands' stakes, and one
+        hand's stake more while that hand is asked for a decision that can double or split
+        (the chips go down, a stack at a time, before the dealer enters the decision)."""
+        hands = self._seat_hands(seat)
+        playing = sum(hand.stake for hand in hands if hand.outcome is None)
         total = sum(hand.stake for hand in hands)
         due = self.expected()
         if isinstance(due, DecisionDue) and due.seat == seat and 0 < due.hand <= len(hands) \
                 and {"double", "split"} & set(due.options):
-            return total <= amount <= total + hands[due.hand - 1].stake
-        return amount == total
+            total += hands[due.hand - 1].stake
+        return playing <= amount <= total
 
     def _lock(self) -> list[Effect]:
         self.trigger("lock")
@@ -423,8 +433,7 @@ class RoundMachine:
         lying = self.on_main.get(event.seat)
         if lying is not None and not self._fits_main(event.seat, lying):
             # chips put down for a double or a split the dealer did not enter
-            stakes = sum(h.stake for s in self.play.seats if s.number == event.seat
-                         for h in s.hands)
+            stakes = sum(h.stake for h in self._seat_hands(event.seat))
             return [*self._progressed(new), *self._changed(event.seat, "main", stakes, lying)]
         return self._progressed(new)
 

@@ -53,10 +53,12 @@ def test_only_settled_spots_of_a_checked_round_are_watched() -> None:
     assert not watch.takes(None, None, 1, "main")
 
 
-def test_a_main_spot_is_read_only_once_its_due_is_known() -> None:
-    """A bust hand's chips are collected while the round plays on; its reading is taken when
-    the round settles (the spot may carry another hand), not before."""
+def test_a_main_spot_is_the_rounds_until_its_due_is_known() -> None:
+    """A bust hand's chips are collected while the round plays on: the spot (which may carry
+    another hand) is not the payout's yet, and the round follows its chips; once the round
+    settles, what lay there is the spot's reading."""
     from controller.game.events import BetsLocked, CardDrawn, DealerAction, WagerPlaced
+    from controller.game.layout import Result
     from tests.game.test_round_machine import Feed
     feed = Feed(rules={"payout_verify": "hold"})
     feed(WagerPlaced, seat=1, spot="main", amount=1000)
@@ -67,12 +69,13 @@ def test_a_main_spot_is_read_only_once_its_due_is_known() -> None:
     feed.cards("KH")  # seat 1 busts: settled, the round plays on
     machine = feed.machine
     watch = PayoutWatch(STILL_S)
-    assert watch.takes(machine, 1, 1, "main")
-    watch.reported(0.0, machine, 1, "main", 0)
-    assert watch.still(2.0, machine) is None and watch.wait_s(2.0, machine) is None
+    assert not watch.takes(machine, 1, 1, "main")
+    assert feed(WagerPlaced, seat=1, spot="main", amount=0) == []  # collected: no pinching
     feed(DealerAction, seat=2, action="stand")
     feed(CardDrawn, card="5H")  # dealer 21
-    assert watch.still(2.1, machine) == PayoutRead(seq=0, readings=[[1, "main", 0]])
+    assert watch.takes(machine, 1, 1, "main")
+    assert [(c.seat, c.result, c.read) for c in machine.checks()] == [
+        (1, Result.OK, 0), (2, Result.NOT_COLLECTED, 1000)]
 
 
 def test_a_new_round_forgets_the_last_rounds_spots() -> None:

@@ -350,3 +350,27 @@ def test_a_collected_loser_may_take_the_next_wager() -> None:
     feed(PayoutRead, readings=[[1, "lucky7", 0]])
     feed(PayoutRead, readings=[[1, "lucky7", 500]])
     assert results(feed)["lucky7"] == (Result.OK, 500)
+
+
+def test_a_split_seat_whose_first_hand_busts_doubles_its_second_on_the_pads() -> None:
+    """Eights split (their chips down first), the first hand busts (settled while the second
+    plays), the second doubles with its chips on the spot: the round follows the spot's
+    chips throughout, with no past-posting or pinching, and the payout is checked against
+    them."""
+    feed = Feed(rules={"payout_verify": "hold"})
+    feed(WagerPlaced, seat=1, spot="main", amount=1000)
+    feed(BetsLocked)
+    feed.cards("8S", "6D", "8C", "TC")  # a pair of 8s against a 6 up (16)
+    assert codes(feed(WagerPlaced, seat=1, spot="main", amount=2000)) == []
+    feed(DealerAction, seat=1, action="split")
+    feed.cards("5H")  # hand 1: 13
+    feed(DealerAction, seat=1, hand=1, action="hit")
+    feed.cards("KH")  # 23: bust, settled; hand 2 plays on
+    feed.cards("3H")  # hand 2: 11
+    assert codes(feed(WagerPlaced, seat=1, spot="main", amount=1000)) == []  # bust collected
+    assert codes(feed(WagerPlaced, seat=1, spot="main", amount=2000)) == []  # double's chips
+    feed(DealerAction, seat=1, hand=2, action="double")
+    feed.cards("9H")  # 20; the dealer draws to 18
+    feed.cards("2S")
+    assert state(feed) is SETTLED, feed.machine.hold_reason
+    assert results(feed) == {"main": (Result.UNDER, 2000)}  # $40.00 due on the $20.00 there
