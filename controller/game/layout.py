@@ -181,12 +181,12 @@ def check_words(check: SpotCheck, tables: Mapping[str, PayTable], money: Currenc
         return f"{where}: the pads cannot read it (sensor fault or cash): count it by eye"
     if check.result is Result.OVER and (read is None or read <= check.due):
         return f"{where}: paid more than due after it was right, and taken off"
-    assert read is not None  # otherwise the spot is unreadable, or over (above)
-    if check.result is Result.UNVERIFIED and read:
+    if check.result is Result.UNVERIFIED and read and read < check.due:
         return (f"{where}: {money.text(read)} in chips and {money.text(check.due - read)} in "
                 "cash: count the cash by eye")
     if check.result is Result.UNVERIFIED:
         return f"{where}: picked up before it was checked"
+    assert read is not None  # otherwise the spot is unreadable, unverified, or over (above)
     if check.result is Result.OVER:
         return f"{where}: {money.text(read - check.due)} too much"
     if check.result is Result.COLLECTED_WINNER:

@@ -139,7 +139,10 @@ def seat_wagers_in_words(text: str, tables: Mapping[str, PayTable]) -> str:
 
 def award_words(wager: str, award: str, tables: Mapping[str, PayTable]) -> str:
     """A pay table's award by its name ('stiff_winner' -> 'Stiff Winner'); a refusal by its
-    reason; the rules' own prose ('player bust', 'tie on 17') as it is."""
+    reason; the rules' own prose ('player bust', 'tie on 17') as it is, and a Blackjack Tie
+    lost to a tie on another total ('20') as 'tie on 20'."""
+    if wager.startswith("blackjack_tie.") and award.isdigit():
+        return f"tie on {award}"  # a tie on another spot's total: the rules say the total
     table = None if wager in GAME_WAGERS else _table(wager.partition(".")[0], tables)
     if table is not None and award in table.pays:
         return table.award_name(award)

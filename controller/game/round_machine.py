@@ -323,7 +323,7 @@ class RoundMachine:
             if self._fits_main(event.seat, event.amount):
                 self.on_main[event.seat] = event.amount
                 return []
-            before = self.on_main.get(event.seat, self.wagers[event.seat]["main"])
+            before = self.on_main.get(event.seat, self.wagers.get(event.seat, {}).get("main", 0))
             return self._changed(event.seat, "main", before, event.amount)
         if any(s.seat == event.seat and s.wager == event.spot for s in self.settlements):
             return []  # chips move while the dealer pays and collects (a side bet lost at the
@@ -629,8 +629,8 @@ class RoundMachine:
         return amounts_due(self._known(), self.config.game)
 
     def settled_spots(self) -> set[tuple[int, str]]:
-        """The layout spots with a wager settled: their chips are the payout's, no longer a
-        wager (a bust hand's spot too, though another hand on it may still play)."""
+        """The layout spots with a wager settled, a bust hand's main spot too (the pads'
+        snapshot after a restart reports those emptied since)."""
         return set(amounts_due(self.settlements, self.config.game))
 
     def _words(self, checks: list[SpotCheck]) -> str:

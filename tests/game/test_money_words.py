@@ -120,7 +120,7 @@ SPOTS: Final = {"blackjack": ("main", "main", "main", "lucky_stiff", "lucky7",
 COUNTED: Final = re.compile("|".join((
     r"(?:seats? |hand |shoe |round |rating |dealer card |to |stood on |push on |tie on |tie |"
     r"· |#|slip )\d+", r"\d+ x ",
-    r"\d+(?:-deck| MiB| s\b| PINs?| wrong| decisions| flags| wagering|[♠♥♦♣])",
+    r"\d+(?:-deck| MiB| s\b| PINs?| wrong| decisions| flags| wagering|[♠♥♦♣]|s\b)",
     r"\d+ (?:beats|v|loses to) \d+", r"(?:player|banker) \d+", r"\([0-9a-f]{12}\)",
     r"\bW0x[0-9A-F]{2}\b",
     r"\b\d\b")))

@@ -163,6 +163,8 @@ def test_the_names_of_phases_cards_and_unknown_keys() -> None:
     assert wager_words("dragon_bonus.P", {}) == "Dragon Bonus · P"  # no table: readable
     assert award_words("lucky_stiff", "player bust", shipped()) == "player bust"  # prose stays
     assert award_words("main", "spot_not_offered", shipped()) == "not offered at this table"
+    # a Blackjack Tie spot lost to a tie on another total: the rules give the total alone
+    assert award_words("blackjack_tie.17", "20", shipped()) == "tie on 20"
 
 
 def test_the_pit_names_a_rounds_rows_and_leaves_a_strange_one_to_the_page() -> None:

@@ -65,6 +65,7 @@ def confirm(table: Table) -> None:
     table.console(PayoutConfirmed(seq=0, by="dealer"))
 
 
+@pytest.mark.slow
 def test_every_kind_of_mistake_holds_the_round_until_it_is_put_right(table: Table) -> None:
     """Each mistake on each game, in stacks of chips over reports: the confirm holds with the
     result the mistake makes on its spot, and the chips put right let the round close."""
@@ -98,6 +99,7 @@ def test_every_kind_of_mistake_holds_the_round_until_it_is_put_right(table: Tabl
         table.collect()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["blackjack", "baccarat"])
 def test_a_clumsy_dealer_is_held_for_every_mistake_and_never_otherwise(
         tmp_path: Path, game: str) -> None:
