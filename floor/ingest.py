@@ -27,7 +27,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -40,6 +40,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from pydantic import ValidationError
 
 from controller.daemon.broker import Broker, make_client
+from floor.books import Policy
 from floor.defaults import GROUP, MAX_MESSAGE, PACKET_ROOM, SESSION_S
 from floor.health import Part
 from floor.payloads import CLOCK_TOLERANCE, Incoming, Status
@@ -101,6 +102,7 @@ class Options:
     max_message: int = MAX_MESSAGE
     tolerance: timedelta = CLOCK_TOLERANCE
     session_s: int = SESSION_S
+    books: Policy = field(default_factory=Policy)  # the day's books' rules (floor.books)
 
 
 class Ingest:
@@ -332,7 +334,7 @@ class Ingest:
         with nothing acknowledged."""
         rejected = list(refused)
         try:
-            conflicts, stored = write_batch(db, messages, statuses)
+            conflicts, stored = write_batch(db, messages, statuses, self.options.books)
             kept = len(messages)
         except REFUSALS:
             conflicts, stored, kept = self._write_each(db, messages, statuses, rejected)
@@ -350,7 +352,7 @@ class Ingest:
         for alone, status in singles:
             one: Incoming | Status = (alone or status)[0]
             try:
-                more, advanced = write_batch(db, alone, status)
+                more, advanced = write_batch(db, alone, status, self.options.books)
             except REFUSALS as exc:
                 topic = (topics.message(one.table, one.topic) if isinstance(one, Incoming)
                          else topics.status(one.table))

@@ -51,8 +51,9 @@ from psycopg.errors import OperationalError
 
 from controller.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_headers, sse
 from controller.game.ratings import is_id
-from floor import health, players, queries
+from floor import books, health, players, queries, slips
 from floor.accounts import MAX_NAME, SESSION_H, Logins, client_key
+from floor.books import Policy
 from floor.edge_job import Limits
 from floor.edges import EdgeWorker
 from floor.health import Part
@@ -60,7 +61,7 @@ from floor.periods import Periods
 from floor.store import CHANNEL
 from protocol import codec
 from protocol.codec import Refused as Rejected
-from protocol.codec import load
+from protocol.codec import load, printable
 from protocol.fields import MAX_COUNT, MAX_N
 from protocol.messages import SeatCommand
 from protocol.topics import TABLE_ID
@@ -116,8 +117,10 @@ class Pit:
                  parts: Mapping[str, Part] | None = None, proxy: str | None = None,
                  on_failure: Callable[[BaseException], None] = lambda exc: None,
                  tell_table: Callable[[str, SeatCommand], str | None] = lambda *a: "no broker",
-                 edge_limits: Limits | None = None) -> None:
+                 edge_limits: Limits | None = None, books_policy: Policy | None = None
+                 ) -> None:
         self.dsn, self.periods, self.bind, self.currency = dsn, periods, bind, currency
+        self.books = books_policy or Policy(periods, currency)
         self.proxy = proxy
         self.gate = Gate(bind, hosts)
         self.logins = Logins()
@@ -148,6 +151,14 @@ class Pit:
             web.get("/api/players/{player}", self._player),
             web.get("/api/dealers", self._dealers),
             web.get("/api/tables/{table}/day", self._table_day),
+            web.get("/books", self._page("books.html")),
+            web.get("/api/books", self._books), web.get("/api/books/{table}", self._table_books),
+            web.post("/api/drop", self._drop),
+            web.get("/api/cash", self._cash), web.get("/api/cash.csv", self._cash_csv),
+            web.get("/api/transfers", self._transfers),
+            web.post("/api/transfers", self._request_transfer),
+            web.get("/slips/request/{id}", self._request_slip),
+            web.get("/slips/{table}/{n}", self._signed_slip),
             web.get("/health", self._health), web.get(FAVICON, favicon),
             web.static("/static", STATIC)])
         app.cleanup_ctx.append(self._background)
@@ -460,6 +471,157 @@ class Pit:
             db, table, start, end, self.edges.under))
         self.edges.want(missing)
         return web.json_response(series)
+
+    # ----- the books (issue 38) -------------------------------------------------------------
+
+    def _business(self, request: web.Request) -> date:
+        """?day=YYYY-MM-DD, else the gaming day now; Rejected for one that is not a date."""
+        text = request.query.get("day")
+        if text is None:
+            return books.business(datetime.now(UTC), self.books)
+        try:
+            day = date.fromisoformat(text)
+            self.periods.day(day)
+        except (ValueError, OverflowError):
+            raise Rejected(f"day: {text[:40]!r} is not a date (YYYY-MM-DD)") from None
+        return day
+
+    async def _day_books(self, day: date, table: str | None) -> list[dict[str, Any]]:
+        """Each table's books of the day with its theo (by the configurations' edges)."""
+        found = await self.query(lambda db: books.read_day(db, day, self.books, table))
+        start, end = self.periods.day(day)
+        for entry in found:
+            series, missing = await self._table_series(entry["table"], start, end)
+            self.edges.want(missing)
+            books.add_theo(entry, series, bool(missing))
+        return found  # type: ignore[no-any-return]
+
+    async def _table_series(self, table: str, start: datetime, end: datetime
+                            ) -> tuple[dict[str, Any], set[Any]]:
+        return await self.query(  # type: ignore[no-any-return]
+            lambda db: players.table_day(db, table, start, end, self.edges.under))
+
+    async def _books(self, request: web.Request) -> web.StreamResponse:
+        try:
+            day = self._business(request)
+        except Rejected as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        return web.json_response({"gaming_day": day.isoformat(), "currency": self.currency,
+                                  "tolerance": self.books.tolerance,
+                                  "tables": await self._day_books(day, None)})
+
+    async def _table_books(self, request: web.Request) -> web.StreamResponse:
+        """One table's books of the day, its transactions, and hold against theo through
+        it."""
+        table = request.match_info["table"]
+        if not TABLE_ID.fullmatch(table):
+            return web.json_response({"error": f"no table {table[:64]!r}"}, status=404)
+        try:
+            day = self._business(request)
+        except Rejected as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        found = await self._day_books(day, table)
+        if not found:
+            return web.json_response({"error": f"table {table} kept no books on {day}"},
+                                     status=404)
+        start, end = self.periods.day(day)
+        series, _ = await self._table_series(table, start, end)
+        listed = await self.query(lambda db: books.transactions(db, table, start, end))
+        return web.json_response({**found[0], "currency": self.currency,
+                                  "transactions": listed,
+                                  "chart": books.hold_chart(series, listed)})
+
+    async def _drop(self, request: web.Request) -> web.StreamResponse:
+        """The count room's drop, `{"file": NAME, "csv": TEXT}` (docs/floor.md), by a
+        logged-in supervisor. JSON, as every write to the pit (`Gate`): a page of another
+        site cannot post it."""
+        by = await self._who(request)
+        if by is None:
+            return web.json_response({"error": "log in to import the drop"}, status=401)
+        limit = 2 * books.MOST_DROP_BYTES  # its CSV, escaped in JSON
+        try:
+            payload = load(await request.content.read(limit + 1), limit)
+            text, name = payload.get("csv"), payload.get("file", "")
+            if not isinstance(text, str) or not isinstance(name, str):
+                raise Rejected("csv: the file's text; file: its name")
+        except Rejected as exc:
+            return web.json_response({"error": f'send {{"file", "csv"}}: {exc}'}, status=400)
+        source = f"pit upload {printable(name[:100])}".strip()
+        try:
+            imported = await asyncio.to_thread(books.import_drop_to, self.dsn, text, by,
+                                               source, self.books)
+        except books.DropError as exc:
+            return web.json_response({"error": str(exc), "errors": exc.errors}, status=400)
+        self.log.info("drop imported", by=by, rows=len(imported), source=source)
+        self._changed(["*"])
+        return web.json_response({"imported": imported})
+
+    async def _cash_of(self, request: web.Request) -> dict[str, Any]:
+        day = self._business(request)
+        start, end = self.periods.day(day)
+        rows = await self.query(lambda db: books.cash_rows(db, start, end))
+        return books.cash_report(day, self.books, rows)
+
+    async def _cash(self, request: web.Request) -> web.StreamResponse:
+        try:
+            return web.json_response(await self._cash_of(request))
+        except Rejected as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+
+    async def _cash_csv(self, request: web.Request) -> web.StreamResponse:
+        try:
+            report = await self._cash_of(request)
+        except Rejected as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        return web.Response(text=books.as_csv(report, self.books.money), content_type="text/csv",
+                            headers={"Content-Disposition": 'attachment; filename="cash-'
+                                     f'{report["gaming_day"]}.csv"'})
+
+    async def _transfers(self, request: web.Request) -> web.StreamResponse:
+        """The fills and credits requested on the gaming day, each signed at its table or
+        not yet."""
+        try:
+            start, end = self.periods.day(self._business(request))
+        except Rejected as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        return web.json_response(await self.query(lambda db: slips.requests(db, start, end)))
+
+    async def _request_transfer(self, request: web.Request) -> web.StreamResponse:
+        """A logged-in supervisor requests a fill or a credit for a table; its slip prints at
+        /slips/request/ID."""
+        by = await self._who(request)
+        if by is None:
+            return web.json_response({"error": "log in to request a fill or a credit"},
+                                     status=401)
+        try:
+            table, transfer, chips, total = slips.checked_request(await _json_body(request))
+        except Rejected as exc:
+            return web.json_response({"error": f'send {{"table", "transfer", "chips"}}: '
+                                      f'{exc}'}, status=400)
+        made = await self.query(lambda db: slips.request(db, table, transfer, chips, total, by))
+        self.log.info("transfer requested", table=table, transfer=transfer, total=total, by=by,
+                      request=made["id"])
+        return web.json_response({**made, "slip": f"/slips/request/{made['id']}"}, status=201)
+
+    async def _request_slip(self, request: web.Request) -> web.StreamResponse:
+        text = request.match_info["id"]
+        number = int(text) if text.isdigit() and len(text) <= 15 else 0
+        found = await self.query(lambda db: slips.one_request(db, number)) if number else None
+        if found is None:
+            return web.json_response({"error": f"no request {text[:20]!r}"}, status=404)
+        return web.Response(text=slips.slip_page(found, self.books.money),
+                            content_type="text/html")
+
+    async def _signed_slip(self, request: web.Request) -> web.StreamResponse:
+        table, text = request.match_info["table"], request.match_info["n"]
+        number = int(text) if text.isdigit() and len(text) <= 15 else 0
+        found = await self.query(lambda db: slips.signed(db, table, number)) \
+            if number and TABLE_ID.fullmatch(table) else None
+        if found is None:
+            return web.json_response({"error": f"no fill or credit {text[:20]!r} at "
+                                      f"{table[:64]!r}"}, status=404)
+        return web.Response(text=slips.slip_page(found, self.books.money),
+                            content_type="text/html")
 
     async def _alerts(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(await self.query(queries.alerts))

@@ -22,7 +22,7 @@ import socket
 import ssl
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
@@ -146,9 +146,12 @@ async def _serve(options: ServeOptions) -> int:
     if options.broker.tls and options.ingest.group == GROUP:
         log.warning("the floor's group is the well-known default on a production broker: any "
                     "table may join it; set TABLECTL_FLOOR_GROUP (docs/floor.md)")
-    ingest = Ingest(options.broker, options.dsn, options.process_name, options.ingest, fail)
+    # The books count the pit's gaming days, in its currency.
+    books = replace(options.ingest.books, periods=options.periods, currency=options.currency)
+    ingest = Ingest(options.broker, options.dsn, options.process_name,
+                    replace(options.ingest, books=books), fail)
     pit = Pit(options.dsn, options.periods, options.bind, options.hosts, options.currency,
-              ingest.parts, options.proxy, fail, ingest.tell_table, options.edges)
+              ingest.parts, options.proxy, fail, ingest.tell_table, options.edges, books)
     runner = web.AppRunner(pit.app(), handle_signals=False)
     notifier = Notifier.from_environment()
     started = False

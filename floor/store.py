@@ -22,7 +22,7 @@ from typing import Final, NamedTuple
 
 import psycopg
 
-from floor import ratings
+from floor import books, ratings
 from floor.arrays import columns
 from floor.payloads import Incoming, Status, alert_text
 from protocol.messages import StoredWord
@@ -84,9 +84,21 @@ WITH incoming AS (
         last_utc = greatest(t.last_utc, EXCLUDED.last_utc),
         last_stored = greatest(t.last_stored, EXCLUDED.last_stored),
         from_n = greatest(t.from_n, EXCLUDED.from_n)
+), new_transactions AS (
+    INSERT INTO transactions (table_id, n, kind, utc, amount, seat, medium, rating, player,
+                              request)
+    SELECT n.table_id, n.n, CASE n.topic WHEN 'tray' THEN n.body->>'count'
+                                         WHEN 'transfer' THEN n.body->>'transfer'
+                                         ELSE n.topic END,
+           i.dated, coalesce(n.body->>'total', n.body->>'amount')::bigint,
+           (n.body->>'seat')::integer, coalesce(n.body->>'medium', n.body->>'how'),
+           (n.body->>'rating')::bigint, n.body->>'player', (n.body->>'request')::bigint
+    FROM new n JOIN incoming i USING (table_id, n) WHERE n.topic IN BOOKS_TOPICS
+    ON CONFLICT DO NOTHING
 )
-SELECT table_id, n, topic, round, body FROM new WHERE topic IN ('rating', 'credit')
-"""
+SELECT table_id, n, topic, round, body FROM new
+WHERE topic IN ('rating', 'credit') OR topic IN BOOKS_TOPICS
+""".replace("BOOKS_TOPICS", "('tray', 'transfer', 'buy_in', 'chips_out')")
 # The messages whose number was stored with other content (rare): found by digest alone, and
 # only those are sent again with their bodies, to be kept aside.
 FIND_CONFLICTS: Final = """
@@ -270,7 +282,8 @@ def keep_conflicts(db: psycopg.Connection, messages: Sequence[Incoming]) -> list
 
 
 def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
-                statuses: Sequence[Status]) -> tuple[list[Conflict], dict[str, Mark]]:
+                statuses: Sequence[Status], policy: books.Policy = books.DEFAULT
+                ) -> tuple[list[Conflict], dict[str, Mark]]:
     """Store a batch in one transaction: the messages kept aside as conflicts, and how far
     each table in the batch is now stored without a gap."""
     conflicts: list[Conflict] = []
@@ -288,7 +301,9 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
                       alert_text(m), m.received, m.dated, m.from_n)
                      for m in unique.values()], 12)).fetchall()
                 ratings.apply(db, [ratings.New(str(t), int(n), str(topic), r, body)
-                                   for t, n, topic, r, body in new])
+                                   for t, n, topic, r, body in new
+                                   if topic in ("rating", "credit")])
+                books.after_batch(db, [row for row in new if row[2] in books.TOPICS], policy)
                 conflicts += keep_conflicts(db, mine)
             stored = throughs(db, sorted({m.table for m in messages}))
         latest = {s.table: s for s in statuses}  # a batch keeps each table's last status

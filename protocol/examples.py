@@ -72,6 +72,13 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
                    "flags": [{"kind": "counting", "p_value": 0.0001,
                               "detail": "the main bet follows the Hi-Lo true count",
                               "rounds": [12, 13, 30]}]},
+    "tray": {"count": "opener", "chips": {"10000": 40, "2500": 120, "500": 200, "100": 300},
+             "total": 808000, "dealer": "D-0042", "supervisor": "S-7 Dana"},
+    "transfer": {"transfer": "fill", "slip": 2101, "chips": {"2500": 40, "500": 100},
+                 "total": 150000, "runner": "R-3", "supervisor": "S-7 Dana", "request": 88},
+    "buy_in": {"seat": 3, "amount": 50000, "medium": "cash", "rating": 7, "player": "P-1001"},
+    "chips_out": {"seat": 3, "amount": 72500, "how": "colored_up", "rating": 7,
+                  "player": "P-1001"},
     "refused": {"topic": "round", "bytes": 300000, "sha256": "ab" * 32,
                 "reason": "300000 bytes, over the floor's limit of 262144"},
 }
@@ -89,6 +96,26 @@ VARIANTS: Final[dict[str, list[dict[str, Any]]]] = {
         {"event": "round_voided", "by": "S-7 Dana", "reason": "dealt from the wrong shoe"},
         {"event": "payout_overridden", "by": "S-7 Dana",
          "reason": "the player took back $5.00 paid too much"}],
+    "buy_in": [{"seat": 5, "amount": 100000, "medium": "marker", "rating": None,
+                "player": None}],
+    "day": [{**BODIES["day"], "summary": {**BODIES["day"]["summary"], "books": {
+        "opener": {"seq": 101, "chips": {"10000": 40, "2500": 120}, "total": 700000,
+                   "dealer": "D-0042", "supervisor": "S-7 Dana"},
+        "closer": {"seq": 9870, "chips": {"10000": 38, "2500": 100}, "total": 630000,
+                   "dealer": "D-0042", "supervisor": "S-7 Dana"},
+        "carried": None,
+        "fills": {"count": 1, "total": 100000, "list": [
+            {"seq": 2101, "slip": 2101, "chips": {"2500": 40}, "total": 100000,
+             "runner": "R-3", "supervisor": "S-7 Dana"}]},
+        "credits": {"count": 0, "total": 0, "list": []},
+        "cash_in": {"cash": {"count": 1, "total": 50000, "list": [
+            {"seq": 1200, "seat": 3, "amount": 50000, "rating": 7, "player": "P-1001"}]}},
+        "chips_out": {"count": 1, "total": 72500, "list": [
+            {"seq": 2089, "seat": 3, "amount": 72500, "how": "colored_up", "rating": 7,
+             "player": "P-1001"}]},
+        "tray_change": -170000}}}],
+    "transfer": [{"transfer": "credit", "slip": 2240, "chips": {"10000": 20}, "total": 200000,
+                  "runner": "R-3", "supervisor": "S-7 Dana"}],
 }
 
 

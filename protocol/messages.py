@@ -213,7 +213,7 @@ class PinsRefused(Model):
 
     event: Literal["pins_refused"] = "pins_refused"
     who: ShortText  # the id as typed; "": merged under a display client
-    role: Literal["dealer", "supervisor"]
+    role: Literal["dealer", "supervisor", "runner"]
     action: Key
     reason: Text
     count: Positive
@@ -281,7 +281,7 @@ class RefusalItem(Model):
 
 class PinsRefusalItem(Model):
     seq: N
-    role: Literal["dealer", "supervisor"]
+    role: Literal["dealer", "supervisor", "runner"]
     who: ShortText
     action: Key
     reason: Text
@@ -314,6 +314,125 @@ class Faults(Model):
     list: Annotated[list[FaultItem], _items(MAX_LISTED)]
 
 
+# ----- the day's books (issue 38) --------------------------------------------------------------
+
+# A chip's denomination in minor units, as text ("2500"), and how many of it.
+Denomination: TypeAlias = Annotated[str, Strict(), Field(pattern=r"^[1-9][0-9]{0,11}$",
+                                                         max_length=12)]
+Chips: TypeAlias = Annotated[dict[Denomination, Count], _items()]
+
+
+class TrayCount(Model):
+    """The tray counted (its record in the day's books)."""
+
+    seq: N
+    chips: Chips
+    total: Total
+    dealer: ShortText
+    supervisor: ShortText
+
+
+class TransferItem(Model):
+    seq: N
+    slip: N
+    chips: Chips
+    total: Total
+    runner: ShortText
+    supervisor: ShortText
+
+
+class CashItem(Model):
+    seq: N
+    seat: Seat
+    amount: Amount
+    rating: N | None
+    player: Id | None
+
+
+class ChipsOutItem(CashItem):
+    how: Literal["walked", "colored_up"]
+
+
+class Transfers(Model):
+    count: Count
+    total: Total
+    list: Annotated[list[TransferItem], _items(MAX_LISTED)]
+
+
+class CashIn(Model):
+    count: Count
+    total: Total
+    list: Annotated[list[CashItem], _items(MAX_LISTED)]
+
+
+class ChipsOut(Model):
+    count: Count
+    total: Total
+    list: Annotated[list[ChipsOutItem], _items(MAX_LISTED)]
+
+
+class DayBooks(Model):
+    """The day's books as the table kept them (controller/game/books.py): the tray at the open
+    and the close (`carried`: the last day's closer, where this day counted no opener), the
+    fills and credits, the cash and markers in, the chips out, and the tray's change (the
+    closer less the opener, plus credits less fills; null until both are counted)."""
+
+    opener: TrayCount | None
+    closer: TrayCount | None
+    carried: TrayCount | None
+    fills: Transfers
+    credits: Transfers
+    cash_in: Annotated[dict[Literal["cash", "marker"], CashIn], _items(2)]
+    chips_out: ChipsOut
+    tray_change: SignedTotal | None
+
+
+class TrayBody(Model):
+    """The chip tray counted at the table's open (`opener`) or close (`closer`), by
+    denomination in minor units, signed by the dealer and a supervisor."""
+
+    count: Literal["opener", "closer"]
+    chips: Chips
+    total: Total
+    dealer: ShortText
+    supervisor: ShortText
+
+
+class TransferBody(Model):
+    """A fill (chips from the cage to the tray) or a credit (from the tray to the cage), by
+    denomination, signed by the runner and a supervisor; `slip` is its number."""
+
+    transfer: Literal["fill", "credit"]
+    slip: N
+    chips: Chips
+    total: Total
+    runner: ShortText
+    supervisor: ShortText
+    request: N | None = None  # the pit's request it answers
+
+
+class BuyInBody(Model):
+    """Cash or a marker exchanged for chips at a seat, minor units: tied to the seat's open
+    rating (its number and player; null: the anonymous seat)."""
+
+    seat: Seat
+    amount: Amount
+    medium: Literal["cash", "marker"]
+    rating: N | None
+    player: Id | None
+
+
+class ChipsOutBody(Model):
+    """Chips a player left the seat with (walked, or colored up to take away), minor units,
+    tied as a buy-in is."""
+
+    seat: Seat
+    amount: Amount
+    how: Literal["walked", "colored_up"]
+    rating: N | None
+    player: Id | None
+
+
 class DaySummary(Model):
     number: Positive
     opened_seq: N0
@@ -325,6 +444,7 @@ class DaySummary(Model):
     refusals: Refusals
     faults: Faults
     shoes: Count
+    books: DayBooks | None = None  # only where the table keeps them
 
 
 class DayBody(Model):
@@ -573,6 +693,30 @@ class AssessmentMessage(TableMessage):
     body: AssessmentBody
 
 
+class TrayMessage(TableMessage):
+    topic: Literal["tray"] = "tray"
+    when: ClassVar[str] = "the chip tray is counted, at the open or the close"
+    body: TrayBody
+
+
+class TransferMessage(TableMessage):
+    topic: Literal["transfer"] = "transfer"
+    when: ClassVar[str] = "a fill or a credit is signed at the table"
+    body: TransferBody
+
+
+class BuyInMessage(TableMessage):
+    topic: Literal["buy_in"] = "buy_in"
+    when: ClassVar[str] = "a player buys in at a seat"
+    body: BuyInBody
+
+
+class ChipsOutMessage(TableMessage):
+    topic: Literal["chips_out"] = "chips_out"
+    when: ClassVar[str] = "a player leaves a seat with chips"
+    body: ChipsOutBody
+
+
 class RefusedMessage(TableMessage):
     topic: Literal["refused"] = "refused"
     when: ClassVar[str] = "in place of a message the floor would not take"
@@ -583,7 +727,8 @@ MESSAGES: Final[dict[str, type[TableMessage]]] = {
     cls.model_fields["topic"].default: cls for cls in (
         RoundMessage, HoldMessage, HoldEndedMessage, AlertMessage, SupervisorMessage,
         DeviceMessage, DayMessage, ConfigMessage, RatingMessage, CreditMessage,
-        AssessmentMessage, RefusedMessage)}
+        AssessmentMessage, TrayMessage, TransferMessage, BuyInMessage, ChipsOutMessage,
+        RefusedMessage)}
 TOPICS: Final = tuple(MESSAGES)
 
 

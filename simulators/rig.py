@@ -61,7 +61,7 @@ from simulators.virtual_shoe import VirtualShoe
 TEST_DAYS = JournalConfig(day_close=None, keep_days=None, reserve_mb=0)
 WAIT_S = 15.0  # a bound on every wait, never a synchronisation sleep
 PAYOUT_PACES = 8  # the payout stays on screen 8 paces (4.8 s at the demo's 0.6 s)
-PIN = "1357"  # the rig's own supervisor "sup" and dealer "D-1": a simulator, not a secret
+PIN = "1357"  # the rig's supervisor "sup", dealer "D-1" and runner "R-1": not a secret
 
 
 class Rig:
@@ -123,6 +123,7 @@ class Rig:
         service, closer = open_table(self.journal_path, self.journal_config,
                                      PinGuard(self.supervisors), self.keep_rounds,
                                      dealers=PinGuard({"D-1": self.supervisors["sup"]}, "dealer"),
+                                     runners=PinGuard({"R-1": self.supervisors["sup"]}, "runner"),
                                      floor=self.floor)
         wanted = config_change(self.game, self.rules, self.pay_tables, PayTables.load())
         if service.table.config_event is None or \

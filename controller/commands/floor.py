@@ -6,6 +6,8 @@
 - `floor reconcile --db DSN --journal PATH`: one table's journal against the floor; prints what
   differs and exits 1 if anything does.
 - `floor user add NAME` / `floor user disable NAME --db DSN`: the pit's supervisors.
+- `floor drop FILE --db DSN`: the count room's drop per table and gaming day (CSV), every row
+  checked; the days it completes have their books checked (`floor.books`).
 - `floor migrate --db DSN`: bring the schema up to date without serving.
 """
 
@@ -56,6 +58,7 @@ from floor.defaults import (
 
 if TYPE_CHECKING:
     from controller.daemon.broker import Broker
+    from floor.books import Policy
 
 DAY_S: Final = 86_400  # the most of a clock's tolerance or an edge job's time: a gaming day
 HOUR_S: Final = 3_600  # the most `floor reconcile` waits for the floor
@@ -78,21 +81,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from controller.daemon.ports import PortInUse
     from floor.edge_job import Limits
     from floor.ingest import Options
-    from floor.periods import Periods
     from floor.schema import SchemaError
     from floor.serve import NameTaken, ServeOptions, serve
     try:
-        zone = ZoneInfo(args.timezone) if args.timezone else None
         if (args.https_cert is None) != (args.https_key is None):
             raise BadInput("HTTPS needs both --https-cert and --https-key")
         group = args.group or os.environ.get(GROUP_VARIABLE) or GROUP
         if not GROUP_NAME.fullmatch(group):
             raise BadInput(f"the floor's group {group!r}: letters, digits, - and _, up to 64")
+        policy = _policy(args)
         options = ServeOptions(
             _broker(args), args.db, args.port, args.bind, tuple(args.host),
-            args.name or "", Periods(time.fromisoformat(args.day_start), args.shift_hours, zone),
+            args.name or "", policy.periods,
             args.currency, Options(group, args.max_message,
-                                   timedelta(seconds=args.clock_tolerance), args.session_expiry),
+                                   timedelta(seconds=args.clock_tolerance), args.session_expiry,
+                                   policy),
             (args.https_cert, args.https_key) if args.https_cert else None, args.proxy,
             Limits(args.edge_time, args.edge_cpu, args.edge_memory))
         _floor_name(options.process_name)
@@ -221,6 +224,72 @@ def _broker_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key", type=TextFile(TLS_KEY), metavar="FILE", help="mqtts: its key")
 
 
+def _books_arguments(parser: argparse.ArgumentParser) -> None:
+    """The floor's days, shifts, currency and the books' thresholds: `serve` and `drop` must
+    be given the same."""
+    parser.add_argument("--day-start", default="06:00", metavar="HH:MM",
+                        help="when the gaming day starts, local time (06:00)")
+    parser.add_argument("--shift-hours", type=Whole(1, 24), default=8, metavar="HOURS",
+                        help="a shift's length (8)")
+    parser.add_argument("--timezone", metavar="ZONE", help="the casino's (default: local)")
+    parser.add_argument("--currency", type=Currency(), default="USD", metavar="CODE",
+                        help="for the pit's amounts (USD)")
+    parser.add_argument("--books-tolerance", type=Number(0, 10**9), default=0.0,
+                        metavar="AMOUNT", help="how far a day's tray win may differ from its "
+                        "layout win before it is an alert, in currency units (0)")
+    parser.add_argument("--cash-log-over", type=Whole(0, 10**9), default=3000,
+                        metavar="AMOUNT", help="a cash transaction over this goes in the "
+                        "multiple transaction log, currency units (3000)")
+    parser.add_argument("--cash-report-over", type=Whole(0, 10**9), default=10000,
+                        metavar="AMOUNT", help="a patron's cash in a gaming day over this is "
+                        "an alert: a currency transaction report is due (10000)")
+
+
+def _policy(args: argparse.Namespace) -> Policy:
+    """The books' policy the arguments give; ValueError for a time or a period that is
+    not one."""
+    from decimal import Decimal
+
+    from controller.game.money import Currency as Money
+    from floor.books import Policy
+    from floor.periods import Periods
+    zone = ZoneInfo(args.timezone) if args.timezone else None
+    unit = 10 ** Money(args.currency).decimals()
+    return Policy(Periods(time.fromisoformat(args.day_start), args.shift_hours, zone),
+                  args.currency, int(Decimal(str(args.books_tolerance)) * unit),
+                  args.cash_log_over * unit, args.cash_report_over * unit)
+
+
+def cmd_drop(args: argparse.Namespace) -> int:
+    """The count room's drop file into the floor database (docs/floor.md, "The books")."""
+    import psycopg
+
+    from floor.books import MOST_DROP_BYTES, DropError, import_drop
+    try:
+        policy = _policy(args)
+        with open(args.file, "rb") as file:
+            data = file.read(MOST_DROP_BYTES + 1)
+    except (ValueError, ZoneInfoNotFoundError, OSError) as exc:
+        raise BadInput(str(exc)) from None
+    if len(data) > MOST_DROP_BYTES:
+        raise BadInput(f"{args.file}: over {MOST_DROP_BYTES} bytes: not a drop file")
+    try:
+        text = data.decode("utf-8-sig")
+        with psycopg.connect(args.db, autocommit=True, connect_timeout=5) as db:
+            imported = import_drop(db, text, args.by or getpass.getuser(), str(args.file),
+                                   policy)
+    except DropError as exc:
+        for error in exc.errors:
+            print(f"{args.file}: {error}", file=sys.stderr)
+        raise BadInput(f"{args.file}: {len(exc.errors)} errors: nothing imported") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{args.file}: byte {exc.start}: not UTF-8") from None
+    except psycopg.Error as exc:
+        raise Broken(f"floor: {str(exc).strip()}") from None
+    print(f"{args.file}: {len(imported)} drops imported")
+    return 0
+
+
 def _db_argument(parser: argparse.ArgumentParser, what: str = "the floor database") -> None:
     parser.add_argument("--db", type=Dsn(), required=True, metavar="DSN",
                         help=f"{what}: postgresql://USER@HOST/DB or KEY=VALUE pairs")
@@ -241,13 +310,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                        help="a name the pit page is reached by (repeatable)")
     serve.add_argument("--name", metavar="NAME",
                        help="this floor process, stable across restarts (default HOST-PORT)")
-    serve.add_argument("--day-start", default="06:00", metavar="HH:MM",
-                       help="when the gaming day starts, local time (06:00)")
-    serve.add_argument("--shift-hours", type=Whole(1, 24), default=8, metavar="HOURS",
-                       help="a shift's length (8)")
-    serve.add_argument("--timezone", metavar="ZONE", help="the casino's (default: local)")
-    serve.add_argument("--currency", type=Currency(), default="USD", metavar="CODE",
-                       help="for the pit's amounts (USD)")
+    _books_arguments(serve)
     serve.add_argument("--group", metavar="NAME",
                        help="the floor processes' shared subscription group: a secret in "
                        "production, the same for every process; better from the environment, "
@@ -312,6 +375,15 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                      help="set a new password for a supervisor there already (and enable them "
                      "again); without it an existing name is refused")
     add.set_defaults(reads_stdin=PASSWORD)
+
+    drop = floor_commands.add_parser(
+        "drop", help="import the count room's drop (CSV: gaming_day,table_id,drop)")
+    drop.add_argument("file", metavar="FILE",
+                      help="the count room's CSV, the drop in currency units")
+    _db_argument(drop)
+    drop.add_argument("--by", metavar="NAME", help="who imports it (default: the login name)")
+    _books_arguments(drop)
+    drop.set_defaults(func=cmd_drop)
 
     migrate = floor_commands.add_parser("migrate", help="bring the floor schema up to date")
     _db_argument(migrate)

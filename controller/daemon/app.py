@@ -148,7 +148,8 @@ class Daemon:
         service, closer = open_table(journal_path, config.journal_config,
                                      PinGuard(config.supervisors), KEEP_ROUNDS,
                                      floor=self.options.floor is not None,
-                                     dealers=PinGuard(config.dealers, "dealer"))
+                                     dealers=PinGuard(config.dealers, "dealer"),
+                                     runners=PinGuard(config.runners, "runner"))
         journal = service.journal
         assert journal is not None
         cashier = config.display.cashier  # alerts in the display's money, its chips

@@ -47,8 +47,8 @@ from protocol.topics import check_table_id
 if TYPE_CHECKING:  # cryptography loads when a key is read, not for each configuration
     from controller.journal.signing import Signer
 
-SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "devices", "readers",
-                   "display", "journal", "floor", "payout")
+SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "runners", "devices",
+                   "readers", "display", "journal", "floor", "payout")
 BAUDRATES: Final = SerialBase.BAUDRATES  # the rates pyserial sets on any port
 
 
@@ -155,6 +155,7 @@ class RunConfig:
     readers: tuple[ReaderConfig, ...] = ()
     dealers: dict[str, str] = field(default_factory=dict)  # dealer id -> PIN hash
     payout: PayoutConfig = PayoutConfig()
+    runners: dict[str, str] = field(default_factory=dict)  # runner id -> PIN hash (fills)
 
     @property
     def journal(self) -> Path | None:
@@ -204,7 +205,8 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
     except RulesError as exc:
         key, _, reason = str(exc).partition(": ")
         raise fail(key, reason) from None
-    supervisors, dealers = (_pins(data, section, fail) for section in ("supervisors", "dealers"))
+    supervisors, dealers, runners = (_pins(data, section, fail)
+                                     for section in ("supervisors", "dealers", "runners"))
     devices = _section(data, "devices", fail)
     for name in devices:
         if name not in ("shoe", "pads"):
@@ -221,15 +223,17 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
         _display(_section(data, "display", fail), unit, fail),
         _journal(path, _section(data, "journal", fail), fail), registry,
         _floor(path, data.get("floor"), fail), _readers(data.get("readers", []), seats, fail),
-        dealers, payout)
+        dealers, payout, runners)
 
 
 def _pins(data: dict[str, Any], section: str, fail: Any) -> dict[str, str]:
-    """`[supervisors]` or `[dealers]`: id = the PIN's hash from `tablectl pin-hash`."""
+    """`[supervisors]`, `[dealers]` or `[runners]`: id = the PIN's hash from `tablectl
+    pin-hash`."""
     pins = {str(k): v for k, v in _section(data, section, fail).items()}
     for who, stored in pins.items():
-        if section == "dealers" and not is_id(who):
-            raise fail(f"dealers.{who}", "not a dealer id (1-64 printable characters)")
+        if section != "supervisors" and not is_id(who):
+            raise fail(f"{section}.{who}", f"not a {section[:-1]} id (1-64 printable "
+                       "characters)")
         try:
             check_hash_format(str(stored))
         except ValueError as exc:

@@ -101,10 +101,11 @@ class DayCloser:
 
 def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: int,
                utc: Callable[[], str] = utc_now, floor: bool = False,
-               dealers: PinGuard | None = None) -> tuple[TableService, DayCloser]:
+               dealers: PinGuard | None = None, runners: PinGuard | None = None
+               ) -> tuple[TableService, DayCloser]:
     """The table's journal, service and day keeping as `[journal]` configures them, with the
-    supervisors' and dealers' PIN guards. A seal cut short by a power loss is finished first.
-    With a floor link, a day's messages stay on the table until the floor has them all."""
+    supervisors', dealers' and runners' PIN guards. A seal cut short by a power loss is finished
+    first. With a floor link, a day's messages stay on the table until the floor has them all."""
     signer = config.signer()
     journal = Journal.open(path)
     try:
@@ -112,7 +113,7 @@ def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: 
         archive.seal_and_retain()
         service = TableService(journal, pin_guard=guard, keep_rounds=keep_rounds, utc=utc,
                                disk=DiskReserve(path.parent, config.reserve_mb * 2**20),
-                               dealers=dealers)
+                               dealers=dealers, runners=runners)
     except BaseException:
         journal.close()
         raise

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.game.events import Event
+from controller.game.events import ChipsTransferred, Event, TrayCounted
 
 CONSOLE = "console"  # the client of a PIN typed at no display (a keypad, a script)
 
@@ -19,6 +19,18 @@ class Supervised:
     supervisor: str
     pin: str
     client: str = CONSOLE  # where it was typed: the display's remote address
+
+
+@dataclass(frozen=True)
+class Signed:
+    """A console action two people sign with their PINs (issue 38: the tray's count by the
+    dealer and a supervisor, a fill or a credit by the runner and a supervisor): `signers` are
+    (role, id, PIN), checked in order; the ids are in the event already, the PINs never
+    are."""
+
+    event: TrayCounted | ChipsTransferred
+    signers: tuple[tuple[str, str, str], ...]
+    client: str = CONSOLE
 
 
 @dataclass(frozen=True)

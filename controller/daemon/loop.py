@@ -26,13 +26,14 @@ import structlog
 from controller.daemon import translate
 from controller.daemon.control import DayCloseRequest
 from controller.daemon.gaming_day import DayCloser
-from controller.daemon.inputs import DealerPin, PitSeat, SeatTapped, Supervised
+from controller.daemon.inputs import DealerPin, PitSeat, SeatTapped, Signed, Supervised
 from controller.daemon.pads_sync import PadsSync, Writer
 from controller.daemon.payout_watch import STILL_S, PayoutWatch
 from controller.daemon.pins import PIN_REFUSED
 from controller.daemon.readers import CardReaders
 from controller.daemon.service import Committed, TableService
 from controller.game.alerts import Alert
+from controller.game.books import Transaction
 from controller.game.describe import describe_effect, split_so_far
 from controller.game.events import (
     BetsLocked,
@@ -62,7 +63,8 @@ from devices.protocols import DEFAULT, ShoeProtocol
 Listener = Callable[[Event | None, list[Effect]], None]
 NOTICE_S: Final = 30.0  # a table's own alert stays on the display this long
 
-Input = DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat | DealerPin
+Input = (DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat | DealerPin
+         | Signed)
 
 
 class ControllerLoop:
@@ -201,6 +203,10 @@ class ControllerLoop:
                 self._submit(seating)
         elif isinstance(item, DealerPin):
             self._dealer_pin(item)
+        elif isinstance(item, Signed):
+            self._signed(item)
+        elif isinstance(item, Transaction) and (refused := table.books_refusal(item)):
+            self._told(None, [refused])
         elif isinstance(item, BetsLocked) and (why := table.lock_refused()):
             self.log.warning("lock refused", reason=why)  # the page said so before asking
         elif isinstance(item, PayoutConfirmed):
@@ -233,6 +239,21 @@ class ControllerLoop:
             return
         for event in translate.dealer_pin(self.service.table.dealer, request):
             self._submit(event)
+
+    def _signed(self, request: Signed) -> None:
+        """A transaction two people sign: each PIN checked with its role's lockouts, in order;
+        the first refused is answered and nothing is journaled, nor is a transaction the table
+        cannot take."""
+        event = request.event
+        if (why := self.service.table.books_refusal(event)) is not None:
+            self._told(None, [why])
+            return
+        for role, who, pin in request.signers:
+            answer = self.service.pin_refusal(role, who, pin, request.client, event.kind)
+            if answer is not None:
+                self._told(None, [answer])
+                return
+        self._submit(event)
 
     def _device(self, item: DeviceEvent) -> None:
         if isinstance(item, Garbage):

@@ -20,10 +20,13 @@ PIN_REFUSED: Final = "pin_refused"  # the code of the answer to a refused PIN (n
 
 
 class Pins:
-    def __init__(self, supervisors: PinGuard, dealers: PinGuard) -> None:
-        self.guards = {"supervisor": supervisors, "dealer": dealers}
+    def __init__(self, supervisors: PinGuard, dealers: PinGuard,
+                 runners: PinGuard | None = None) -> None:
+        self.guards = {"supervisor": supervisors, "dealer": dealers,
+                       "runner": runners or PinGuard({}, "runner")}
         if [guard.role for guard in self.guards.values()] != list(self.guards):
-            raise ValueError("pin_guard is the supervisors' PinGuard, dealers the dealers'")
+            raise ValueError("pin_guard is the supervisors' PinGuard, dealers the dealers', "
+                             "runners the runners'")
         self.alarms = {role: PinAlarms(role, guard.clock) for role, guard in self.guards.items()}
 
     @property

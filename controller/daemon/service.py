@@ -88,12 +88,14 @@ class TableService:
                  monotonic_ns: Callable[[], int] = time.monotonic_ns,
                  pin_guard: PinGuard | None = None, keep_rounds: int = KEEP_ROUNDS,
                  checkpoint_rounds: int = CHECKPOINT_ROUNDS,
-                 disk: DiskReserve | None = None, dealers: PinGuard | None = None) -> None:
+                 disk: DiskReserve | None = None, dealers: PinGuard | None = None,
+                 runners: PinGuard | None = None) -> None:
         self.journal = journal
         self.keep_rounds, self.checkpoint_rounds = keep_rounds, checkpoint_rounds
         self.disk = disk
         self.utc, self.monotonic_ns = utc, monotonic_ns
-        self.pins = Pins(pin_guard or PinGuard(supervisors), dealers or PinGuard({}, "dealer"))
+        self.pins = Pins(pin_guard or PinGuard(supervisors), dealers or PinGuard({}, "dealer"),
+                         runners)
         self._written: dict[int, tuple[str, int]] = {}  # round -> (status, settlements) stored
         self.table = self._load()
         self.pins.resume(self.table.pins, self.utc())
@@ -231,7 +233,7 @@ class TableService:
         settlements changed."""
         record = applied.round
         outbox = messages(event, record, before, was_on_hold, applied.effects, applied.ratings,
-                          applied.credited)
+                          applied.credited, applied.booked)
         if record is None:
             return Entry(event, None, outbox)
         machine = record.machine

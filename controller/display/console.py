@@ -2,14 +2,18 @@
 
 One JSON object per action; `parse_action` turns it into the controller's input, or raises
 ConsoleError naming the field. Dealer actions: hit, stand, double, split, surrender (seat, hand),
-insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_alerts,
-payout_shown, confirm_payout, seat_card (seat, and card: the number of the card waiting at the
-dealer's reader, as shown), dealer_sign_in and dealer_sign_out (dealer, pin: checked against
-`[dealers]`). Supervisor actions carry "supervisor" and "pin": resume, void_card, void_round
-(reason), assign_card (to, and card for a misread), new_shoe, override_payout (reason: a round
-held for a payout the pads contradict is closed as it lies), seat_player (seat, player: the
-casino's id, or null for anonymous), unseat_player (seat). PINs are checked by the controller
-and never journaled; each carries the client it came from, which the lockouts count (the
+insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_alerts, payout_shown,
+confirm_payout, seat_card (seat, and card: the number of the card waiting at the dealer's reader,
+as shown), dealer_sign_in and dealer_sign_out (dealer, pin: checked against `[dealers]`).
+Supervisor actions carry "supervisor" and "pin": resume, void_card, void_round (reason),
+assign_card (to, and card for a misread), new_shoe, override_payout (reason: a round held for a
+payout the pads contradict is closed as it lies), seat_player (seat, player: the casino's id, or
+null for anonymous), unseat_player (seat). The day's books (issue 38): buy_in (seat, amount in
+minor units, medium "cash" or "marker"), chips_out (seat, amount, how "walked" or "colored_up"),
+and two signed by two people: tray_count (count "opener" or "closer", chips {denomination in minor
+units: count}, dealer and dealer_pin, supervisor and pin) and fill or credit (chips, runner and
+runner_pin, supervisor and pin; request, the pit's request it answers). PINs are checked by the
+controller and never journaled; each carries the client it came from, which the lockouts count (the
 display's remote address; `CONSOLE` for a keypad or script). docs/devices.md lists them with
 examples.
 """
@@ -19,13 +23,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from controller.daemon.inputs import CONSOLE, DealerPin, SeatTapped, Supervised
+from controller.daemon.inputs import CONSOLE, DealerPin, SeatTapped, Signed, Supervised
+from controller.game.books import LEAVINGS, MEDIA, TRANSFERS, TRAY_COUNTS
 from controller.game.cards import CardError, parse_card
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
+    BoughtIn,
     CardAssigned,
     CardVoided,
+    ChipsLeft,
+    ChipsTransferred,
     DealerAction,
     Event,
     NewShoe,
@@ -36,6 +44,7 @@ from controller.game.events import (
     PlayerSeated,
     Resumed,
     RoundVoided,
+    TrayCounted,
 )
 from controller.game.ratings import is_id
 
@@ -58,8 +67,18 @@ SUPERVISOR_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
     "unseat_player": lambda a: PlayerLeft(seq=0, seat=_number(a, "seat"), reason="walked"),
     "override_payout": lambda a: PayoutOverridden(seq=0, by="", reason=_text(a, "reason")),
 }
+BOOKS_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
+    "buy_in": lambda a: BoughtIn(seq=0, seat=_number(a, "seat"), amount=_number(a, "amount"),
+                                 medium=_choice(a, "medium", MEDIA)),
+    "chips_out": lambda a: ChipsLeft(seq=0, seat=_number(a, "seat"),
+                                     amount=_number(a, "amount"),
+                                     how=_choice(a, "how", LEAVINGS)),
+}
+MOST_REQUEST: Final = 2**53 - 1  # a pit's request number (exact in JSON)
+MOST_DENOMINATIONS: Final = 50  # in one count or transfer (a tray has a dozen or so)
 ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, "seat_card", "dealer_sign_in",
-                  "dealer_sign_out", *SUPERVISOR_ACTIONS)
+                  "dealer_sign_out", *SUPERVISOR_ACTIONS, *BOOKS_ACTIONS, "tray_count",
+                  *TRANSFERS)
 
 
 class ConsoleError(ValueError):
@@ -79,6 +98,57 @@ def _number(action: dict[str, Any], field: str, default: int | None = None) -> i
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConsoleError(f"{action.get('action')}: field {field}: must be a whole number >= 1")
     return value
+
+
+def _choice(action: dict[str, Any], field: str, choices: tuple[str, ...]) -> str:
+    """One of `choices`; the first when the field is not given."""
+    value = action.get(field, choices[0])
+    if value not in choices:
+        raise ConsoleError(f"{action.get('action')}: field {field}: must be one of "
+                           f"{', '.join(choices)}")
+    return str(value)
+
+
+def _chips(action: dict[str, Any]) -> dict[str, int]:
+    """Chips as `{denomination in minor units: count}`: the shape here, the denominations and
+    counts by the table, which knows its chips (`controller.game.books.check_chips`)."""
+    chips = action.get("chips")
+    if not isinstance(chips, dict) or not 0 < len(chips) <= MOST_DENOMINATIONS or any(
+            not isinstance(key, str) or not key.isdigit() or len(key) > 12
+            or isinstance(count, bool) or not isinstance(count, int) for key, count in
+            chips.items()):
+        raise ConsoleError(f"{action.get('action')}: field chips: an object of 1 to "
+                           f"{MOST_DENOMINATIONS} denominations in minor units (\"2500\") to "
+                           "whole counts of chips")
+    return {key: count for key, count in chips.items()}
+
+
+def _signed(action: dict[str, Any], client: str) -> Signed:
+    """A tray count (the dealer's and a supervisor's signatures) or a fill or credit (the
+    runner's and a supervisor's): two people, never one signing twice."""
+    name = action.get("action")
+    supervisor, pin = _text(action, "supervisor"), _text(action, "pin")
+    if name == "tray_count":
+        dealer = _dealer(action)
+        event: TrayCounted | ChipsTransferred = TrayCounted(
+            seq=0, count=_choice(action, "count", TRAY_COUNTS), chips=_chips(action),
+            dealer=dealer, supervisor=supervisor)
+        first = ("dealer", dealer, _text(action, "dealer_pin"))
+    else:
+        runner = action.get("runner")
+        if not is_id(runner):
+            raise ConsoleError(f"{name}: field runner: the runner's id (1-64 printable "
+                               "characters)")
+        request = action.get("request", 0)
+        if request != 0 and not 1 <= _number(action, "request") <= MOST_REQUEST:
+            raise ConsoleError(f"{name}: field request: the pit's request number, at most "
+                               f"{MOST_REQUEST}")
+        event = ChipsTransferred(seq=0, transfer=str(name), chips=_chips(action),
+                                 runner=str(runner), supervisor=supervisor, request=request)
+        first = ("runner", str(runner), _text(action, "runner_pin"))
+    if first[1] == supervisor:
+        raise ConsoleError(f"{name}: field supervisor: two people sign, not {supervisor} twice")
+    return Signed(event, (first, ("supervisor", supervisor, pin)), client)
 
 
 def _seating(action: dict[str, Any]) -> PlayerSeated:
@@ -109,7 +179,7 @@ def _dealer(action: dict[str, Any]) -> str:
 
 
 def parse_action(action: Any, client: str = CONSOLE
-                 ) -> Event | Supervised | SeatTapped | DealerPin:
+                 ) -> Event | Supervised | SeatTapped | DealerPin | Signed:
     if not isinstance(action, dict):
         raise ConsoleError("an action must be a JSON object")
     name = action.get("action")
@@ -128,6 +198,10 @@ def parse_action(action: Any, client: str = CONSOLE
     if name in ("dealer_sign_in", "dealer_sign_out"):
         return DealerPin(_dealer(action), _text(action, "pin"), name == "dealer_sign_out",
                          client)
+    if name in BOOKS_ACTIONS:
+        return BOOKS_ACTIONS[name](action)
+    if name == "tray_count" or name in TRANSFERS:
+        return _signed(action, client)
     if name in SUPERVISOR_ACTIONS:
         event = SUPERVISOR_ACTIONS[name](action)
         return Supervised(event, _text(action, "supervisor"), _text(action, "pin"), client)

@@ -35,7 +35,7 @@ from typing import Any, Final
 from aiohttp import web
 
 from controller.daemon.config_file import TOKEN_MIN_CHARS
-from controller.daemon.inputs import DealerPin, SeatTapped, Supervised
+from controller.daemon.inputs import DealerPin, SeatTapped, Signed, Supervised
 from controller.display.console import ConsoleError, parse_action
 from controller.display.mailbox import Mailbox
 from controller.game.events import BetsLocked, Event
@@ -180,7 +180,7 @@ def sse(event: str, data: dict[str, Any]) -> bytes:
 
 class DisplayServer:
     def __init__(self, hub: Hub,
-                 post: Callable[[Event | Supervised | SeatTapped | DealerPin], None],
+                 post: Callable[[Event | Supervised | SeatTapped | DealerPin | Signed], None],
                  host: str = "127.0.0.1", port: int = 8080, token: str | None = None,
                  hosts: tuple[str, ...] = ()) -> None:
         if host not in LOOPBACK and not token:

@@ -137,6 +137,7 @@ class _View:
             "dealer_on": table.dealer,
             "rated": [{"seat": seat, "player": rating.player}
                       for seat, rating in sorted(table.ratings.open.items())],
+            "books": self.books(),
         }
         play = shown.play if shown else None
         if isinstance(play, BlackjackPlay):
@@ -145,6 +146,33 @@ class _View:
             data["baccarat"] = self.baccarat(play if isinstance(play, BaccaratPlay) else None,
                                              shown)
         return data
+
+    def books(self) -> dict[str, Any]:
+        """What the books dialog offers and shows (issue 38): the table's chips and the
+        buy-ins' presets (minor units, for the actions), and the day's books so far in
+        words."""
+        chips = self.config.chips if self.config and self.config.chips else self.cashier.chips
+        books, text = self.table.day.books, self.cashier.text
+        base = min(chips, key=lambda chip: abs(chip - chips[0] // 50))  # $100 of USD's chips
+
+        def count(record: dict[str, Any] | None, word: str) -> str:
+            return f"{word} {text(record['total'])} (signed by {record['dealer']} and " \
+                f"{record['supervisor']})" if record else f"{word}: not counted"
+
+        opener = count(books.opener, "opener") if books.opener or not books.carried else \
+            f"opener: not counted (the last closer was {text(books.carried['total'])})"
+        cash = {medium: listed.total for medium, listed in books.cash_in.items()}
+        return {"chips": [{"minor": chip, "text": text(chip)} for chip in chips],
+                "decimals": self.cashier.money.decimals(),
+                "buy_ins": [{"minor": base * k, "text": text(base * k)}
+                            for k in (1, 2, 3, 5, 10, 20, 50)],
+                "said": [opener,
+                         f"fills {books.fills.count} ({text(books.fills.total)}), credits "
+                         f"{books.credits.count} ({text(books.credits.total)})",
+                         f"buy-ins: cash {text(cash.get('cash', 0))}, markers "
+                         f"{text(cash.get('marker', 0))}; chips out "
+                         f"{text(books.chips_out.total)}",
+                         count(books.closer, "closer")]}
 
     def payout(self, record: RoundRecord | None,
                machine: RoundMachine | None) -> dict[str, Any] | None:

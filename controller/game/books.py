@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from controller.game.events import BoughtIn, ChipsLeft, ChipsTransferred, TrayCounted
 from controller.game.money import Currency
+from controller.game.table_config import TableConfig
 
 TRAY_COUNTS: Final = ("opener", "closer")
 TRANSFERS: Final = ("fill", "credit")  # a fill brings chips to the tray, a credit takes them
@@ -25,6 +27,8 @@ MEDIA: Final = ("cash", "marker")  # what a player buys in with
 LEAVINGS: Final = ("walked", "colored_up")  # how chips leave with a player
 MOST_CHIPS: Final = 100_000  # of one denomination in a tray, a fill or a credit
 LISTED: Final = 100  # transactions of a kind kept by the day's books (their totals count all)
+MOST_AMOUNT: Final = 10**10  # minor units of one buy-in or of chips out ($100,000,000.00)
+Transaction = TrayCounted | ChipsTransferred | BoughtIn | ChipsLeft
 
 
 class BooksError(ValueError):
@@ -58,6 +62,21 @@ def check_chips(raw: Any, denominations: tuple[int, ...], money: Currency,
         if count:
             chips[int(text)] = count
     return chips
+
+
+def check_transaction(event: Transaction, config: TableConfig) -> dict[int, int]:
+    """A transaction as the table can take it, else BooksError naming the field: a count's or
+    a transfer's chips (returned) are the table's denominations; a buy-in's or chips out's
+    seat is one of the table's and its amount 1 to MOST_AMOUNT minor units."""
+    if isinstance(event, TrayCounted | ChipsTransferred):
+        return check_chips(event.chips, config.chips, config.money)
+    if not 1 <= event.seat <= config.max_seats:
+        raise BooksError("seat", f"seat {event.seat}: this table has seats 1 to "
+                         f"{config.max_seats}; nothing was booked")
+    if not 1 <= event.amount <= MOST_AMOUNT:
+        raise BooksError("amount", f"{config.money.text(event.amount)} is not an amount from "
+                         f"{config.money.text(1)} to {config.money.text(MOST_AMOUNT)}")
+    return {}
 
 
 def value(chips: Mapping[int, int]) -> int:
@@ -115,7 +134,7 @@ class Books:
                     or self.credits.count or self.cash_in or self.chips_out.count)
 
     def counted(self, count: str, seq: int, chips: Mapping[int, int], dealer: str,
-                supervisor: str) -> None:
+                supervisor: str) -> dict[str, Any]:
         """The tray counted at the open or the close (the last count of each stands)."""
         record = {"seq": seq, "chips": as_record(chips), "total": value(chips),
                   "dealer": dealer, "supervisor": supervisor}
@@ -123,24 +142,30 @@ class Books:
             self.opener = record
         else:
             self.closer = record
+        return record
 
     def transferred(self, transfer: str, seq: int, chips: Mapping[int, int], runner: str,
-                    supervisor: str) -> None:
+                    supervisor: str) -> dict[str, Any]:
         """A fill or a credit; its slip is its record's number."""
         listed = self.fills if transfer == "fill" else self.credits
-        listed.add({"seq": seq, "slip": seq, "chips": as_record(chips), "total": value(chips),
-                    "runner": runner, "supervisor": supervisor}, value(chips))
+        record = {"seq": seq, "slip": seq, "chips": as_record(chips), "total": value(chips),
+                  "runner": runner, "supervisor": supervisor}
+        listed.add(record, value(chips))
+        return record
 
     def bought_in(self, seq: int, seat: int, amount: int, medium: str, rating: int | None,
-                  player: str | None) -> None:
-        self.cash_in.setdefault(medium, Listed()).add(
-            {"seq": seq, "seat": seat, "amount": amount, "rating": rating, "player": player},
-            amount)
+                  player: str | None) -> dict[str, Any]:
+        record = {"seq": seq, "seat": seat, "amount": amount, "rating": rating,
+                  "player": player}
+        self.cash_in.setdefault(medium, Listed()).add(record, amount)
+        return record
 
     def left_with(self, seq: int, seat: int, amount: int, how: str, rating: int | None,
-                  player: str | None) -> None:
-        self.chips_out.add({"seq": seq, "seat": seat, "amount": amount, "how": how,
-                            "rating": rating, "player": player}, amount)
+                  player: str | None) -> dict[str, Any]:
+        record = {"seq": seq, "seat": seat, "amount": amount, "how": how, "rating": rating,
+                  "player": player}
+        self.chips_out.add(record, amount)
+        return record
 
     def opening_total(self) -> int | None:
         """The tray at the open: the day's opener, else the last day's closer (None: neither

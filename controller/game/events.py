@@ -180,6 +180,7 @@ class ChipsTransferred(Event):
     chips: dict[str, int]
     runner: str
     supervisor: str
+    request: int = 0  # the pit's request it answers (its printed slip), 0: none
     kind: ClassVar[str] = "chips_transferred"
 
 
@@ -306,7 +307,7 @@ class PinsRefused(Event):
     each of `lockout_s` seconds. The fold keeps them, so that a restart resumes them."""
 
     who: str
-    role: str  # "dealer" or "supervisor"
+    role: str  # "dealer", "supervisor" or "runner"
     action: str  # "dealer_signed_in", "dealer_signed_out" or a supervisor action's kind
     reason: str
     count: int

@@ -46,7 +46,9 @@ class Limits(NamedTuple):
 # Supervisors: 3 for one id from anywhere is today's rate against guessing one supervisor's PIN;
 # 5 from one client lets one supervisor's typos leave the others theirs. Dealers: more of them
 # share the table's screen, and a dealer card still signs in during a lockout. docs/devices.md.
-LIMITS: Final = {"supervisor": Limits(3, 5, 3), "dealer": Limits(3, 10, 6)}
+# Runners (who carry fills and credits) sign at the table as dealers do.
+LIMITS: Final = {"supervisor": Limits(3, 5, 3), "dealer": Limits(3, 10, 6),
+                  "runner": Limits(3, 10, 6)}
 
 
 def check_pin(pin: str) -> str:
@@ -110,10 +112,11 @@ def _seconds_between(earlier: str, later: str) -> float:
 
 
 class PinGuard:
-    """Checks the PINs of one role ("supervisor" or "dealer") and keeps its lockouts per scope:
-    an id at a client, a client, an id (see the module's docstring), on a monotonic clock
-    (injectable). What it counts is bounded: `MAX_SCOPES` counters, the one touched longest ago
-    forgotten first, and `MAX_LOCKS` lockouts, the one ending soonest dropped first."""
+    """Checks the PINs of one role ("supervisor", "dealer" or "runner") and keeps its lockouts
+    per scope: an id at a client, a client, an id (see the module's docstring), on a monotonic
+    clock (injectable). What it counts is bounded: `MAX_SCOPES` counters, the one touched
+    longest ago forgotten first, and `MAX_LOCKS` lockouts, the one ending soonest dropped
+    first."""
 
     def __init__(self, pins: Mapping[str, str], role: str = "supervisor",
                  clock: Callable[[], float] = time.monotonic) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from controller.game.alerts import Alert
-from controller.game.books import BooksError, check_chips
+from controller.game.books import BooksError, Transaction, check_transaction
 from controller.game.cards import Card, parse_card
 from controller.game.day_ledger import DayLedger
 from controller.game.describe import describe, describe_effect, split_so_far
@@ -28,7 +28,6 @@ from controller.game.events import (
     CardMisread,
     CardVoided,
     Checkpoint,
-    ChipsLeft,
     ChipsTransferred,
     ConfigChanged,
     ControllerStarted,
@@ -147,6 +146,7 @@ class Applied:
     round: RoundRecord | None = None
     ratings: tuple[Rating, ...] = ()
     credited: RoundCredits | None = None
+    booked: dict[str, Any] | None = None  # the day's books' record of a transaction
 
 
 class FoldMismatch(ValueError):
@@ -336,7 +336,7 @@ class Table:
             return self._people(event)
         if isinstance(event, RatingAssessed):  # the audit trail's and the floor's: no state
             return []
-        if isinstance(event, TrayCounted | ChipsTransferred | BoughtIn | ChipsLeft):
+        if isinstance(event, Transaction):
             return self._books(event)
         if isinstance(event, (*CLOSING, DiskLow, DiskOk)):
             return self._journal_event(event)
@@ -377,36 +377,45 @@ class Table:
             self.shoe.counts[parse_card(event.card)] += 1
         return self._feed(record, event)
 
-    def _books(self, event: TrayCounted | ChipsTransferred | BoughtIn | ChipsLeft
-               ) -> list[Effect]:
-        """The day's books (issue 38). The table's edge checked each transaction before it
-        was journaled; one the configuration in force cannot take (chips it does not have, a
-        seat it does not have) is said and kept out of the books, never guessed."""
-        config, books = self.config, self.day.books
+    def books_refusal(self, event: Transaction) -> Alert | None:
+        """Why the table cannot take a transaction, in words and money (None: it can): its
+        edge asks before journaling one."""
+        checked = self._checked(event)
+        return checked if isinstance(checked, Alert) else None
+
+    def _checked(self, event: Transaction) -> dict[int, int] | Alert:
+        """A transaction's chips (`check_transaction`), or the alert that refuses it."""
         what = (f"tray {event.count}" if isinstance(event, TrayCounted) else event.transfer
                 if isinstance(event, ChipsTransferred) else event_words(event.kind))
-        if config is None:
-            return [Alert("no_configuration", f"{what}: no configuration is in force")]
+        if self.config is None:
+            return Alert("no_configuration", f"{what}: no configuration is in force")
         try:
-            if isinstance(event, TrayCounted | ChipsTransferred):
-                chips = check_chips(event.chips, config.chips, config.money)
-                if isinstance(event, TrayCounted):
-                    books.counted(event.count, event.seq, chips, event.dealer, event.supervisor)
-                else:
-                    books.transferred(event.transfer, event.seq, chips, event.runner,
-                                      event.supervisor)
-                return []
-            if refused := self._no_such_seat(event.seat, "nothing was booked"):
-                return [refused]
+            return check_transaction(event, self.config)
+        except BooksError as exc:
+            return Alert("no_such_seat" if exc.field == "seat" else "bad_books",
+                         f"{what}: {exc.reason}")
+
+    def _books(self, event: Transaction) -> list[Effect]:
+        """The day's books (issue 38). The table's edge checked each transaction before it
+        was journaled; one the configuration in force cannot take (chips it does not have, a
+        seat it does not have) is said and kept out of the books, never guessed. What was
+        booked is the floor's (`Applied.booked`)."""
+        chips, books = self._checked(event), self.day.books
+        if isinstance(chips, Alert):
+            return [chips]
+        if isinstance(event, TrayCounted):
+            booked = books.counted(event.count, event.seq, chips, event.dealer,
+                                   event.supervisor)
+        elif isinstance(event, ChipsTransferred):
+            booked = books.transferred(event.transfer, event.seq, chips, event.runner,
+                                       event.supervisor)
+        else:
             rating = self.ratings.open.get(event.seat)
             number, player = (rating.number, rating.player) if rating else (None, None)
-            if isinstance(event, BoughtIn):
-                books.bought_in(event.seq, event.seat, event.amount, event.medium, number,
-                                player)
-            else:
+            booked = books.bought_in(event.seq, event.seat, event.amount, event.medium, number,
+                                     player) if isinstance(event, BoughtIn) else \
                 books.left_with(event.seq, event.seat, event.amount, event.how, number, player)
-        except BooksError as exc:
-            return [Alert("bad_books", f"{what}: {exc.reason}")]
+        self._changes = dataclasses.replace(self._changes, booked=booked)
         return []
 
     def _configure(self, event: ConfigChanged) -> None:

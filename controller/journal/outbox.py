@@ -18,6 +18,9 @@ table decided. Topics (the last level of `tablectl/tables/<table>/journal/<topic
 - `credit`: a round over, as it counts in the open ratings: each rated seat's wagers in action
   and result, once for all of them (a whole rating per seat every round was a quarter of a
   table's journal);
+- `tray`, `transfer`, `buy_in`, `chips_out`: the day's books, one message a transaction (the
+  tray counted at the open or the close, a fill or a credit, a buy-in at a seat, chips a player
+  left with), as the table booked it: a buy-in tied to the seat's open rating;
 - `assessment`: game protection's assessment of a closed rating (its skill cost and flags, with
   their evidence), journaled when the table's protection worker has worked it out;
 - `refused`: sent by the link in place of a message the floor would not take (over
@@ -41,6 +44,9 @@ from pydantic import BaseModel, ValidationError
 from controller.game.alerts import Alert
 from controller.game.day_ledger import house_result
 from controller.game.events import (
+    BoughtIn,
+    ChipsLeft,
+    ChipsTransferred,
     ConfigChanged,
     DayClosed,
     DeviceAlarm,
@@ -50,6 +56,7 @@ from controller.game.events import (
     PinsRefused,
     RatingAssessed,
     SupervisorRefused,
+    TrayCounted,
     is_correction,
 )
 from controller.game.layout import CONTRADICTIONS, Result
@@ -86,10 +93,12 @@ def body(model: type[BaseModel], **fields: Any) -> dict[str, Any]:
 
 def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | None,
              was_on_hold: bool, effects: Sequence[Effect], ratings: Sequence[Rating] = (),
-             credited: RoundCredits | None = None) -> list[Message]:
+             credited: RoundCredits | None = None, booked: dict[str, Any] | None = None
+             ) -> list[Message]:
     """The messages of one applied event: `touched` is the round it changed, `before` the round
     open before it, `was_on_hold` whether that round was on hold, `ratings` the ratings it
-    opened or closed, `credited` what the round it finished added to the open ones."""
+    opened or closed, `credited` what the round it finished added to the open ones, `booked`
+    the day's books' record of the transaction it was."""
     found: list[Message] = []
     number = touched.number if touched else (before.number if before else None)
     machine = touched.machine if touched else None
@@ -107,6 +116,8 @@ def messages(event: Event, touched: RoundRecord | None, before: RoundRecord | No
                                             seat=e.seat, spot=e.spot))
               for e in effects if isinstance(e, Alert) and e.code in FLOOR_ALERTS]
     found += _event_message(event, number)
+    if booked is not None:
+        found.append(_books_message(event, booked))
     if touched is not None and touched is before and machine is not None and \
             machine.finished:
         drop, win = house_result(machine.settlements) if touched.status is Payout.CONFIRMED \
@@ -146,6 +157,28 @@ def _payout_checks(machine: RoundMachine) -> dict[str, Any]:
                        "unverified": sum(c.result not in CONTRADICTIONS
                                          and c.result is not Result.OK for c in checks),
                        "overridden": machine.override is not None}}
+
+
+def _books_message(event: Event, booked: dict[str, Any]) -> Message:
+    """A transaction of the day's books, as the table booked it (the tray's total, a buy-in's
+    rating); ids as signed fit to the protocol's names."""
+    names = {key: clean(booked[key], MAX_NAME)
+             for key in ("dealer", "runner", "supervisor") if key in booked}
+    if isinstance(event, TrayCounted):
+        return Message("tray", None, body(wire.TrayBody, count=event.count,
+                                          chips=booked["chips"], total=booked["total"],
+                                          **names))
+    if isinstance(event, ChipsTransferred):
+        return Message("transfer", None, body(
+            wire.TransferBody, transfer=event.transfer, slip=booked["slip"],
+            chips=booked["chips"], total=booked["total"], **names,
+            **({"request": event.request} if event.request else {})))
+    tie = {"seat": booked["seat"], "amount": booked["amount"], "rating": booked["rating"],
+           "player": booked["player"]}
+    if isinstance(event, BoughtIn):
+        return Message("buy_in", None, body(wire.BuyInBody, medium=event.medium, **tie))
+    assert isinstance(event, ChipsLeft)
+    return Message("chips_out", None, body(wire.ChipsOutBody, how=event.how, **tie))
 
 
 def config_body(event: ConfigChanged) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from controller.daemon.broker import parse_broker
 from floor.ingest import Ingest
 from floor.schema import migrate
 from floor.store import connect
+from tests.floor.books_day import Desk, open_desks
 from tests.floor.harness import Sender
 from tests.servers import Mosquitto, Postgres
 
@@ -90,3 +91,9 @@ def sender(broker: Mosquitto) -> Iterator[Sender]:
     client = Sender(broker.port)
     yield client
     client.close()
+
+
+@pytest.fixture
+def desks(tmp_path: Path, broker: Mosquitto) -> Iterator[list[Desk]]:
+    """Three tables on simulated hardware with their displays and floor links (the books')."""
+    yield from open_desks(tmp_path, broker)

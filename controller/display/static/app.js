@@ -225,6 +225,7 @@ function render(v) {
     return item;
   }));
   renderDealer(v); renderBaccarat(v); renderSeats(v); renderPeople(v); renderActions(v); renderPendingCard(v);
+  renderBooks(v);
   $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>Round ${r.round} ${r.status_text || ""}${r.hold ? " · on hold" : ""}: `
     + Object.entries(r.nets_text).map(([s, n]) => `seat ${s} ${n}`).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
   if (v.payout && v.payout.status === "computed" && !v.do_not_pay && shownRound !== v.round) {
@@ -270,7 +271,8 @@ async function send(action) {
     const body = await response.json().catch(() => ({}));
     const refusal = body.error || `refused (${response.status})`;
     // said where the dealer is looking: in the dialog if it is open, else in the action bar
-    $($("supervisor").open ? "sup-message" : "prompt").textContent = refusal;
+    const where = $("supervisor").open ? ["sup-message"] : $("books").open ? ["books-message", "tray-message"] : ["prompt"];
+    where.forEach((id) => { $(id).textContent = refusal; });
   }
   return response.ok;
 }
@@ -328,6 +330,109 @@ document.addEventListener("click", (ev) => {
   }
 });
 $("supervisor-button").onclick = () => $("supervisor").showModal();
+
+// The books (issue 38): a buy-in is two taps, a seat and then its amount (cash unless Marker
+// is chosen); a tray count, a fill or a credit is each chip's count and two people's PINs. The
+// table answers a refused PIN or a chip it does not have as a notice, shown here too.
+let buySeat = null;
+function renderBooks(v) {
+  const b = v.books;
+  if (!b) return;
+  $("books-said").replaceChildren(...b.said.map((line) => Object.assign(document.createElement("li"), { textContent: line })));
+  const seats = v.seats.map((s) => s.seat);
+  if ($("buy-seats").childElementCount !== seats.length) {
+    $("buy-seats").replaceChildren(...seats.map((n) => Object.assign(document.createElement("button"),
+      { type: "button", textContent: `Seat ${n}`, onclick: () => pickSeat(n) })));
+    [...$("buy-seats").children].forEach((button, i) => button.setAttribute("data-buy-seat", seats[i]));
+  }
+  if ($("buy-amounts").childElementCount !== b.buy_ins.length) {
+    $("buy-amounts").replaceChildren(...b.buy_ins.map((a) => Object.assign(document.createElement("button"),
+      { type: "button", textContent: a.text, onclick: () => buyIn(a.minor) })));
+  }
+  if ($("tray-chips").childElementCount !== b.chips.length) {
+    $("tray-chips").replaceChildren(...b.chips.map((c) => {
+      const label = Object.assign(document.createElement("label"), { textContent: `${c.text} × ` });
+      label.append(Object.assign(document.createElement("input"), { type: "number", min: 0, inputMode: "numeric",
+        value: "", oninput: trayTotal }));
+      label.dataset.minor = c.minor;
+      return label;
+    }));
+  }
+  const notice = (v.notices || []).at(-1);
+  if ($("books").open && notice && notice !== lastBooksNotice) {
+    $("books-message").textContent = $("tray-message").textContent = notice;
+  }
+  lastBooksNotice = notice;
+}
+let lastBooksNotice = null;
+function pickSeat(n) {
+  buySeat = n;
+  [...$("buy-seats").children].forEach((b) => b.setAttribute("aria-pressed", String(Number(b.dataset.buySeat) === n)));
+  $("books-message").textContent = `Seat ${n}: now its amount`;
+}
+const medium = () => document.querySelector("input[name=medium]:checked").value;
+// "150.00" in minor units, never through a float; null if it is not an amount
+function minorOf(text, digits) {
+  const match = /^(\d+)(?:[.,](\d+))?$/.exec(text.trim());
+  if (!match || (match[2] || "").length > digits) return null;
+  return Number(match[1] + (match[2] || "").padEnd(digits, "0"));
+}
+const digitsOf = () => view.books.decimals;
+function buyIn(minor) {
+  if (buySeat === null) { $("books-message").textContent = "Tap the seat first"; return; }
+  const seat = buySeat;
+  send({ action: "buy_in", seat, amount: minor, medium: medium() }).then((ok) => {
+    if (ok) $("books-message").textContent = `Seat ${seat}: ${medium()} buy-in sent`;
+  });
+}
+function otherAmount() {
+  const minor = minorOf($("buy-other").value, digitsOf());
+  if (minor === null || minor < 1) { $("books-message").textContent = "Other amount: write it as 150.00"; return null; }
+  return minor;
+}
+$("buy-in").onclick = () => { const minor = otherAmount(); if (minor !== null) buyIn(minor); };
+for (const [id, how] of [["chips-walked", "walked"], ["chips-colored", "colored_up"]]) {
+  $(id).onclick = () => {
+    const minor = otherAmount();
+    if (minor === null) return;
+    if (buySeat === null) { $("books-message").textContent = "Tap the seat first"; return; }
+    send({ action: "chips_out", seat: buySeat, amount: minor, how });
+  };
+}
+const trayKind = () => document.querySelector("input[name=tray-kind]:checked").value;
+function trayChips() {
+  const chips = {};
+  for (const label of $("tray-chips").children) {
+    const count = label.querySelector("input").value;
+    if (count !== "" && Number(count) > 0) chips[label.dataset.minor] = Number(count);
+  }
+  return chips;
+}
+function trayTotal() {
+  const total = Object.entries(trayChips()).reduce((sum, [minor, count]) => sum + Number(minor) * count, 0);
+  const digits = digitsOf();
+  $("tray-total").textContent = `Total ${new Intl.NumberFormat(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(total / 10 ** digits)}`;
+}
+document.querySelectorAll("input[name=tray-kind]").forEach((radio) => radio.addEventListener("change", () => {
+  const count = trayKind() === "opener" || trayKind() === "closer";
+  $("signer-role").textContent = $("signer-pin-role").textContent = count ? "Dealer" : "Runner";
+  $("request-label").classList.toggle("hidden", count);
+}));
+$("tray-sign").onclick = () => {
+  const kind = trayKind();
+  const count = kind === "opener" || kind === "closer";
+  const action = count
+    ? { action: "tray_count", count: kind, dealer: $("signer-id").value, dealer_pin: $("signer-pin").value }
+    : { action: kind, runner: $("signer-id").value, runner_pin: $("signer-pin").value };
+  if (!count && $("tray-request").value) action.request = Number($("tray-request").value);
+  Object.assign(action, { chips: trayChips(), supervisor: $("tray-sup-id").value, pin: $("tray-sup-pin").value });
+  $("books-message").textContent = $("tray-message").textContent = "";
+  send(action).then((ok) => {
+    $("signer-pin").value = $("tray-sup-pin").value = "";
+    if (ok) $("tray-message").textContent = `${kind} sent for signing`;
+  });
+};
+$("books-button").onclick = () => { $("books-message").textContent = ""; $("books").showModal(); };
 $("recall-button").onclick = () => $("recall").showModal();
 $("dealer-button").onclick = () => $("dealer-dialog").showModal();
 $("dealer-in").onclick = () => send({ action: "dealer_sign_in", dealer: $("dealer-id").value, pin: $("dealer-pin").value })

@@ -1,0 +1,598 @@
+"""The pit's books (issue 38): each table's gaming day as the tray tells it and as the layout
+tells it, the count room's drop, and the cash each patron brings to the floor.
+
+- **The tray's win**: the closer less the opener, plus the credits less the fills, plus the
+  drop. The opener is the day's first count at the open, else the table's last closer before
+  the day (carried). The drop is the count room's, imported per table and gaming day.
+- **The layout's win**: the confirmed rounds' settlements (the floor's tallies); theo is the
+  rounds' handle times the configurations' edges (`floor.players.table_day`).
+- **Their difference** is the tray's win less the layout's. A buy-in the table never booked, a
+  count room's miscount or chips taken from the tray each show there, to the cent. Once a day
+  has its closer and its drop, a difference beyond the tolerance is an alert (`books`) with
+  the transactions and the rounds that make it up.
+- **Cash**: a patron's cash buy-ins are summed over every table of the floor for the gaming
+  day (the floor's clock, as every other figure of the pit). Each cash transaction over
+  `log_over` is in the multiple transaction log; a day's cash in over `report_over` is an
+  alert (`ctr`) naming its transactions: 31 CFR 1021.311 asks a currency transaction report
+  for more than $10,000. A buy-in at a seat rated anonymous has no patron to add it to.
+
+Amounts are minor units everywhere here; the drop's CSV alone is in currency units, as count
+rooms write it. A gaming day is the floor's (`floor.periods`), so every table is summed over
+the same hours."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any, Final
+
+import psycopg
+from psycopg import AsyncConnection
+
+from controller.daemon.gaming_day import DayPolicy
+from controller.game.money import Currency
+from floor.periods import Periods
+from protocol.fields import TABLE_PATTERN
+
+TOPICS: Final = ("tray", "transfer", "buy_in", "chips_out")
+DROP_COLUMNS: Final = ("gaming_day", "table_id", "drop")
+MOST_DROP_ROWS: Final = 10_000  # in one import: a floor's tables for a few weeks
+MOST_DROP_BYTES: Final = 1024 * 1024
+MOST_DROP: Final = 10**13  # minor units of one table's drop in a day
+LISTED: Final = 200  # transactions an alert or a report names (the totals count them all)
+BOOKS_ALERT: Final = "books"
+CTR_ALERT: Final = "ctr"
+ANONYMOUS_NOTE: Final = (
+    "A buy-in at a seat rated anonymous cannot be added to any patron's: it is listed by "
+    "table and seat only. When a player buys in with cash near the log's threshold, the dealer "
+    "asks for their player's card, and the supervisor seats them by number (the display's "
+    "seat_player, or Seat on the players page): their later buy-ins then count to them "
+    "across every table.")
+TABLE_ID: Final = re.compile(TABLE_PATTERN)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The floor's rules for its books: its gaming days, its currency, how far the two wins
+    may differ before an alert, and the cash thresholds (minor units)."""
+
+    periods: Periods = field(default_factory=Periods)
+    currency: str = "USD"
+    tolerance: int = 0
+    log_over: int = 300_000  # $3,000.00: the multiple transaction log
+    report_over: int = 1_000_000  # $10,000.00: the currency transaction report
+
+    @property
+    def money(self) -> Currency:
+        return Currency(self.currency)
+
+
+DEFAULT: Final = Policy()
+
+
+class DropError(ValueError):
+    """A drop file refused, whole: every bad row named by its line and field."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors[:20]) + (f"; and {len(errors) - 20} more"
+                                                   if len(errors) > 20 else ""))
+        self.errors = errors
+
+
+# ----- the drop ----------------------------------------------------------------------------
+
+
+def parse_drop(text: str, money: Currency) -> list[tuple[str, date, int]]:
+    """The count room's CSV: a header naming `gaming_day`, `table_id` and `drop` (in any
+    order; no other column), then one row per table and gaming day, the drop in currency units
+    ("1234.50"). Every row is checked; any bad one refuses the file, each named."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        rows = [(reader.line_num, row) for row in reader]  # a quoted field may span lines
+    except csv.Error as exc:
+        raise DropError([f"line {reader.line_num}: not CSV ({exc})"]) from None
+    if not rows:
+        raise DropError(["line 1: empty: a header of gaming_day,table_id,drop first"])
+    header = [cell.strip().lower() for cell in rows[0][1]]
+    errors = [f"line 1, column {name!r}: not one of {', '.join(DROP_COLUMNS)}"
+              for name in header if name not in DROP_COLUMNS]
+    errors += [f"line 1: column {name} is missing" for name in DROP_COLUMNS
+               if name not in header]
+    errors += [f"line 1: column {name} twice" for name in DROP_COLUMNS
+               if header.count(name) > 1]
+    if errors:
+        raise DropError(errors)
+    if len(rows) - 1 > MOST_DROP_ROWS:
+        raise DropError([f"{len(rows) - 1} rows: at most {MOST_DROP_ROWS} in one file"])
+    where = {name: header.index(name) for name in DROP_COLUMNS}
+    found: list[tuple[str, date, int]] = []
+    seen: dict[tuple[str, date], int] = {}
+    for line, row in rows[1:]:
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            errors.append(f"line {line}: {len(row)} fields, the header has {len(header)}")
+            continue
+        cells = {name: row[index].strip() for name, index in where.items()}
+        day, table, amount = (_day(cells["gaming_day"]), cells["table_id"],
+                              _amount(cells["drop"], money))
+        wrong = [f"line {line}, field {name}: {why}" for name, why in (
+            ("gaming_day", None if day else f"{cells['gaming_day'][:20]!r} is not a date "
+             "(YYYY-MM-DD)"),
+            ("table_id", None if TABLE_ID.fullmatch(table) else f"{table[:70]!r} is not a "
+             "table id"),
+            ("drop", None if isinstance(amount, int) else amount)) if why]
+        if wrong:
+            errors += wrong
+            continue
+        assert day is not None and isinstance(amount, int)
+        if (table, day) in seen:
+            errors.append(f"line {line}: table {table} on {day} again (line "
+                          f"{seen[(table, day)]})")
+            continue
+        seen[(table, day)] = line
+        found.append((table, day, amount))
+    if errors:
+        raise DropError(errors)
+    return found
+
+
+def _day(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text) if len(text) == 10 else None
+    except ValueError:
+        return None
+
+
+def _amount(text: str, money: Currency) -> int | str:
+    """Minor units from "1234.50" (no sign, no grouping, at most the currency's decimals),
+    else why not."""
+    shown = repr(text[:30])
+    if not re.fullmatch(r"[0-9]{1,15}(\.[0-9]+)?", text):
+        return f"{shown} is not an amount in {money.code} (1234.50)"
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return f"{shown} is not an amount"
+    minor = value.scaleb(money.decimals())
+    if minor != minor.to_integral_value():
+        return f"{shown} has more than {money.decimals()} decimals"
+    if minor > MOST_DROP:
+        return f"{shown} is over {money.text(MOST_DROP)}"
+    return int(minor)
+
+
+UPSERT_DROP: Final = """
+INSERT INTO drops (table_id, day, drop_minor, imported_by, source)
+VALUES (%s, %s, %s, %s, %s)
+ON CONFLICT (table_id, day) DO UPDATE SET drop_minor = EXCLUDED.drop_minor,
+    imported = now(), imported_by = EXCLUDED.imported_by, source = EXCLUDED.source
+"""
+
+
+def import_drop_to(dsn: str, text: str, by: str, source: str, policy: Policy
+                   ) -> list[dict[str, Any]]:
+    """`import_drop` on a connection of its own (the pit's upload, in a thread)."""
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=5) as db:
+        return import_drop(db, text, by, source, policy)
+
+
+def import_drop(db: psycopg.Connection, text: str, by: str, source: str,
+                policy: Policy) -> list[dict[str, Any]]:
+    """Store a drop file (all of it, or none: DropError) and check each day's books it
+    completes; what was imported."""
+    rows = parse_drop(text, policy.money)
+    with db.transaction():
+        for table, day, amount in rows:
+            db.execute(UPSERT_DROP, (table, day, amount, by[:64], source[:200]))
+        for table, day, _ in rows:
+            check_day(db, table, day, policy)
+    return [{"table": table, "gaming_day": day.isoformat(), "drop": amount}
+            for table, day, amount in rows]
+
+
+# ----- a table's day -----------------------------------------------------------------------
+
+TRANSACTIONS: Final = """
+SELECT table_id, n, kind, utc, amount, seat, medium, rating, player FROM transactions
+WHERE utc >= %(start)s AND utc < %(end)s
+  AND (%(table)s::text IS NULL OR table_id = %(table)s)
+ORDER BY table_id, n
+"""
+CARRIED: Final = """
+SELECT t.table_id, c.n, c.kind, c.utc, c.amount, NULL, NULL, NULL, NULL
+FROM tables t CROSS JOIN LATERAL (
+    SELECT n, kind, utc, amount FROM transactions x
+    WHERE x.table_id = t.table_id AND x.kind = 'closer' AND x.utc < %(start)s
+    ORDER BY x.utc DESC, x.n DESC LIMIT 1) c
+WHERE %(table)s::text IS NULL OR t.table_id = %(table)s
+"""
+TALLIES: Final = """
+SELECT table_id, quarter, rounds, drop_minor, win_minor FROM tallies
+WHERE quarter >= %(start)s AND quarter < %(end)s
+  AND (%(table)s::text IS NULL OR table_id = %(table)s)
+"""
+ROUNDS: Final = """
+SELECT table_id, min(round), max(round) FROM rounds
+WHERE closed_utc >= %(start)s AND closed_utc < %(end)s AND status = 'confirmed'
+  AND (%(table)s::text IS NULL OR table_id = %(table)s)
+GROUP BY table_id
+"""
+DROPS: Final = """
+SELECT table_id, drop_minor, imported, imported_by, source FROM drops
+WHERE day = %(day)s AND (%(table)s::text IS NULL OR table_id = %(table)s)
+"""
+QUERIES: Final = (TRANSACTIONS, CARRIED, TALLIES, ROUNDS, DROPS)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _listed(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    return {"count": len(rows), "total": sum(int(r[4]) for r in rows),
+            "list": [{"n": r[1], "utc": _iso(r[3]), "amount": int(r[4])} for r in rows[:LISTED]]}
+
+
+def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]]
+              ) -> list[dict[str, Any]]:
+    """Each table's books for the gaming day from the rows of `QUERIES`, in order. Pure."""
+    transactions, carried, tallies, rounds, drops = found
+    start, end = policy.periods.day(day)
+    shift = timedelta(hours=policy.periods.shift_hours)
+    # A day of 23 or 25 hours (daylight saving) has its last shift shorter or longer.
+    shifts: list[tuple[datetime, datetime]] = []
+    while start + len(shifts) * shift < end:
+        shifts.append((start + len(shifts) * shift, min(start + (len(shifts) + 1) * shift, end)))
+    if end - shifts[-1][0] < shift / 2 and len(shifts) > 1:
+        shifts[-2:] = [(shifts[-2][0], end)]
+    by_table: dict[str, list[Sequence[Any]]] = defaultdict(list)
+    for row in transactions:
+        by_table[row[0]].append(row)
+    last_closer = {row[0]: row for row in carried}
+    layout: dict[str, list[Sequence[Any]]] = defaultdict(list)
+    for row in tallies:
+        layout[row[0]].append(row)
+    numbers = {row[0]: (row[1], row[2]) for row in rounds}
+    dropped = {row[0]: row for row in drops}
+    out = []
+    for table in sorted(set(by_table) | set(layout) | set(dropped)):
+        rows = by_table.get(table, [])
+        kinds: dict[str, list[Sequence[Any]]] = defaultdict(list)
+        for row in rows:
+            kinds[row[2]].append(row)
+        opener = kinds["opener"][0] if kinds["opener"] else last_closer.get(table)
+        closer = kinds["closer"][-1] if kinds["closer"] else None
+        fills, credits = _listed(kinds["fill"]), _listed(kinds["credit"])
+        cash_in = {medium: sum(int(r[4]) for r in kinds["buy_in"] if r[6] == medium)
+                   for medium in ("cash", "marker")}
+        drop = int(dropped[table][1]) if table in dropped else None
+        tray_win = None if opener is None or closer is None or drop is None else \
+            int(closer[4]) - int(opener[4]) + credits["total"] - fills["total"] + drop
+        layout_win = sum(int(r[4]) for r in layout.get(table, []))
+        difference = None if tray_win is None else tray_win - layout_win
+        first, last = numbers.get(table, (None, None))
+        out.append({
+            "table": table, "gaming_day": day.isoformat(),
+            "opener": _count(opener, carried=opener is not None and opener[2] == "closer"),
+            "closer": _count(closer),
+            "fills": fills, "credits": credits, "cash_in": cash_in,
+            "buy_ins": len(kinds["buy_in"]),
+            "chips_out": sum(int(r[4]) for r in kinds["chips_out"]),
+            "drop": drop, "drop_source": None if drop is None else {
+                "imported": _iso(dropped[table][2]), "by": dropped[table][3],
+                "source": dropped[table][4]},
+            "tray_win": tray_win,
+            "hold": None if tray_win is None or not drop else round(tray_win / drop, 6),
+            "layout_win": layout_win,
+            "handle": sum(int(r[3]) for r in layout.get(table, [])),
+            "rounds": sum(int(r[2]) for r in layout.get(table, [])),
+            "first_round": first, "last_round": last,
+            "difference": difference,
+            "alert": difference is not None and abs(difference) > policy.tolerance,
+            "shifts": [_shift(s, e, rows, layout.get(table, [])) for s, e in shifts]})
+    return out
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _count(row: Sequence[Any] | None, carried: bool = False) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    return {"n": row[1], "utc": _iso(row[3]), "total": int(row[4]), "carried": carried}
+
+
+def _shift(start: datetime, end: datetime, rows: Sequence[Sequence[Any]],
+           tallies: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    """One shift's figures: the layout's win, the transactions in it."""
+    mine = [r for r in rows if start <= r[3] < end]
+    quarters = [r for r in tallies if start <= r[1] < end]
+    return {"start": _iso(start), "end": _iso(end),
+            "rounds": sum(int(r[2]) for r in quarters),
+            "handle": sum(int(r[3]) for r in quarters),
+            "layout_win": sum(int(r[4]) for r in quarters),
+            "fills": sum(int(r[4]) for r in mine if r[2] == "fill"),
+            "credits": sum(int(r[4]) for r in mine if r[2] == "credit"),
+            "cash_in": sum(int(r[4]) for r in mine if r[2] == "buy_in" and r[6] == "cash"),
+            "markers": sum(int(r[4]) for r in mine if r[2] == "buy_in" and r[6] == "marker")}
+
+
+def books_alert(books: Mapping[str, Any], policy: Policy) -> str:
+    """The words of a day whose two wins differ: the gaming day and the shift it closed in,
+    the figures, and the transactions and rounds that make them."""
+    text = policy.money.text
+    signed = policy.money.signed
+    closer = books["closer"]
+    number, shift = next((k, s) for k, s in enumerate(books["shifts"], start=1)
+                         if _moment(closer["utc"]) < _moment(s["end"]))
+    opener = books["opener"]
+    parts = [f"books of gaming day {books['gaming_day']}, shift {number} "
+             f"({shift['start'][11:16]}-{shift['end'][11:16]} UTC): the tray's win "
+             f"{signed(books['tray_win'])} differs from the layout's {signed(books['layout_win'])}"
+             f" by {signed(books['difference'])} (tolerance {text(policy.tolerance)})",
+             f"opener {text(opener['total'])}" + (" (the last closer)" if opener["carried"]
+                                                  else f" (message {opener['n']})"),
+             f"closer {text(closer['total'])} (message {closer['n']})",
+             f"fills {text(books['fills']['total'])} "
+             f"(slips {', '.join(str(f['n']) for f in books['fills']['list']) or 'none'})",
+             f"credits {text(books['credits']['total'])} "
+             f"(slips {', '.join(str(c['n']) for c in books['credits']['list']) or 'none'})",
+             f"drop {text(books['drop'])}",
+             f"buy-ins booked {text(books['cash_in']['cash'])} cash, "
+             f"{text(books['cash_in']['marker'])} markers",
+             f"{books['rounds']} rounds" + (f", {books['first_round']} to {books['last_round']}"
+                                            if books["first_round"] else "")]
+    return "; ".join(parts)
+
+
+def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy) -> bool:
+    """A day with its closer and its drop whose two wins differ beyond the tolerance raises
+    the `books` alert, once a closer (on the closer's message); True if it did now."""
+    books = _read_day(db, day, policy, table)
+    if not books or not books[0]["alert"]:
+        return False
+    closer = books[0]["closer"]
+    inserted = db.execute(
+        "INSERT INTO alerts (table_id, n, kind, round, utc, text, received) "
+        "VALUES (%s, %s, %s, NULL, %s, %s, now()) ON CONFLICT DO NOTHING RETURNING n",
+        (table, closer["n"], BOOKS_ALERT, closer["utc"], _fit(books_alert(books[0], policy))))
+    return inserted.fetchone() is not None
+
+
+def _read_day(db: psycopg.Connection, day: date, policy: Policy, table: str | None
+              ) -> list[dict[str, Any]]:
+    start, end = policy.periods.day(day)
+    params = {"start": start, "end": end, "table": table, "day": day}
+    return day_books(day, policy, [db.execute(q, params).fetchall() for q in QUERIES])
+
+
+async def read_day(db: AsyncConnection[Any], day: date, policy: Policy, table: str | None
+                   ) -> list[dict[str, Any]]:
+    """`day_books` read for the pit."""
+    start, end = policy.periods.day(day)
+    params = {"start": start, "end": end, "table": table, "day": day}
+    found = []
+    for query in QUERIES:
+        cursor = await db.execute(query, params)
+        found.append(await cursor.fetchall())
+    return day_books(day, policy, found)
+
+
+def add_theo(books: dict[str, Any], series: Mapping[str, Any], pending: bool) -> None:
+    """A table's theo for the day and each shift (currency units) from its win and theo
+    through the day (`floor.players.table_day`); `theo_pending` while an edge is being
+    worked out."""
+    times = [_moment(t) for t in series["times"]]
+    theo = series["theo"]
+
+    def upto(moment: datetime) -> float:
+        passed = [value for when, value in zip(times, theo, strict=True) if when < moment]
+        return passed[-1] if passed else 0.0
+
+    books["theo"] = round(theo[-1], 4) if theo else 0.0
+    books["theo_pending"] = pending
+    for shift in books["shifts"]:
+        shift["theo"] = round(upto(_moment(shift["end"])) - upto(_moment(shift["start"])), 4)
+
+
+TABLE_TRANSACTIONS: Final = """
+SELECT table_id, n, kind, utc, amount, seat, medium, rating, player, request FROM transactions
+WHERE table_id = %s AND utc >= %s AND utc < %s ORDER BY n LIMIT 5000
+"""
+
+
+async def transactions(db: AsyncConnection[Any], table: str, start: datetime, end: datetime
+                       ) -> list[dict[str, Any]]:
+    """A table's transactions of the period, in order (at most 5,000)."""
+    cursor = await db.execute(TABLE_TRANSACTIONS, (table, start, end))
+    return [{"n": r[1], "kind": r[2], "utc": _iso(r[3]), "amount": int(r[4]), "seat": r[5],
+             "medium": r[6], "rating": r[7], "player": r[8], "request": r[9]}
+            for r in await cursor.fetchall()]
+
+
+def hold_chart(series: Mapping[str, Any], listed: Sequence[Mapping[str, Any]]
+               ) -> dict[str, list[Any]]:
+    """Hold against theo through the day: at each round, the win and the theo so far over
+    the buy-ins booked so far (the drop as the table knows it before the count), in percent;
+    null before the first buy-in."""
+    buy_ins = sorted((_moment(t["utc"]), t["amount"]) for t in listed if t["kind"] == "buy_in")
+    hold: list[float | None] = []
+    theo: list[float | None] = []
+    total, k = 0, 0
+    for when, win, expected in zip(series["times"], series["win"], series["theo"],
+                                   strict=True):
+        while k < len(buy_ins) and buy_ins[k][0] <= _moment(when):
+            total += buy_ins[k][1]
+            k += 1
+        units = total / 100
+        hold.append(round(100 * win / units, 3) if total else None)
+        theo.append(round(100 * expected / units, 3) if total else None)
+    return {"times": list(series["times"]), "hold": hold, "theo": theo}
+
+
+async def cash_rows(db: AsyncConnection[Any], start: datetime, end: datetime
+                    ) -> list[Sequence[Any]]:
+    cursor = await db.execute(CASH, {"start": start, "end": end})
+    return await cursor.fetchall()
+
+
+def _fit(text: str, most: int = 2000) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+# ----- cash --------------------------------------------------------------------------------
+
+CASH: Final = """
+SELECT table_id, n, kind, utc, amount, seat, medium, rating, player FROM transactions
+WHERE utc >= %(start)s AND utc < %(end)s AND kind IN ('buy_in', 'chips_out')
+ORDER BY utc, table_id, n
+"""
+PLAYER_CASH: Final = """
+SELECT table_id, n, kind, utc, amount, seat, medium, rating, player FROM transactions
+WHERE player = %(player)s AND utc >= %(start)s AND utc < %(end)s AND kind = 'buy_in'
+  AND medium = 'cash'
+ORDER BY utc, table_id, n
+"""
+
+
+def _item(row: Sequence[Any]) -> dict[str, Any]:
+    return {"table": row[0], "n": row[1], "utc": _iso(row[3]), "amount": int(row[4]),
+            "seat": row[5], "rating": row[7],
+            "type": ("cash_in" if row[6] == "cash" else "marker") if row[2] == "buy_in"
+            else f"chips_out_{row[6]}"}
+
+
+def cash_report(day: date, policy: Policy, rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
+    """The gaming day's cash by patron across the floor, the multiple transaction log and the
+    reports due, from the rows of `CASH`. Pure."""
+    patrons: dict[str, list[Sequence[Any]]] = defaultdict(list)
+    anonymous: list[dict[str, Any]] = []
+    log: list[dict[str, Any]] = []
+    for row in rows:
+        if row[2] == "buy_in" and row[6] == "cash" and int(row[4]) > policy.log_over:
+            log.append({**_item(row), "player": row[8]})
+        if row[8] is None:
+            if row[2] == "buy_in":
+                anonymous.append(_item(row))
+        else:
+            patrons[row[8]].append(row)
+    out = []
+    for player, mine in sorted(patrons.items()):
+        cash_in = sum(int(r[4]) for r in mine if r[2] == "buy_in" and r[6] == "cash")
+        out.append({"player": player, "cash_in": cash_in,
+                    "markers": sum(int(r[4]) for r in mine if r[2] == "buy_in"
+                                   and r[6] == "marker"),
+                    "cash_out": 0,
+                    "chips_out": sum(int(r[4]) for r in mine if r[2] == "chips_out"),
+                    "tables": sorted({r[0] for r in mine}),
+                    "report": cash_in > policy.report_over,
+                    "transactions": [_item(r) for r in mine[:LISTED]]})
+    return {"gaming_day": day.isoformat(), "currency": policy.currency,
+            "log_over": policy.log_over, "report_over": policy.report_over,
+            "patrons": out, "log": log, "reports": [p for p in out if p["report"]],
+            "anonymous": anonymous, "anonymous_note": ANONYMOUS_NOTE,
+            "cash_out_note": "Cash out is paid at the cage, which the tables do not see: "
+                             "the cage's own report adds it. Chips out is what players "
+                             "left the tables with."}
+
+
+CSV_COLUMNS: Final = ("gaming_day", "player_id", "type", "amount", "table_id", "seat", "utc",
+                      "rating", "day_cash_in", "day_cash_out", "over_log_threshold",
+                      "over_report_threshold")
+
+
+def as_csv(report: Mapping[str, Any], money: Currency) -> str:
+    """The cash report flat, one row per transaction of a patron (then the anonymous seats'),
+    amounts in currency units: what a currency transaction report asks of the transactions,
+    beside the patron's id (the casino's player system holds who they are)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    places = money.decimals()
+
+    def amount(minor: int) -> str:
+        return f"{Decimal(minor).scaleb(-places):.{places}f}"
+
+    for patron in report["patrons"]:
+        for item in patron["transactions"]:
+            writer.writerow([report["gaming_day"], _cell(patron["player"]), item["type"],
+                             amount(item["amount"]), item["table"], item["seat"],
+                             item["utc"], item["rating"] or "", amount(patron["cash_in"]),
+                             amount(patron["cash_out"]),
+                             "yes" if item["type"] == "cash_in"
+                             and item["amount"] > report["log_over"] else "no",
+                             "yes" if patron["report"] else "no"])
+    for item in report["anonymous"]:
+        writer.writerow([report["gaming_day"], "", item["type"], amount(item["amount"]),
+                         item["table"], item["seat"], item["utc"], "", "", "",
+                         "yes" if item["type"] == "cash_in"
+                         and item["amount"] > report["log_over"] else "no", "unknown"])
+    return out.getvalue()
+
+
+def _cell(text: str) -> str:
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def ctr_alert(player: str, day: date, total: int, items: Sequence[dict[str, Any]],
+              policy: Policy) -> str:
+    text = policy.money.text
+    listed = ", ".join(f"{i['table']} seat {i['seat']} {text(i['amount'])} at {i['utc'][11:19]}"
+                       for i in items[:LISTED])
+    return (f"cash over {text(policy.report_over)}: player {player} bought in "
+            f"{text(total)} in cash on gaming day {day.isoformat()} ({len(items)} "
+            f"transactions: {listed}): a currency transaction report is due")
+
+
+# ----- after each batch the floor stores --------------------------------------------------
+
+
+def after_batch(db: psycopg.Connection, new: Sequence[Sequence[Any]], policy: Policy) -> None:
+    """In the writer's transaction, for the books' messages just stored (table, n, topic,
+    round, body): a patron's cash crossing `report_over` in a gaming day raises `ctr`, once, on
+    the message that crossed; a closer whose day has its drop checks the day."""
+    crossing: dict[tuple[str, date], list[tuple[str, int]]] = defaultdict(list)
+    closers: set[tuple[str, date]] = set()
+    for table, n, topic, _, body in new:
+        if topic == "buy_in" and body.get("medium") == "cash" and body.get("player"):
+            when = _stored_utc(db, table, n)
+            crossing[(body["player"], business(when, policy))].append((table, n))
+        elif topic == "tray" and body.get("count") == "closer":
+            closers.add((table, business(_stored_utc(db, table, n), policy)))
+    for (player, day), keys in crossing.items():
+        start, end = policy.periods.day(day)
+        rows = db.execute(PLAYER_CASH, {"player": player, "start": start,
+                                        "end": end}).fetchall()
+        total = sum(int(r[4]) for r in rows)
+        now = {(r[0], r[1]) for r in rows} & set(keys)
+        before = total - sum(int(r[4]) for r in rows if (r[0], r[1]) in now)
+        if before <= policy.report_over < total:
+            last = max((r for r in rows if (r[0], r[1]) in now), key=lambda r: (r[3], r[1]))
+            items = [_item(r) for r in rows]
+            db.execute("INSERT INTO alerts (table_id, n, kind, round, utc, text, received) "
+                       "VALUES (%s, %s, %s, NULL, %s, %s, now()) ON CONFLICT DO NOTHING",
+                       (last[0], last[1], CTR_ALERT, last[3],
+                        _fit(ctr_alert(player, day, total, items, policy))))
+    for table, day in closers:
+        check_day(db, table, day, policy)
+
+
+def _stored_utc(db: psycopg.Connection, table: str, n: int) -> datetime:
+    row = db.execute("SELECT utc FROM transactions WHERE table_id = %s AND n = %s",
+                     (table, n)).fetchone()
+    assert row is not None  # stored by the same statement
+    return row[0]  # type: ignore[no-any-return]
+
+
+def business(moment: datetime, policy: Policy) -> date:
+    """The gaming day `moment` is in, as the floor counts it."""
+    return DayPolicy(policy.periods.day_start, policy.periods.zone).business_date(
+        moment.isoformat())

@@ -1,0 +1,150 @@
+"""Fills and credits on the pit (issue 38): a supervisor requests one for a table, by
+denomination, and prints its slip for the runner to take to the cage; the table signs it as the
+chips arrive (the runner's PIN and a supervisor's), naming the request, and the slip of the
+signed transfer prints the same way, with both signatures. The slips are HTML print views, every
+text escaped."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from psycopg import AsyncConnection
+
+from controller.game.money import Currency
+from protocol.codec import Refused
+from protocol.topics import TABLE_ID
+
+MOST_DENOMINATIONS: Final = 50
+MOST_CHIPS: Final = 100_000  # of one denomination (as the table takes them)
+KINDS: Final = ("fill", "credit")
+
+INSERT: Final = """
+INSERT INTO transfer_requests (table_id, transfer, chips, total, requested_by)
+VALUES (%s, %s, %s::jsonb, %s, %s) RETURNING id, requested
+"""
+REQUESTS: Final = """
+SELECT r.id, r.table_id, r.transfer, r.chips, r.total, r.requested_by, r.requested,
+       t.n, t.utc
+FROM transfer_requests r
+LEFT JOIN transactions t ON t.table_id = r.table_id AND t.request = r.id
+WHERE r.requested >= %s AND r.requested < %s
+ORDER BY r.id
+"""
+ONE_REQUEST: Final = """
+SELECT r.id, r.table_id, r.transfer, r.chips, r.total, r.requested_by, r.requested,
+       t.n, t.utc
+FROM transfer_requests r
+LEFT JOIN transactions t ON t.table_id = r.table_id AND t.request = r.id
+WHERE r.id = %s
+"""
+SIGNED: Final = """
+SELECT m.body, m.utc FROM messages m WHERE m.table_id = %s AND m.n = %s AND m.topic = 'transfer'
+"""
+
+
+def checked_request(payload: Mapping[str, Any]) -> tuple[str, str, dict[str, int], int]:
+    """`{"table", "transfer", "chips"}` as the pit takes it: (table, transfer, chips,
+    total), or Refused naming the field. The table checks the denominations when it signs."""
+    table, transfer, chips = (payload.get(k) for k in ("table", "transfer", "chips"))
+    if set(payload) - {"table", "transfer", "chips"}:
+        raise Refused(f"{sorted(set(payload) - {'table', 'transfer', 'chips'})[0]}: not a "
+                      "field of a request")
+    if not isinstance(table, str) or not TABLE_ID.fullmatch(table):
+        raise Refused("table: not a table id")
+    if transfer not in KINDS:
+        raise Refused("transfer: fill or credit")
+    if not isinstance(chips, dict) or not 0 < len(chips) <= MOST_DENOMINATIONS:
+        raise Refused(f"chips: an object of 1 to {MOST_DENOMINATIONS} denominations")
+    for key, count in chips.items():
+        if not key.isdigit() or len(key) > 12 or key.startswith("0"):
+            raise Refused(f"chips.{key[:20]}: a denomination in minor units (\"2500\")")
+        if isinstance(count, bool) or not isinstance(count, int) or \
+                not 0 < count <= MOST_CHIPS:
+            raise Refused(f"chips.{key}: a count of chips from 1 to {MOST_CHIPS:,}")
+    ordered = {k: chips[k] for k in sorted(chips, key=int, reverse=True)}
+    return table, str(transfer), ordered, sum(int(k) * n for k, n in ordered.items())
+
+
+async def request(db: AsyncConnection[Any], table: str, transfer: str, chips: dict[str, int],
+                  total: int, by: str) -> dict[str, Any]:
+    import json
+    cursor = await db.execute(INSERT, (table, transfer, json.dumps(chips), total, by))
+    row = await cursor.fetchone()
+    assert row is not None
+    return {"id": row[0], "table": table, "transfer": transfer, "chips": chips,
+            "total": total, "requested_by": by, "requested": _iso(row[1]), "signed": None}
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _request(row: Any) -> dict[str, Any]:
+    return {"id": row[0], "table": row[1], "transfer": row[2], "chips": row[3],
+            "total": int(row[4]), "requested_by": row[5], "requested": _iso(row[6]),
+            "signed": None if row[7] is None else {"n": row[7], "utc": _iso(row[8])}}
+
+
+async def requests(db: AsyncConnection[Any], start: datetime, end: datetime
+                   ) -> list[dict[str, Any]]:
+    cursor = await db.execute(REQUESTS, (start, end))
+    return [_request(row) for row in await cursor.fetchall()]
+
+
+async def one_request(db: AsyncConnection[Any], number: int) -> dict[str, Any] | None:
+    cursor = await db.execute(ONE_REQUEST, (number,))
+    row = await cursor.fetchone()
+    return None if row is None else _request(row)
+
+
+async def signed(db: AsyncConnection[Any], table: str, n: int) -> dict[str, Any] | None:
+    cursor = await db.execute(SIGNED, (table, n))
+    row = await cursor.fetchone()
+    return None if row is None else {**row[0], "table": table, "n": n, "utc": _iso(row[1])}
+
+
+def slip_page(slip: Mapping[str, Any], money: Currency) -> str:
+    """A slip to print: a request (`id`, not yet signed, or signed since) or a signed transfer
+    (`slip`, with its runner and supervisor), its chips by denomination and total, and lines
+    for what is still to sign."""
+    kind = str(slip["transfer"]).upper()
+    if "slip" in slip:
+        title = f"{kind} SLIP No. {slip['slip']}"
+        facts = [("Table", slip["table"]), ("Signed at the table", slip["utc"]),
+                 ("Runner", slip["runner"]), ("Supervisor", slip["supervisor"])]
+        if slip.get("request"):
+            facts.append(("Requested on the pit", f"request {slip['request']}"))
+    else:
+        title = f"{kind} REQUEST No. {slip['id']}"
+        facts = [("Table", slip["table"]), ("Requested", slip["requested"]),
+                 ("Requested by", slip["requested_by"]),
+                 ("Signed at the table", f"message {slip['signed']['n']} at "
+                  f"{slip['signed']['utc']}" if slip["signed"] else "not yet")]
+    lines = "".join(f"<tr><td class=num>{html.escape(money.text(int(d)))}</td>"
+                    f"<td class=num>{int(n):,}</td>"
+                    f"<td class=num>{html.escape(money.text(int(d) * int(n)))}</td></tr>"
+                    for d, n in slip["chips"].items())
+    facts_html = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+                         for k, v in facts)
+    signers = ("Runner", "Supervisor", "Cage cashier") if "slip" not in slip else \
+        ("Cage cashier",)
+    signatures = "".join(f"<p class=sign>{html.escape(s)}: ______________________</p>"
+                         for s in signers)
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>body {{ font: 14pt/1.4 serif; margin: 2em; }} h1 {{ font-size: 18pt; }}
+table {{ border-collapse: collapse; margin: .5em 0; }} th, td {{ padding: .2em .8em;
+border-bottom: 1px solid #999; text-align: left; }} .num {{ text-align: right; }}
+.sign {{ margin-top: 2em; }}</style></head>
+<body><h1>{html.escape(title)}</h1>
+<table>{facts_html}</table>
+<table><thead><tr><th class=num>Denomination</th><th class=num>Chips</th>
+<th class=num>Value</th></tr></thead><tbody>{lines}</tbody>
+<tfoot><tr><th colspan=2>Total</th><th class=num>{html.escape(money.text(int(slip['total'])))}
+</th></tr></tfoot></table>
+{signatures}
+</body></html>
+"""

@@ -1,0 +1,179 @@
+"""The day's books at the table's edge (issue 38): each transaction posted to the real display
+server as its documented action, handled by the real loop into a real journal. Two people sign
+a tray count (the dealer and a supervisor) and a fill or a credit (the runner and a
+supervisor), each with their PIN: a wrong one journals nothing and is answered; one person
+cannot sign twice. A buy-in is tied to the seat's open rating. What the table cannot take
+(chips it does not have, a seat it does not have) is answered and never journaled. Each
+transaction makes one floor message of its own type, which the protocol takes, and no PIN is
+written anywhere."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import sqlite3
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.daemon.loop import ControllerLoop
+from controller.daemon.service import TableService
+from controller.game.events import BoughtIn, ChipsLeft, ChipsTransferred, Event, TrayCounted
+from controller.game.supervisors import PinGuard, hash_pin
+from controller.game.table_config import config_change
+from controller.journal import Journal, codec
+from controller.journal.fold import read_events
+from protocol.codec import checked
+from protocol.messages import MESSAGES
+from tests.conftest import REGISTRY
+from tests.display.live import displayed, until
+from tests.floor.hostile import good_message
+
+PIN, OTHER_PIN = "2468", "1357"
+BOOKS = (TrayCounted, ChipsTransferred, BoughtIn, ChipsLeft)
+
+
+@dataclass
+class Table:
+    loop: ControllerLoop
+    url: str
+    path: Path
+
+    def post(self, action: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        parts = urllib.parse.urlsplit(self.url)
+        connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
+        try:
+            connection.request("POST", "/api/action", json.dumps(action),
+                               {"Content-Type": "application/json"})
+            answer = connection.getresponse()
+            return answer.status, json.loads(answer.read())
+        finally:
+            connection.close()
+
+    def act(self, action: dict[str, Any]) -> list[str]:
+        """Post an action the display takes, wait for the loop to handle it; the notices it
+        brought."""
+        before = sum(self.loop.handled.values())
+        status, answer = self.post(action)
+        assert status == 202, answer
+        until(self.loop, lambda: sum(self.loop.handled.values()) > before
+              and self.loop.inputs.empty())
+        return [text for _, text in self.loop.notices][-3:]
+
+    def books(self) -> list[Event]:
+        return [e for e in read_events(self.path) if isinstance(e, BOOKS)]
+
+    def outbox(self) -> list[tuple[str, dict[str, Any]]]:
+        with sqlite3.connect(self.path) as db:
+            return [(topic, json.loads(codec.decode(body, None))) for topic, body in db.execute(
+                "SELECT topic, body FROM outbox WHERE topic IN ('tray', 'transfer', 'buy_in', "
+                "'chips_out') ORDER BY n")]
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    path = tmp_path / "journal.sqlite3"
+    hashed, other = hash_pin(PIN, iterations=1000), hash_pin(OTHER_PIN, iterations=1000)
+    service = TableService(Journal.open(path), pin_guard=PinGuard({"S-1": hashed}),
+                           dealers=PinGuard({"D-7": hashed}, "dealer"),
+                           runners=PinGuard({"R-2": other}, "runner"))
+    service.submit(config_change("blackjack", {}, {}, REGISTRY))
+    loop = ControllerLoop(service)
+    try:
+        with displayed(loop, lambda: {"notices": loop.notices_now()}) as server:
+            yield Table(loop, server.url, path)
+    finally:
+        assert service.journal is not None
+        service.journal.close()
+
+
+def tray(count: str = "opener", dealer_pin: str = PIN, pin: str = PIN,
+         chips: dict[str, int] | None = None) -> dict[str, Any]:
+    return {"action": "tray_count", "count": count, "chips": chips or {"10000": 40, "500": 200},
+            "dealer": "D-7", "dealer_pin": dealer_pin, "supervisor": "S-1", "pin": pin}
+
+
+def transfer(kind: str = "fill", runner_pin: str = OTHER_PIN) -> dict[str, Any]:
+    return {"action": kind, "chips": {"2500": 40}, "runner": "R-2", "runner_pin": runner_pin,
+            "supervisor": "S-1", "pin": PIN}
+
+
+def test_each_transaction_signed_and_booked_makes_its_floor_message(table: Table) -> None:
+    table.act(tray())
+    table.act(transfer("fill"))
+    table.act(transfer("credit"))
+    table.act({"action": "seat_player", "seat": 3, "player": "P-1001", "supervisor": "S-1",
+               "pin": PIN})
+    table.act({"action": "buy_in", "seat": 3, "amount": 400000})
+    table.act({"action": "buy_in", "seat": 5, "amount": 100000, "medium": "marker"})
+    table.act({"action": "chips_out", "seat": 3, "amount": 72500, "how": "colored_up"})
+    table.act(tray("closer"))
+    events = table.books()
+    assert [type(e) for e in events] == [TrayCounted, ChipsTransferred, ChipsTransferred,
+                                         BoughtIn, BoughtIn, ChipsLeft, TrayCounted]
+    opener = events[0]
+    assert isinstance(opener, TrayCounted)
+    assert (opener.dealer, opener.supervisor, opener.chips) == ("D-7", "S-1",
+                                                                {"10000": 40, "500": 200})
+    sent = table.outbox()
+    assert [topic for topic, _ in sent] == ["tray", "transfer", "transfer", "buy_in", "buy_in",
+                                            "chips_out", "tray"]
+    assert sent[0][1] == {"count": "opener", "chips": {"10000": 40, "500": 200},
+                          "total": 500000, "dealer": "D-7", "supervisor": "S-1"}
+    assert sent[1][1]["transfer"] == "fill" and sent[1][1]["total"] == 100000
+    assert sent[1][1]["slip"] == events[1].seq  # the slip's number is its record's
+    assert sent[3][1] == {"seat": 3, "amount": 400000, "medium": "cash", "rating": 1,
+                          "player": "P-1001"}  # tied to the seat's open rating
+    assert sent[4][1] == {"seat": 5, "amount": 100000, "medium": "marker", "rating": None,
+                          "player": None}  # no rating: the anonymous seat
+    for topic, body in sent:  # each as the floor takes it
+        checked(MESSAGES[topic], {**good_message(topic=topic), "round": None, "body": body})
+    books = table.loop.service.table.day.books
+    assert books.tray_change() == 0  # the same tray, a fill and a credit of $1,000.00
+    assert PIN not in table.path.read_bytes().decode("latin-1")
+
+
+@pytest.mark.parametrize(("action", "refused"), [
+    (tray(dealer_pin="0000"), "dealer D-7"),
+    (tray(pin="0000"), "supervisor S-1"),
+    (transfer(runner_pin=PIN), "runner R-2"),  # the supervisor's PIN is not the runner's
+])
+def test_a_wrong_pin_of_either_signer_books_nothing(table: Table, action: dict[str, Any],
+                                                     refused: str) -> None:
+    notices = table.act(action)
+    assert any(refused in notice and "wrong" in notice for notice in notices), notices
+    assert table.books() == [] and table.outbox() == []
+
+
+@pytest.mark.parametrize(("action", "said"), [
+    (tray(chips={"700": 3}), "tray opener: $7.00 is not a chip of this table's"),
+    (tray(chips={"2500": 200_000}), "200000 is not a count of chips"),
+    ({"action": "buy_in", "seat": 9, "amount": 5000}, "seat 9: this table has seats 1 to 7"),
+    ({"action": "chips_out", "seat": 2, "amount": 10**11}, "is not an amount"),
+])
+def test_what_the_table_cannot_take_is_answered_and_never_journaled(
+        table: Table, action: dict[str, Any], said: str) -> None:
+    notices = table.act(action)
+    assert any(said in notice for notice in notices), notices
+    assert table.books() == [] and table.outbox() == []
+
+
+@pytest.mark.parametrize(("action", "field"), [
+    ({**tray(), "supervisor": "D-7"}, "field supervisor: two people sign"),
+    ({**transfer(), "runner": "S-1"}, "field supervisor: two people sign"),
+    ({**tray(), "count": "midday"}, "field count: must be one of opener, closer"),
+    ({**tray(), "chips": {"ten": 4}}, "field chips"),
+    ({**tray(), "chips": {}}, "field chips"),
+    ({**transfer(), "runner_pin": None}, "field runner_pin"),
+    ({"action": "buy_in", "seat": 1, "amount": 500, "medium": "cheque"}, "field medium"),
+    ({"action": "buy_in", "seat": 1, "amount": 0}, "field amount"),
+    ({"action": "chips_out", "seat": 1, "amount": 500, "how": "dropped"}, "field how"),
+])
+def test_a_malformed_transaction_is_refused_naming_its_field(
+        table: Table, action: dict[str, Any], field: str) -> None:
+    status, answer = table.post(action)
+    assert status == 400 and field in answer["error"], answer

@@ -1,0 +1,101 @@
+"""The pit's books end to end (issue 38): three tables on simulated hardware, each with its real
+display server and its floor link; a real Mosquitto, a real PostgreSQL and the real `tablectl
+floor serve`. Every transaction is posted to the display as the dealer's screen posts it: the
+opener, a rated player's and an anonymous seat's buy-ins, rounds, a fill, a credit, the closer.
+The count room's drop comes in by `tablectl floor drop`.
+
+- A table whose books are kept honestly balances to the cent: its tray's win is its layout's
+  win, from the table's own day ledger.
+- Chips taken from a tray make the two wins differ by exactly that amount; the alert names the
+  gaming day and the shift.
+- A count room's miscount of a drop shows the same way, found as the table's closer arrives
+  after the drop (the other path to the alert).
+- One patron's cash across the three tables is over $10,000: one alert names the three
+  transactions; each is in the multiple transaction log; the anonymous seats are apart.
+- `floor reconcile` agrees, the books' messages included."""
+
+from __future__ import annotations
+
+import csv
+import io
+import urllib.request
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from floor.books import CSV_COLUMNS
+from tests.floor.books_day import MISCOUNT, THEFT, Desk, import_drop, play_the_day
+from tests.floor.test_floor import get
+from tests.servers import Mosquitto
+
+pytestmark = pytest.mark.servers
+
+
+def test_a_gaming_day_of_three_tables_balances_and_catches_theft_and_cash(
+        tmp_path: Path, broker: Mosquitto, floor_dsn: str, desks: list[Desk]) -> None:
+    played = play_the_day(tmp_path, broker, floor_dsn, desks)
+    floor, day, drops = played.floor, played.day, played.drops
+    honest = desks[0]
+    try:
+        books = get(f"{floor.url}api/books?day={day}")
+        assert books["gaming_day"] == day
+        found = {entry["table"]: entry for entry in books["tables"]}
+        for k, desk in enumerate(desks, start=1):
+            entry = found[f"bj-0{k}"]
+            layout = desk.layout_win()
+            assert entry["layout_win"] == layout
+            assert entry["drop"] == drops[f"bj-0{k}"]
+            assert (entry["fills"]["total"], entry["credits"]["total"]) == (100000, 50000)
+            assert entry["cash_in"] == {"cash": 400000, "marker": 50000}
+            assert entry["hold"] == round(entry["tray_win"] / entry["drop"], 6)
+            assert entry["rounds"] == 6 and sum(s["rounds"] for s in entry["shifts"]) == 6
+        assert found["bj-01"]["tray_win"] == honest.layout_win()
+        assert (found["bj-01"]["difference"], found["bj-01"]["alert"]) == (0, False)
+        assert (found["bj-02"]["difference"], found["bj-02"]["alert"]) == (-THEFT, True)
+        assert (found["bj-03"]["difference"], found["bj-03"]["alert"]) == (MISCOUNT, True)
+
+        alerts = {(a["table"], a["kind"]): a["text"] for a in get(f"{floor.url}api/alerts")}
+        assert ("bj-01", "books") not in alerts
+        theft = alerts[("bj-02", "books")]
+        assert f"books of gaming day {day}, shift " in theft
+        assert "by -$75.00 (tolerance $0.00)" in theft
+        assert "by +$100.00" in alerts[("bj-03", "books")]
+
+        cash = get(f"{floor.url}api/cash?day={day}")
+        [patron] = cash["patrons"]
+        assert (patron["player"], patron["cash_in"], patron["report"]) == ("P-4242", 1200000,
+                                                                           True)
+        assert sorted(t["table"] for t in patron["transactions"]) == ["bj-01", "bj-02",
+                                                                      "bj-03"]
+        assert [t["amount"] for t in cash["log"]] == [400000] * 3
+        assert sorted(a["table"] for a in cash["anonymous"]) == ["bj-01", "bj-02", "bj-03"]
+        assert "player's card" in cash["anonymous_note"]
+        [ctr] = [text for (_, kind), text in alerts.items() if kind == "ctr"]
+        assert "player P-4242 bought in $12,000.00 in cash" in ctr
+        assert all(f"bj-0{k} seat 1 $4,000.00" in ctr for k in (1, 2, 3))
+
+        with urllib.request.urlopen(f"{floor.url}api/cash.csv?day={day}", timeout=10) as answer:
+            rows = list(csv.reader(io.StringIO(answer.read().decode())))
+        assert tuple(rows[0]) == CSV_COLUMNS
+        mine = [row for row in rows[1:] if row[1] == "P-4242"]
+        assert [row[3] for row in mine] == ["4000.00"] * 3 and mine[0][-1] == "yes"
+
+        one = get(f"{floor.url}api/books/bj-02?day={day}")
+        assert [t["kind"] for t in one["transactions"]] == [
+            "opener", "buy_in", "buy_in", "fill", "credit", "closer"]
+        assert len(one["chart"]["hold"]) == len(one["chart"]["times"]) == 6
+    finally:
+        floor.stop()
+
+
+def test_a_drop_file_with_a_bad_row_is_refused_whole(tmp_path: Path, floor_dsn: str) -> None:
+    path = tmp_path / "drop.csv"
+    path.write_text("gaming_day,table_id,drop\n2026-11-27,bj-01,100.00\n2026-11-27,bj 2,5\n")
+    refused = import_drop(path, floor_dsn, "06:00")
+    assert refused.returncode != 0
+    assert "line 3, field table_id: 'bj 2' is not a table id" in refused.stderr
+    assert "nothing imported" in refused.stderr
+    with psycopg.connect(floor_dsn) as db:
+        assert db.execute("SELECT count(*) FROM drops").fetchone() == (0,)
+
