@@ -131,10 +131,34 @@ async def ratings(db: AsyncConnection[Any], sql: str, params: Any, limits: str
     cursor = await db.execute(sql, params)
     rows = [(table, Rating.from_state(body), assessment)
             for table, body, assessment in await cursor.fetchall()]
+    await _chips_so_far(db, [(table, rating) for table, rating, _ in rows if rating.end is None])
     edges, failed, jobs = await edges_of(db, {(table, key) for table, rating, _ in rows
                                             for key in rating.handle}, limits)
     return [{**report(table, rating, edges, failed), "protection": protection(assessment)}
             for table, rating, assessment in rows], jobs
+
+
+CHIPS: Final = """
+SELECT table_id, rating, kind, medium, sum(amount) FROM transactions
+WHERE (table_id, rating) IN (SELECT * FROM unnest(%s::text[], %s::bigint[]))
+  AND kind IN ('buy_in', 'chips_out')
+GROUP BY 1, 2, 3, 4
+"""
+
+
+async def _chips_so_far(db: AsyncConnection[Any], open_: list[tuple[str, Rating]]) -> None:
+    """An open rating's chips, from the transactions stored (its whole state has them only
+    once it closes)."""
+    if not open_:
+        return
+    cursor = await db.execute(CHIPS, ([t for t, _ in open_], [r.number for _, r in open_]))
+    found = {(t, r.number): r for t, r in open_}
+    for table, number, kind, medium, amount in await cursor.fetchall():
+        rating = found[(table, int(number))]
+        if kind == "buy_in":
+            rating.bought_in[medium] = int(amount)
+        else:
+            rating.chips_out = (rating.chips_out or 0) + int(amount)
 
 
 def protection(assessment: Mapping[str, Any] | None) -> dict[str, Any] | None:

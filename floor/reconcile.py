@@ -45,6 +45,7 @@ from controller.journal import History, JournalError, codec
 from controller.journal.files import settlements_text
 from controller.journal.fold import journal_ratings
 from controller.journal.outbox import refused_body
+from floor.books import TOPICS as BOOKS_TOPICS
 
 WAIT_S: Final = 10.0  # how long the floor is given to store what a dealing table has made
 
@@ -62,6 +63,7 @@ class Side:
     journal: str | None = None  # the journal's own id (the floor: the one it has the table from)
     refused: dict[int, str] = field(default_factory=dict)  # n -> its topic and why
     ratings: dict[int, dict[str, Any]] | None = field(default_factory=dict)  # number -> state
+    transactions: dict[int, tuple[str, int]] = field(default_factory=dict)  # n -> kind, amount
     from_seq: int = 1  # the first record whose messages went to the outbox
     last_seq: int = 0  # the last record when the journal was read
 
@@ -99,6 +101,8 @@ def journal_side(path: Path, archive_dirs: list[Path]) -> tuple[str | None, Side
                 text = canonical(refused_body(topic, text, refused))
             side.digests[n] = hashlib.sha256(text.encode()).digest()
             side.unsent += sent is None
+            if topic in BOOKS_TOPICS and refused is None:
+                side.transactions[n] = transaction(topic, json.loads(text))
         files = [history.day_file(day) for day in history.sealed()
                  if history.find_day_file(day) is not None] + [live]
         for file in files:
@@ -134,6 +138,9 @@ def floor_side(db: psycopg.Connection, table_id: str, upto: int) -> tuple[Side, 
     side.journal = known[0] if known else None
     side.ratings = {int(number): compared(body) for number, body in db.execute(
         "SELECT number, body FROM ratings WHERE table_id = %s AND last_n <= %s",
+        (table_id, upto))}
+    side.transactions = {int(n): (kind, int(amount)) for n, kind, amount in db.execute(
+        "SELECT n, kind, amount FROM transactions WHERE table_id = %s AND n <= %s",
         (table_id, upto))}
     conflicts = db.execute("SELECT count(*) FROM conflicts WHERE table_id = %s",
                            (table_id,)).fetchone()
@@ -182,6 +189,7 @@ def differences(journal: Side, floor: Side, conflicts: int, made_by_now: int) ->
             found.append(f"round {number}: {mine[0]} in the journal, {theirs[0]} on the floor")
         elif json.dumps(mine[1]) != json.dumps(theirs[1]):
             found.append(f"round {number}: the settlements differ")
+    found += transaction_differences(journal, floor)
     for n, why in sorted(journal.refused.items()):
         found.append(f"message {n} ({why}) was refused for good: only its stand-in is on the "
                      "floor")
@@ -214,6 +222,26 @@ def reconcile(dsn: str, journal: Path, table_id: str | None = None,
         mine.ratings = None  # a closed day's file is not here: ratings are not compared
     found = differences(mine, theirs, conflicts, last_made(journal))
     return table, found + rating_differences(mine, theirs, complete), mine
+
+
+def transaction(topic: str, body: dict[str, Any]) -> tuple[str, int]:
+    """A books message as the floor keeps it (`transactions`): its kind and amount."""
+    kind = body["count"] if topic == "tray" else body["transfer"] if topic == "transfer" \
+        else topic
+    return kind, int(body["total"] if "total" in body else body["amount"])
+
+
+def transaction_differences(journal: Side, floor: Side) -> list[str]:
+    """The day's books (issue 38): each transaction in the journal's outbox is in the floor's
+    books, as the table booked it, and the floor's books hold none the journal did not make
+    among those numbers."""
+    def said(booked: tuple[str, int] | None) -> str:
+        return "none" if booked is None else f"{booked[0]} {booked[1]}"
+
+    return [f"transaction {n}: {said(journal.transactions.get(n))} in the journal, "
+            f"{said(floor.transactions.get(n))} in the floor's books"
+            for n in sorted(journal.digests.keys() & floor.digests.keys())
+            if journal.transactions.get(n) != floor.transactions.get(n)]
 
 
 COMPARED: Final = ("player", "seat", "rounds", "handle", "actual", "end", "reason")

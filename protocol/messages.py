@@ -534,6 +534,9 @@ class RatingBody(Model):
     first_round: RoundNumber | None
     last_round: RoundNumber | None
     last_utc: Utc | None
+    # The player's chips from the day's books: bought in by medium, and left with.
+    bought_in: Annotated[dict[Literal["cash", "marker"], Total], _items(2)] = {}
+    chips_out: Total | None = None
 
     @model_validator(mode="after")
     def _placed_is_the_handle(self) -> RatingBody:

@@ -60,6 +60,14 @@ def render(data: dict[str, Any]) -> str:
         for flag in r["flags"]:
             lines.append(f"  #{r['number']} {flag['kind']} (p {flag['p_value']:.2g}): "
                          f"{flag['detail']}; rounds {' '.join(map(str, flag['rounds']))}")
+    for r in data["ratings"]:  # the books' chips, where the dealer entered any
+        if r["bought_in"] or r["chips_out"] is not None:
+            bought = ", ".join(f"{medium} {amount:,.2f}"
+                               for medium, amount in r["bought_in"].items()) or "nothing"
+            left = "not entered" if r["chips_out"] is None else \
+                f"{r['chips_out']:,.2f} (chips {r['chips_net']:+,.2f} against the result " \
+                f"{r['actual']:+,.2f}: {r['unexplained']:+,.2f} unexplained)"
+            lines.append(f"  #{r['number']} bought in {bought}; left with {left}")
     return "\n".join(lines) + "\n"
 
 

@@ -101,6 +101,28 @@ class Rating:
     first_round: int | None = None
     last_round: int | None = None
     last_utc: str | None = None  # when the last round credited to it ended
+    # The chips the player bought at the seat (medium -> minor units) and left with (None:
+    # not entered), from the day's books (issue 38); kept in a state only once there are any.
+    bought_in: dict[str, int] = field(default_factory=dict)
+    chips_out: int | None = None
+
+    def bought(self, medium: str, amount: int) -> None:
+        self.bought_in[medium] = self.bought_in.get(medium, 0) + amount
+
+    def left_with(self, amount: int) -> None:
+        self.chips_out = (self.chips_out or 0) + amount
+
+    def chips(self) -> dict[str, Any]:
+        """The rating's chips, currency units: bought in, left with, and their difference
+        against the result at the layout (`unexplained`: chips brought from elsewhere or
+        taken off unbooked; None until chips out is entered)."""
+        bought = sum(self.bought_in.values())
+        net = None if self.chips_out is None else self.chips_out - bought
+        return {"bought_in": {medium: from_minor(amount)
+                              for medium, amount in sorted(self.bought_in.items())},
+                "chips_out": None if self.chips_out is None else from_minor(self.chips_out),
+                "chips_net": None if net is None else from_minor(net),
+                "unexplained": None if net is None else from_minor(net - self.actual)}
 
     def credit(self, round_: RoundCredits, credit: Credit) -> None:
         """Add a round's wagers and result to the rating. Rounds may come in any order (the
@@ -144,10 +166,14 @@ class Rating:
             "theo": {spot: round(value, 4) for spot, value in theo.items()},
             "theo_total": round(sum(theo.values()), 4),
             "actual": from_minor(self.actual),
+            **self.chips(),
         }
 
     def to_state(self) -> dict[str, Any]:
-        return asdict(self)
+        """Its state, without the books' fields while they are empty: a rating without them
+        is written as before they were."""
+        return {key: value for key, value in asdict(self).items()
+                if key not in ("bought_in", "chips_out") or value or value == 0}
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any]) -> Rating:

@@ -412,9 +412,17 @@ class Table:
         else:
             rating = self.ratings.open.get(event.seat)
             number, player = (rating.number, rating.player) if rating else (None, None)
-            booked = books.bought_in(event.seq, event.seat, event.amount, event.medium, number,
-                                     player) if isinstance(event, BoughtIn) else \
-                books.left_with(event.seq, event.seat, event.amount, event.how, number, player)
+            # The rating's chips too: its whole state goes to the floor when it closes.
+            if isinstance(event, BoughtIn):
+                booked = books.bought_in(event.seq, event.seat, event.amount, event.medium,
+                                         number, player)
+                if rating is not None:
+                    rating.bought(event.medium, event.amount)
+            else:
+                booked = books.left_with(event.seq, event.seat, event.amount, event.how, number,
+                                         player)
+                if rating is not None:
+                    rating.left_with(event.amount)
         self._changes = dataclasses.replace(self._changes, booked=booked)
         return []
 

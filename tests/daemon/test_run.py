@@ -281,6 +281,9 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
     ('[table]\ngame = "blackjack"\n[dealers]\n"D-7" = "1234"\n', "dealers.D-7: "),
     ('[table]\ngame = "blackjack"\n[dealers]\n" D-7" = "1234"\n',
      "dealers. D-7: not a dealer id"),
+    ('[table]\ngame = "blackjack"\n[runners]\n"R-3" = "1234"\n', "runners.R-3: "),
+    ('[table]\ngame = "blackjack"\n[runners]\n"R\\t3" = "1234"\n',
+     "runners.R\t3: not a runner id"),
     ('[table]\ngame = "blackjack"\n[payout]\nverify = "hold"\n',
      "payout.verify: 'hold' needs the pads ([devices.pads]) to read the layout"),
     ('[table]\ngame = "blackjack"\n[devices.pads]\nusb = "1209:7ab1"\n[payout]\n'

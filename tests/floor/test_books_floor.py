@@ -12,7 +12,8 @@ The count room's drop comes in by `tablectl floor drop`.
   after the drop (the other path to the alert).
 - One patron's cash across the three tables is over $10,000: one alert names the three
   transactions; each is in the multiple transaction log; the anonymous seats are apart.
-- `floor reconcile` agrees, the books' messages included."""
+- `floor reconcile` agrees, the books' messages included, and finds a transaction the floor's
+  books changed or lost."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import pytest
 
 from floor.books import CSV_COLUMNS
 from tests.floor.books_day import MISCOUNT, THEFT, Desk, import_drop, play_the_day
+from tests.floor.harness import reconciled
 from tests.floor.test_floor import get
 from tests.servers import Mosquitto
 
@@ -75,11 +77,23 @@ def test_a_gaming_day_of_three_tables_balances_and_catches_theft_and_cash(
         assert "player P-4242 bought in $12,000.00 in cash" in ctr
         assert all(f"bj-0{k} seat 1 $4,000.00" in ctr for k in (1, 2, 3))
 
+        seated = [r for r in get(f"{floor.url}api/seats") if r["player"] == "P-4242"]
+        assert [r["bought_in"] for r in seated] == [{"cash": 4000.0}] * 3  # item 6, open
         with urllib.request.urlopen(f"{floor.url}api/cash.csv?day={day}", timeout=10) as answer:
             rows = list(csv.reader(io.StringIO(answer.read().decode())))
         assert tuple(rows[0]) == CSV_COLUMNS
         mine = [row for row in rows[1:] if row[1] == "P-4242"]
         assert [row[3] for row in mine] == ["4000.00"] * 3 and mine[0][-1] == "yes"
+
+        with psycopg.connect(floor_dsn, autocommit=True) as db:  # reconcile covers the books
+            [(n,)] = db.execute("UPDATE transactions SET amount = amount + 1 WHERE table_id = "
+                                "'bj-01' AND kind = 'fill' RETURNING n").fetchall()
+            db.execute("DELETE FROM transactions WHERE table_id = 'bj-01' AND kind = 'credit'")
+        found = reconciled(floor_dsn, honest.table.journal)
+        assert f"transaction {n}: fill 100000 in the journal, fill 100001 in the floor's books" \
+            in found
+        assert any(line.endswith("credit 50000 in the journal, none in the floor's books")
+                   for line in found)
 
         one = get(f"{floor.url}api/books/bj-02?day={day}")
         assert [t["kind"] for t in one["transactions"]] == [

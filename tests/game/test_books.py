@@ -147,3 +147,31 @@ def test_a_transaction_the_table_cannot_take_is_said_and_kept_out() -> None:
     [alert] = service.submit(BoughtIn(seq=0, seat=9, amount=100, medium="cash"))
     assert isinstance(alert, Alert) and alert.code == "no_such_seat"
     assert service.table.day.books.empty
+
+
+def test_a_ratings_chips_are_reconciled_with_its_result() -> None:
+    """Issue 38, item 6: a rated player's buy-ins and chips out go to the rating; its chips'
+    net against the layout's result leaves what came from elsewhere unexplained. A rating
+    without any keeps the state it had before the books."""
+    from controller.daemon.service import TableService
+    from controller.game.events import ChipsLeft, PlayerSeated
+    from controller.game.ratings import Rating
+    from controller.game.table_config import config_change
+    from tests.conftest import REGISTRY
+    service = TableService()
+    service.submit(config_change("blackjack", {}, {}, REGISTRY))
+    service.submit(PlayerSeated(seq=0, seat=2, player="P-7", how="number", by="S-1"))
+    service.submit(PlayerSeated(seq=0, seat=3, player="P-8", how="number", by="S-1"))
+    rating = service.table.ratings.open[2]
+    assert "bought_in" not in rating.to_state() and "chips_out" not in rating.to_state()
+    assert rating.report({})["chips_out"] is None
+    service.submit(BoughtIn(seq=0, seat=2, amount=50000, medium="cash"))
+    service.submit(BoughtIn(seq=0, seat=2, amount=10000, medium="marker"))
+    assert rating.report({})["unexplained"] is None  # not left yet: nothing to reconcile
+    service.submit(ChipsLeft(seq=0, seat=2, amount=45000, how="colored_up"))
+    chips = rating.report({})
+    assert chips["bought_in"] == {"cash": 500.0, "marker": 100.0}
+    assert (chips["chips_out"], chips["chips_net"], chips["unexplained"]) == (450.0, -150.0,
+                                                                              -150.0)
+    assert Rating.from_state(rating.to_state()) == rating
+    assert service.table.ratings.open[3].bought_in == {}  # the other seat's rating untouched
