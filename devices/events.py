@@ -65,6 +65,17 @@ class SpotsComplete:
 
 
 @dataclass(frozen=True, slots=True)
+class TrayRead:
+    """One part of an RFID chip tray's count (devices/tray.py): `chips` (denomination in minor
+    units, count) of part `part` of `parts`; the parts of one count share its `seq`."""
+
+    seq: int
+    part: int
+    parts: int
+    chips: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class CardRead:
     """A card reader read a valid card number (devices/card_reader.py): a player's card, or a
     dealer's (`kind` "dealer") when the number matches the reader's dealer pattern."""
@@ -110,7 +121,8 @@ class ReaderDied:
 
 
 DeviceEvent = (ShoeCard | Misread | Alarm | ShoeWarning | Status | SpotReport | SpotsComplete
-               | CardRead | CardGarbled | Garbage | Connected | Disconnected | ReaderDied)
+               | TrayRead | CardRead | CardGarbled | Garbage | Connected | Disconnected
+               | ReaderDied)
 
 
 def as_json(event: DeviceEvent) -> dict[str, Any]:
@@ -135,6 +147,9 @@ def as_json(event: DeviceEvent) -> dict[str, Any]:
                 "amount": event.amount, "fault": event.fault}
     elif isinstance(event, SpotsComplete):
         data = {"type": "snapshot_end"}
+    elif isinstance(event, TrayRead):
+        data = {"type": "tray", "part": event.part, "parts": event.parts,
+                "chips": {str(d): n for d, n in event.chips}}
     elif isinstance(event, CardRead):
         data = {"type": "card_read", "reader": event.reader, "number": event.number,
                 "kind": event.kind}

@@ -27,6 +27,10 @@ TABLES: Final = {"blackjack": {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7
 SEATS: Final = {"blackjack": 7, "baccarat": 5}
 
 
+# The demo's RFID chip tray (minor units -> chips): $57,850.00, for the Books dialog to read.
+DEMO_TRAY = {500000: 4, 100000: 20, 50000: 20, 10000: 40, 2500: 100, 500: 200, 100: 300, 50: 100}
+
+
 def demo(daemon: Daemon) -> int:
     """Deal until Ctrl-C, SIGTERM or `--rounds`; everything committed is in the journal, and a
     round stopped midway is dealt on at the next start."""
@@ -44,7 +48,7 @@ def demo(daemon: Daemon) -> int:
                   side_bets=True, seats=SEATS[game], refill=True,
                   seed=random.SystemRandom().randrange(2**32), keep_rounds=KEEP_ROUNDS,
                   journal_config=JournalConfig(key=key), floor=options.floor is not None,
-                  verify="hold", dealer_errors=options.dealer_errors)
+                  verify="hold", dealer_errors=options.dealer_errors, tray=DEMO_TRAY)
         assert rig.loop is not None
         control = ControlServer(socket_path(journal), rig.loop.post)
         control.start()

@@ -47,10 +47,10 @@ from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table import Table
 from controller.game.table_config import config_change
 from controller.journal.fold import check_game, read_events
-from devices import pads, protocols
+from devices import pads, protocols, tray
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
-from simulators import payout_dealer
+from simulators import payout_dealer, virtual_tray
 from simulators.autopilot import MAIN_AMOUNTS
 from simulators.payout_dealer import Spot
 from simulators.replay import summary
@@ -73,7 +73,7 @@ class Rig:
                  keep_rounds: int = 10_000,
                  journal_config: JournalConfig = TEST_DAYS, floor: bool = False,
                  verify: str = "off", dealer_errors: float = 0.0,
-                 still_s: float | None = None) -> None:
+                 still_s: float | None = None, tray: dict[int, int] | None = None) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
         self.speaks = protocols.get(protocol)
         self.journal_path = journal or folder / "journal.sqlite3"
@@ -97,6 +97,9 @@ class Rig:
         self.shoe: VirtualShoe = virtual(folder, protocol, cards=cards, seed=seed,
                                          decks=8 if game == "baccarat" else 6).start()
         self.pads = VirtualPads()
+        # An RFID chip tray holding these chips (denomination -> count), if any (issue 38).
+        self.tray = None if tray is None else virtual_tray.VirtualTray(tray)
+        self.tray_usb: UsbDevice | None = None
         self.rng = random.Random(seed)
         self.pay_tables = pay_tables if pay_tables is not None else (
             {"lucky8": "1"} if game == "baccarat" else {"lucky_stiff": "1", "lucky7": "1"})
@@ -145,6 +148,11 @@ class Rig:
         self.loop.shoe, self.loop.pads = self.serial, self.usb
         self.serial.start()
         self.usb.start()
+        if self.tray is not None:  # not waited for: the game never needs it
+            self.tray_usb = UsbDevice("tray", virtual_tray.VENDOR, virtual_tray.PRODUCT,
+                                      tray.decode_report, self.loop.post, backend=self.tray)
+            self.loop.chip_tray.device = self.tray_usb
+            self.tray_usb.start()
         self.wait(lambda: self.serial is not None and self.serial.connected.is_set()
                   and self.usb is not None and self.usb.connected.is_set()
                   and self.loop is not None and self.loop.pads_synced, "the devices")
@@ -175,6 +183,8 @@ class Rig:
         assert self.serial and self.usb and self.loop
         self.serial.stop()
         self.usb.stop()
+        if self.tray_usb is not None:
+            self.tray_usb.stop()
         assert self.loop.service.journal is not None
         self.loop.service.journal.close()
 

@@ -49,6 +49,8 @@ def test_udev_rules_name_the_shoe_and_the_pads() -> None:
                for r in rules)
     assert any('SUBSYSTEM=="usb"' in r and "tablectl-pads" in r and 'GROUP="plugdev"' in r
                for r in rules)
+    assert any('SUBSYSTEM=="usb"' in r and "tablectl-tray" in r and 'GROUP="plugdev"' in r
+               for r in rules)
 
 
 @pytest.mark.slow

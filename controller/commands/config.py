@@ -29,7 +29,9 @@ def cmd_config_check(args: argparse.Namespace) -> int:
     config_file.check_ready(config)
     devices = ", ".join(filter(None, [
         f"shoe {config.shoe.url} ({config.shoe.protocol})" if config.shoe else "",
-        f"pads {config.pads.vendor:04x}:{config.pads.product:04x}" if config.pads else ""]))
+        f"pads {config.pads.vendor:04x}:{config.pads.product:04x}" if config.pads else "",
+        f"chip tray {config.tray.vendor:04x}:{config.tray.product:04x}" if config.tray
+        else ""]))
     tables = ", ".join(f"{bet} #{table}" for bet, table in config.pay_tables.items())
     days = config.journal_config
     close = (f"closed at {days.day_close:%H:%M} {days.timezone or 'local time'}" if days.day_close

@@ -1,4 +1,4 @@
-"""`tablectl monitor`, `record` and `replay`: the devices (shoe, pads, card readers) for
+"""`tablectl monitor`, `record` and `replay`: the devices (shoe, pads, chip tray, card readers) for
 installers, and recordings."""
 
 from __future__ import annotations
@@ -78,11 +78,14 @@ def _printer(shoe: list[SerialDevice], speaks: ShoeProtocol, stop: threading.Eve
     return post
 
 
+TRAY_EVERY = 10  # the monitor asks a chip tray for its count every 10 ticks of 0.2 s
+
+
 def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | None,
             serial_number: str | None = None, backend: Any = None,
             stop: threading.Event | None = None, tap: Recorder | None = None,
             reader: str | None = None, dealer_pattern: str | None = None) -> int:
-    from devices import pads
+    from devices import pads, tray
     from drivers.serial_port import SerialDevice
     from drivers.usb_device import UsbDevice
     stop = stop or threading.Event()
@@ -103,13 +106,18 @@ def monitor(device: str, port: str | None, protocol: str, baud: int, usb: str | 
     else:
         assert usb is not None
         vendor, product = parse_usb_id(usb)
-        driver = UsbDevice("pads", vendor, product, pads.decode_report, post,
+        decode = pads.decode_report if device == "pads" else tray.decode_report
+        driver = UsbDevice(device, vendor, product, decode, post,
                            serial_number=serial_number, backend=backend,
-                           tap=tap.tap("pads") if tap else None)
+                           tap=tap.tap(device) if tap else None)
     driver.start()
     try:
+        ticks = 0
         while driver.running and not stop.wait(0.2):  # a timeout: the signal handlers run
-            pass
+            ticks += 1
+            if device == "tray" and ticks % TRAY_EVERY == 1:  # it counts only when asked
+                assert isinstance(driver, UsbDevice)
+                driver.write(tray.request(ticks // TRAY_EVERY))
     finally:
         driver.stop()
     if gone.is_set():
@@ -165,8 +173,8 @@ def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) 
 def cmd_monitor(args: argparse.Namespace) -> int:
     if args.device == "shoe" and not args.port:
         raise BadInput("monitor shoe needs --port URL")
-    if args.device == "pads" and not args.usb:
-        raise BadInput("monitor pads needs --usb VID:PID")
+    if args.device in ("pads", "tray") and not args.usb:
+        raise BadInput(f"monitor {args.device} needs --usb VID:PID")
     if args.device == "reader" and not args.reader:
         raise BadInput("monitor reader needs --reader URL")
     return monitor(args.device, args.port, args.protocol, args.baud, args.usb, args.serial,
@@ -186,7 +194,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """The family's commands on `tablectl`."""
     monitor = commands.add_parser(
         "monitor", help="print a device's decoded events as JSON lines until interrupted")
-    monitor.add_argument("device", choices=["shoe", "pads", "reader"],
+    monitor.add_argument("device", choices=["shoe", "pads", "tray", "reader"],
                          help="the device to watch")
     monitor.add_argument("--port", type=DeviceUrl(), metavar="URL",
                          help="shoe: /dev/ttyUSB0, socket://..., ...")
@@ -195,8 +203,9 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                          help=f"shoe: what it speaks (default {protocols.DEFAULT.name})")
     monitor.add_argument("--baud", type=Baud(), default=9600, help="shoe: default 9600")
     monitor.add_argument("--usb", type=UsbId(), metavar="VID:PID",
-                         help="pads: vendor and product id (hex)")
-    monitor.add_argument("--serial", metavar="SERIAL", help="pads: the device's serial number")
+                         help="pads, tray: vendor and product id (hex)")
+    monitor.add_argument("--serial", metavar="SERIAL",
+                         help="pads, tray: the device's serial number")
     monitor.add_argument("--reader", metavar="URL", help="reader: evdev:///dev/input/by-id/..., "
                          "evdev://name=NAME (grabbed while watched)")
     monitor.add_argument("--dealer-pattern", metavar="REGEX",

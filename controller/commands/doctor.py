@@ -33,7 +33,7 @@ from controller.journal import JournalError
 from controller.journal.verify import verify_chain
 
 if TYPE_CHECKING:  # the daemon's modules load when the doctor runs, not for every command
-    from controller.daemon.config_file import JournalConfig, RunConfig
+    from controller.daemon.config_file import JournalConfig, RunConfig, UsbConfig
 
 UDEV_RULE = Path("/etc/udev/rules.d/99-tablectl.rules")
 SERVICE_USER = "tablectl"  # systemd/tablectl.service's User=
@@ -105,20 +105,31 @@ def check_shoe(config: RunConfig) -> list[Finding]:
 def check_pads(config: RunConfig) -> list[Finding]:
     if config.pads is None:
         return [Finding("warn", "pads", "no bet-sensor pads configured ([devices.pads])")]
+    return check_usb("pads", config.pads, "plug the pads in")
+
+
+def check_tray(config: RunConfig) -> list[Finding]:
+    """An RFID chip tray, where one is configured (a table counts its tray by hand else)."""
+    return [] if config.tray is None else check_usb("tray", config.tray,
+                                                    "plug the chip tray in")
+
+
+def check_usb(name: str, device_config: UsbConfig, plug: str) -> list[Finding]:
+    """A USB device: libusb there, the device plugged in, and this user allowed to use it."""
     import usb.core
     try:
-        device = usb.core.find(idVendor=config.pads.vendor, idProduct=config.pads.product)
+        device = usb.core.find(idVendor=device_config.vendor, idProduct=device_config.product)
     except usb.core.NoBackendError:
-        return [Finding("FAIL", "pads", "pyusb finds no libusb", "sudo apt install libusb-1.0-0")]
-    usb_id = f"{config.pads.vendor:04x}:{config.pads.product:04x}"
+        return [Finding("FAIL", name, "pyusb finds no libusb", "sudo apt install libusb-1.0-0")]
+    usb_id = f"{device_config.vendor:04x}:{device_config.product:04x}"
     if device is None:
-        return [Finding("FAIL", "pads", f"no USB device {usb_id}",
-                        "plug the pads in; `lsusb` lists what is connected")]
+        return [Finding("FAIL", name, f"no USB device {usb_id}",
+                        f"{plug}; `lsusb` lists what is connected")]
     node = f"/dev/bus/usb/{device.bus:03d}/{device.address:03d}"
     if not os.access(node, os.R_OK | os.W_OK):
-        return [Finding("FAIL", "pads", f"{node} ({usb_id}) is not accessible to this user",
+        return [Finding("FAIL", name, f"{node} ({usb_id}) is not accessible to this user",
                         "install systemd/99-tablectl.rules and add the user to plugdev")]
-    return [Finding("ok", "pads", f"{usb_id} present at {node}")]
+    return [Finding("ok", name, f"{usb_id} present at {node}")]
 
 
 def check_readers(config: RunConfig) -> list[Finding]:
@@ -303,7 +314,8 @@ def check_display(config: RunConfig | None) -> list[Finding]:
 def run_checks(config_path: Path | None, journal: Path | None) -> list[Finding]:
     findings, config = check_config(config_path)
     if config is not None:
-        findings += check_shoe(config) + check_pads(config) + check_readers(config)
+        findings += check_shoe(config) + check_pads(config) + check_tray(config) + \
+            check_readers(config)
     findings += check_udev()
     from controller.daemon.config_file import JournalConfig
     path = journal or (config.journal if config and config.journal else default_journal())

@@ -35,7 +35,7 @@ from controller.game.cashier import Cashier
 from controller.game.supervisors import PinGuard
 from controller.game.table_config import config_change
 from controller.journal.fold import check_game
-from devices import pads, protocols
+from devices import pads, protocols, tray
 from drivers.input_device import InputDevice
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
@@ -179,6 +179,12 @@ class Daemon:
                                   serial_number=config.pads.serial,
                                   tap=recorder.tap("pads") if recorder else None)
             drivers.append(loop.pads)
+        if config.tray is not None:  # not recorded: its counts are signed, not replayed
+            tray_device = UsbDevice("tray", config.tray.vendor, config.tray.product,
+                                    tray.decode_report, loop.post,
+                                    serial_number=config.tray.serial)
+            loop.chip_tray.device = tray_device
+            drivers.append(tray_device)
         screen = self.display(loop, config.name, config.display)
         link = self.floor_link(loop, journal_path, screen)
         protection = self.protection(loop, journal_path)

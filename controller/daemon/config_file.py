@@ -64,7 +64,9 @@ class ShoeConfig:
 
 
 @dataclass(frozen=True)
-class PadsConfig:
+class UsbConfig:
+    """A USB device by its ids: the bet-sensor pads, the RFID chip tray."""
+
     vendor: int
     product: int
     serial: str | None = None
@@ -147,7 +149,7 @@ class RunConfig:
     pay_tables: dict[str, str]
     supervisors: dict[str, str]
     shoe: ShoeConfig | None
-    pads: PadsConfig | None
+    pads: UsbConfig | None
     display: DisplayConfig = DisplayConfig()
     journal_config: JournalConfig = JournalConfig()
     registry: PayTables = field(default_factory=PayTables.load)
@@ -156,6 +158,7 @@ class RunConfig:
     dealers: dict[str, str] = field(default_factory=dict)  # dealer id -> PIN hash
     payout: PayoutConfig = PayoutConfig()
     runners: dict[str, str] = field(default_factory=dict)  # runner id -> PIN hash (fills)
+    tray: UsbConfig | None = None  # an RFID chip tray (issue 38)
 
     @property
     def journal(self) -> Path | None:
@@ -209,9 +212,9 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
                                      for section in ("supervisors", "dealers", "runners"))
     devices = _section(data, "devices", fail)
     for name in devices:
-        if name not in ("shoe", "pads"):
-            raise fail(f"devices.{name}", "unknown device (known: shoe, pads)")
-    pads_config = _pads(devices.get("pads"), fail)
+        if name not in ("shoe", "pads", "tray"):
+            raise fail(f"devices.{name}", "unknown device (known: shoe, pads, tray)")
+    pads_config = _usb(devices.get("pads"), "pads", fail)
     payout = _payout(_section(data, "payout", fail), pads_config is not None, fail)
     if "payout_verify" in rules:
         raise fail("rules.payout_verify", "set it as verify in [payout]")
@@ -223,7 +226,7 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
         _display(_section(data, "display", fail), unit, fail),
         _journal(path, _section(data, "journal", fail), fail), registry,
         _floor(path, data.get("floor"), fail), _readers(data.get("readers", []), seats, fail),
-        dealers, payout, runners)
+        dealers, payout, runners, _usb(devices.get("tray"), "tray", fail))
 
 
 def _pins(data: dict[str, Any], section: str, fail: Any) -> dict[str, str]:
@@ -505,15 +508,16 @@ def _shoe(raw: Any, fail: Any) -> ShoeConfig | None:
     return ShoeConfig(raw["url"], protocol, baud)
 
 
-def _pads(raw: Any, fail: Any) -> PadsConfig | None:
+def _usb(raw: Any, name: str, fail: Any) -> UsbConfig | None:
+    """`[devices.pads]` or `[devices.tray]`: usb = "VID:PID" (hex), and a serial number."""
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise fail("devices.pads", "must be a table")
+        raise fail(f"devices.{name}", "must be a table")
     text = raw.get("usb", "")
     try:
         vendor, product = (int(part, 16) for part in str(text).split(":"))
     except ValueError:
-        raise fail("devices.pads.usb", f"{text!r} is not VID:PID in hex") from None
+        raise fail(f"devices.{name}.usb", f"{text!r} is not VID:PID in hex") from None
     serial = raw.get("serial")
-    return PadsConfig(vendor, product, str(serial) if serial else None)
+    return UsbConfig(vendor, product, str(serial) if serial else None)

@@ -34,6 +34,11 @@ class Signed:
 
 
 @dataclass(frozen=True)
+class TrayAsked:
+    """The dealer asks the RFID chip tray for its count (the display's Books dialog)."""
+
+
+@dataclass(frozen=True)
 class PitSeat:
     """A floor supervisor seated a player by number (or anonymous: `player` None), or ended
     the seat's rating (`leave`), from the pit page. The floor may deliver it twice: one that
@@ -62,3 +67,7 @@ class SeatTapped:
 
     seat: int
     number: str  # the card the display showed
+
+
+# What the dealer console posts to the loop (`controller.display.console.parse_action`).
+Action = Event | Supervised | SeatTapped | DealerPin | Signed | TrayAsked

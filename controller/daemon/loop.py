@@ -24,9 +24,17 @@ from typing import Any, Final
 import structlog
 
 from controller.daemon import translate
+from controller.daemon.chip_tray import ChipTray
 from controller.daemon.control import DayCloseRequest
 from controller.daemon.gaming_day import DayCloser
-from controller.daemon.inputs import DealerPin, PitSeat, SeatTapped, Signed, Supervised
+from controller.daemon.inputs import (
+    DealerPin,
+    PitSeat,
+    SeatTapped,
+    Signed,
+    Supervised,
+    TrayAsked,
+)
 from controller.daemon.pads_sync import PadsSync, Writer
 from controller.daemon.payout_watch import STILL_S, PayoutWatch
 from controller.daemon.pins import PIN_REFUSED
@@ -57,6 +65,7 @@ from devices.events import (
     SpotReport,
     SpotsComplete,
     Status,
+    TrayRead,
 )
 from devices.protocols import DEFAULT, ShoeProtocol
 
@@ -64,7 +73,7 @@ Listener = Callable[[Event | None, list[Effect]], None]
 NOTICE_S: Final = 30.0  # a table's own alert stays on the display this long
 
 Input = (DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat | DealerPin
-         | Signed)
+         | Signed | TrayAsked)
 
 
 class ControllerLoop:
@@ -78,6 +87,7 @@ class ControllerLoop:
         self.shoe: Writer | None = None  # the shoe's acknowledgements go to it
         self.shoe_protocol = shoe_protocol  # what the shoe speaks: how a frame is acknowledged
         self.pads_sync = PadsSync()
+        self.chip_tray = ChipTray()
         self.payout_watch = PayoutWatch(still_s)
         self.notices: deque[tuple[float, str]] = deque(maxlen=4)  # (when, alert's text)
         self.inputs: queue.Queue[Input] = queue.Queue()
@@ -205,6 +215,9 @@ class ControllerLoop:
             self._dealer_pin(item)
         elif isinstance(item, Signed):
             self._signed(item)
+        elif isinstance(item, TrayAsked):
+            if (why := self.chip_tray.ask()) is not None:
+                self._told(None, [Alert("no_tray", why)])
         elif isinstance(item, Transaction) and (refused := table.books_refusal(item)):
             self._told(None, [refused])
         elif isinstance(item, BetsLocked) and (why := table.lock_refused()):
@@ -267,6 +280,13 @@ class ControllerLoop:
                 self._submit(event)
             if self.readers.swipe is not waiting:
                 self._told(None, [])  # the display shows the card waiting for its seat
+        elif isinstance(item, Connected | Disconnected | ReaderDied) and item.device == "tray":
+            self.chip_tray.link(item)
+            self.log.info("chip tray", state="found" if isinstance(item, Connected) else "lost")
+            self._told(None, [])
+        elif isinstance(item, TrayRead):
+            if self.chip_tray.read(item, self.service.utc()):
+                self._told(None, [])  # the display offers the count to sign
         elif isinstance(item, Connected | Disconnected | ReaderDied) and item.device in \
                 self.readers:
             for event in self.readers.link(item):

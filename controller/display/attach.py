@@ -39,7 +39,8 @@ def attach(loop: ControllerLoop, name: str, config: DisplayConfig,
     cashier = config.cashier
 
     def shown() -> dict[str, Any]:
-        return view(loop.service.table, name, cashier, loop.pending_card(), loop.notices_now())
+        return view(loop.service.table, name, cashier, loop.pending_card(), loop.notices_now(),
+                    loop.chip_tray.view())
 
     hub.publish(shown())
     loop.listeners.append(lambda event, effects: hub.publish(shown()))

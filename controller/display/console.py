@@ -12,7 +12,8 @@ null for anonymous), unseat_player (seat). The day's books (issue 38): buy_in (s
 minor units, medium "cash" or "marker"), chips_out (seat, amount, how "walked" or "colored_up"),
 and two signed by two people: tray_count (count "opener" or "closer", chips {denomination in minor
 units: count}, dealer and dealer_pin, supervisor and pin) and fill or credit (chips, runner and
-runner_pin, supervisor and pin; request, the pit's request it answers). PINs are checked by the
+runner_pin, supervisor and pin; request, the pit's request it answers); read_tray asks the RFID
+chip tray for its count, which the display offers to sign. PINs are checked by the
 controller and never journaled; each carries the client it came from, which the lockouts count (the
 display's remote address; `CONSOLE` for a keypad or script). docs/devices.md lists them with
 examples.
@@ -23,7 +24,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from controller.daemon.inputs import CONSOLE, DealerPin, SeatTapped, Signed, Supervised
+from controller.daemon.inputs import (
+    CONSOLE,
+    Action,
+    DealerPin,
+    SeatTapped,
+    Signed,
+    Supervised,
+    TrayAsked,
+)
 from controller.game.books import LEAVINGS, MEDIA, TRANSFERS, TRAY_COUNTS
 from controller.game.cards import CardError, parse_card
 from controller.game.events import (
@@ -78,7 +87,7 @@ MOST_REQUEST: Final = 2**53 - 1  # a pit's request number (exact in JSON)
 MOST_DENOMINATIONS: Final = 50  # in one count or transfer (a tray has a dozen or so)
 ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, "seat_card", "dealer_sign_in",
                   "dealer_sign_out", *SUPERVISOR_ACTIONS, *BOOKS_ACTIONS, "tray_count",
-                  *TRANSFERS)
+                  *TRANSFERS, "read_tray")
 
 
 class ConsoleError(ValueError):
@@ -178,8 +187,7 @@ def _dealer(action: dict[str, Any]) -> str:
     return str(dealer)
 
 
-def parse_action(action: Any, client: str = CONSOLE
-                 ) -> Event | Supervised | SeatTapped | DealerPin | Signed:
+def parse_action(action: Any, client: str = CONSOLE) -> Action:
     if not isinstance(action, dict):
         raise ConsoleError("an action must be a JSON object")
     name = action.get("action")
@@ -200,6 +208,8 @@ def parse_action(action: Any, client: str = CONSOLE
                          client)
     if name in BOOKS_ACTIONS:
         return BOOKS_ACTIONS[name](action)
+    if name == "read_tray":
+        return TrayAsked()
     if name == "tray_count" or name in TRANSFERS:
         return _signed(action, client)
     if name in SUPERVISOR_ACTIONS:

@@ -35,10 +35,10 @@ from typing import Any, Final
 from aiohttp import web
 
 from controller.daemon.config_file import TOKEN_MIN_CHARS
-from controller.daemon.inputs import DealerPin, SeatTapped, Signed, Supervised
+from controller.daemon.inputs import Action
 from controller.display.console import ConsoleError, parse_action
 from controller.display.mailbox import Mailbox
-from controller.game.events import BetsLocked, Event
+from controller.game.events import BetsLocked
 
 STATIC: Final = Path(__file__).with_name("static")
 FAVICON: Final = "/favicon.ico"  # asked for by every browser before any page, token or login
@@ -180,7 +180,7 @@ def sse(event: str, data: dict[str, Any]) -> bytes:
 
 class DisplayServer:
     def __init__(self, hub: Hub,
-                 post: Callable[[Event | Supervised | SeatTapped | DealerPin | Signed], None],
+                 post: Callable[[Action], None],
                  host: str = "127.0.0.1", port: int = 8080, token: str | None = None,
                  hosts: tuple[str, ...] = ()) -> None:
         if host not in LOOPBACK and not token:

@@ -159,6 +159,37 @@ def test_monitor_pads_with_the_fake_backend() -> None:
         {"type": "spot", "seat": 4, "position": 1, "amount": 0, "fault": True}]
 
 
+def test_monitor_asks_a_chip_tray_for_its_count() -> None:
+    """A chip tray counts only when asked: the monitor asks it every 2 s and prints each part
+    of its count (issue 38)."""
+    from simulators import virtual_tray
+    backend = virtual_tray.VirtualTray({2500: 40, 500: 100})
+    stop = threading.Event()
+    out = io.StringIO()
+    usb = f"{virtual_tray.VENDOR:04x}:{virtual_tray.PRODUCT:04x}"
+
+    def run() -> None:
+        with redirect_stdout(out):
+            device_commands.monitor("tray", None, "beetek", 9600, usb, backend=backend,
+                                    stop=stop)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        deadline = threading.Event()
+        for _ in range(int(WAIT_S / 0.05)):
+            if '"type": "tray"' in out.getvalue():
+                break
+            deadline.wait(0.05)
+    finally:
+        stop.set()
+        thread.join(WAIT_S)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert lines[0]["type"] == "connected"
+    assert {"type": "tray", "part": 1, "parts": 1, "chips": {"2500": 40, "500": 100}} in [
+        {k: v for k, v in line.items() if k != "seq"} for line in lines]
+
+
 class NoLibusb:
     """A pyusb backend as pyusb sees a machine without libusb: none to enumerate with."""
 

@@ -1,10 +1,10 @@
 """The dealer display's books dialog walked in chromium at 800x480 (issue 38), against the real
-display server and loop with the table's PIN guards: the day's books said in words; a buy-in in
-two taps (a seat, then a preset amount; an amount before a seat is refused on the page); the
-tray counted chip by chip with its total, a wrong dealer PIN answered in the dialog and nothing
-booked, then signed by the dealer and a supervisor; a fill by the runner, the signer's label
-following the kind. The dialog fits the screen's width in every step. Screenshots go to
-docs/screenshots/books-display-*.png."""
+display server and loop with the table's PIN guards: the day's books said in words; a buy-in in two
+taps (a seat, then a preset amount; an amount before a seat is refused on the page); the tray
+counted chip by chip with its total, a wrong dealer PIN answered in the dialog and nothing booked,
+then signed by the dealer and a supervisor; a fill by the runner, the signer's label following the
+kind; an RFID chip tray's count filling the counts in. The dialog fits the screen's width in every
+step. Screenshots go to docs/screenshots/books-display-*.png."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ from controller.display.server import DisplayServer, Hub
 from controller.display.view import view
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
+from devices import tray
+from drivers.usb_device import UsbDevice
+from simulators.virtual_tray import PRODUCT, VENDOR, VirtualTray
 from tests.conftest import REGISTRY
 from tests.display.test_browser import WAIT_MS
 
@@ -31,13 +34,18 @@ TIMES = "\N{MULTIPLICATION SIGN}"  # as the page labels a chip's count: "$100.00
 
 
 class Table:
-    def __init__(self) -> None:
+    def __init__(self, virtual: VirtualTray | None = None) -> None:
         hashed = hash_pin(PIN, iterations=1000)
         self.service = TableService(pin_guard=PinGuard({"S-1": hashed}),
                                     dealers=PinGuard({"D-7": hashed}, "dealer"),
                                     runners=PinGuard({"R-2": hashed}, "runner"))
         self.service.submit(config_change("blackjack", {}, {}, REGISTRY))
         self.loop = ControllerLoop(self.service)
+        self.usb = None if virtual is None else UsbDevice(
+            "tray", VENDOR, PRODUCT, tray.decode_report, self.loop.post, backend=virtual)
+        if self.usb is not None:
+            self.loop.chip_tray.device = self.usb
+            self.usb.start()
         self.hub = Hub()
         self.publish()
         self.loop.listeners.append(lambda event, effects: self.publish())
@@ -45,7 +53,8 @@ class Table:
         self.server.start()
 
     def publish(self) -> None:
-        self.hub.publish(view(self.service.table, "bj-07", notices=self.loop.notices_now()))
+        self.hub.publish(view(self.service.table, "bj-07", notices=self.loop.notices_now(),
+                              tray=self.loop.chip_tray.view()))
 
     def pump(self, page: Page, condition: object) -> None:
         """Handle what the page posts until `condition()` holds, bounded."""
@@ -67,6 +76,32 @@ def screen(browser: Browser) -> Iterator[tuple[Page, Table]]:
     yield page, table
     table.server.stop()
     page.close()
+
+
+def test_the_rfid_trays_count_fills_the_dialog(browser: Browser) -> None:
+    """With a chip tray, Read the tray asks it (real pyusb over the virtual tray), and Use its
+    count fills each chip's count in, to be signed as any count is."""
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    page.set_default_timeout(WAIT_MS)
+    table = Table(VirtualTray({10000: 50, 2500: 100}))
+    try:
+        table.pump(page, lambda: table.loop.chip_tray.connected)
+        page.goto(table.server.url)
+        page.click("#books-button")
+        expect(page.locator("#tray-use")).to_be_disabled()
+        page.click("#tray-read")
+        table.pump(page, lambda: table.loop.chip_tray.last is not None)
+        expect(page.locator("#tray-read-text")).to_contain_text("read $7,500.00")
+        page.click("#tray-use")
+        chip = page.locator("#tray-chips label", has_text=f"$100.00 {TIMES}").locator("input")
+        expect(chip).to_have_value("50")
+        expect(page.locator("#tray-total")).to_have_text("Total 7,500.00")
+        assert page.evaluate(FITS)
+    finally:
+        assert table.usb is not None
+        table.usb.stop()
+        table.server.stop()
+        page.close()
 
 
 def test_the_books_dialog_at_800x480(screen: tuple[Page, Table]) -> None:

@@ -21,6 +21,7 @@ import pytest
 
 from floor.defaults import PACKET_ROOM
 from floor.ingest import Ingest
+from floor.store import REJECTED_KEEP
 from protocol import codec, examples, topics
 from protocol.fields import TEXT_PATTERN, UTC_PATTERN
 from protocol.messages import MESSAGES, Status
@@ -82,10 +83,12 @@ def test_every_attack_is_refused_while_the_floor_serves(tmp_path: Path, broker: 
         health.start()
         targets = [(attack, ROGUE) for attack in attacks(ROGUE) if attack.kind in
                    (*MESSAGES, "status")]
-        # Under the honest table's id, every fourth: the floor keeps the newest 10,000 refusals
-        # (REJECTED_KEEP), and every one sent here must still be there to be counted.
-        targets += [(attack, "bj-01") for attack in list(attacks("bj-01"))[::4]
-                    if attack.kind in MESSAGES]
+        # Under the honest table's id, as many as the floor keeps besides: it keeps the newest
+        # REJECTED_KEEP refusals, and every one sent here must still be there to be counted.
+        honest = [attack for attack in attacks("bj-01") if attack.kind in MESSAGES]
+        room = REJECTED_KEEP - len(targets) - 500
+        assert room > len(honest) // 20, "the rogue's attacks alone fill the floor's refusals"
+        targets += [(attack, "bj-01") for attack in honest[::-(-len(honest) // room)]]
         for index, (attack, table_id) in enumerate(targets):
             rogue.send(_topic(attack.kind, table_id), attack.payload)
             if len(attack.payload) <= codec.MAX_MESSAGE + PACKET_ROOM:

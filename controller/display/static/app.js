@@ -358,6 +358,13 @@ function renderBooks(v) {
       return label;
     }));
   }
+  // An RFID chip tray: its last count offered to fill the counts in, to be signed as read
+  $("tray-rfid").classList.toggle("hidden", !b.tray);
+  if (b.tray) {
+    $("tray-read-text").textContent = !b.tray.connected ? "the tray is away"
+      : b.tray.chips ? `read ${b.tray.text} at ${new Date(b.tray.utc).toLocaleTimeString()}` : "";
+    $("tray-use").disabled = !b.tray.chips;
+  }
   const notice = (v.notices || []).at(-1);
   if ($("books").open && notice && notice !== lastBooksNotice) {
     $("books-message").textContent = $("tray-message").textContent = notice;
@@ -431,6 +438,13 @@ $("tray-sign").onclick = () => {
     $("signer-pin").value = $("tray-sup-pin").value = "";
     if (ok) $("tray-message").textContent = `${kind} sent for signing`;
   });
+};
+$("tray-read").onclick = () => send({ action: "read_tray" });
+$("tray-use").onclick = () => {
+  const chips = view.books.tray && view.books.tray.chips;
+  if (!chips) return;
+  for (const label of $("tray-chips").children) label.querySelector("input").value = chips[label.dataset.minor] ?? "";
+  trayTotal();
 };
 $("books-button").onclick = () => { $("books-message").textContent = ""; $("books").showModal(); };
 $("recall-button").onclick = () => $("recall").showModal();
