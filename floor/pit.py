@@ -605,7 +605,7 @@ class Pit:
 
     async def _request_slip(self, request: web.Request) -> web.StreamResponse:
         text = request.match_info["id"]
-        number = int(text) if text.isdigit() and len(text) <= 15 else 0
+        number = int(text) if text.isascii() and text.isdigit() and len(text) <= 15 else 0
         found = await self.query(lambda db: slips.one_request(db, number)) if number else None
         if found is None:
             return web.json_response({"error": f"no request {text[:20]!r}"}, status=404)
@@ -614,7 +614,7 @@ class Pit:
 
     async def _signed_slip(self, request: web.Request) -> web.StreamResponse:
         table, text = request.match_info["table"], request.match_info["n"]
-        number = int(text) if text.isdigit() and len(text) <= 15 else 0
+        number = int(text) if text.isascii() and text.isdigit() and len(text) <= 15 else 0
         found = await self.query(lambda db: slips.signed(db, table, number)) \
             if number and TABLE_ID.fullmatch(table) else None
         if found is None:

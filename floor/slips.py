@@ -59,7 +59,7 @@ def checked_request(payload: Mapping[str, Any]) -> tuple[str, str, dict[str, int
     if not isinstance(chips, dict) or not 0 < len(chips) <= MOST_DENOMINATIONS:
         raise Refused(f"chips: an object of 1 to {MOST_DENOMINATIONS} denominations")
     for key, count in chips.items():
-        if not key.isdigit() or len(key) > 12 or key.startswith("0"):
+        if not (key.isascii() and key.isdigit()) or len(key) > 12 or key.startswith("0"):
             raise Refused(f"chips.{key[:20]}: a denomination in minor units (\"2500\")")
         if isinstance(count, bool) or not isinstance(count, int) or \
                 not 0 < count <= MOST_CHIPS:

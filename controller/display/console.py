@@ -123,7 +123,7 @@ def _chips(action: dict[str, Any]) -> dict[str, int]:
     counts by the table, which knows its chips (`controller.game.books.check_chips`)."""
     chips = action.get("chips")
     if not isinstance(chips, dict) or not 0 < len(chips) <= MOST_DENOMINATIONS or any(
-            not isinstance(key, str) or not key.isdigit() or len(key) > 12
+            not isinstance(key, str) or not (key.isascii() and key.isdigit()) or len(key) > 12
             or isinstance(count, bool) or not isinstance(count, int) for key, count in
             chips.items()):
         raise ConsoleError(f"{action.get('action')}: field chips: an object of 1 to "

@@ -36,7 +36,7 @@ from aiohttp import web
 
 from controller.daemon.config_file import TOKEN_MIN_CHARS
 from controller.daemon.inputs import Action
-from controller.display.console import ConsoleError, parse_action
+from controller.display.console import parse_action
 from controller.display.mailbox import Mailbox
 from controller.game.events import BetsLocked
 
@@ -281,8 +281,8 @@ class DisplayServer:
         try:
             payload = await request.json()
             action = parse_action(payload, client=request.remote or "unknown")
-        except (ConsoleError, json.JSONDecodeError) as exc:
-            return web.json_response({"error": str(exc)}, status=400)
+        except ValueError as exc:  # not JSON (an int of 5,000 digits too), or not an action
+            return web.json_response({"error": str(exc)[:300]}, status=400)
         if isinstance(action, BetsLocked) and (why := self.hub.view.get("lock_refused")):
             # the loop refuses it too (the table may have changed since this view)
             return web.json_response({"error": f"no more bets refused: {why}"}, status=409)

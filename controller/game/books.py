@@ -49,9 +49,11 @@ def check_chips(raw: Any, denominations: tuple[int, ...], money: Currency,
         raise BooksError(where, "must be an object of denomination: count")
     chips: dict[int, int] = {}
     for key, count in raw.items():
-        text = str(key)[:20]
-        if not text.isdigit() or int(text) not in denominations:
-            said = money.text(int(text)) if text.isdigit() else repr(text)
+        full = str(key)
+        text = full[:20]  # as said; the digits are all checked
+        number = full.isascii() and full.isdigit() and len(full) <= 12
+        if not number or int(full) not in denominations:
+            said = money.text(int(full)) if number else repr(text)
             raise BooksError(f"{where}.{text}", f"{said} is not a chip of this table's "
                              f"({', '.join(money.text(d) for d in denominations)})")
         if isinstance(count, bool) or not isinstance(count, int) or \

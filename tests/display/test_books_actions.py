@@ -19,9 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
+from controller.display.console import ConsoleError, parse_action
 from controller.game.events import BoughtIn, ChipsLeft, ChipsTransferred, Event, TrayCounted
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
@@ -177,3 +180,56 @@ def test_a_malformed_transaction_is_refused_naming_its_field(
         table: Table, action: dict[str, Any], field: str) -> None:
     status, answer = table.post(action)
     assert status == 400 and field in answer["error"], answer
+
+
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(0, 12), st.integers(-2**70, 2**70),
+                   st.floats(allow_nan=True), st.text(max_size=30),
+                   st.sampled_from(["opener", "closer", "cash", "marker", "walked", "R-2",
+                                    "S-1", "D-7", PIN, OTHER_PIN, "²", "١٢", "2500", "0500",
+                                    2500, 100000, 10**10]))
+CHIPS = st.one_of(VALUES, st.dictionaries(
+    st.one_of(st.text(max_size=14), st.sampled_from(["2500", "²", "١٢", "0", "1" * 30])),
+    VALUES, max_size=6))
+ACTIONS = st.fixed_dictionaries(
+    {"action": st.sampled_from(["buy_in", "chips_out", "tray_count", "fill", "credit",
+                                "read_tray"])},
+    optional={"seat": VALUES, "amount": VALUES, "medium": VALUES, "how": VALUES,
+              "count": VALUES, "chips": CHIPS, "dealer": VALUES, "dealer_pin": VALUES,
+              "runner": VALUES, "runner_pin": VALUES, "supervisor": VALUES, "pin": VALUES,
+              "request": VALUES})
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ACTIONS)
+def test_generated_transactions_are_refused_or_booked_never_crash(
+        table: Table, action: dict[str, Any]) -> None:
+    """HOSTILE.md at the table's edge: any books action is refused naming its field, or
+    handled; the loop goes on; nothing the table cannot take is journaled, and everything
+    journaled is in the day's books."""
+    try:
+        item = parse_action(action)
+    except ConsoleError:
+        return
+    before = len(table.books())
+    table.loop.handle(item)
+    events = table.books()
+    books = table.loop.service.table.day.books
+    assert books.fills.count + books.credits.count + sum(
+        listed.count for listed in books.cash_in.values()) + books.chips_out.count == \
+        sum(not isinstance(event, TrayCounted) for event in events)  # each journaled, booked
+    if len(events) > before:  # booked: a refusal would have left the books as they were
+        assert table.loop.service.table.books_refusal(events[-1]) is None  # type: ignore
+
+
+def test_a_number_of_5000_digits_is_refused_not_a_server_error(table: Table) -> None:
+    parts = urllib.parse.urlsplit(table.url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
+    try:
+        connection.request("POST", "/api/action",
+                           '{"action": "buy_in", "seat": 1, "amount": ' + "9" * 5000 + "}",
+                           {"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        assert answer.status == 400 and "digits" in json.loads(answer.read())["error"]
+    finally:
+        connection.close()

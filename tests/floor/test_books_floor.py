@@ -19,15 +19,20 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from floor.books import CSV_COLUMNS
 from tests.floor.books_day import MISCOUNT, THEFT, Desk, import_drop, play_the_day
-from tests.floor.harness import reconciled
+from tests.floor.harness import FloorProcess, reconciled
 from tests.floor.test_floor import get
 from tests.servers import Mosquitto
 
@@ -113,3 +118,70 @@ def test_a_drop_file_with_a_bad_row_is_refused_whole(tmp_path: Path, floor_dsn: 
     with psycopg.connect(floor_dsn) as db:
         assert db.execute("SELECT count(*) FROM drops").fetchone() == (0,)
 
+
+
+JSONISH = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(),
+              st.text(max_size=20), st.sampled_from(["fill", "credit", "bj-01", "2500", "²",
+                                                     "=1+1", "\x00", "x" * 3000])),
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12)
+REQUESTS = st.one_of(JSONISH, st.fixed_dictionaries(
+    {"table": JSONISH, "transfer": JSONISH},
+    optional={"chips": st.one_of(JSONISH, st.dictionaries(
+        st.one_of(st.text(max_size=14), st.sampled_from(["2500", "²", "١٢", "0100"])),
+        st.one_of(st.integers(-5, 200_000), JSONISH), max_size=5))}))
+CSV_TEXT = st.one_of(st.text(max_size=400), st.lists(st.lists(st.one_of(
+    st.text(max_size=12), st.sampled_from(["2026-11-27", "bj-01", "12.50", "1e3", "=1+1",
+                                           "\r", '"', "9" * 40])), max_size=4),
+    max_size=6).map(lambda rows: "gaming_day,table_id,drop\n" + "\n".join(
+        ",".join(row) for row in rows)))
+
+
+def test_generated_requests_and_drops_are_refused_or_taken_never_a_server_error(
+        tmp_path: Path, broker: Mosquitto, floor_dsn: str) -> None:
+    """HOSTILE.md on the pit's new writes, against the real `floor serve`: generated fill and
+    credit requests and drop files, each answered 201/200 or 400 with a reason, never 500;
+    /health answers after; nothing refused is stored."""
+    from http.cookiejar import CookieJar
+
+    from floor.accounts import add_supervisor
+    from tests.floor.test_floor import post
+    floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path).start()
+    try:
+        with psycopg.connect(floor_dsn, autocommit=True) as db:
+            add_supervisor(db, "Dana Pit", "correct horse battery")
+        session = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        post(session, floor.url + "api/login",
+             {"name": "Dana Pit", "password": "correct horse battery"})
+        taken = {"requests": 0, "drops": 0}
+
+        def send(path: str, body: Any) -> int:
+            request = urllib.request.Request(floor.url + path, json.dumps(body).encode(),
+                                             {"Content-Type": "application/json"})
+            try:
+                with session.open(request, timeout=30) as answer:
+                    return int(answer.status)
+            except urllib.error.HTTPError as refused:
+                assert refused.code == 400, (path, body, refused.code, refused.read())
+                assert json.loads(refused.read())["error"]
+                return 400
+
+        @settings(max_examples=150, deadline=None,
+                  suppress_health_check=[HealthCheck.function_scoped_fixture])
+        @given(REQUESTS, CSV_TEXT)
+        def attack(request: Any, text: str) -> None:
+            if send("api/transfers", request) == 201:
+                taken["requests"] += 1
+            if send("api/drop", {"file": "count.csv", "csv": text}) == 200:
+                taken["drops"] += 1
+
+        attack()
+        with urllib.request.urlopen(floor.url + "health", timeout=10) as health:
+            assert health.status == 200
+        with psycopg.connect(floor_dsn) as db:
+            assert db.execute("SELECT count(*) FROM transfer_requests").fetchone() == (
+                taken["requests"],)
+    finally:
+        floor.stop()
