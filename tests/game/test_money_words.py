@@ -135,7 +135,9 @@ PACKAGES: Final = ("controller", "devices", "drivers", "simulators", "floor", "p
 # here with its reason.
 NOT_MADE: Final[dict[str, str]] = {
     "no_configuration": "the books before any configuration: the table's edge refuses a "
-                        "transaction then, and a table starts configured"}
+                        "transaction then, and a table starts configured",
+    "no_tray": "the chip tray's answer when there is none or it is away: fixed words with no "
+               "amount (tests/hil/test_chip_tray.py)"}
 
 
 def in_money(text: str, money: Currency) -> list[str]:
