@@ -18,7 +18,7 @@ MODULES = {
     "floor": ["--tables", "300", "--speed", "10", "--seconds", "60"],
     "protection": ["--sessions", "30", "--rounds", "1000"],
     "false_flags": ["--ratings", "1000", "--rounds", "300"], "edges": [], "wire": [],
-    "payout": [],
+    "payout": [], "books": [],
 }
 QUICK = {
     "engine": ["--rounds", "500", "--runs", "2"], "journal_commit": ["--rounds", "20"],
@@ -35,6 +35,7 @@ QUICK = {
     "false_flags": ["--ratings", "2", "--rounds", "100"], "edges": ["--which", "examples"],
     "wire": ["--quick"],
     "payout": ["--rounds", "5", "--steps", "50", "--latency-rounds", "1"],
+    "books": ["--tables", "5", "--days", "3"],
 }
 
 

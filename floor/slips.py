@@ -117,6 +117,8 @@ def slip_page(slip: Mapping[str, Any], money: Currency) -> str:
                  ("Runner", slip["runner"]), ("Supervisor", slip["supervisor"])]
         if slip.get("request"):
             facts.append(("Requested on the pit", f"request {slip['request']}"))
+        if slip.get("tray_total") is not None:
+            facts.append(("The tray after it", money.text(int(slip["tray_total"]))))
     else:
         title = f"{kind} REQUEST No. {slip['id']}"
         facts = [("Table", slip["table"]), ("Requested", slip["requested"]),

@@ -339,6 +339,7 @@ class TransferItem(Model):
     total: Total
     runner: ShortText
     supervisor: ShortText
+    tray_total: Total | None = None
 
 
 class CashItem(Model):
@@ -409,6 +410,7 @@ class TransferBody(Model):
     runner: ShortText
     supervisor: ShortText
     request: N | None = None  # the pit's request it answers
+    tray_total: Total | None = None  # the tray counted after it, if it was
 
 
 class BuyInBody(Model):

@@ -12,7 +12,8 @@ null for anonymous), unseat_player (seat). The day's books (issue 38): buy_in (s
 minor units, medium "cash" or "marker"), chips_out (seat, amount, how "walked" or "colored_up"),
 and two signed by two people: tray_count (count "opener" or "closer", chips {denomination in minor
 units: count}, dealer and dealer_pin, supervisor and pin) and fill or credit (chips, runner and
-runner_pin, supervisor and pin; request, the pit's request it answers); read_tray asks the RFID
+runner_pin, supervisor and pin; request, the pit's request it answers; tray, the tray's count
+after it); read_tray asks the RFID
 chip tray for its count, which the display offers to sign. PINs are checked by the
 controller and never journaled; each carries the client it came from, which the lockouts count (the
 display's remote address; `CONSOLE` for a keypad or script). docs/devices.md lists them with
@@ -118,15 +119,15 @@ def _choice(action: dict[str, Any], field: str, choices: tuple[str, ...]) -> str
     return str(value)
 
 
-def _chips(action: dict[str, Any]) -> dict[str, int]:
+def _chips(action: dict[str, Any], field: str = "chips") -> dict[str, int]:
     """Chips as `{denomination in minor units: count}`: the shape here, the denominations and
     counts by the table, which knows its chips (`controller.game.books.check_chips`)."""
-    chips = action.get("chips")
+    chips = action.get(field)
     if not isinstance(chips, dict) or not 0 < len(chips) <= MOST_DENOMINATIONS or any(
             not isinstance(key, str) or not (key.isascii() and key.isdigit()) or len(key) > 12
             or isinstance(count, bool) or not isinstance(count, int) for key, count in
             chips.items()):
-        raise ConsoleError(f"{action.get('action')}: field chips: an object of 1 to "
+        raise ConsoleError(f"{action.get('action')}: field {field}: an object of 1 to "
                            f"{MOST_DENOMINATIONS} denominations in minor units (\"2500\") to "
                            "whole counts of chips")
     return {key: count for key, count in chips.items()}
@@ -153,7 +154,8 @@ def _signed(action: dict[str, Any], client: str) -> Signed:
             raise ConsoleError(f"{name}: field request: the pit's request number, at most "
                                f"{MOST_REQUEST}")
         event = ChipsTransferred(seq=0, transfer=str(name), chips=_chips(action),
-                                 runner=str(runner), supervisor=supervisor, request=request)
+                                 runner=str(runner), supervisor=supervisor, request=request,
+                                 tray=_chips(action, "tray") if "tray" in action else {})
         first = ("runner", str(runner), _text(action, "runner_pin"))
     if first[1] == supervisor:
         raise ConsoleError(f"{name}: field supervisor: two people sign, not {supervisor} twice")

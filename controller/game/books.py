@@ -70,6 +70,8 @@ def check_transaction(event: Transaction, config: TableConfig) -> dict[int, int]
     """A transaction as the table can take it, else BooksError naming the field: a count's or
     a transfer's chips (returned) are the table's denominations; a buy-in's or chips out's
     seat is one of the table's and its amount 1 to MOST_AMOUNT minor units."""
+    if isinstance(event, ChipsTransferred) and event.tray:
+        check_chips(event.tray, config.chips, config.money, "tray")
     if isinstance(event, TrayCounted | ChipsTransferred):
         return check_chips(event.chips, config.chips, config.money)
     if not 1 <= event.seat <= config.max_seats:
@@ -147,11 +149,14 @@ class Books:
         return record
 
     def transferred(self, transfer: str, seq: int, chips: Mapping[int, int], runner: str,
-                    supervisor: str) -> dict[str, Any]:
-        """A fill or a credit; its slip is its record's number."""
+                    supervisor: str, tray: Mapping[int, int] | None = None) -> dict[str, Any]:
+        """A fill or a credit; its slip is its record's number; `tray`, the tray counted after
+        it, if it was."""
         listed = self.fills if transfer == "fill" else self.credits
         record = {"seq": seq, "slip": seq, "chips": as_record(chips), "total": value(chips),
                   "runner": runner, "supervisor": supervisor}
+        if tray is not None:
+            record["tray_total"] = value(tray)
         listed.add(record, value(chips))
         return record
 

@@ -181,6 +181,8 @@ class ChipsTransferred(Event):
     runner: str
     supervisor: str
     request: int = 0  # the pit's request it answers (its printed slip), 0: none
+    # The tray counted after it (denomination -> chips; empty: not counted with it).
+    tray: dict[str, int] = dataclasses.field(default_factory=dict)
     kind: ClassVar[str] = "chips_transferred"
 
 

@@ -407,8 +407,9 @@ class Table:
             booked = books.counted(event.count, event.seq, chips, event.dealer,
                                    event.supervisor)
         elif isinstance(event, ChipsTransferred):
+            tray = {int(d): n for d, n in event.tray.items() if n} if event.tray else None
             booked = books.transferred(event.transfer, event.seq, chips, event.runner,
-                                       event.supervisor)
+                                       event.supervisor, tray)
         else:
             rating = self.ratings.open.get(event.seat)
             number, player = (rating.number, rating.player) if rating else (None, None)

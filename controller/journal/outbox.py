@@ -172,7 +172,8 @@ def _books_message(event: Event, booked: dict[str, Any]) -> Message:
         return Message("transfer", None, body(
             wire.TransferBody, transfer=event.transfer, slip=booked["slip"],
             chips=booked["chips"], total=booked["total"], **names,
-            **({"request": event.request} if event.request else {})))
+            **({"request": event.request} if event.request else {}),
+            **({"tray_total": booked["tray_total"]} if "tray_total" in booked else {})))
     tie = {"seat": booked["seat"], "amount": booked["amount"], "rating": booked["rating"],
            "player": booked["player"]}
     if isinstance(event, BoughtIn):

@@ -140,6 +140,18 @@ def test_each_transaction_signed_and_booked_makes_its_floor_message(table: Table
     assert PIN not in table.path.read_bytes().decode("latin-1")
 
 
+def test_a_fill_with_the_trays_count_after_it_sends_its_total(table: Table) -> None:
+    """Item 2: a fill or a credit is journaled with the tray's count after it, when the dealer
+    counted it (the RFID tray read once the chips are in)."""
+    notices = table.act({**transfer("fill"), "tray": {"7": 1}})
+    assert any("$0.07 is not a chip of this table's" in n for n in notices), notices
+    table.act({**transfer("fill"), "tray": {"10000": 41, "500": 200}})
+    [event] = table.books()
+    assert isinstance(event, ChipsTransferred) and event.tray == {"10000": 41, "500": 200}
+    [(topic, body)] = table.outbox()
+    assert (topic, body["total"], body["tray_total"]) == ("transfer", 100000, 510000)
+
+
 @pytest.mark.parametrize(("action", "refused"), [
     (tray(dealer_pin="0000"), "dealer D-7"),
     (tray(pin="0000"), "supervisor S-1"),

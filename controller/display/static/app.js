@@ -424,6 +424,7 @@ document.querySelectorAll("input[name=tray-kind]").forEach((radio) => radio.addE
   const count = trayKind() === "opener" || trayKind() === "closer";
   $("signer-role").textContent = $("signer-pin-role").textContent = count ? "Dealer" : "Runner";
   $("request-label").classList.toggle("hidden", count);
+  $("tray-after-label").classList.toggle("hidden", count || !view.books.tray);
 }));
 $("tray-sign").onclick = () => {
   const kind = trayKind();
@@ -432,6 +433,10 @@ $("tray-sign").onclick = () => {
     ? { action: "tray_count", count: kind, dealer: $("signer-id").value, dealer_pin: $("signer-pin").value }
     : { action: kind, runner: $("signer-id").value, runner_pin: $("signer-pin").value };
   if (!count && $("tray-request").value) action.request = Number($("tray-request").value);
+  if (!count && $("tray-after").checked) {
+    if (!(view.books.tray && view.books.tray.chips)) { $("tray-message").textContent = "Read the tray first"; return; }
+    action.tray = view.books.tray.chips;
+  }
   Object.assign(action, { chips: trayChips(), supervisor: $("tray-sup-id").value, pin: $("tray-sup-pin").value });
   $("books-message").textContent = $("tray-message").textContent = "";
   send(action).then((ok) => {
