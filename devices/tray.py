@@ -71,25 +71,33 @@ def decode_request(packet: bytes) -> int | None:
 
 
 class Counts:
-    """A count put together from its parts. A part out of order, of another count, or a count
-    of a denomination twice starts over (the tray's last count stands, never a mixture)."""
+    """A count put together from its parts. A part out of order, of another count, saying
+    another number of parts, or naming a denomination a part of the count named already (even
+    at 0) starts over: the tray's last whole count stands, never a mixture."""
 
     def __init__(self) -> None:
-        self.seq: int | None = None
+        self._start(None, 0)
+
+    def _start(self, seq: int | None, parts: int) -> None:
+        self.seq, self.parts, self.next_part = seq, parts, 1
         self.chips: dict[int, int] = {}
-        self.next_part = 1
+        self.named: set[int] = set()
 
     def add(self, read: TrayRead) -> dict[int, int] | None:
         """The whole count once its last part is in, else None."""
         if read.part == 1:
-            self.seq, self.chips, self.next_part = read.seq, {}, 1
-        if read.seq != self.seq or read.part != self.next_part or \
-                any(d in self.chips for d, _ in read.chips):
-            self.seq, self.chips, self.next_part = None, {}, 1
+            self._start(read.seq, read.parts)
+        denominations = [d for d, _ in read.chips]
+        if read.seq != self.seq or read.parts != self.parts or read.part != self.next_part \
+                or len(set(denominations)) < len(denominations) \
+                or self.named.intersection(denominations):
+            self._start(None, 0)
             return None
+        self.named.update(denominations)
         self.chips.update({d: n for d, n in read.chips if n})
         self.next_part += 1
         if read.part < read.parts:
             return None
-        whole, self.seq, self.chips, self.next_part = self.chips, None, {}, 1
+        whole = self.chips
+        self._start(None, 0)
         return whole

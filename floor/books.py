@@ -55,6 +55,7 @@ ANONYMOUS_NOTE: Final = (
     "seat_player, or Seat on the players page): their later buy-ins then count to them "
     "across every table.")
 TABLE_ID: Final = re.compile(TABLE_PATTERN)
+DAY: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def parse_drop(text: str, money: Currency) -> list[tuple[str, date, int]]:
             errors.append(f"line {line}: {len(row)} fields, the header has {len(header)}")
             continue
         cells = {name: row[index].strip() for name, index in where.items()}
-        day, table, amount = (_day(cells["gaming_day"]), cells["table_id"],
+        day, table, amount = (parse_day(cells["gaming_day"]), cells["table_id"],
                               _amount(cells["drop"], money))
         wrong = [f"line {line}, field {name}: {why}" for name, why in (
             ("gaming_day", None if day else f"{cells['gaming_day'][:20]!r} is not a date "
@@ -143,9 +144,12 @@ def parse_drop(text: str, money: Currency) -> list[tuple[str, date, int]]:
     return found
 
 
-def _day(text: str) -> date | None:
+def parse_day(text: str) -> date | None:
+    """YYYY-MM-DD, and nothing else Python would read as a date ("2026-W48-5")."""
+    if not DAY.fullmatch(text):
+        return None
     try:
-        return date.fromisoformat(text) if len(text) == 10 else None
+        return date.fromisoformat(text)
     except ValueError:
         return None
 
@@ -267,7 +271,8 @@ def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]
         kinds: dict[str, list[Sequence[Any]]] = defaultdict(list)
         for row in rows:
             kinds[row[2]].append(row)
-        opener = kinds["opener"][0] if kinds["opener"] else last_closer.get(table)
+        # The last count of each stands, as the table books it: a recount corrects a miscount.
+        opener = kinds["opener"][-1] if kinds["opener"] else last_closer.get(table)
         closer = kinds["closer"][-1] if kinds["closer"] else None
         fills, credits = _listed(kinds["fill"]), _listed(kinds["credit"])
         cash_in = {medium: sum(int(r[4]) for r in kinds["buy_in"] if r[6] == medium)
@@ -353,18 +358,52 @@ def books_alert(books: Mapping[str, Any], policy: Policy) -> str:
     return "; ".join(parts)
 
 
-def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy) -> bool:
-    """A day with its closer and its drop whose two wins differ beyond the tolerance raises
-    the `books` alert, once a closer (on the closer's message); True if it did now."""
+RESOLVE: Final = """
+UPDATE alerts SET text = %s
+WHERE table_id = %s AND kind = 'books' AND ack_by IS NULL AND utc >= %s AND utc < %s
+  AND n <> %s
+"""
+UPSERT_ALERT: Final = """
+INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, received)
+VALUES (%s, %s, %s, NULL, %s, %s, now())
+ON CONFLICT (table_id, n) DO UPDATE SET text = EXCLUDED.text
+WHERE a.kind = EXCLUDED.kind AND a.ack_by IS NULL AND a.text <> EXCLUDED.text
+"""
+
+
+def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
+              through: int | None = None) -> None:
+    """Check a day with its closer and its drop, once the floor has every message of the
+    table up to its closer (`through`: how far it has them without a gap; read if not given).
+    Before then the day waits (`books_pending`): a fill stored after the closer must not raise
+    a difference that is not there. A difference beyond the tolerance is the `books` alert, on
+    the closer's message, its words kept up to date while it is not acknowledged; a day that
+    balances now says so on the alerts it had raised."""
     books = _read_day(db, day, policy, table)
-    if not books or not books[0]["alert"]:
-        return False
+    if not books or books[0]["closer"] is None or books[0]["drop"] is None:
+        return  # the closer, or the drop, will bring the check when it comes
     closer = books[0]["closer"]
-    inserted = db.execute(
-        "INSERT INTO alerts (table_id, n, kind, round, utc, text, received) "
-        "VALUES (%s, %s, %s, NULL, %s, %s, now()) ON CONFLICT DO NOTHING RETURNING n",
-        (table, closer["n"], BOOKS_ALERT, closer["utc"], _fit(books_alert(books[0], policy))))
-    return inserted.fetchone() is not None
+    if through is None:
+        row = db.execute("SELECT through FROM tables WHERE table_id = %s", (table,)).fetchone()
+        through = int(row[0]) if row else 0
+    if through < closer["n"]:
+        db.execute("INSERT INTO books_pending (table_id, day) VALUES (%s, %s) "
+                   "ON CONFLICT DO NOTHING", (table, day))
+        return
+    db.execute("DELETE FROM books_pending WHERE table_id = %s AND day = %s", (table, day))
+    start, end = policy.periods.day(day)
+    if books[0]["alert"]:
+        db.execute(UPSERT_ALERT, (table, closer["n"], BOOKS_ALERT, closer["utc"],
+                                  _fit(books_alert(books[0], policy))))
+        superseded = f"books of gaming day {day}: superseded by the alert of the closer at " \
+            f"message {closer['n']}"
+    else:
+        superseded = f"books of gaming day {day} now balance: the tray's win " \
+            f"{policy.money.signed(books[0]['tray_win'])} is the layout's (message " \
+            f"{closer['n']})"
+        db.execute("UPDATE alerts SET text = %s WHERE table_id = %s AND n = %s AND "
+                   "kind = 'books' AND ack_by IS NULL", (superseded, table, closer["n"]))
+    db.execute(RESOLVE, (superseded, table, start, end, closer["n"]))
 
 
 def _read_day(db: psycopg.Connection, day: date, policy: Policy, table: str | None
@@ -459,8 +498,7 @@ PLAYER_CASH: Final = """
 SELECT table_id, n, kind, utc, amount, seat, medium, rating, player FROM transactions
 WHERE player = %(player)s AND utc >= %(start)s AND utc < %(end)s AND kind = 'buy_in'
   AND medium = 'cash'
-ORDER BY utc, table_id, n
-"""
+ORDER BY utc, table_id, n"""
 
 
 def _item(row: Sequence[Any]) -> dict[str, Any]:
@@ -470,9 +508,11 @@ def _item(row: Sequence[Any]) -> dict[str, Any]:
             else f"chips_out_{row[6]}"}
 
 
-def cash_report(day: date, policy: Policy, rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
+def cash_report(day: date, policy: Policy, rows: Iterable[Sequence[Any]],
+                listed: int | None = LISTED) -> dict[str, Any]:
     """The gaming day's cash by patron across the floor, the multiple transaction log and the
-    reports due, from the rows of `CASH`. Pure."""
+    reports due, from the rows of `CASH`, each patron's first `listed` transactions named
+    (None: all, as the CSV gives them). Pure."""
     patrons: dict[str, list[Sequence[Any]]] = defaultdict(list)
     anonymous: list[dict[str, Any]] = []
     log: list[dict[str, Any]] = []
@@ -494,7 +534,8 @@ def cash_report(day: date, policy: Policy, rows: Iterable[Sequence[Any]]) -> dic
                     "chips_out": sum(int(r[4]) for r in mine if r[2] == "chips_out"),
                     "tables": sorted({r[0] for r in mine}),
                     "report": cash_in > policy.report_over,
-                    "transactions": [_item(r) for r in mine[:LISTED]]})
+                    "transactions_count": len(mine),
+                    "transactions": [_item(r) for r in mine[:listed]]})
     return {"gaming_day": day.isoformat(), "currency": policy.currency,
             "log_over": policy.log_over, "report_over": policy.report_over,
             "patrons": out, "log": log, "reports": [p for p in out if p["report"]],
@@ -542,47 +583,73 @@ def _cell(text: str) -> str:
     return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def ctr_alert(player: str, day: date, total: int, items: Sequence[dict[str, Any]],
-              policy: Policy) -> str:
+def ctr_alert(player: str, day: date, total: int, count: int,
+              items: Sequence[dict[str, Any]], policy: Policy) -> str:
+    """The words of a patron's cash over the report's threshold: the total, and the
+    transactions (the first LISTED of `count`)."""
     text = policy.money.text
     listed = ", ".join(f"{i['table']} seat {i['seat']} {text(i['amount'])} at {i['utc'][11:19]}"
                        for i in items[:LISTED])
+    more = f" and {count - len(items)} more" if count > len(items) else ""
     return (f"cash over {text(policy.report_over)}: player {player} bought in "
-            f"{text(total)} in cash on gaming day {day.isoformat()} ({len(items)} "
-            f"transactions: {listed}): a currency transaction report is due")
+            f"{text(total)} in cash on gaming day {day.isoformat()} ({count} "
+            f"transactions: {listed}{more}): a currency transaction report is due")
 
 
 # ----- after each batch the floor stores --------------------------------------------------
 
 
-def after_batch(db: psycopg.Connection, new: Sequence[Sequence[Any]], policy: Policy) -> None:
-    """In the writer's transaction, for the books' messages just stored (table, n, topic,
-    round, body): a patron's cash crossing `report_over` in a gaming day raises `ctr`, once, on
-    the message that crossed; a closer whose day has its drop checks the day."""
-    crossing: dict[tuple[str, date], list[tuple[str, int]]] = defaultdict(list)
-    closers: set[tuple[str, date]] = set()
+PLAYER_DAY: Final = """
+SELECT count(*), coalesce(sum(amount), 0) FROM transactions
+WHERE player = %(player)s AND utc >= %(start)s AND utc < %(end)s AND kind = 'buy_in'
+  AND medium = 'cash'
+"""
+CROSSED: Final = """
+SELECT table_id, n, kind, utc, amount, seat, medium, rating, player FROM (
+    SELECT *, sum(amount) OVER (ORDER BY utc, table_id, n) AS running FROM transactions
+    WHERE player = %(player)s AND utc >= %(start)s AND utc < %(end)s AND kind = 'buy_in'
+      AND medium = 'cash') s
+WHERE running > %(over)s ORDER BY utc, table_id, n LIMIT 1
+"""
+
+
+def after_batch(db: psycopg.Connection, new: Sequence[Sequence[Any]],
+                marks: Mapping[str, Any], policy: Policy) -> None:
+    """In the writer's transaction, after a batch is stored: `new`, the books' messages it
+    brought (table, n, topic, round, body); `marks`, how far each table of the batch is now
+    stored without a gap (`floor.store.Mark`). A patron's cash that went over `report_over`
+    in a gaming day with this batch raises `ctr`, once, on the buy-in whose running total
+    crossed it (in time, whatever the order they came in); each day a transaction of this
+    batch belongs to, and each day waiting for a gap of these tables to fill, is checked."""
+    crossing: dict[tuple[str, date], list[tuple[str, int, int]]] = defaultdict(list)
+    days: set[tuple[str, date]] = set()
     for table, n, topic, _, body in new:
+        when = _stored_utc(db, table, n)
+        days.add((table, business(when, policy)))
         if topic == "buy_in" and body.get("medium") == "cash" and body.get("player"):
-            when = _stored_utc(db, table, n)
-            crossing[(body["player"], business(when, policy))].append((table, n))
-        elif topic == "tray" and body.get("count") == "closer":
-            closers.add((table, business(_stored_utc(db, table, n), policy)))
-    for (player, day), keys in crossing.items():
+            crossing[(body["player"], business(when, policy))].append(
+                (table, n, int(body["amount"])))
+    for (player, day), rows in crossing.items():
         start, end = policy.periods.day(day)
-        rows = db.execute(PLAYER_CASH, {"player": player, "start": start,
-                                        "end": end}).fetchall()
-        total = sum(int(r[4]) for r in rows)
-        now = {(r[0], r[1]) for r in rows} & set(keys)
-        before = total - sum(int(r[4]) for r in rows if (r[0], r[1]) in now)
-        if before <= policy.report_over < total:
-            last = max((r for r in rows if (r[0], r[1]) in now), key=lambda r: (r[3], r[1]))
-            items = [_item(r) for r in rows]
-            db.execute("INSERT INTO alerts (table_id, n, kind, round, utc, text, received) "
-                       "VALUES (%s, %s, %s, NULL, %s, %s, now()) ON CONFLICT DO NOTHING",
-                       (last[0], last[1], CTR_ALERT, last[3],
-                        _fit(ctr_alert(player, day, total, items, policy))))
-    for table, day in closers:
-        check_day(db, table, day, policy)
+        params = {"player": player, "start": start, "end": end, "over": policy.report_over}
+        found = db.execute(PLAYER_DAY, params).fetchone()
+        count, total = (int(found[0]), int(found[1])) if found else (0, 0)
+        if not total - sum(amount for *_, amount in rows) <= policy.report_over < total:
+            continue
+        crossed = db.execute(CROSSED, params).fetchone()
+        assert crossed is not None  # the total is over: some running total crosses
+        listed = db.execute(PLAYER_CASH + f" LIMIT {LISTED}", params).fetchall()
+        db.execute("INSERT INTO alerts (table_id, n, kind, round, utc, text, received) "
+                   "VALUES (%s, %s, %s, NULL, %s, %s, now()) ON CONFLICT DO NOTHING",
+                   (crossed[0], crossed[1], CTR_ALERT, crossed[3],
+                    _fit(ctr_alert(player, day, total, count, [_item(r) for r in listed],
+                                   policy))))
+    if marks:
+        days |= {(str(t), d) for t, d in db.execute(
+            "SELECT table_id, day FROM books_pending WHERE table_id = ANY(%s)", (list(marks),))}
+    for table, day in sorted(days):
+        mark = marks.get(table)
+        check_day(db, table, day, policy, None if mark is None else mark.through)
 
 
 def _stored_utc(db: psycopg.Connection, table: str, n: int) -> datetime:

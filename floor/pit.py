@@ -479,8 +479,10 @@ class Pit:
         text = request.query.get("day")
         if text is None:
             return books.business(datetime.now(UTC), self.books)
+        day = books.parse_day(text)
         try:
-            day = date.fromisoformat(text)
+            if day is None:
+                raise ValueError(text)
             self.periods.day(day)
         except (ValueError, OverflowError):
             raise Rejected(f"day: {text[:40]!r} is not a date (YYYY-MM-DD)") from None
@@ -544,6 +546,8 @@ class Pit:
             text, name = payload.get("csv"), payload.get("file", "")
             if not isinstance(text, str) or not isinstance(name, str):
                 raise Rejected("csv: the file's text; file: its name")
+            if len(text.encode("utf-8", "surrogatepass")) > books.MOST_DROP_BYTES:
+                raise Rejected(f"csv: over {books.MOST_DROP_BYTES} bytes, as the command's")
         except Rejected as exc:
             return web.json_response({"error": f'send {{"file", "csv"}}: {exc}'}, status=400)
         source = f"pit upload {printable(name[:100])}".strip()
@@ -556,11 +560,12 @@ class Pit:
         self._changed(["*"])
         return web.json_response({"imported": imported})
 
-    async def _cash_of(self, request: web.Request) -> dict[str, Any]:
+    async def _cash_of(self, request: web.Request, listed: int | None = books.LISTED
+                       ) -> dict[str, Any]:
         day = self._business(request)
         start, end = self.periods.day(day)
         rows = await self.query(lambda db: books.cash_rows(db, start, end))
-        return books.cash_report(day, self.books, rows)
+        return books.cash_report(day, self.books, rows, listed)
 
     async def _cash(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -570,7 +575,7 @@ class Pit:
 
     async def _cash_csv(self, request: web.Request) -> web.StreamResponse:
         try:
-            report = await self._cash_of(request)
+            report = await self._cash_of(request, listed=None)  # every transaction
         except Rejected as exc:
             return web.json_response({"error": str(exc)}, status=400)
         return web.Response(text=books.as_csv(report, self.books.money), content_type="text/csv",

@@ -25,19 +25,23 @@ INSERT: Final = """
 INSERT INTO transfer_requests (table_id, transfer, chips, total, requested_by)
 VALUES (%s, %s, %s::jsonb, %s, %s) RETURNING id, requested
 """
+# A request is signed by the first transfer of its table and kind that names it.
+SIGNED_BY: Final = """
+LEFT JOIN LATERAL (SELECT n, utc FROM transactions t
+                   WHERE t.table_id = r.table_id AND t.request = r.id AND t.kind = r.transfer
+                   ORDER BY n LIMIT 1) t ON true
+"""
 REQUESTS: Final = """
 SELECT r.id, r.table_id, r.transfer, r.chips, r.total, r.requested_by, r.requested,
        t.n, t.utc
-FROM transfer_requests r
-LEFT JOIN transactions t ON t.table_id = r.table_id AND t.request = r.id
+FROM transfer_requests r""" + SIGNED_BY + """
 WHERE r.requested >= %s AND r.requested < %s
 ORDER BY r.id
 """
 ONE_REQUEST: Final = """
 SELECT r.id, r.table_id, r.transfer, r.chips, r.total, r.requested_by, r.requested,
        t.n, t.utc
-FROM transfer_requests r
-LEFT JOIN transactions t ON t.table_id = r.table_id AND t.request = r.id
+FROM transfer_requests r""" + SIGNED_BY + """
 WHERE r.id = %s
 """
 SIGNED: Final = """

@@ -18,7 +18,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import psycopg
 
@@ -288,6 +288,7 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
     each table in the batch is now stored without a gap."""
     conflicts: list[Conflict] = []
     stored: dict[str, Mark] = {}
+    new: list[Any] = []
     with db.transaction():
         take_turn(db)
         if messages:
@@ -303,9 +304,9 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
                 ratings.apply(db, [ratings.New(str(t), int(n), str(topic), r, body)
                                    for t, n, topic, r, body in new
                                    if topic in ("rating", "credit")])
-                books.after_batch(db, [row for row in new if row[2] in books.TOPICS], policy)
                 conflicts += keep_conflicts(db, mine)
             stored = throughs(db, sorted({m.table for m in messages}))
+            books.after_batch(db, [row for row in new if row[2] in books.TOPICS], stored, policy)
         latest = {s.table: s for s in statuses}  # a batch keeps each table's last status
         if latest:
             db.execute(UPSERT_STATUS, columns([

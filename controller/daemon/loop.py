@@ -282,7 +282,10 @@ class ControllerLoop:
                 self._told(None, [])  # the display shows the card waiting for its seat
         elif isinstance(item, Connected | Disconnected | ReaderDied) and item.device == "tray":
             self.chip_tray.link(item)
-            self.log.info("chip tray", state="found" if isinstance(item, Connected) else "lost")
+            if isinstance(item, Connected):
+                self.log.debug("chip tray found")
+            else:  # the table plays on: counted by hand meanwhile
+                self.log.warning("chip tray lost", reason=item.reason)
             self._told(None, [])
         elif isinstance(item, TrayRead):
             if self.chip_tray.read(item, self.service.utc()):

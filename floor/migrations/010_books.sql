@@ -16,6 +16,7 @@ CREATE TABLE transactions (
     PRIMARY KEY (table_id, n)
 );
 CREATE INDEX transactions_day ON transactions (utc);
+CREATE INDEX transactions_table_day ON transactions (table_id, utc);
 CREATE INDEX transactions_closers ON transactions (table_id, utc) WHERE kind = 'closer';
 CREATE INDEX transactions_player ON transactions (player, utc) WHERE player IS NOT NULL;
 
@@ -29,6 +30,14 @@ CREATE TABLE drops (
     imported     timestamptz NOT NULL DEFAULT now(),
     imported_by  text NOT NULL,
     source       text NOT NULL,
+    PRIMARY KEY (table_id, day)
+);
+
+-- A table's gaming day whose closer and drop are in but not every message before its closer
+-- (a gap the table will fill): it is checked when the floor has them.
+CREATE TABLE books_pending (
+    table_id  text NOT NULL,
+    day       date NOT NULL,
     PRIMARY KEY (table_id, day)
 );
 

@@ -109,6 +109,11 @@ def test_no_count_is_made_of_parts_that_do_not_belong_together() -> None:
     assert counts.add(TrayRead(5, 2, 2, ((50, 1),))) is None  # its first is forgotten
     assert counts.add(first) is None
     assert counts.add(TrayRead(5, 2, 2, ((100, 9),))) is None  # a denomination twice
+    assert counts.add(TrayRead(8, 1, 1, ((100, 1), (100, 5)))) is None  # twice in one part
+    assert counts.add(TrayRead(9, 1, 2, ((100, 0),))) is None
+    assert counts.add(TrayRead(9, 2, 2, ((100, 7),))) is None  # named at 0, then again
+    assert counts.add(TrayRead(10, 1, 3, ((100, 1),))) is None
+    assert counts.add(TrayRead(10, 2, 2, ((50, 1),))) is None  # three parts, then two
     assert counts.add(TrayRead(7, 1, 1, ())) == {}  # an empty tray is a count
 
 

@@ -1,0 +1,115 @@
+"""The pit's books whatever order the floor stores a table's messages in (issue 38, from a
+review): floor processes share the tables' messages and store them as they come, so a closer can
+be stored before a fill counted before it. The day is checked only once the floor has every
+message up to its closer; an alert raised is kept up to date, and says so when the day balances.
+A patron's cash report alert is on the buy-in whose running total, in time, went over. Real
+PostgreSQL, the floor's own write path (`write_batch`)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+
+from floor import books
+from floor.payloads import Incoming
+from floor.periods import Periods
+from floor.store import connect, write_batch
+
+pytestmark = pytest.mark.servers
+_tables = itertools.count(1)
+NOW = datetime.now(UTC)
+# Gaming days that start 12 hours from now: no boundary falls inside a test.
+POLICY = books.Policy(Periods((NOW + timedelta(hours=12)).astimezone().time().replace(
+    minute=0, second=0, microsecond=0)))
+
+
+def message(table: str, n: int, topic: str, body: dict[str, Any], minutes: int = 0
+            ) -> Incoming:
+    utc = (NOW + timedelta(minutes=minutes)).isoformat().replace("+00:00", "Z")
+    payload = json.dumps({"table": table, "journal": "j1", "n": n, "from_n": 1, "seq": n,
+                          "topic": topic, "round": None, "utc": utc, "body": body}).encode()
+    return Incoming.parse(payload, table, topic, NOW, 2**18)
+
+
+def store(db: psycopg.Connection, *messages: Incoming) -> None:
+    write_batch(db, list(messages), [], POLICY)
+
+
+def tray(count: str, total: int) -> dict[str, Any]:
+    return {"count": count, "chips": {"100": total // 100}, "total": total, "dealer": "D-1",
+            "supervisor": "S-1"}
+
+
+def transfer(kind: str, total: int, n: int) -> dict[str, Any]:
+    return {"transfer": kind, "slip": n, "chips": {"100": total // 100}, "total": total,
+            "runner": "R-1", "supervisor": "S-1"}
+
+
+def buy_in(amount: int, player: str | None) -> dict[str, Any]:
+    return {"seat": 1, "amount": amount, "medium": "cash", "rating": 1 if player else None,
+            "player": player}
+
+
+def books_alerts(db: psycopg.Connection, table: str) -> list[str]:
+    return [text for (text,) in db.execute(
+        "SELECT text FROM alerts WHERE table_id = %s AND kind = 'books' ORDER BY n", (table,))]
+
+
+def test_a_closer_stored_before_a_fill_raises_nothing_until_the_day_is_whole(
+        floor_dsn: str) -> None:
+    table = f"bj-{next(_tables)}"
+    day = books.business(NOW, POLICY)
+    with connect(floor_dsn) as db:
+        store(db, message(table, 1, "tray", tray("opener", 1_000_000)))
+        books.import_drop(db, f"gaming_day,table_id,drop\n{day},{table},0.00\n", "count room",
+                          "test", POLICY)
+        store(db, message(table, 3, "tray", tray("closer", 1_100_000), 2))
+        assert books_alerts(db, table) == []  # a gap before the closer: the day waits
+        assert db.execute("SELECT count(*) FROM books_pending").fetchone() == (1,)
+        store(db, message(table, 2, "transfer", transfer("fill", 100_000, 2), 1))
+        assert books_alerts(db, table) == []  # the fill came: it balances
+        assert db.execute("SELECT count(*) FROM books_pending").fetchone() == (0,)
+
+        robbed = f"bj-{next(_tables)}"
+        store(db, message(robbed, 1, "tray", tray("opener", 1_000_000)),
+                         message(robbed, 2, "tray", tray("closer", 990_000), 1))
+        books.import_drop(db, f"gaming_day,table_id,drop\n{day},{robbed},0.00\n", "count room",
+                          "test", POLICY)
+        [alert] = books_alerts(db, robbed)
+        assert "by -$100.00" in alert
+        # a credit the table booked after all (it was late): the day balances, and says so
+        store(db, message(robbed, 3, "transfer", transfer("credit", 10_000, 3), 2))
+        [alert] = books_alerts(db, robbed)
+        assert "books of gaming day" in alert and "is the layout's" in alert
+
+
+def test_the_report_alert_is_on_the_buy_in_that_went_over_in_time(floor_dsn: str) -> None:
+    table = f"bj-{next(_tables)}"
+    with connect(floor_dsn) as db:
+        store(db, message(table, 1, "buy_in", buy_in(600_000, "P-9"), 3))
+        store(db, message(table, 2, "buy_in", buy_in(600_000, "P-9"), 1))
+        [(n, text)] = db.execute("SELECT n, text FROM alerts WHERE kind = 'ctr'").fetchall()
+        assert n == 1  # stored first, but the later of the two: its running total went over
+        assert "player P-9 bought in $12,000.00 in cash" in text and "2 transactions" in text
+        store(db, message(table, 3, "buy_in", buy_in(100_000, "P-9"), 4))
+        assert db.execute("SELECT count(*) FROM alerts WHERE kind = 'ctr'").fetchone() == (1,)
+
+
+def test_the_cash_csv_has_every_transaction_of_a_patron() -> None:
+    rows = [(f"bj-{k % 3}", k, "buy_in", NOW + timedelta(seconds=k), 5_000, 1, "cash", 1,
+             "P-1") for k in range(1, 251)]
+    day = books.business(NOW, POLICY)
+    report = books.cash_report(day, POLICY, rows)
+    assert len(report["patrons"][0]["transactions"]) == books.LISTED
+    assert report["patrons"][0]["transactions_count"] == 250
+    csv = books.as_csv(books.cash_report(day, POLICY, rows, None), POLICY.money)
+    assert csv.count("P-1") == 250
+
+
+def test_a_week_date_is_no_gaming_day() -> None:
+    assert books.parse_day("2026-W48-5") is None and books.parse_day("2026-11-27") is not None
