@@ -157,7 +157,7 @@ def main() -> None:
                     copy.write_row((table, n, "buy_in", start + timedelta(hours=3), 500_000, 1,
                                     "cash", body["player"]))
             print(f"500 new cash buy-ins checked against the report's threshold: "
-                  f"{timed(lambda: books.after_batch(db, new, POLICY)):.3f} s")
+                  f"{timed(lambda: books.after_batch(db, new, {}, POLICY)):.3f} s")
             drop = "gaming_day,table_id,drop\n" + "".join(
                 f"{last},t-{t:04d},{30_000 + t}.00\n" for t in range(args.tables))
             print(f"a drop file of {args.tables} tables imported, each day's books checked: "

@@ -94,11 +94,11 @@ def test_a_gaming_day_of_three_tables_balances_and_catches_theft_and_cash(
             [(n,)] = db.execute("UPDATE transactions SET amount = amount + 1 WHERE table_id = "
                                 "'bj-01' AND kind = 'fill' RETURNING n").fetchall()
             db.execute("DELETE FROM transactions WHERE table_id = 'bj-01' AND kind = 'credit'")
-        found = reconciled(floor_dsn, honest.table.journal)
+        differ = reconciled(floor_dsn, honest.table.journal)
         assert f"transaction {n}: fill 100000 in the journal, fill 100001 in the floor's books" \
-            in found
+            in differ
         assert any(line.endswith("credit 50000 in the journal, none in the floor's books")
-                   for line in found)
+                   for line in differ)
 
         one = get(f"{floor.url}api/books/bj-02?day={day}")
         assert [t["kind"] for t in one["transactions"]] == [
