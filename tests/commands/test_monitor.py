@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,15 @@ def test_monitor_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     assert all(line.startswith("{") for line in error.splitlines()), error
 
 
+def printed(out: io.StringIO, enough: Callable[[str], bool]) -> None:
+    """Wait, bounded, until what the monitor printed is `enough` (the test then checks it)."""
+    deadline = threading.Event()
+    for _ in range(int(WAIT_S / 0.05)):
+        if enough(out.getvalue()):
+            return
+        deadline.wait(0.05)
+
+
 def test_monitor_pads_with_the_fake_backend() -> None:
     backend = VirtualPads()
     stop = threading.Event()
@@ -144,11 +154,7 @@ def test_monitor_pads_with_the_fake_backend() -> None:
     try:
         backend.place(3, 0, 2500)
         backend.fault(4, 1)
-        deadline = threading.Event()
-        for _ in range(int(WAIT_S / 0.05)):
-            if out.getvalue().count("\n") >= 3:
-                break
-            deadline.wait(0.05)
+        printed(out, lambda text: text.count("\n") >= 3)
     finally:
         stop.set()
         thread.join(WAIT_S)
@@ -176,11 +182,7 @@ def test_monitor_asks_a_chip_tray_for_its_count() -> None:
     thread = threading.Thread(target=run)
     thread.start()
     try:
-        deadline = threading.Event()
-        for _ in range(int(WAIT_S / 0.05)):
-            if '"type": "tray"' in out.getvalue():
-                break
-            deadline.wait(0.05)
+        printed(out, lambda text: '"type": "tray"' in text)
     finally:
         stop.set()
         thread.join(WAIT_S)
