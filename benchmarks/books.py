@@ -2,10 +2,11 @@
 rounds for D gaming days, as years of records would, and the figures the pit asks of one day.
 
     python -m benchmarks.books [--tables 500] [--days 90] [--buy-ins 40] [--patrons 20000]
+                               [--rounds 100]
 
 Each table's day: an opener and a closer, two fills and a credit, B buy-ins at seats (a third
-anonymous, the rest by patrons drawn from P), a chips out for every fourth, 96 quarter hours of
-rounds (the tallies) and the count room's drop. It times, on a PostgreSQL of Debian's started
+anonymous, the rest by patrons drawn from P), a chips out for every fourth, R rounds, 96
+quarter hours of tallies and the count room's drop. It times, on a PostgreSQL of Debian's started
 for it: the books of the last day for every table (`floor.books.read_day`, as `/api/books`
 without theo), the cash report of the day (`CASH` and `cash_report`), a batch of 500 new
 buy-ins' checks against the currency transaction report (`after_batch`), and a drop file of
@@ -57,7 +58,7 @@ def table_day(rng: random.Random, start: datetime, buy_ins: int, patrons: int
 
 
 def fill(db: psycopg.Connection, tables: int, days: int, buy_ins: int, patrons: int,
-         last: date) -> None:
+         rounds: int, last: date) -> None:
     """The history, by COPY."""
     rng = random.Random(1)
     n = 0
@@ -78,14 +79,24 @@ def fill(db: psycopg.Connection, tables: int, days: int, buy_ins: int, patrons: 
                     for q in range(96):
                         copy.write_row((f"t-{t:04d}", start + timedelta(minutes=15 * q), 15,
                                         30_000, rng.randint(-5_000, 8_000)))
+        with cursor.copy("COPY rounds (table_id, n, round, status, closed_utc, drop_minor, "
+                         "win_minor) FROM STDIN") as copy:
+            for t in range(tables):
+                for d in range(days):
+                    start, _ = POLICY.periods.day(last - timedelta(days=days - 1 - d))
+                    for k in range(rounds):
+                        copy.write_row((f"t-{t:04d}", 10**9 + d * rounds + k, d * rounds + k + 1,
+                                        "confirmed", start + timedelta(minutes=6 + 13 * k),
+                                        30_000, rng.randint(-5_000, 8_000)))
         with cursor.copy("COPY drops (table_id, day, drop_minor, imported_by, source) "
                          "FROM STDIN") as copy:
             for t in range(tables):
                 for d in range(days - 1):  # the last day's comes by the import timed
                     copy.write_row((f"t-{t:04d}", last - timedelta(days=days - 1 - d),
                                     3_000_000, "bench", "bench"))
-        cursor.execute("INSERT INTO tables (table_id) SELECT DISTINCT table_id FROM tallies "
-                       "ON CONFLICT DO NOTHING")
+        # every message stored without a gap: the drop's checks run whole
+        cursor.execute("INSERT INTO tables (table_id, through) SELECT DISTINCT table_id, "
+                       "%s FROM tallies ON CONFLICT DO NOTHING", (10**10,))
     db.execute("ANALYZE")
 
 
@@ -115,6 +126,7 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=90)
     parser.add_argument("--buy-ins", type=int, default=40)
     parser.add_argument("--patrons", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=100, help="a table's rounds a day")
     args = parser.parse_args()
     print(machine())
     server = Postgres().init()
@@ -124,12 +136,13 @@ def main() -> None:
         with psycopg.connect(dsn, autocommit=True) as db:
             migrate(db)
             started = time.perf_counter()
-            fill(db, args.tables, args.days, args.buy_ins, args.patrons, last)
+            fill(db, args.tables, args.days, args.buy_ins, args.patrons, args.rounds, last)
             rows = db.execute("SELECT count(*) FROM transactions").fetchone()
             size = db.execute("SELECT pg_size_pretty(pg_database_size(current_database()))"
                               ).fetchone()
         print(f"{args.tables} tables x {args.days} days: {rows[0] if rows else 0:,} "
-              f"transactions, {args.tables * args.days * 96:,} tallies, database "
+              f"transactions, {args.tables * args.days * args.rounds:,} rounds, "
+              f"{args.tables * args.days * 96:,} tallies, database "
               f"{size[0] if size else '?'} (filled in {time.perf_counter() - started:.0f} s)")
         found: list[dict[str, Any]] = []
 

@@ -4,8 +4,10 @@ tells it, the count room's drop, and the cash each patron brings to the floor.
 - **The tray's win**: the closer less the opener, plus the credits less the fills, plus the
   drop. The opener is the day's first count at the open, else the table's last closer before
   the day (carried). The drop is the count room's, imported per table and gaming day.
-- **The layout's win**: the confirmed rounds' settlements (the floor's tallies); theo is the
-  rounds' handle times the configurations' edges (`floor.players.table_day`).
+- **The layout's win**: the confirmed rounds' settlements up to the closer (a round dealt
+  after the tray was counted is not the tray's); theo is the rounds' handle times the
+  configurations' edges (`floor.players.table_day`). A shift's figures are its quarter hours'
+  tallies, every round.
 - **Their difference** is the tray's win less the layout's. A buy-in the table never booked, a
   count room's miscount or chips taken from the tray each show there, to the cent. Once a day
   has its closer and its drop, a difference beyond the tolerance is an alert (`books`) with
@@ -222,11 +224,19 @@ SELECT table_id, quarter, rounds, drop_minor, win_minor FROM tallies
 WHERE quarter >= %(start)s AND quarter < %(end)s
   AND (%(table)s::text IS NULL OR table_id = %(table)s)
 """
+# The layout's side of a table's day: its confirmed rounds up to its closer (a round dealt after
+# the tray was counted is not the tray's), table by table on (table_id, closed_utc).
 ROUNDS: Final = """
-SELECT table_id, min(round), max(round) FROM rounds
-WHERE closed_utc >= %(start)s AND closed_utc < %(end)s AND status = 'confirmed'
-  AND (%(table)s::text IS NULL OR table_id = %(table)s)
-GROUP BY table_id
+SELECT t.table_id, x.rounds, x.handle, x.win, x.first, x.last
+FROM tables t CROSS JOIN LATERAL (
+    SELECT count(*) AS rounds, coalesce(sum(r.drop_minor), 0) AS handle,
+           coalesce(sum(r.win_minor), 0) AS win, min(r.round) AS first, max(r.round) AS last
+    FROM rounds r
+    WHERE r.table_id = t.table_id AND r.status = 'confirmed' AND r.closed_utc >= %(start)s
+      AND r.closed_utc < %(end)s AND r.closed_utc <= coalesce((
+          SELECT max(c.utc) FROM transactions c WHERE c.table_id = t.table_id
+          AND c.kind = 'closer' AND c.utc >= %(start)s AND c.utc < %(end)s), %(end)s)) x
+WHERE x.rounds > 0 AND (%(table)s::text IS NULL OR t.table_id = %(table)s)
 """
 DROPS: Final = """
 SELECT table_id, drop_minor, imported, imported_by, source FROM drops
@@ -263,10 +273,10 @@ def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]
     layout: dict[str, list[Sequence[Any]]] = defaultdict(list)
     for row in tallies:
         layout[row[0]].append(row)
-    numbers = {row[0]: (row[1], row[2]) for row in rounds}
+    played = {row[0]: row for row in rounds}
     dropped = {row[0]: row for row in drops}
     out = []
-    for table in sorted(set(by_table) | set(layout) | set(dropped)):
+    for table in sorted(set(by_table) | set(played) | set(dropped)):
         rows = by_table.get(table, [])
         kinds: dict[str, list[Sequence[Any]]] = defaultdict(list)
         for row in rows:
@@ -280,9 +290,10 @@ def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]
         drop = int(dropped[table][1]) if table in dropped else None
         tray_win = None if opener is None or closer is None or drop is None else \
             int(closer[4]) - int(opener[4]) + credits["total"] - fills["total"] + drop
-        layout_win = sum(int(r[4]) for r in layout.get(table, []))
+        _, count, handle, layout_win, first, last = played.get(table, (table, 0, 0, 0, None,
+                                                                       None))
+        layout_win = int(layout_win)
         difference = None if tray_win is None else tray_win - layout_win
-        first, last = numbers.get(table, (None, None))
         out.append({
             "table": table, "gaming_day": day.isoformat(),
             "opener": _count(opener, carried=opener is not None and opener[2] == "closer"),
@@ -296,8 +307,7 @@ def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]
             "tray_win": tray_win,
             "hold": None if tray_win is None or not drop else round(tray_win / drop, 6),
             "layout_win": layout_win,
-            "handle": sum(int(r[3]) for r in layout.get(table, [])),
-            "rounds": sum(int(r[2]) for r in layout.get(table, [])),
+            "handle": int(handle), "rounds": int(count),
             "first_round": first, "last_round": last,
             "difference": difference,
             "alert": difference is not None and abs(difference) > policy.tolerance,
@@ -379,7 +389,7 @@ def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
     a difference that is not there. A difference beyond the tolerance is the `books` alert, on
     the closer's message, its words kept up to date while it is not acknowledged; a day that
     balances now says so on the alerts it had raised."""
-    books = _read_day(db, day, policy, table)
+    books = books_of_day(db, day, policy, table)
     if not books or books[0]["closer"] is None or books[0]["drop"] is None:
         return  # the closer, or the drop, will bring the check when it comes
     closer = books[0]["closer"]
@@ -406,8 +416,9 @@ def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
     db.execute(RESOLVE, (superseded, table, start, end, closer["n"]))
 
 
-def _read_day(db: psycopg.Connection, day: date, policy: Policy, table: str | None
-              ) -> list[dict[str, Any]]:
+def books_of_day(db: psycopg.Connection, day: date, policy: Policy, table: str | None
+                 ) -> list[dict[str, Any]]:
+    """`day_books` read on the writers' connection (the floor's own checks)."""
     start, end = policy.periods.day(day)
     params = {"start": start, "end": end, "table": table, "day": day}
     return day_books(day, policy, [db.execute(q, params).fetchall() for q in QUERIES])

@@ -61,6 +61,9 @@ def demo(daemon: Daemon) -> int:
             while options.rounds is None or played < options.rounds:
                 rig.play_round()
                 played += 1
+            while options.stay:  # dealing no more: the display, the books and the link go on
+                rig.loop.step(0.2)
+                daemon.idle()
         except Stopped:
             pass
         finally:

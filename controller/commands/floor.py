@@ -281,7 +281,9 @@ def cmd_drop(args: argparse.Namespace) -> int:
     except DropError as exc:
         for error in exc.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
-        raise BadInput(f"{args.file}: {len(exc.errors)} errors: nothing imported") from None
+        count = len(exc.errors)
+        raise BadInput(f"{args.file}: {count} error{'s' if count != 1 else ''}: nothing "
+                       "imported") from None
     except UnicodeDecodeError as exc:
         raise BadInput(f"{args.file}: byte {exc.start}: not UTF-8") from None
     except psycopg.Error as exc:

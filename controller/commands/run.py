@@ -39,8 +39,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         if config is not None and args.dealer_errors:
             raise BadInput("--dealer-errors: the demo's clumsy dealer; a real table's dealer "
                            "is a person")
+        if args.stay and (config is not None or args.rounds is None):
+            raise BadInput("--stay: the demo's, after its --rounds")
         options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,
-                          args.journal, _floor_option(args, config), args.dealer_errors)
+                          args.journal, _floor_option(args, config), args.dealer_errors,
+                          args.stay)
         daemon = Daemon(options, default_journal().parent, attach)
         made = [path for path in _made_by_run(daemon.journal_path(config), config is None,
                                               args.record) if not path.exists()]
@@ -112,6 +115,10 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                           "(default 0.6; 0: as fast as it can)")
     run.add_argument("--rounds", type=Whole(1, MAX_NUMBER),
                      help="demo: stop after this many rounds")
+    run.add_argument("--stay", action="store_true",
+                     help="demo: after --rounds, stay open and deal no more until stopped (the "
+                          "display, its books and the floor link go on: a closer counted then "
+                          "matches the tray)")
     run.add_argument("--dealer-errors", type=Number(0, maximum=1), default=0.0, metavar="RATE",
                      help="demo: the rate, 0 to 1, at which the dealer makes each kind of "
                           "payout mistake wherever it can (an overpay, an underpay, the wrong "

@@ -73,6 +73,7 @@ class Options:
     journal: Path | None = None
     floor: FloorConfig | None = None  # --floor URL [--table-id ID], else the config's
     dealer_errors: float = 0.0  # demo: the rate of each kind of its dealer's payout mistakes
+    stay: bool = False  # demo: after `rounds`, stay open without dealing, until stopped
 
 
 class Daemon:

@@ -137,6 +137,37 @@ def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
 
 
 @pytest.mark.slow
+def test_a_demo_that_stays_deals_no_more_and_keeps_its_books(tmp_path: Path,
+                                                            systemd: FakeSystemd) -> None:
+    """`--rounds N --stay`: the demo deals its N rounds, then stays open dealing no more, so a
+    closer counted then matches its tray (issue 38): the display still takes the books'
+    actions, read the chip tray included, and nothing else changes the layout."""
+    journal = tmp_path / "demo.sqlite3"
+    proc = start(["--port", "0", "--pace", "0", "--rounds", "2", "--stay", "--journal",
+                  str(journal)], systemd, tmp_path)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split("dealer display at ")[1].strip()
+        wait_until(lambda: snapshot(url)["phase"] == "closed" and snapshot(url)["round"] == 2,
+                   "the demo's two rounds")
+        request = urllib.request.Request(
+            url + "api/action", json.dumps({"action": "read_tray"}).encode(),
+            {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            assert answer.status == 202
+        wait_until(lambda: (snapshot(url)["books"]["tray"] or {}).get("chips"),
+                   "the demo's chip tray read")
+        assert snapshot(url)["books"]["tray"]["text"] == "$57,850.00"
+        assert snapshot(url)["round"] == 2  # dealing no more
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0, stderr
+    refused = subprocess.run([sys.executable, "-m", "controller", "run", "--stay"],
+                             capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
+    assert refused.returncode == 2 and "--stay: the demo's, after its --rounds" in refused.stderr
+
+
+@pytest.mark.slow
 def test_a_demo_of_another_game_refuses_the_journal_of_the_first(tmp_path: Path) -> None:
     """Issue 21, 13: the baccarat demo on the blackjack demo's journal would void its round
     and mix two games in one journal: it refuses in one line, before it opens the journal."""

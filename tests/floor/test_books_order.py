@@ -19,6 +19,7 @@ from floor import books
 from floor.payloads import Incoming
 from floor.periods import Periods
 from floor.store import connect, write_batch
+from protocol import examples
 
 pytestmark = pytest.mark.servers
 _tables = itertools.count(1)
@@ -28,11 +29,11 @@ POLICY = books.Policy(Periods((NOW + timedelta(hours=12)).astimezone().time().re
     minute=0, second=0, microsecond=0)))
 
 
-def message(table: str, n: int, topic: str, body: dict[str, Any], minutes: int = 0
-            ) -> Incoming:
+def message(table: str, n: int, topic: str, body: dict[str, Any], minutes: int = 0,
+            number: int | None = None) -> Incoming:
     utc = (NOW + timedelta(minutes=minutes)).isoformat().replace("+00:00", "Z")
     payload = json.dumps({"table": table, "journal": "j1", "n": n, "from_n": 1, "seq": n,
-                          "topic": topic, "round": None, "utc": utc, "body": body}).encode()
+                          "topic": topic, "round": number, "utc": utc, "body": body}).encode()
     return Incoming.parse(payload, table, topic, NOW, 2**18)
 
 
@@ -86,6 +87,26 @@ def test_a_closer_stored_before_a_fill_raises_nothing_until_the_day_is_whole(
         store(db, message(robbed, 3, "transfer", transfer("credit", 10_000, 3), 2))
         [alert] = books_alerts(db, robbed)
         assert "books of gaming day" in alert and "is the layout's" in alert
+
+
+def test_the_layouts_win_is_the_rounds_up_to_the_closer(floor_dsn: str) -> None:
+    """A round dealt after the tray was counted is not the tray's: the day's layout win stops
+    at the closer, so a table that deals on does not make a difference that is not there."""
+    table = f"bj-{next(_tables)}"
+    day = books.business(NOW, POLICY)
+    round_body = examples.BODIES["round"]  # a confirmed round the house won $3.00
+    with connect(floor_dsn) as db:
+        store(db, message(table, 1, "tray", tray("opener", 1_000_000)),
+              message(table, 2, "round", round_body, 1, 1),
+              message(table, 3, "tray", tray("closer", 1_000_300), 2),
+              message(table, 4, "round", round_body, 3, 2))
+        books.import_drop(db, f"gaming_day,table_id,drop\n{day},{table},0.00\n", "count room",
+                          "test", POLICY)
+        [found] = books.books_of_day(db, day, POLICY, table)
+        assert (found["rounds"], found["layout_win"], found["tray_win"]) == (1, 300, 300)
+        assert (found["first_round"], found["last_round"], found["alert"]) == (1, 1, False)
+        assert sum(shift["rounds"] for shift in found["shifts"]) == 2  # the shifts' activity
+        assert books_alerts(db, table) == []
 
 
 def test_the_report_alert_is_on_the_buy_in_that_went_over_in_time(floor_dsn: str) -> None:
