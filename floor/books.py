@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import psycopg
 from psycopg import AsyncConnection
@@ -75,6 +75,11 @@ class Policy:
     def money(self) -> Currency:
         return Currency(self.currency)
 
+    @property
+    def shifts(self) -> int:
+        """The most shifts a gaming day has (a day of 25 hours included)."""
+        return -(-25 // self.periods.shift_hours)
+
 
 DEFAULT: Final = Policy()
 
@@ -91,10 +96,19 @@ class DropError(ValueError):
 # ----- the drop ----------------------------------------------------------------------------
 
 
-def parse_drop(text: str, money: Currency) -> list[tuple[str, date, int]]:
+class Drop(NamedTuple):
+    table: str
+    day: date
+    amount: int  # minor units
+    shift: int = 0  # 0: the whole gaming day; else its shift, 1 the first
+
+
+def parse_drop(text: str, money: Currency, shifts: int = 24) -> list[Drop]:
     """The count room's CSV: a header naming `gaming_day`, `table_id` and `drop` (in any
-    order; no other column), then one row per table and gaming day, the drop in currency units
-    ("1234.50"). Every row is checked; any bad one refuses the file, each named."""
+    order), and `shift` if the drop boxes are counted by shift (1 to `shifts`; empty or 0: the
+    whole day), no other column; then one row per table and gaming day (or shift), the drop in
+    currency units ("1234.50"). Every row is checked; any bad one refuses the file, each
+    named."""
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         rows = [(reader.line_num, row) for row in reader]  # a quoted field may span lines
@@ -103,19 +117,19 @@ def parse_drop(text: str, money: Currency) -> list[tuple[str, date, int]]:
     if not rows:
         raise DropError(["line 1: empty: a header of gaming_day,table_id,drop first"])
     header = [cell.strip().lower() for cell in rows[0][1]]
-    errors = [f"line 1, column {name!r}: not one of {', '.join(DROP_COLUMNS)}"
-              for name in header if name not in DROP_COLUMNS]
+    errors = [f"line 1, column {name!r}: not one of {', '.join(DROP_COLUMNS)}, shift"
+              for name in header if name not in (*DROP_COLUMNS, "shift")]
     errors += [f"line 1: column {name} is missing" for name in DROP_COLUMNS
                if name not in header]
-    errors += [f"line 1: column {name} twice" for name in DROP_COLUMNS
+    errors += [f"line 1: column {name} twice" for name in (*DROP_COLUMNS, "shift")
                if header.count(name) > 1]
     if errors:
         raise DropError(errors)
     if len(rows) - 1 > MOST_DROP_ROWS:
         raise DropError([f"{len(rows) - 1} rows: at most {MOST_DROP_ROWS} in one file"])
-    where = {name: header.index(name) for name in DROP_COLUMNS}
-    found: list[tuple[str, date, int]] = []
-    seen: dict[tuple[str, date], int] = {}
+    where = {name: header.index(name) for name in (*DROP_COLUMNS, "shift") if name in header}
+    found: list[Drop] = []
+    seen: dict[tuple[str, date, int], int] = {}
     for line, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
@@ -125,7 +139,12 @@ def parse_drop(text: str, money: Currency) -> list[tuple[str, date, int]]:
         cells = {name: row[index].strip() for name, index in where.items()}
         day, table, amount = (parse_day(cells["gaming_day"]), cells["table_id"],
                               _amount(cells["drop"], money))
+        shift_text = cells.get("shift", "") or "0"
+        shift = int(shift_text) if shift_text.isascii() and shift_text.isdigit() and \
+            len(shift_text) <= 2 and int(shift_text) <= shifts else None
         wrong = [f"line {line}, field {name}: {why}" for name, why in (
+            ("shift", None if shift is not None else f"{shift_text[:20]!r} is not a shift "
+             f"(1 to {shifts}, or empty for the whole day)"),
             ("gaming_day", None if day else f"{cells['gaming_day'][:20]!r} is not a date "
              "(YYYY-MM-DD)"),
             ("table_id", None if TABLE_ID.fullmatch(table) else f"{table[:70]!r} is not a "
@@ -134,13 +153,14 @@ def parse_drop(text: str, money: Currency) -> list[tuple[str, date, int]]:
         if wrong:
             errors += wrong
             continue
-        assert day is not None and isinstance(amount, int)
-        if (table, day) in seen:
-            errors.append(f"line {line}: table {table} on {day} again (line "
-                          f"{seen[(table, day)]})")
+        assert day is not None and isinstance(amount, int) and shift is not None
+        key = (table, day, shift)
+        if key in seen:
+            errors.append(f"line {line}: table {table} on {day}"
+                          + (f" shift {shift}" if shift else "") + f" again (line {seen[key]})")
             continue
-        seen[(table, day)] = line
-        found.append((table, day, amount))
+        seen[key] = line
+        found.append(Drop(table, day, amount, shift))
     if errors:
         raise DropError(errors)
     return found
@@ -175,9 +195,9 @@ def _amount(text: str, money: Currency) -> int | str:
 
 
 UPSERT_DROP: Final = """
-INSERT INTO drops (table_id, day, drop_minor, imported_by, source)
-VALUES (%s, %s, %s, %s, %s)
-ON CONFLICT (table_id, day) DO UPDATE SET drop_minor = EXCLUDED.drop_minor,
+INSERT INTO drops (table_id, day, shift, drop_minor, imported_by, source)
+VALUES (%s, %s, %s, %s, %s, %s)
+ON CONFLICT (table_id, day, shift) DO UPDATE SET drop_minor = EXCLUDED.drop_minor,
     imported = now(), imported_by = EXCLUDED.imported_by, source = EXCLUDED.source
 """
 
@@ -193,14 +213,15 @@ def import_drop(db: psycopg.Connection, text: str, by: str, source: str,
                 policy: Policy) -> list[dict[str, Any]]:
     """Store a drop file (all of it, or none: DropError) and check each day's books it
     completes; what was imported."""
-    rows = parse_drop(text, policy.money)
+    rows = parse_drop(text, policy.money, policy.shifts)
     with db.transaction():
-        for table, day, amount in rows:
-            db.execute(UPSERT_DROP, (table, day, amount, by[:64], source[:200]))
-        for table, day, _ in rows:
+        for row in rows:
+            db.execute(UPSERT_DROP, (row.table, row.day, row.shift, row.amount, by[:64],
+                                     source[:200]))
+        for table, day in sorted({(row.table, row.day) for row in rows}):
             check_day(db, table, day, policy)
-    return [{"table": table, "gaming_day": day.isoformat(), "drop": amount}
-            for table, day, amount in rows]
+    return [{"table": row.table, "gaming_day": row.day.isoformat(), "drop": row.amount,
+             **({"shift": row.shift} if row.shift else {})} for row in rows]
 
 
 # ----- a table's day -----------------------------------------------------------------------
@@ -239,10 +260,19 @@ FROM tables t CROSS JOIN LATERAL (
 WHERE x.rounds > 0 AND (%(table)s::text IS NULL OR t.table_id = %(table)s)
 """
 DROPS: Final = """
-SELECT table_id, drop_minor, imported, imported_by, source FROM drops
+SELECT table_id, shift, drop_minor, imported, imported_by, source FROM drops
 WHERE day = %(day)s AND (%(table)s::text IS NULL OR table_id = %(table)s)
 """
-QUERIES: Final = (TRANSACTIONS, CARRIED, TALLIES, ROUNDS, DROPS)
+# The rounds of the tables whose tray was counted at a shift change: each shift's tray is
+# compared with exactly the rounds between its counts.
+SHIFT_ROUNDS: Final = """
+SELECT r.table_id, r.closed_utc, r.win_minor FROM rounds r
+WHERE r.table_id IN (SELECT table_id FROM transactions WHERE kind = 'shift'
+                     AND utc >= %(start)s AND utc < %(end)s
+                     AND (%(table)s::text IS NULL OR table_id = %(table)s))
+  AND r.status = 'confirmed' AND r.closed_utc >= %(start)s AND r.closed_utc < %(end)s
+"""
+QUERIES: Final = (TRANSACTIONS, CARRIED, TALLIES, ROUNDS, DROPS, SHIFT_ROUNDS)
 
 
 def _iso(moment: datetime) -> str:
@@ -257,7 +287,7 @@ def _listed(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
 def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]]
               ) -> list[dict[str, Any]]:
     """Each table's books for the gaming day from the rows of `QUERIES`, in order. Pure."""
-    transactions, carried, tallies, rounds, drops = found
+    transactions, carried, tallies, rounds, drops, shift_rounds = found
     start, end = policy.periods.day(day)
     shift = timedelta(hours=policy.periods.shift_hours)
     # A day of 23 or 25 hours (daylight saving) has its last shift shorter or longer.
@@ -274,7 +304,13 @@ def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]
     for row in tallies:
         layout[row[0]].append(row)
     played = {row[0]: row for row in rounds}
-    dropped = {row[0]: row for row in drops}
+    by_shift: dict[str, dict[int, Sequence[Any]]] = defaultdict(dict)  # table -> shift -> row
+    for row in drops:
+        by_shift[row[0]][int(row[1])] = row
+    dropped = {table: _day_drop(rows) for table, rows in by_shift.items()}
+    counted_rounds: dict[str, list[tuple[datetime, int]]] = defaultdict(list)
+    for table, utc, win in shift_rounds:
+        counted_rounds[table].append((utc, int(win)))
     out = []
     for table in sorted(set(by_table) | set(played) | set(dropped)):
         rows = by_table.get(table, [])
@@ -287,7 +323,7 @@ def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]
         fills, credits = _listed(kinds["fill"]), _listed(kinds["credit"])
         cash_in = {medium: sum(int(r[4]) for r in kinds["buy_in"] if r[6] == medium)
                    for medium in ("cash", "marker")}
-        drop = int(dropped[table][1]) if table in dropped else None
+        drop = int(dropped[table][1]) if table in dropped else None  # the day's
         tray_win = None if opener is None or closer is None or drop is None else \
             int(closer[4]) - int(opener[4]) + credits["total"] - fills["total"] + drop
         _, count, handle, layout_win, first, last = played.get(table, (table, 0, 0, 0, None,
@@ -311,7 +347,58 @@ def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]
             "first_round": first, "last_round": last,
             "difference": difference,
             "alert": difference is not None and abs(difference) > policy.tolerance,
-            "shifts": [_shift(s, e, rows, layout.get(table, [])) for s, e in shifts]})
+            "shifts": [{**_shift(s, e, rows, layout.get(table, [])), "tray": tray}
+                       for (s, e), tray in zip(shifts, _shift_trays(
+                           shifts, opener, kinds, counted_rounds.get(table, []),
+                           by_shift.get(table, {}), policy), strict=True)]})
+    return out
+
+
+def _day_drop(rows: Mapping[int, Sequence[Any]]) -> Sequence[Any]:
+    """A table's drop of the day (table, drop, imported, by, source): its row for the whole
+    day (shift 0), else its shifts' rows summed."""
+    if 0 in rows:
+        whole = rows[0]
+        return (whole[0], int(whole[2]), whole[3], whole[4], whole[5])
+    last = max(rows.values(), key=lambda row: row[3])
+    return (last[0], sum(int(row[2]) for row in rows.values()), last[3], last[4],
+            f"shifts {', '.join(str(k) for k in sorted(rows))}: {last[5]}")
+
+
+def _shift_trays(shifts: Sequence[tuple[datetime, datetime]], opener: Sequence[Any] | None,
+                 kinds: Mapping[str, Sequence[Sequence[Any]]],
+                 rounds: Sequence[tuple[datetime, int]], drops: Mapping[int, Sequence[Any]],
+                 policy: Policy) -> list[dict[str, Any] | None]:
+    """Each shift's tray, where the tray was counted at a shift change: a count closes the
+    shift it is counted in. A shift's tray runs from the count that closed the shift before it
+    (or the opener) to the last count in it; its win is the change between them, plus credits
+    less fills between them, plus its own drop (the count room's row for that shift), and it is
+    compared with the rounds closed between the two counts. None: not counted at both ends."""
+    if not kinds.get("shift") or opener is None:
+        return [None] * len(shifts)
+    counts = sorted([*kinds["shift"], *kinds.get("closer", [])], key=lambda r: (r[3], r[1]))
+    out: list[dict[str, Any] | None] = []
+    before = opener
+    for number, (start, end) in enumerate(shifts, start=1):
+        mine = [count for count in counts if start <= count[3] < end]
+        if not mine or before is None:
+            out.append(None)
+            before = mine[-1] if mine else before
+            continue
+        after = mine[-1]
+        since, until = before[3], after[3]
+        moved = sum(int(r[4]) * (1 if r[2] == "credit" else -1) for kind in ("fill", "credit")
+                    for r in kinds.get(kind, []) if since < r[3] <= until)
+        layout = sum(win for utc, win in rounds if since < utc <= until)
+        drop = int(drops[number][2]) if number in drops else None
+        tray_win = None if drop is None else int(after[4]) - int(before[4]) + moved + drop
+        difference = None if tray_win is None else tray_win - layout
+        out.append({"opening": _count(before, carried=before[2] == "closer"),
+                    "closing": _count(after), "drop": drop, "tray_win": tray_win,
+                    "hold": None if tray_win is None or not drop else round(tray_win / drop, 6),
+                    "layout_win": layout, "difference": difference,
+                    "alert": difference is not None and abs(difference) > policy.tolerance})
+        before = after
     return out
 
 
@@ -346,11 +433,16 @@ def books_alert(books: Mapping[str, Any], policy: Policy) -> str:
     text = policy.money.text
     signed = policy.money.signed
     closer = books["closer"]
-    number, shift = next((k, s) for k, s in enumerate(books["shifts"], start=1)
-                         if _moment(closer["utc"]) < _moment(s["end"]))
+    counted = [(k, s) for k, s in enumerate(books["shifts"], start=1)
+               if s["tray"] and s["tray"]["alert"]]  # the shifts whose own tray differs
+    if not counted:  # else the shift the closer found it in
+        counted = [next((k, s) for k, s in enumerate(books["shifts"], start=1)
+                        if _moment(closer["utc"]) < _moment(s["end"]))]
+    where = ", ".join(f"shift {k} ({s['start'][11:16]}-{s['end'][11:16]} UTC"
+                      + (f", its tray by {signed(s['tray']['difference'])}" if s["tray"]
+                         else "") + ")" for k, s in counted)
     opener = books["opener"]
-    parts = [f"books of gaming day {books['gaming_day']}, shift {number} "
-             f"({shift['start'][11:16]}-{shift['end'][11:16]} UTC): the tray's win "
+    parts = [f"books of gaming day {books['gaming_day']}, {where}: the tray's win "
              f"{signed(books['tray_win'])} differs from the layout's {signed(books['layout_win'])}"
              f" by {signed(books['difference'])} (tolerance {text(policy.tolerance)})",
              f"opener {text(opener['total'])}" + (" (the last closer)" if opener["carried"]

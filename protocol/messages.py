@@ -354,6 +354,12 @@ class ChipsOutItem(CashItem):
     how: Literal["walked", "colored_up"]
 
 
+class TrayCounts(Model):
+    count: Count
+    total: Total
+    list: Annotated[list[TrayCount], _items(MAX_LISTED)]
+
+
 class Transfers(Model):
     count: Count
     total: Total
@@ -386,13 +392,15 @@ class DayBooks(Model):
     cash_in: Annotated[dict[Literal["cash", "marker"], CashIn], _items(2)]
     chips_out: ChipsOut
     tray_change: SignedTotal | None
+    shift_counts: TrayCounts | None = None  # where the tray was counted at a shift change
 
 
 class TrayBody(Model):
-    """The chip tray counted at the table's open (`opener`) or close (`closer`), by
-    denomination in minor units, signed by the dealer and a supervisor."""
+    """The chip tray counted at the table's open (`opener`), at a shift change (`shift`: it
+    closes the shift it is counted in) or at its close (`closer`), by denomination in minor
+    units, signed by the dealer and a supervisor."""
 
-    count: Literal["opener", "closer"]
+    count: Literal["opener", "shift", "closer"]
     chips: Chips
     total: Total
     dealer: ShortText

@@ -10,14 +10,13 @@ assign_card (to, and card for a misread), new_shoe, override_payout (reason: a r
 payout the pads contradict is closed as it lies), seat_player (seat, player: the casino's id, or
 null for anonymous), unseat_player (seat). The day's books (issue 38): buy_in (seat, amount in
 minor units, medium "cash" or "marker"), chips_out (seat, amount, how "walked" or "colored_up"),
-and two signed by two people: tray_count (count "opener" or "closer", chips {denomination in minor
-units: count}, dealer and dealer_pin, supervisor and pin) and fill or credit (chips, runner and
-runner_pin, supervisor and pin; request, the pit's request it answers; tray, the tray's count
-after it); read_tray asks the RFID
-chip tray for its count, which the display offers to sign. PINs are checked by the
-controller and never journaled; each carries the client it came from, which the lockouts count (the
-display's remote address; `CONSOLE` for a keypad or script). docs/devices.md lists them with
-examples.
+and two signed by two people: tray_count (count "opener", "shift" or "closer", chips {denomination
+in minor units: count}, dealer and dealer_pin, supervisor and pin) and fill or credit (chips,
+runner and runner_pin, supervisor and pin; request, the pit's request it answers; tray, the tray's
+count after it); read_tray asks the RFID chip tray for its count, which the display offers to sign.
+PINs are checked by the controller and never journaled; each carries the client it came from, which
+the lockouts count (the display's remote address; `CONSOLE` for a keypad or script).
+docs/devices.md lists them with examples.
 """
 
 from __future__ import annotations

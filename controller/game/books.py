@@ -21,7 +21,9 @@ from controller.game.events import BoughtIn, ChipsLeft, ChipsTransferred, TrayCo
 from controller.game.money import Currency
 from controller.game.table_config import TableConfig
 
-TRAY_COUNTS: Final = ("opener", "closer")
+# The tray counted at the open, at a shift change (it closes the shift it is counted in, and
+# opens the next), and at the close.
+TRAY_COUNTS: Final = ("opener", "shift", "closer")
 TRANSFERS: Final = ("fill", "credit")  # a fill brings chips to the tray, a credit takes them
 MEDIA: Final = ("cash", "marker")  # what a player buys in with
 LEAVINGS: Final = ("walked", "colored_up")  # how chips leave with a player
@@ -129,6 +131,7 @@ class Books:
     credits: Listed = field(default_factory=Listed)
     cash_in: dict[str, Listed] = field(default_factory=dict)  # by medium
     chips_out: Listed = field(default_factory=Listed)
+    shift_counts: Listed = field(default_factory=Listed)  # at the shift changes
 
     @property
     def empty(self) -> bool:
@@ -139,10 +142,13 @@ class Books:
 
     def counted(self, count: str, seq: int, chips: Mapping[int, int], dealer: str,
                 supervisor: str) -> dict[str, Any]:
-        """The tray counted at the open or the close (the last count of each stands)."""
+        """The tray counted at the open or the close (the last count of each stands), or at a
+        shift change (each is kept)."""
         record = {"seq": seq, "chips": as_record(chips), "total": value(chips),
                   "dealer": dealer, "supervisor": supervisor}
-        if count == "opener":
+        if count == "shift":
+            self.shift_counts.add(record, value(chips))
+        elif count == "opener":
             self.opener = record
         else:
             self.closer = record
@@ -193,7 +199,10 @@ class Books:
                 "fills": self.fills.to_dict(), "credits": self.credits.to_dict(),
                 "cash_in": {medium: listed.to_dict()
                             for medium, listed in sorted(self.cash_in.items())},
-                "chips_out": self.chips_out.to_dict(), "tray_change": self.tray_change()}
+                "chips_out": self.chips_out.to_dict(), "tray_change": self.tray_change(),
+                # only where the tray was counted at a shift change: a summary as it was else
+                **({"shift_counts": self.shift_counts.to_dict()} if self.shift_counts.count
+                   else {})}
 
     def next_day(self) -> Books:
         """The next gaming day's books: it opens with this day's closer (or what this day
@@ -206,4 +215,6 @@ class Books:
                    Listed.from_dict(state["fills"]), Listed.from_dict(state["credits"]),
                    {medium: Listed.from_dict(listed)
                     for medium, listed in state["cash_in"].items()},
-                   Listed.from_dict(state["chips_out"]))
+                   Listed.from_dict(state["chips_out"]),
+                   Listed.from_dict(state["shift_counts"]) if "shift_counts" in state
+                   else Listed())

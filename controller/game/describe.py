@@ -95,7 +95,8 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES,
     if isinstance(event, ConfigChanged):
         return _configuration(event)
     if isinstance(event, TrayCounted):
-        return (f"tray counted at the {'open' if event.count == 'opener' else 'close'}: "
+        when = {"opener": "the open", "shift": "a shift change"}.get(event.count, "the close")
+        return (f"tray counted at {when}: "
                 f"{_chips(event.chips, money)}, by dealer {event.dealer} and supervisor "
                 f"{event.supervisor}")
     if isinstance(event, ChipsTransferred):

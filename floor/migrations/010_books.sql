@@ -26,11 +26,12 @@ CREATE INDEX transactions_player ON transactions (player, utc) WHERE player IS N
 CREATE TABLE drops (
     table_id     text NOT NULL,
     day          date NOT NULL,
+    shift        smallint NOT NULL DEFAULT 0,  -- 0: the whole day; else the shift, from 1
     drop_minor   bigint NOT NULL,
     imported     timestamptz NOT NULL DEFAULT now(),
     imported_by  text NOT NULL,
     source       text NOT NULL,
-    PRIMARY KEY (table_id, day)
+    PRIMARY KEY (table_id, day, shift)
 );
 
 -- A table's gaming day whose closer and drop are in but not every message before its closer

@@ -14,7 +14,8 @@ const when = (iso) => iso ? new Date(iso).toLocaleString() : "";
 const day = () => $("day").value;
 const query = () => day() ? `?day=${encodeURIComponent(day())}` : "";
 const percent = (x) => x === null || x === undefined ? "–" : `${(100 * x).toFixed(2)}%`;
-const KINDS = { opener: "tray counted at the open", closer: "tray counted at the close", fill: "fill",
+const KINDS = { opener: "tray counted at the open", shift: "tray counted at a shift change",
+  closer: "tray counted at the close", fill: "fill",
   credit: "credit", buy_in: "buy-in", chips_out: "chips out" };
 
 async function get(path) {
@@ -49,14 +50,17 @@ async function books() {
 
 async function tableDay() {
   const table = $("table-pick").value;
-  if (!table) { $("hold-chart").replaceChildren(); rows("shifts", [], null, 8); rows("transactions", [], null, 7); return; }
+  if (!table) { $("hold-chart").replaceChildren(); rows("shifts", [], null, 11); rows("transactions", [], null, 7); return; }
   const one = await get(`api/books/${encodeURIComponent(table)}${query()}`);
   if ($("table-pick").value !== table) return;  // another table was picked meanwhile
   const theo = (units) => one.theo_pending ? "working out" : signed(Math.round(units * 10 ** digits));
   rows("shifts", one.shifts, (s) => el("tr", {},
     el("td", {}, `${when(s.start)} – ${when(s.end)}`), num(s.rounds), num(signed(s.layout_win)),
     num(theo(s.theo)), num(money(s.fills)), num(money(s.credits)),
-    num(money(s.cash_in)), num(money(s.markers))), 8);
+    num(money(s.cash_in)), num(money(s.markers)),
+    ...(s.tray ? [num(signed(s.tray.tray_win)), num(percent(s.tray.hold)),
+      num(signed(s.tray.difference), s.tray.alert ? "broken" : "")]
+      : [el("td", { class: "when", colspan: 3 }, "not counted at this shift's change")])), 11);
   rows("transactions", one.transactions, (t) => el("tr", {},
     el("td", {}, t.n), el("td", {}, when(t.utc)),
     el("td", {}, KINDS[t.kind] + (t.medium ? ` (${String(t.medium).replaceAll("_", " ")})` : "")),

@@ -180,7 +180,7 @@ def test_what_the_table_cannot_take_is_answered_and_never_journaled(
 @pytest.mark.parametrize(("action", "field"), [
     ({**tray(), "supervisor": "D-7"}, "field supervisor: two people sign"),
     ({**transfer(), "runner": "S-1"}, "field supervisor: two people sign"),
-    ({**tray(), "count": "midday"}, "field count: must be one of opener, closer"),
+    ({**tray(), "count": "midday"}, "field count: must be one of opener, shift, closer"),
     ({**tray(), "chips": {"ten": 4}}, "field chips"),
     ({**tray(), "chips": {}}, "field chips"),
     ({**transfer(), "runner_pin": None}, "field runner_pin"),

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.game.money import Currency
-from floor.books import DropError, parse_drop
+from floor.books import Drop, DropError, parse_drop
 
 USD, JPY = Currency("USD"), Currency("JPY")
 
@@ -19,19 +19,35 @@ USD, JPY = Currency("USD"), Currency("JPY")
 def test_a_good_file_gives_each_table_and_day_in_minor_units() -> None:
     text = ("gaming_day,table_id,drop\r\n2026-11-27,bj-01,2000.00\r\n"
             "2026-11-27,bj-02,0.10\r\n\r\n2026-11-26,bac-03,123456789.99\r\n")
-    assert parse_drop(text, USD) == [("bj-01", date(2026, 11, 27), 200000),
-                                     ("bj-02", date(2026, 11, 27), 10),
-                                     ("bac-03", date(2026, 11, 26), 12345678999)]
+    assert parse_drop(text, USD) == [Drop("bj-01", date(2026, 11, 27), 200000),
+                                     Drop("bj-02", date(2026, 11, 27), 10),
+                                     Drop("bac-03", date(2026, 11, 26), 12345678999)]
 
 
 def test_the_columns_may_come_in_any_order_and_case() -> None:
     assert parse_drop("Drop,TABLE_ID,gaming_day\n15,bj-01,2026-11-27\n", USD) == [
-        ("bj-01", date(2026, 11, 27), 1500)]
+        Drop("bj-01", date(2026, 11, 27), 1500)]
+
+
+def test_a_drop_by_shift_names_its_shift() -> None:
+    text = ("gaming_day,table_id,shift,drop\n2026-11-27,bj-01,1,100.00\n"
+            "2026-11-27,bj-01,2,50.00\n2026-11-27,bj-02,,75.00\n")
+    assert parse_drop(text, USD, 3) == [Drop("bj-01", date(2026, 11, 27), 10000, 1),
+                                        Drop("bj-01", date(2026, 11, 27), 5000, 2),
+                                        Drop("bj-02", date(2026, 11, 27), 7500, 0)]
+    with pytest.raises(DropError) as refused:
+        parse_drop("gaming_day,table_id,shift,drop\n2026-11-27,bj-01,4,1\n"
+                   "2026-11-27,bj-01,x,1\n2026-11-27,bj-01,1,1\n2026-11-27,bj-01,1,2\n",
+                   USD, 3)
+    assert refused.value.errors == [
+        "line 2, field shift: '4' is not a shift (1 to 3, or empty for the whole day)",
+        "line 3, field shift: 'x' is not a shift (1 to 3, or empty for the whole day)",
+        "line 5: table bj-01 on 2026-11-27 shift 1 again (line 4)"]
 
 
 def test_a_currency_without_cents_takes_none() -> None:
     assert parse_drop("gaming_day,table_id,drop\n2026-11-27,bj-01,5000\n", JPY) == [
-        ("bj-01", date(2026, 11, 27), 5000)]
+        Drop("bj-01", date(2026, 11, 27), 5000)]
     with pytest.raises(DropError, match=r"line 2, field drop: '5000.5' has more than 0"):
         parse_drop("gaming_day,table_id,drop\n2026-11-27,bj-01,5000.5\n", JPY)
 
@@ -39,7 +55,7 @@ def test_a_currency_without_cents_takes_none() -> None:
 @pytest.mark.parametrize(("text", "errors"), [
     ("", ["line 1: empty: a header of gaming_day,table_id,drop first"]),
     ("gaming_day,table,drop\n", ["line 1, column 'table': not one of gaming_day, table_id, "
-                                 "drop", "line 1: column table_id is missing"]),
+                                 "drop, shift", "line 1: column table_id is missing"]),
     ("gaming_day,table_id,drop,drop\n", ["line 1: column drop twice"]),
     ("gaming_day,table_id,drop\n2026-13-01,bj 01,-5\n2026-11-27,bj-01,1.005\n"
      "2026-11-27,bj-02\n2026-11-27,bj-03,1e3\n", [
@@ -72,5 +88,5 @@ def test_any_file_is_taken_whole_or_refused_with_reasons(rows: list[list[str]]) 
     except DropError as exc:
         assert exc.errors and all(e.startswith("line ") for e in exc.errors)
         return
-    for table, day, amount in found:
-        assert isinstance(day, date) and amount >= 0 and table.isprintable()
+    for table, day, amount, shift in found:
+        assert isinstance(day, date) and amount >= 0 and table.isprintable() and shift == 0

@@ -134,3 +134,48 @@ def test_the_cash_csv_has_every_transaction_of_a_patron() -> None:
 
 def test_a_week_date_is_no_gaming_day() -> None:
     assert books.parse_day("2026-W48-5") is None and books.parse_day("2026-11-27") is not None
+
+
+def test_each_shift_counted_at_its_change_has_its_own_tray_win(floor_dsn: str) -> None:
+    """Item 4, by shift: the tray counted at a shift change closes the shift it is counted in.
+    Each shift's tray win (the change between its counts, plus credits less fills between them,
+    plus the count room's drop for that shift) is compared with the rounds between its counts.
+    Chips taken in the second shift show there, exactly, and the alert names that shift."""
+    local = (NOW - timedelta(hours=10)).astimezone()
+    start = local.replace(minute=0, second=0, microsecond=0)
+    policy = books.Policy(Periods(start.time()))
+    day = books.business(NOW, policy)
+    since = (start - NOW).total_seconds() / 60  # minutes from now to the day's start
+    table = f"bj-{next(_tables)}"
+
+    def at(n: int, topic: str, body: dict[str, Any], hours: float, number: int | None = None
+           ) -> Incoming:
+        utc = (NOW + timedelta(minutes=since + hours * 60)).isoformat().replace("+00:00", "Z")
+        payload = json.dumps({"table": table, "journal": "j1", "n": n, "from_n": 1, "seq": n,
+                              "topic": topic, "round": number, "utc": utc,
+                              "body": body}).encode()
+        return Incoming.parse(payload, table, topic, NOW, 2**18, clock=timedelta(0))
+
+    won = examples.BODIES["round"]  # the house wins $3.00
+    with connect(floor_dsn) as db:
+        write_batch(db, [at(1, "tray", tray("opener", 1_000_000), 0.1),
+                         at(2, "round", won, 1, 1),
+                         at(3, "transfer", transfer("fill", 100_000, 3), 2),
+                         at(4, "buy_in", buy_in(10_000, None), 3),
+                         at(5, "tray", tray("shift", 1_090_300), 7.8),
+                         at(6, "round", won, 8.5, 2),
+                         at(7, "buy_in", buy_in(5_000, None), 8.6),
+                         at(8, "tray", tray("closer", 1_078_100), 9)], [], policy)  # $75 gone
+        books.import_drop(db, f"gaming_day,table_id,shift,drop\n{day},{table},1,100.00\n"
+                          f"{day},{table},2,50.00\n", "count room", "test", policy)
+        [found] = books.books_of_day(db, day, policy, table)
+        assert (found["drop"], found["tray_win"], found["layout_win"]) == (15_000, -6_900, 600)
+        first, second = found["shifts"][0]["tray"], found["shifts"][1]["tray"]
+        assert (first["tray_win"], first["layout_win"], first["difference"]) == (300, 300, 0)
+        assert (second["tray_win"], second["layout_win"], second["difference"]) == (
+            -7_200, 300, -7_500)
+        assert second["opening"]["n"] == 5 and second["closing"]["n"] == 8
+        assert found["shifts"][2]["tray"] is None  # the table had closed
+        [alert] = books_alerts(db, table)
+        assert f"books of gaming day {day}, shift 2 (" in alert
+        assert "its tray by -$75.00" in alert and "shift 1" not in alert

@@ -421,14 +421,14 @@ function trayTotal() {
   $("tray-total").textContent = `Total ${new Intl.NumberFormat(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(total / 10 ** digits)}`;
 }
 document.querySelectorAll("input[name=tray-kind]").forEach((radio) => radio.addEventListener("change", () => {
-  const count = trayKind() === "opener" || trayKind() === "closer";
+  const count = ["opener", "shift", "closer"].includes(trayKind());
   $("signer-role").textContent = $("signer-pin-role").textContent = count ? "Dealer" : "Runner";
   $("request-label").classList.toggle("hidden", count);
   $("tray-after-label").classList.toggle("hidden", count || !view.books.tray);
 }));
 $("tray-sign").onclick = () => {
   const kind = trayKind();
-  const count = kind === "opener" || kind === "closer";
+  const count = ["opener", "shift", "closer"].includes(kind);
   const action = count
     ? { action: "tray_count", count: kind, dealer: $("signer-id").value, dealer_pin: $("signer-pin").value }
     : { action: kind, runner: $("signer-id").value, runner_pin: $("signer-pin").value };
