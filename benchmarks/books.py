@@ -28,7 +28,7 @@ from typing import Any
 import psycopg
 
 from benchmarks.common import machine
-from floor import books
+from floor import books, cash
 from floor.periods import Periods
 from floor.schema import migrate
 from tests.servers import Postgres
@@ -117,7 +117,7 @@ async def read_books(dsn: str, day: date) -> list[dict[str, Any]]:
 async def read_cash(dsn: str, day: date) -> dict[str, Any]:
     start, end = POLICY.periods.day(day)
     async with await psycopg.AsyncConnection.connect(dsn) as db:
-        return books.cash_report(day, POLICY, await books.cash_rows(db, start, end))
+        return cash.cash_report(day, POLICY, await cash.cash_rows(db, start, end))
 
 
 def main() -> None:
@@ -153,10 +153,10 @@ def main() -> None:
               f"{timed(day_books):.3f} s for {len(found)} tables")
         report: dict[str, Any] = {}
 
-        def cash() -> None:
+        def the_cash() -> None:
             report.update(asyncio.run(read_cash(dsn, last)))
 
-        print(f"the day's cash report: {timed(cash):.3f} s ({len(report['patrons'])} patrons, "
+        print(f"the day's cash report: {timed(the_cash):.3f} s ({len(report['patrons'])} patrons, "
               f"{len(report['log'])} logged, {len(report['anonymous'])} anonymous)")
         with psycopg.connect(dsn, autocommit=True) as db:
             start, _ = POLICY.periods.day(last)
@@ -170,7 +170,7 @@ def main() -> None:
                     copy.write_row((table, n, "buy_in", start + timedelta(hours=3), 500_000, 1,
                                     "cash", body["player"]))
             print(f"500 new cash buy-ins checked against the report's threshold: "
-                  f"{timed(lambda: books.after_batch(db, new, {}, POLICY)):.3f} s")
+                  f"{timed(lambda: cash.after_batch(db, new, POLICY)):.3f} s")
             drop = "gaming_day,table_id,drop\n" + "".join(
                 f"{last},t-{t:04d},{30_000 + t}.00\n" for t in range(args.tables))
             print(f"a drop file of {args.tables} tables imported, each day's books checked: "

@@ -1,22 +1,19 @@
 """The pit's books (issue 38): each table's gaming day as the tray tells it and as the layout
-tells it, the count room's drop, and the cash each patron brings to the floor.
+tells it, and the count room's drop.
 
 - **The tray's win**: the closer less the opener, plus the credits less the fills, plus the
-  drop. The opener is the day's first count at the open, else the table's last closer before
-  the day (carried). The drop is the count room's, imported per table and gaming day.
+  drop. The opener is the day's last count at the open (a recount corrects a miscount), else
+  the table's last closer before the day (carried). The drop is the count room's, imported per
+  table and gaming day (or shift). A tray counted at a shift change gives each shift its own.
 - **The layout's win**: the confirmed rounds' settlements up to the closer (a round dealt
   after the tray was counted is not the tray's); theo is the rounds' handle times the
   configurations' edges (`floor.players.table_day`). A shift's figures are its quarter hours'
   tallies, every round.
-- **Their difference** is the tray's win less the layout's. A buy-in the table never booked, a
-  count room's miscount or chips taken from the tray each show there, to the cent. Once a day
-  has its closer and its drop, a difference beyond the tolerance is an alert (`books`) with
-  the transactions and the rounds that make it up.
-- **Cash**: a patron's cash buy-ins are summed over every table of the floor for the gaming
-  day (the floor's clock, as every other figure of the pit). Each cash transaction over
-  `log_over` is in the multiple transaction log; a day's cash in over `report_over` is an
-  alert (`ctr`) naming its transactions: 31 CFR 1021.311 asks a currency transaction report
-  for more than $10,000. A buy-in at a seat rated anonymous has no patron to add it to.
+- **Their difference** is the tray's win less the layout's. Chips taken from the tray, cash
+  taken from the drop box or a count room's miscount each show there, to the cent. Once a day
+  has its closer, its drop and every message before its closer, a difference beyond the
+  tolerance is an alert (`books`) with the transactions and the rounds that make it up.
+- **Cash** across the floor, by patron: `floor.cash`.
 
 Amounts are minor units everywhere here; the drop's CSV alone is in currency units, as count
 rooms write it. A gaming day is the floor's (`floor.periods`), so every table is summed over
@@ -28,7 +25,7 @@ import csv
 import io
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
@@ -49,13 +46,6 @@ MOST_DROP_BYTES: Final = 1024 * 1024
 MOST_DROP: Final = 10**13  # minor units of one table's drop in a day
 LISTED: Final = 200  # transactions an alert or a report names (the totals count them all)
 BOOKS_ALERT: Final = "books"
-CTR_ALERT: Final = "ctr"
-ANONYMOUS_NOTE: Final = (
-    "A buy-in at a seat rated anonymous cannot be added to any patron's: it is listed by "
-    "table and seat only. When a player buys in with cash near the log's threshold, the dealer "
-    "asks for their player's card, and the supervisor seats them by number (the display's "
-    "seat_player, or Seat on the players page): their later buy-ins then count to them "
-    "across every table.")
 TABLE_ID: Final = re.compile(TABLE_PATTERN)
 DAY: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -275,13 +265,13 @@ WHERE r.table_id IN (SELECT table_id FROM transactions WHERE kind = 'shift'
 QUERIES: Final = (TRANSACTIONS, CARRIED, TALLIES, ROUNDS, DROPS, SHIFT_ROUNDS)
 
 
-def _iso(moment: datetime) -> str:
+def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _listed(rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
     return {"count": len(rows), "total": sum(int(r[4]) for r in rows),
-            "list": [{"n": r[1], "utc": _iso(r[3]), "amount": int(r[4])} for r in rows[:LISTED]]}
+            "list": [{"n": r[1], "utc": iso(r[3]), "amount": int(r[4])} for r in rows[:LISTED]]}
 
 
 def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]]
@@ -338,7 +328,7 @@ def day_books(day: date, policy: Policy, found: Sequence[Sequence[Sequence[Any]]
             "buy_ins": len(kinds["buy_in"]),
             "chips_out": sum(int(r[4]) for r in kinds["chips_out"]),
             "drop": drop, "drop_source": None if drop is None else {
-                "imported": _iso(dropped[table][2]), "by": dropped[table][3],
+                "imported": iso(dropped[table][2]), "by": dropped[table][3],
                 "source": dropped[table][4]},
             "tray_win": tray_win,
             "hold": None if tray_win is None or not drop else round(tray_win / drop, 6),
@@ -409,7 +399,7 @@ def _moment(text: str) -> datetime:
 def _count(row: Sequence[Any] | None, carried: bool = False) -> dict[str, Any] | None:
     if row is None:
         return None
-    return {"n": row[1], "utc": _iso(row[3]), "total": int(row[4]), "carried": carried}
+    return {"n": row[1], "utc": iso(row[3]), "total": int(row[4]), "carried": carried}
 
 
 def _shift(start: datetime, end: datetime, rows: Sequence[Sequence[Any]],
@@ -417,7 +407,7 @@ def _shift(start: datetime, end: datetime, rows: Sequence[Sequence[Any]],
     """One shift's figures: the layout's win, the transactions in it."""
     mine = [r for r in rows if start <= r[3] < end]
     quarters = [r for r in tallies if start <= r[1] < end]
-    return {"start": _iso(start), "end": _iso(end),
+    return {"start": iso(start), "end": iso(end),
             "rounds": sum(int(r[2]) for r in quarters),
             "handle": sum(int(r[3]) for r in quarters),
             "layout_win": sum(int(r[4]) for r in quarters),
@@ -496,7 +486,7 @@ def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
     start, end = policy.periods.day(day)
     if books[0]["alert"]:
         db.execute(UPSERT_ALERT, (table, closer["n"], BOOKS_ALERT, closer["utc"],
-                                  _fit(books_alert(books[0], policy))))
+                                  fit(books_alert(books[0], policy))))
         superseded = f"books of gaming day {day}: superseded by the alert of the closer at " \
             f"message {closer['n']}"
     else:
@@ -555,7 +545,7 @@ async def transactions(db: AsyncConnection[Any], table: str, start: datetime, en
                        ) -> list[dict[str, Any]]:
     """A table's transactions of the period, in order (at most 5,000)."""
     cursor = await db.execute(TABLE_TRANSACTIONS, (table, start, end))
-    return [{"n": r[1], "kind": r[2], "utc": _iso(r[3]), "amount": int(r[4]), "seat": r[5],
+    return [{"n": r[1], "kind": r[2], "utc": iso(r[3]), "amount": int(r[4]), "seat": r[5],
              "medium": r[6], "rating": r[7], "player": r[8], "request": r[9]}
             for r in await cursor.fetchall()]
 
@@ -580,173 +570,20 @@ def hold_chart(series: Mapping[str, Any], listed: Sequence[Mapping[str, Any]]
     return {"times": list(series["times"]), "hold": hold, "theo": theo}
 
 
-async def cash_rows(db: AsyncConnection[Any], start: datetime, end: datetime
-                    ) -> list[Sequence[Any]]:
-    cursor = await db.execute(CASH, {"start": start, "end": end})
-    return await cursor.fetchall()
-
-
-def _fit(text: str, most: int = 2000) -> str:
+def fit(text: str, most: int = 2000) -> str:
     return text if len(text) <= most else text[:most - 1] + "…"
 
 
-# ----- cash --------------------------------------------------------------------------------
-
-CASH: Final = """
-SELECT table_id, n, kind, utc, amount, seat, medium, rating, player FROM transactions
-WHERE utc >= %(start)s AND utc < %(end)s AND kind IN ('buy_in', 'chips_out')
-ORDER BY utc, table_id, n
-"""
-PLAYER_CASH: Final = """
-SELECT table_id, n, kind, utc, amount, seat, medium, rating, player FROM transactions
-WHERE player = %(player)s AND utc >= %(start)s AND utc < %(end)s AND kind = 'buy_in'
-  AND medium = 'cash'
-ORDER BY utc, table_id, n"""
-
-
-def _item(row: Sequence[Any]) -> dict[str, Any]:
-    return {"table": row[0], "n": row[1], "utc": _iso(row[3]), "amount": int(row[4]),
-            "seat": row[5], "rating": row[7],
-            "type": ("cash_in" if row[6] == "cash" else "marker") if row[2] == "buy_in"
-            else f"chips_out_{row[6]}"}
-
-
-def cash_report(day: date, policy: Policy, rows: Iterable[Sequence[Any]],
-                listed: int | None = LISTED) -> dict[str, Any]:
-    """The gaming day's cash by patron across the floor, the multiple transaction log and the
-    reports due, from the rows of `CASH`, each patron's first `listed` transactions named
-    (None: all, as the CSV gives them). Pure."""
-    patrons: dict[str, list[Sequence[Any]]] = defaultdict(list)
-    anonymous: list[dict[str, Any]] = []
-    log: list[dict[str, Any]] = []
-    for row in rows:
-        if row[2] == "buy_in" and row[6] == "cash" and int(row[4]) > policy.log_over:
-            log.append({**_item(row), "player": row[8]})
-        if row[8] is None:
-            if row[2] == "buy_in":
-                anonymous.append(_item(row))
-        else:
-            patrons[row[8]].append(row)
-    out = []
-    for player, mine in sorted(patrons.items()):
-        cash_in = sum(int(r[4]) for r in mine if r[2] == "buy_in" and r[6] == "cash")
-        out.append({"player": player, "cash_in": cash_in,
-                    "markers": sum(int(r[4]) for r in mine if r[2] == "buy_in"
-                                   and r[6] == "marker"),
-                    "cash_out": 0,
-                    "chips_out": sum(int(r[4]) for r in mine if r[2] == "chips_out"),
-                    "tables": sorted({r[0] for r in mine}),
-                    "report": cash_in > policy.report_over,
-                    "transactions_count": len(mine),
-                    "transactions": [_item(r) for r in mine[:listed]]})
-    return {"gaming_day": day.isoformat(), "currency": policy.currency,
-            "log_over": policy.log_over, "report_over": policy.report_over,
-            "patrons": out, "log": log, "reports": [p for p in out if p["report"]],
-            "anonymous": anonymous, "anonymous_note": ANONYMOUS_NOTE,
-            "cash_out_note": "Cash out is paid at the cage, which the tables do not see: "
-                             "the cage's own report adds it. Chips out is what players "
-                             "left the tables with."}
-
-
-CSV_COLUMNS: Final = ("gaming_day", "player_id", "type", "amount", "table_id", "seat", "utc",
-                      "rating", "day_cash_in", "day_cash_out", "over_log_threshold",
-                      "over_report_threshold")
-
-
-def as_csv(report: Mapping[str, Any], money: Currency) -> str:
-    """The cash report flat, one row per transaction of a patron (then the anonymous seats'),
-    amounts in currency units: what a currency transaction report asks of the transactions,
-    beside the patron's id (the casino's player system holds who they are)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
-    places = money.decimals()
-
-    def amount(minor: int) -> str:
-        return f"{Decimal(minor).scaleb(-places):.{places}f}"
-
-    for patron in report["patrons"]:
-        for item in patron["transactions"]:
-            writer.writerow([report["gaming_day"], _cell(patron["player"]), item["type"],
-                             amount(item["amount"]), item["table"], item["seat"],
-                             item["utc"], item["rating"] or "", amount(patron["cash_in"]),
-                             amount(patron["cash_out"]),
-                             "yes" if item["type"] == "cash_in"
-                             and item["amount"] > report["log_over"] else "no",
-                             "yes" if patron["report"] else "no"])
-    for item in report["anonymous"]:
-        writer.writerow([report["gaming_day"], "", item["type"], amount(item["amount"]),
-                         item["table"], item["seat"], item["utc"], "", "", "",
-                         "yes" if item["type"] == "cash_in"
-                         and item["amount"] > report["log_over"] else "no", "unknown"])
-    return out.getvalue()
-
-
-def _cell(text: str) -> str:
-    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def ctr_alert(player: str, day: date, total: int, count: int,
-              items: Sequence[dict[str, Any]], policy: Policy) -> str:
-    """The words of a patron's cash over the report's threshold: the total, and the
-    transactions (the first LISTED of `count`)."""
-    text = policy.money.text
-    listed = ", ".join(f"{i['table']} seat {i['seat']} {text(i['amount'])} at {i['utc'][11:19]}"
-                       for i in items[:LISTED])
-    more = f" and {count - len(items)} more" if count > len(items) else ""
-    return (f"cash over {text(policy.report_over)}: player {player} bought in "
-            f"{text(total)} in cash on gaming day {day.isoformat()} ({count} "
-            f"transactions: {listed}{more}): a currency transaction report is due")
-
-
 # ----- after each batch the floor stores --------------------------------------------------
-
-
-PLAYER_DAY: Final = """
-SELECT count(*), coalesce(sum(amount), 0) FROM transactions
-WHERE player = %(player)s AND utc >= %(start)s AND utc < %(end)s AND kind = 'buy_in'
-  AND medium = 'cash'
-"""
-CROSSED: Final = """
-SELECT table_id, n, kind, utc, amount, seat, medium, rating, player FROM (
-    SELECT *, sum(amount) OVER (ORDER BY utc, table_id, n) AS running FROM transactions
-    WHERE player = %(player)s AND utc >= %(start)s AND utc < %(end)s AND kind = 'buy_in'
-      AND medium = 'cash') s
-WHERE running > %(over)s ORDER BY utc, table_id, n LIMIT 1
-"""
 
 
 def after_batch(db: psycopg.Connection, new: Sequence[Sequence[Any]],
                 marks: Mapping[str, Any], policy: Policy) -> None:
     """In the writer's transaction, after a batch is stored: `new`, the books' messages it
     brought (table, n, topic, round, body); `marks`, how far each table of the batch is now
-    stored without a gap (`floor.store.Mark`). A patron's cash that went over `report_over`
-    in a gaming day with this batch raises `ctr`, once, on the buy-in whose running total
-    crossed it (in time, whatever the order they came in); each day a transaction of this
-    batch belongs to, and each day waiting for a gap of these tables to fill, is checked."""
-    crossing: dict[tuple[str, date], list[tuple[str, int, int]]] = defaultdict(list)
-    days: set[tuple[str, date]] = set()
-    for table, n, topic, _, body in new:
-        when = _stored_utc(db, table, n)
-        days.add((table, business(when, policy)))
-        if topic == "buy_in" and body.get("medium") == "cash" and body.get("player"):
-            crossing[(body["player"], business(when, policy))].append(
-                (table, n, int(body["amount"])))
-    for (player, day), rows in crossing.items():
-        start, end = policy.periods.day(day)
-        params = {"player": player, "start": start, "end": end, "over": policy.report_over}
-        found = db.execute(PLAYER_DAY, params).fetchone()
-        count, total = (int(found[0]), int(found[1])) if found else (0, 0)
-        if not total - sum(amount for *_, amount in rows) <= policy.report_over < total:
-            continue
-        crossed = db.execute(CROSSED, params).fetchone()
-        assert crossed is not None  # the total is over: some running total crosses
-        listed = db.execute(PLAYER_CASH + f" LIMIT {LISTED}", params).fetchall()
-        db.execute("INSERT INTO alerts (table_id, n, kind, round, utc, text, received) "
-                   "VALUES (%s, %s, %s, NULL, %s, %s, now()) ON CONFLICT DO NOTHING",
-                   (crossed[0], crossed[1], CTR_ALERT, crossed[3],
-                    _fit(ctr_alert(player, day, total, count, [_item(r) for r in listed],
-                                   policy))))
+    stored without a gap (`floor.store.Mark`). Each day a transaction of this batch belongs
+    to, and each day waiting for a gap of these tables to fill, is checked."""
+    days = {(table, business(stored_utc(db, table, n), policy)) for table, n, *_ in new}
     if marks:
         days |= {(str(t), d) for t, d in db.execute(
             "SELECT table_id, day FROM books_pending WHERE table_id = ANY(%s)", (list(marks),))}
@@ -755,7 +592,8 @@ def after_batch(db: psycopg.Connection, new: Sequence[Sequence[Any]],
         check_day(db, table, day, policy, None if mark is None else mark.through)
 
 
-def _stored_utc(db: psycopg.Connection, table: str, n: int) -> datetime:
+def stored_utc(db: psycopg.Connection, table: str, n: int) -> datetime:
+    """When a transaction stored counts (the floor's `dated`)."""
     row = db.execute("SELECT utc FROM transactions WHERE table_id = %s AND n = %s",
                      (table, n)).fetchone()
     assert row is not None  # stored by the same statement

@@ -51,7 +51,7 @@ from psycopg.errors import OperationalError
 
 from controller.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_headers, sse
 from controller.game.ratings import is_id
-from floor import books, health, players, queries, slips
+from floor import books, cash, health, players, queries, slips
 from floor.accounts import MAX_NAME, SESSION_H, Logins, client_key
 from floor.books import Policy
 from floor.edge_job import Limits
@@ -564,8 +564,8 @@ class Pit:
                        ) -> dict[str, Any]:
         day = self._business(request)
         start, end = self.periods.day(day)
-        rows = await self.query(lambda db: books.cash_rows(db, start, end))
-        return books.cash_report(day, self.books, rows, listed)
+        rows = await self.query(lambda db: cash.cash_rows(db, start, end))
+        return cash.cash_report(day, self.books, rows, listed)
 
     async def _cash(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -578,7 +578,7 @@ class Pit:
             report = await self._cash_of(request, listed=None)  # every transaction
         except Rejected as exc:
             return web.json_response({"error": str(exc)}, status=400)
-        return web.Response(text=books.as_csv(report, self.books.money), content_type="text/csv",
+        return web.Response(text=cash.as_csv(report, self.books.money), content_type="text/csv",
                             headers={"Content-Disposition": 'attachment; filename="cash-'
                                      f'{report["gaming_day"]}.csv"'})
 

@@ -22,7 +22,7 @@ from typing import Any, Final, NamedTuple
 
 import psycopg
 
-from floor import books, ratings
+from floor import books, cash, ratings
 from floor.arrays import columns
 from floor.payloads import Incoming, Status, alert_text
 from protocol.messages import StoredWord
@@ -306,7 +306,9 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
                                    if topic in ("rating", "credit")])
                 conflicts += keep_conflicts(db, mine)
             stored = throughs(db, sorted({m.table for m in messages}))
-            books.after_batch(db, [row for row in new if row[2] in books.TOPICS], stored, policy)
+            booked = [row for row in new if row[2] in books.TOPICS]
+            cash.after_batch(db, booked, policy)
+            books.after_batch(db, booked, stored, policy)
         latest = {s.table: s for s in statuses}  # a batch keeps each table's last status
         if latest:
             db.execute(UPSERT_STATUS, columns([

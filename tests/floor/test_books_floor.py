@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from floor.books import CSV_COLUMNS
+from floor.cash import CSV_COLUMNS
 from tests.floor.books_day import MISCOUNT, THEFT, Desk, import_drop, play_the_day
 from tests.floor.harness import FloorProcess, reconciled
 from tests.floor.test_floor import get

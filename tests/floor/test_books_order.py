@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from floor import books
+from floor import books, cash
 from floor.payloads import Incoming
 from floor.periods import Periods
 from floor.store import connect, write_batch
@@ -125,10 +125,10 @@ def test_the_cash_csv_has_every_transaction_of_a_patron() -> None:
     rows = [(f"bj-{k % 3}", k, "buy_in", NOW + timedelta(seconds=k), 5_000, 1, "cash", 1,
              "P-1") for k in range(1, 251)]
     day = books.business(NOW, POLICY)
-    report = books.cash_report(day, POLICY, rows)
+    report = cash.cash_report(day, POLICY, rows)
     assert len(report["patrons"][0]["transactions"]) == books.LISTED
     assert report["patrons"][0]["transactions_count"] == 250
-    csv = books.as_csv(books.cash_report(day, POLICY, rows, None), POLICY.money)
+    csv = cash.as_csv(cash.cash_report(day, POLICY, rows, None), POLICY.money)
     assert csv.count("P-1") == 250
 
 
