@@ -34,6 +34,7 @@ from typing import Any, Final, NamedTuple
 import psycopg
 from psycopg import AsyncConnection
 
+from controller.daemon.checked_files import DROP
 from controller.daemon.gaming_day import DayPolicy
 from controller.game.money import Currency
 from floor.periods import Periods
@@ -42,7 +43,7 @@ from protocol.fields import TABLE_PATTERN
 TOPICS: Final = ("tray", "transfer", "buy_in", "chips_out")
 DROP_COLUMNS: Final = ("gaming_day", "table_id", "drop")
 MOST_DROP_ROWS: Final = 10_000  # in one import: a floor's tables for a few weeks
-MOST_DROP_BYTES: Final = 1024 * 1024
+MOST_DROP_BYTES: Final = DROP.limit
 MOST_DROP: Final = 10**13  # minor units of one table's drop in a day
 LISTED: Final = 200  # transactions an alert or a report names (the totals count them all)
 BOOKS_ALERT: Final = "books"

@@ -36,6 +36,7 @@ from controller.commands.inputs import (
 )
 from controller.daemon.checked_files import (
     CERTIFICATE,
+    DROP,
     PASSWORD,
     TLS_KEY,
     BadInput,
@@ -261,20 +262,18 @@ def _policy(args: argparse.Namespace) -> Policy:
 
 
 def cmd_drop(args: argparse.Namespace) -> int:
-    """The count room's drop file into the floor database (docs/floor.md, "The books")."""
+    """The count room's drop file into the floor database (docs/floor.md, "The books"): its
+    rows checked once the database is reached, all stored or none."""
     import psycopg
 
-    from floor.books import MOST_DROP_BYTES, DropError, import_drop
+    from controller.daemon.checked_files import read_text
+    from floor.books import DropError, import_drop
     try:
         policy = _policy(args)
-        with open(args.file, "rb") as file:
-            data = file.read(MOST_DROP_BYTES + 1)
-    except (ValueError, ZoneInfoNotFoundError, OSError) as exc:
+    except (ValueError, ZoneInfoNotFoundError) as exc:
         raise BadInput(str(exc)) from None
-    if len(data) > MOST_DROP_BYTES:
-        raise BadInput(f"{args.file}: over {MOST_DROP_BYTES} bytes: not a drop file")
+    text = read_text(args.file, DROP)
     try:
-        text = data.decode("utf-8-sig")
         with psycopg.connect(args.db, autocommit=True, connect_timeout=5) as db:
             imported = import_drop(db, text, args.by or getpass.getuser(), str(args.file),
                                    policy)
@@ -284,8 +283,6 @@ def cmd_drop(args: argparse.Namespace) -> int:
         count = len(exc.errors)
         raise BadInput(f"{args.file}: {count} error{'s' if count != 1 else ''}: nothing "
                        "imported") from None
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{args.file}: byte {exc.start}: not UTF-8") from None
     except psycopg.Error as exc:
         raise Broken(f"floor: {str(exc).strip()}") from None
     print(f"{args.file}: {len(imported)} drops imported")
@@ -380,7 +377,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
 
     drop = floor_commands.add_parser(
         "drop", help="import the count room's drop (CSV: gaming_day,table_id,drop)")
-    drop.add_argument("file", metavar="FILE",
+    drop.add_argument("file", type=TextFile(DROP), metavar="FILE",
                       help="the count room's CSV, the drop in currency units")
     _db_argument(drop)
     drop.add_argument("--by", metavar="NAME", help="who imports it (default: the login name)")
