@@ -1,10 +1,11 @@
 """The dealer display's books dialog walked in chromium at 800x480 (issue 38), against the real
-display server and loop with the table's PIN guards: the day's books said in words; a buy-in in two
-taps (a seat, then a preset amount; an amount before a seat is refused on the page); the tray
-counted chip by chip with its total, a wrong dealer PIN answered in the dialog and nothing booked,
-then signed by the dealer and a supervisor; a fill by the runner, the signer's label following the
-kind; an RFID chip tray's count filling the counts in. The dialog fits the screen's width in every
-step. Screenshots go to docs/screenshots/books-display-*.png."""
+display server and loop with the table's PIN guards: opened from the supervisor's dialog, the day's
+books said in words; a buy-in in two taps (the seat's box on the felt, then a preset amount; an
+amount before a seat is refused on the page); the tray counted chip by chip with its total, a wrong
+dealer PIN answered in the dialog and nothing booked, then signed by the dealer and a supervisor; a
+fill by the runner, the signer's label following the kind; an RFID chip tray's count filling the
+counts in. The dialog fits the screen's width in every step. Screenshots go to
+docs/screenshots/books-display-*.png."""
 
 from __future__ import annotations
 
@@ -87,7 +88,8 @@ def test_the_rfid_trays_count_fills_the_dialog(browser: Browser) -> None:
     try:
         table.pump(page, lambda: table.loop.chip_tray.connected)
         page.goto(table.server.url)
-        page.click("#books-button")
+        page.click("#supervisor-button")
+        page.click("#sup-books")
         expect(page.locator("#tray-use")).to_be_disabled()
         page.click("#tray-read")
         table.pump(page, lambda: table.loop.chip_tray.last is not None)
@@ -108,15 +110,19 @@ def test_the_books_dialog_at_800x480(screen: tuple[Page, Table]) -> None:
     page, table = screen
     books = table.service.table.day.books
     page.goto(table.server.url)
-    page.click("#books-button")
+    page.click("#supervisor-button")  # the tray's counts need a supervisor: opened there
+    page.click("#sup-books")
     dialog = page.locator("#books")
     expect(dialog).to_be_visible()
+    expect(page.locator("#supervisor")).to_be_hidden()
     expect(page.locator("#books-said")).to_contain_text("opener: not counted")
     assert page.evaluate(FITS)
-
     page.click("#buy-amounts button >> nth=0")  # an amount before a seat
     expect(page.locator("#books-message")).to_have_text("Tap the seat first")
-    page.click("#buy-seats button[data-buy-seat='3']")
+    page.click("#books button[value=close]")
+
+    page.click("[data-seat='3']")  # a buy-in in two taps: the seat's box, then its amount
+    expect(dialog).to_be_visible()
     expect(page.locator("#buy-seats button[data-buy-seat='3']")).to_have_attribute(
         "aria-pressed", "true")
     page.locator("#buy-amounts button", has_text="$1,000.00").click()

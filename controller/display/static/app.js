@@ -376,6 +376,7 @@ function pickSeat(n) {
   buySeat = n;
   [...$("buy-seats").children].forEach((b) => b.setAttribute("aria-pressed", String(Number(b.dataset.buySeat) === n)));
   $("books-message").textContent = `Seat ${n}: now its amount`;
+  $("buy-amounts").scrollIntoView({ block: "nearest" });
 }
 const medium = () => document.querySelector("input[name=medium]:checked").value;
 // "150.00" in minor units, never through a float; null if it is not an amount
@@ -451,7 +452,18 @@ $("tray-use").onclick = () => {
   for (const label of $("tray-chips").children) label.querySelector("input").value = chips[label.dataset.minor] ?? "";
   trayTotal();
 };
-$("books-button").onclick = () => { $("books-message").textContent = ""; $("books").showModal(); };
+function openBooks(seat) {
+  $("books-message").textContent = "";
+  if (!$("books").open) $("books").showModal();
+  if (seat) pickSeat(seat);
+}
+// A buy-in is two taps: the seat's box, then its amount. The tray, fills and credits need a
+// supervisor: they open from the supervisor's dialog.
+$("seats").addEventListener("click", (ev) => {
+  const box = ev.target.closest("[data-seat]");
+  if (box && !isStale()) openBooks(Number(box.dataset.seat));
+});
+$("sup-books").onclick = () => { $("supervisor").close(); openBooks(null); };
 $("recall-button").onclick = () => $("recall").showModal();
 $("dealer-button").onclick = () => $("dealer-dialog").showModal();
 $("dealer-in").onclick = () => send({ action: "dealer_sign_in", dealer: $("dealer-id").value, pin: $("dealer-pin").value })
