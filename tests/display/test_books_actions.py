@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from controller.daemon.loop import ControllerLoop
@@ -214,6 +214,10 @@ ACTIONS = st.fixed_dictionaries(
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ACTIONS)
+@example({"action": "buy_in", "seat": 3, "amount": 2500})  # booked: the path the invariant holds
+@example({**transfer("fill"), "tray": {"10000": 41, "500": 200}})
+@example({**transfer("credit"), "chips": {"²": 1}})
+@example({"action": "chips_out", "seat": 7, "amount": 10**10})
 def test_generated_transactions_are_refused_or_booked_never_crash(
         table: Table, action: dict[str, Any]) -> None:
     """HOSTILE.md at the table's edge: any books action is refused naming its field, or
