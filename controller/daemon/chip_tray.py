@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.daemon.pads_sync import Writer
+from controller.game.said import said
 from devices import tray
 from devices.events import Connected, Disconnected, ReaderDied, TrayRead
 
@@ -25,9 +26,9 @@ class ChipTray:
     def ask(self) -> str | None:
         """Ask the tray for its count; why not, in words, if it cannot be."""
         if self.device is None:
-            return "no RFID chip tray is configured: count the tray chip by chip"
+            return said("no RFID chip tray is configured: count the tray chip by chip")
         if not self.connected:
-            return "the RFID chip tray is away: count the tray chip by chip"
+            return said("the RFID chip tray is away: count the tray chip by chip")
         self._seq = (self._seq + 1) & 0xFF
         self.device.write(tray.request(self._seq))
         return None

@@ -53,6 +53,7 @@ from controller.game.events import (
 )
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
+from controller.game.said import said
 from controller.game.table import RoundRecord
 from devices.events import (
     CardGarbled,
@@ -200,7 +201,8 @@ class ControllerLoop:
             self._submit(self.readers.tapped(item, table.config))
         elif isinstance(item, Supervised) and isinstance(item.event, PayoutOverridden) and not (
                 table.round is not None and table.round.payout_held):
-            self._told(None, [Alert("no_payout_held", "payout override: no payout is held")])
+            self._told(None, [Alert("no_payout_held",
+                                    said("payout override: no payout is held"))])
         elif isinstance(item, Supervised):
             self._commit(None, self.service.supervise(item.event, item.supervisor, item.pin,
                                                       item.client))

@@ -14,6 +14,7 @@ from controller.game.names import decision_words
 from controller.game.pin_alarms import PinAlarms
 from controller.game.pin_state import PinState
 from controller.game.ratings import MAX_ID
+from controller.game.said import said
 from controller.game.supervisors import ANY, MAX_CLIENT, PinGuard
 
 PIN_REFUSED: Final = "pin_refused"  # the code of the answer to a refused PIN (not journaled)
@@ -51,8 +52,14 @@ class Pins:
         if refusal is None:
             return None, []
         due = self.alarms[role].refused(who, client, action, refusal)
-        return Alert(PIN_REFUSED, f"{decision_words(action)} refused for {role} "
-                                  f"{who[:MAX_ID]}: {refusal.reason}"), list(due)
+        parts = {"action": decision_words(action), "who": who[:MAX_ID], "reason": refusal.reason}
+        if role == "dealer":
+            text = said("{action} refused for dealer {who}: {reason}", **parts)
+        elif role == "runner":
+            text = said("{action} refused for runner {who}: {reason}", **parts)
+        else:
+            text = said("{action} refused for supervisor {who}: {reason}", **parts)
+        return Alert(PIN_REFUSED, text), list(due)
 
     def due(self, ending: bool = False) -> list[Event]:
         """The merged refusals whose window is over (all of them when `ending`)."""

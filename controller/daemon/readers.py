@@ -23,6 +23,7 @@ from controller.daemon import translate
 from controller.daemon.inputs import SeatTapped
 from controller.game.events import DeviceAlarm, Event, PlayerLeft, PlayerSeated
 from controller.game.ratings import is_id
+from controller.game.said import said
 from controller.game.table import Table
 from controller.game.table_config import TableConfig
 from devices.events import CardGarbled, CardRead, Connected, Disconnected, ReaderDied
@@ -64,8 +65,9 @@ class CardReaders:
             self.log.warning("read from an unknown reader", reader=read.reader)
             return []
         if isinstance(read, CardRead) and not is_id(read.number):
-            read = CardGarbled(read.reader, f"{read.number[:40]!r} is not an id the journal "
-                                            "keeps (1-64 printable characters)")
+            read = CardGarbled(read.reader, said("{number} is not an id the journal keeps (1-64 "
+                                                 "printable characters)",
+                                                 number=repr(read.number[:40])))
         if isinstance(read, CardGarbled):
             return self._garbled(read)
         when, before = self.clock(), self._last_read.get(read.reader)
@@ -76,8 +78,8 @@ class CardReaders:
         if read.kind == "dealer" or read.number in dealers:  # a dealer's card at any reader
             if dealers and read.number not in dealers:
                 return [DeviceAlarm(seq=0, device=read.reader, code="unknown_dealer",
-                                    text=f"dealer card {read.number} is not one of this "
-                                         "table's dealers", hold=False)]
+                                    text=said("dealer card {number} is not one of this table's "
+                                              "dealers", number=read.number), hold=False)]
             return translate.dealer_card(table.dealer, read.number)
         seat = self.seats[read.reader]
         if seat is None:
@@ -96,7 +98,8 @@ class CardReaders:
             return []  # a device typing junk must not flood the journal: the alert is up
         self._garbled_at[read.reader] = now
         return [DeviceAlarm(seq=0, device=read.reader, code="garbled",
-                            text=f"{read.detail}: read the card again", hold=False)]
+                            text=said("{detail}: read the card again", detail=read.detail),
+                            hold=False)]
 
     def tapped(self, tap: SeatTapped, config: TableConfig | None) -> Event | None:
         """The waiting card seats its player at the tapped seat: the card the dealer saw on
@@ -123,7 +126,8 @@ class CardReaders:
             return []
         self._down.add(item.device)
         return [DeviceAlarm(seq=0, device=item.device, code="lost",
-                            text=f"card reader unplugged or failing ({item.reason})",
+                            text=said("card reader unplugged or failing ({reason})",
+                                      reason=item.reason),
                             hold=False)]
 
     def expired(self) -> bool:
@@ -140,4 +144,4 @@ class CardReaders:
         if swipe is None:
             return None
         return {"number": swipe.number, "reader": swipe.reader,
-                "text": f"card {swipe.number} read: tap the seat"}
+                "text": said("card {number} read: tap the seat", number=swipe.number)}

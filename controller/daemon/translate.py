@@ -26,16 +26,17 @@ from controller.game.events import (
 from controller.game.layout import SPOTS
 from controller.game.round_machine import RoundMachine
 from controller.game.round_state import BETTING
+from controller.game.said import said
 from controller.game.table import Table
 from controller.game.table_config import TableConfig
 from devices import pads
 from devices.events import Alarm, DeviceEvent, Misread, ShoeCard, ShoeWarning, SpotReport, Status
 
 # A shoe's status that is an alarm: its text, and whether it holds the round in play.
-STATUS_ALARMS: Final = {"lid_open": ("shoe lid or door open (tamper)", True),
-                        "lid_closed": ("shoe lid closed", False),
-                        "burn_mode_on": ("burn mode on", False),
-                        "burn_mode_off": ("burn mode off", False)}
+STATUS_ALARMS: Final = {"lid_open": (said("shoe lid or door open (tamper)"), True),
+                        "lid_closed": (said("shoe lid closed"), False),
+                        "burn_mode_on": (said("burn mode on"), False),
+                        "burn_mode_off": (said("burn mode off"), False)}
 
 
 def shoe_event(item: DeviceEvent, source: str) -> Event | None:
@@ -48,8 +49,8 @@ def shoe_event(item: DeviceEvent, source: str) -> Event | None:
     if isinstance(item, Alarm):
         return DeviceAlarm(seq=0, device="shoe", code=item.code, text=item.text, source=source)
     if isinstance(item, ShoeWarning):
-        return DeviceAlarm(seq=0, device="shoe", code=f"W0x{item.code:02X}", text="warning",
-                           hold=False, source=source)
+        return DeviceAlarm(seq=0, device="shoe", code=f"W0x{item.code:02X}",
+                           text=said("warning"), hold=False, source=source)
     if isinstance(item, Status):
         if item.status == "shoe_empty":
             return ShoeEmpty(seq=0, source=source)
@@ -68,14 +69,14 @@ def frame_source(item: DeviceEvent) -> str:
     if seq is None:
         return ""
     if isinstance(item, ShoeCard):
-        said = f"card {item.card} deck {item.deck} {item.mode}"
+        words = f"card {item.card} deck {item.deck} {item.mode}"
     elif isinstance(item, Misread):
-        said = f"misread {item.detail}"
+        words = f"misread {item.detail}"
     elif isinstance(item, Status):
-        said = f"status {item.status}"
+        words = f"status {item.status}"
     else:
-        said = type(item).__name__
-    return f"shoe#{seq} {said}"
+        words = type(item).__name__
+    return f"shoe#{seq} {words}"
 
 
 def spot_of(config: TableConfig | None, report: SpotReport) -> str | None:
@@ -88,7 +89,8 @@ def wager_event(machine: RoundMachine | None, report: SpotReport, spot: str) -> 
     the one the round holds is the wager placed (0: taken off); the same amount, nothing."""
     if report.fault:
         return DeviceAlarm(seq=0, device="pads", code="sensor_fault",
-                           text=f"seat {report.seat} {spot} sensor fault")
+                           text=said("seat {seat} {spot} sensor fault", seat=report.seat,
+                                     spot=spot))
     current = machine.wagers.get(report.seat, {}).get(spot, 0) if machine else 0
     if current == report.amount:
         return None

@@ -56,6 +56,7 @@ from controller.game.events import (
     TrayCounted,
 )
 from controller.game.ratings import is_id
+from controller.game.said import said
 
 HAND_ACTIONS: Final = ("hit", "stand", "double", "split", "surrender")
 SEAT_ACTIONS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
@@ -97,15 +98,16 @@ class ConsoleError(ValueError):
 def _text(action: dict[str, Any], field: str) -> str:
     value = action.get(field)
     if not isinstance(value, str) or not value or not value.isprintable() or len(value) > 100:
-        raise ConsoleError(f"{action.get('action')}: field {field}: must be printable text of 1 "
-                           "to 100 characters")
+        raise ConsoleError(said("{action}: field {field}: must be printable text of 1 to 100 "
+                                "characters", action=action.get("action"), field=field))
     return value
 
 
 def _number(action: dict[str, Any], field: str, default: int | None = None) -> int:
     value = action.get(field, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConsoleError(f"{action.get('action')}: field {field}: must be a whole number >= 1")
+        raise ConsoleError(said("{action}: field {field}: must be a whole number >= 1",
+                                action=action.get("action"), field=field))
     return value
 
 
@@ -113,8 +115,9 @@ def _choice(action: dict[str, Any], field: str, choices: tuple[str, ...]) -> str
     """One of `choices`; the first when the field is not given."""
     value = action.get(field, choices[0])
     if value not in choices:
-        raise ConsoleError(f"{action.get('action')}: field {field}: must be one of "
-                           f"{', '.join(choices)}")
+        raise ConsoleError(said("{action}: field {field}: must be one of {choices}",
+                                action=action.get("action"), field=field,
+                                choices=", ".join(choices)))
     return str(value)
 
 
@@ -126,9 +129,10 @@ def _chips(action: dict[str, Any], field: str = "chips") -> dict[str, int]:
             not isinstance(key, str) or not (key.isascii() and key.isdigit()) or len(key) > 12
             or isinstance(count, bool) or not isinstance(count, int) for key, count in
             chips.items()):
-        raise ConsoleError(f"{action.get('action')}: field {field}: an object of 1 to "
-                           f"{MOST_DENOMINATIONS} denominations in minor units (\"2500\") to "
-                           "whole counts of chips")
+        raise ConsoleError(said("{action}: field {field}: an object of 1 to {most} "
+                                "denominations in minor units (\"2500\") to whole counts of "
+                                "chips", action=action.get("action"), field=field,
+                                most=MOST_DENOMINATIONS))
     return {key: count for key, count in chips.items()}
 
 
@@ -146,18 +150,19 @@ def _signed(action: dict[str, Any], client: str) -> Signed:
     else:
         runner = action.get("runner")
         if not is_id(runner):
-            raise ConsoleError(f"{name}: field runner: the runner's id (1-64 printable "
-                               "characters)")
+            raise ConsoleError(said("{action}: field runner: the runner's id (1-64 printable "
+                                    "characters)", action=name))
         request = action.get("request", 0)
         if request != 0 and not 1 <= _number(action, "request") <= MOST_REQUEST:
-            raise ConsoleError(f"{name}: field request: the pit's request number, at most "
-                               f"{MOST_REQUEST}")
+            raise ConsoleError(said("{action}: field request: the pit's request number, at "
+                                    "most {most}", action=name, most=MOST_REQUEST))
         event = ChipsTransferred(seq=0, transfer=str(name), chips=_chips(action),
                                  runner=str(runner), supervisor=supervisor, request=request,
                                  tray=_chips(action, "tray") if "tray" in action else {})
         first = ("runner", str(runner), _text(action, "runner_pin"))
     if first[1] == supervisor:
-        raise ConsoleError(f"{name}: field supervisor: two people sign, not {supervisor} twice")
+        raise ConsoleError(said("{action}: field supervisor: two people sign, not {who} twice",
+                                action=name, who=supervisor))
     return Signed(event, (first, ("supervisor", supervisor, pin)), client)
 
 
@@ -165,8 +170,8 @@ def _seating(action: dict[str, Any]) -> PlayerSeated:
     """A supervisor seats a player by number (`player`), or rates the seat anonymous (null)."""
     player = action.get("player")
     if player is not None and not is_id(player):
-        raise ConsoleError("seat_player: field player: the casino's player id (1-64 printable "
-                           "characters) or null for an anonymous rating")
+        raise ConsoleError(said("seat_player: field player: the casino's player id (1-64 "
+                                "printable characters) or null for an anonymous rating"))
     return PlayerSeated(seq=0, seat=_number(action, "seat"), player=player,
                         how="anonymous" if player is None else "number")
 
@@ -177,20 +182,20 @@ def _card(text: Any) -> str:
     try:
         return str(parse_card(str(text)))
     except CardError as exc:
-        raise ConsoleError(f"assign_card: field card: {exc}") from None
+        raise ConsoleError(said("assign_card: field card: {why}", why=exc)) from None
 
 
 def _dealer(action: dict[str, Any]) -> str:
     dealer = action.get("dealer")
     if not is_id(dealer):
-        raise ConsoleError(f"{action.get('action')}: field dealer: the dealer's id (1-64 "
-                           "printable characters)")
+        raise ConsoleError(said("{action}: field dealer: the dealer's id (1-64 printable "
+                                "characters)", action=action.get("action")))
     return str(dealer)
 
 
 def parse_action(action: Any, client: str = CONSOLE) -> Action:
     if not isinstance(action, dict):
-        raise ConsoleError("an action must be a JSON object")
+        raise ConsoleError(said("an action must be a JSON object"))
     name = action.get("action")
     if name in HAND_ACTIONS:
         return DealerAction(seq=0, seat=_number(action, "seat"), hand=_number(action, "hand", 1),
@@ -202,7 +207,7 @@ def parse_action(action: Any, client: str = CONSOLE) -> Action:
     if name == "seat_card":
         card = action.get("card")
         if not is_id(card):
-            raise ConsoleError("seat_card: field card: the number of the card waiting")
+            raise ConsoleError(said("seat_card: field card: the number of the card waiting"))
         return SeatTapped(_number(action, "seat"), str(card))
     if name in ("dealer_sign_in", "dealer_sign_out"):
         return DealerPin(_dealer(action), _text(action, "pin"), name == "dealer_sign_out",
@@ -216,4 +221,5 @@ def parse_action(action: Any, client: str = CONSOLE) -> Action:
     if name in SUPERVISOR_ACTIONS:
         event = SUPERVISOR_ACTIONS[name](action)
         return Supervised(event, _text(action, "supervisor"), _text(action, "pin"), client)
-    raise ConsoleError(f"field action: {name!r} is not one of {', '.join(ACTIONS)}")
+    raise ConsoleError(said("field action: {action} is not one of {actions}",
+                            action=repr(name), actions=", ".join(ACTIONS)))

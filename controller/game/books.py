@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from controller.game.events import BoughtIn, ChipsLeft, ChipsTransferred, TrayCounted
 from controller.game.money import Currency
+from controller.game.said import said
 from controller.game.table_config import TableConfig
 
 # The tray counted at the open, at a shift change (it closes the shift it is counted in, and
@@ -48,21 +49,23 @@ def check_chips(raw: Any, denominations: tuple[int, ...], money: Currency,
     them, text): each denomination one of the table's, each count a whole number from 0 to
     MOST_CHIPS; a denomination not named counts 0."""
     if not isinstance(raw, Mapping):
-        raise BooksError(where, "must be an object of denomination: count")
+        raise BooksError(where, said("must be an object of denomination: count"))
     chips: dict[int, int] = {}
     for key, count in raw.items():
         full = str(key)
         text = full[:20]  # as said; the digits are all checked
         number = full.isascii() and full.isdigit() and len(full) <= 12
         if not number or int(full) not in denominations:
-            said = money.text(int(full)) if number else repr(text)
-            raise BooksError(f"{where}.{text}", f"{said} is not a chip of this table's "
-                             f"({', '.join(money.text(d) for d in denominations)})")
+            raise BooksError(f"{where}.{text}", said(
+                "{chip} is not a chip of this table's ({chips})",
+                chip=money.text(int(full)) if number else repr(text),
+                chips=", ".join(money.text(d) for d in denominations)))
         if isinstance(count, bool) or not isinstance(count, int) or \
                 not 0 <= count <= MOST_CHIPS:
             shown = repr(count) if len(repr(count)) <= 24 else repr(count)[:23] + "…"
-            raise BooksError(f"{where}.{text}", f"{shown} is not a count of chips from none "
-                             f"to {MOST_CHIPS:,} of {money.text(int(text))}")
+            raise BooksError(f"{where}.{text}", said(
+                "{count} is not a count of chips from none to {most} of {chip}", count=shown,
+                most=format(MOST_CHIPS, ","), chip=money.text(int(text))))
         if count:
             chips[int(text)] = count
     return chips
@@ -77,11 +80,13 @@ def check_transaction(event: Transaction, config: TableConfig) -> dict[int, int]
     if isinstance(event, TrayCounted | ChipsTransferred):
         return check_chips(event.chips, config.chips, config.money)
     if not 1 <= event.seat <= config.max_seats:
-        raise BooksError("seat", f"seat {event.seat}: this table has seats 1 to "
-                         f"{config.max_seats}; nothing was booked")
+        raise BooksError("seat", said("seat {seat}: this table has seats 1 to {seats}; nothing "
+                                      "was booked", seat=event.seat, seats=config.max_seats))
     if not 1 <= event.amount <= MOST_AMOUNT:
-        raise BooksError("amount", f"{config.money.text(event.amount)} is not an amount from "
-                         f"{config.money.text(1)} to {config.money.text(MOST_AMOUNT)}")
+        raise BooksError("amount", said("{amount} is not an amount from {least} to {most}",
+                                        amount=config.money.text(event.amount),
+                                        least=config.money.text(1),
+                                        most=config.money.text(MOST_AMOUNT)))
     return {}
 
 

@@ -17,6 +17,7 @@ from controller.game.money import Currency, from_minor
 from controller.game.names import wager_words
 from controller.game.paytables import PayTable
 from controller.game.rules.settlement import REFUSED, RETURNED, Settlement
+from controller.game.said import said
 
 # Each game's spots in the order of their POSITION on the pads (docs/devices.md).
 SPOTS: Final = {
@@ -171,25 +172,32 @@ def check_words(check: SpotCheck, tables: Mapping[str, PayTable], money: Currenc
     """A spot's check as the dealer acts on it: "seat 3 Main: $35.00 on the spot, $40.00 due:
     pay $5.00 more", "seat 5 Lucky 8 · Banker: not collected", "seat 2 Main: $10.00 too
     much"."""
-    where = f"seat {check.seat} {wager_words(check.spot, tables)}"
-    read = check.read
+    seat, wager, read = check.seat, wager_words(check.spot, tables), check.read
     if check.result is Result.OK:
-        return f"{where}: {money.text(check.due)} verified"
+        return said("seat {seat} {wager}: {due} verified", seat=seat, wager=wager,
+                    due=money.text(check.due))
     if check.result is Result.NOT_COLLECTED:
-        return f"{where}: not collected"
+        return said("seat {seat} {wager}: not collected", seat=seat, wager=wager)
     if check.result is Result.UNREADABLE:
-        return f"{where}: the pads cannot read it (sensor fault or cash): count it by eye"
+        return said("seat {seat} {wager}: the pads cannot read it (sensor fault or cash): count "
+                    "it by eye", seat=seat, wager=wager)
     if check.result is Result.OVER and (read is None or read <= check.due):
-        return f"{where}: paid more than due after it was right, and taken off"
+        return said("seat {seat} {wager}: paid more than due after it was right, and taken off",
+                    seat=seat, wager=wager)
     if check.result is Result.UNVERIFIED and read and read < check.due:
-        return (f"{where}: {money.text(read)} in chips and {money.text(check.due - read)} in "
-                "cash: count the cash by eye")
+        return said("seat {seat} {wager}: {chips} in chips and {cash} in cash: count the cash by "
+                    "eye", seat=seat, wager=wager, chips=money.text(read),
+                    cash=money.text(check.due - read))
     if check.result is Result.UNVERIFIED:
-        return f"{where}: picked up before it was checked"
+        return said("seat {seat} {wager}: picked up before it was checked", seat=seat,
+                    wager=wager)
     assert read is not None  # otherwise the spot is unreadable, unverified, or over (above)
     if check.result is Result.OVER:
-        return f"{where}: {money.text(read - check.due)} too much"
+        return said("seat {seat} {wager}: {excess} too much", seat=seat, wager=wager,
+                    excess=money.text(read - check.due))
     if check.result is Result.COLLECTED_WINNER:
-        return f"{where}: winner collected: pay {money.text(check.due)}"
-    return (f"{where}: {money.text(read)} on the spot, {money.text(check.due)} due: "
-            f"pay {money.text(check.due - read)} more")
+        return said("seat {seat} {wager}: winner collected: pay {due}", seat=seat, wager=wager,
+                    due=money.text(check.due))
+    return said("seat {seat} {wager}: {read} on the spot, {due} due: pay {more} more", seat=seat,
+                wager=wager, read=money.text(read), due=money.text(check.due),
+                more=money.text(check.due - read))

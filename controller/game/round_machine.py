@@ -71,6 +71,7 @@ from controller.game.rules.blackjack_play import BlackjackPlay, Hand
 from controller.game.rules.play import DecisionDue, Expectation, NoCardDue, PlayError
 from controller.game.rules.settlement import REFUSED, RETURNED, Outcome, Settlement, settle
 from controller.game.rules.wager_checks import check_wagers
+from controller.game.said import said
 from controller.game.table_config import TableConfig
 from controller.game.targets import PENDING, Kind, Target
 
@@ -273,8 +274,9 @@ class RoundMachine:
     def handle(self, event: Event) -> list[Effect]:
         """Apply one event; returns the settlements and alerts it produced, in order."""
         if self.finished:
-            return [self._alert("round_closed", f"the round is {phase_words(self.state)}: "
-                                f"{event_words(event.kind)} ignored")]
+            return [self._alert("round_closed", said("the round is {phase}: {event} ignored",
+                                                     phase=phase_words(self.state),
+                                                     event=event_words(event.kind)))]
         if isinstance(event, WagerPlaced):
             return self._wager(event)
         if isinstance(event, BetsLocked):
@@ -337,8 +339,10 @@ class RoundMachine:
         """A wager's chips changed after the lock: past-posting or pinching, held."""
         code = "past_posting" if amount > before else "pinching"
         money, after = self.config.money, "after bets were locked; the new amount is not accepted"
-        alert = Alert(code, f"seat {seat}: {wager_words(spot, self.config.pay_tables)}"
-                      f" changed from {money.text(before)} to {money.text(amount)} {after}",
+        alert = Alert(code, said("seat {seat}: {wager} changed from {before} to {amount} after "
+                                 "bets were locked; the new amount is not accepted", seat=seat,
+                                 wager=wager_words(spot, self.config.pay_tables),
+                                 before=money.text(before), amount=money.text(amount)),
                       seat, spot, blocking=True)
         self.alerts.append(alert)
         return [alert, *self.hold(alert.message, audit=f"seat {seat}: {spot} "
@@ -393,8 +397,8 @@ class RoundMachine:
             self.cards.append(DealtCard(card, Target(Kind.SET_ASIDE), event.seq))
             return effects
         if self.state is LOCKED and self.blocking:
-            return [*effects, *self.set_aside(card, event.seq,
-                                              "a card came out before the alerts were cleared")]
+            return [*effects, *self.set_aside(
+                card, event.seq, said("a card came out before the alerts were cleared"))]
         if self.state is LOCKED:
             self.trigger("start_deal")
         assert self.play is not None
@@ -423,9 +427,11 @@ class RoundMachine:
     def _action(self, event: DealerAction) -> list[Effect]:
         if not isinstance(self.play, BlackjackPlay) or self.state not in (
                 INSURANCE, PLAYER_TURNS):
-            return [self._alert("action_not_open", f"seat {event.seat}: "
-                                f"{decision_words(event.action)} is not open now "
-                                f"({phase_words(self.state)})", event.seat)]
+            return [self._alert("action_not_open", said("seat {seat}: {decision} is not open "
+                                                        "now ({phase})", seat=event.seat,
+                                                        decision=decision_words(event.action),
+                                                        phase=phase_words(self.state)),
+                                event.seat)]
         try:
             new = self.play.decide(event.seat, event.hand, event.action)
         except PlayError as exc:
@@ -459,7 +465,7 @@ class RoundMachine:
         self.payout_held = False  # whatever held the payout, this hold is for `reason` now
         self.review = review and self.held_from is SETTLED
         self.hold_reason, self.hold_audit = reason, reason if audit is None else audit
-        alert = Alert("hold", f"ROUND ON HOLD: {reason}", blocking=True)
+        alert = Alert("hold", said("ROUND ON HOLD: {reason}", reason=reason), blocking=True)
         self.alerts.append(alert)
         return [alert]
 
@@ -467,8 +473,8 @@ class RoundMachine:
         if self.state is not HOLD:
             return []
         if self.pending_card is not None:
-            return [self._alert("card_pending", "a set-aside card must be assigned to a hand or "
-                                "voided before the round resumes")]
+            return [self._alert("card_pending", said("a set-aside card must be assigned to a "
+                                                     "hand or voided before the round resumes"))]
         if self.held_from is LOCKED:
             self.blocking = []  # whoever resumed has dealt with what blocked the deal
         self._unhold()  # a payout held is checked again at the next confirm
@@ -482,23 +488,25 @@ class RoundMachine:
     def _assign(self, event: CardAssigned) -> list[Effect]:
         pending = self.pending_card
         if self.state is not HOLD or pending is None:
-            return [self._alert("no_card_pending", "there is no set-aside card to assign")]
+            return [self._alert("no_card_pending", said("there is no set-aside card to assign"))]
         if self.held_from is BETTING:  # no hand is dealt: the round has no play yet
-            return [self._alert("bad_correction", f"cannot assign the card to {event.to}: it "
-                                "came out while bets were open, before any hand was dealt; "
-                                "void it, then resume the round")]
+            return [self._alert("bad_correction", said(
+                "cannot assign the card to {hand}: it came out while bets were open, before any "
+                "hand was dealt; void it, then resume the round", hand=event.to))]
         card = pending.card
         try:
             if event.card:
                 card = parse_card(event.card)
             target = Target.parse(event.to)  # the one place a hand is read from text
         except ValueError as exc:
-            return [self._alert("bad_correction", f"cannot assign the card: {exc}")]
+            return [self._alert("bad_correction", said("cannot assign the card: {why}",
+                                                       why=exc))]
         if card is None:
-            return [self._alert("bad_correction", "a misread card must be named to assign it")]
+            return [self._alert("bad_correction",
+                                said("a misread card must be named to assign it"))]
         if self.play is None:  # set aside while the bets were open (the shoe to change)
-            return [self._alert("bad_correction", "the bets are not locked, so no hand can take "
-                                "the card: void it")]
+            return [self._alert("bad_correction", said("the bets are not locked, so no hand can "
+                                                       "take the card: void it"))]
         reasons, held_from = (self.hold_reason, self.hold_audit), self.held_from
         self.cards.remove(pending)
         self.trigger("resume")  # to where it was held
@@ -509,18 +517,21 @@ class RoundMachine:
         try:
             if isinstance(self.play, BlackjackPlay):
                 if target.kind not in (Kind.SEAT, Kind.DEALER):
-                    raise PlayError(f"{event.to!r} is not a blackjack hand")
+                    raise PlayError(said("{hand} is not a blackjack hand",
+                                         hand=repr(event.to)))
                 new = self.play.force_card(card, target.seat, target.hand)
             else:
                 if target.kind not in (Kind.PLAYER, Kind.BANKER):
-                    raise PlayError(f"{event.to!r} is not a baccarat hand")
+                    raise PlayError(said("{hand} is not a baccarat hand",
+                                         hand=repr(event.to)))
                 new = self.play.force_card(card, target.kind)
         except PlayError as exc:
             self.held_from, (self.hold_reason, self.hold_audit) = held_from, reasons
             self.cards.append(pending)
             self.trigger("pause")
-            return [self._alert("bad_correction", f"cannot assign {card_words(str(card))} to "
-                                f"{event.to}: {exc}")]
+            return [self._alert("bad_correction", said("cannot assign {card} to {hand}: {why}",
+                                                       card=card_words(str(card)),
+                                                       hand=event.to, why=exc))]
         self.hold_reason = self.hold_audit = None
         self.cards.append(DealtCard(card, target, event.seq, event.to))
         return self._progressed(new)
@@ -530,7 +541,7 @@ class RoundMachine:
         rebuilds the round without it)."""
         index = self._pending_index()
         if index is None:
-            return [self._alert("no_card_pending", "there is no set-aside card to void")]
+            return [self._alert("no_card_pending", said("there is no set-aside card to void"))]
         self.cards[index] = replace(self.cards[index], to=Target(Kind.VOIDED))
         return []
 
@@ -540,8 +551,10 @@ class RoundMachine:
                     for (seat, wager, hand), stake in self._stakes().items()]
         self.trigger("void")
         self.settlements = returned
-        return [self._alert("round_voided", f"round voided by {event.by}: return every wager"
-                            + (f" ({event.reason})" if event.reason else "")), *returned]
+        text = said("round voided by {by}: return every wager ({reason})", by=event.by,
+                    reason=event.reason) if event.reason else \
+            said("round voided by {by}: return every wager", by=event.by)
+        return [self._alert("round_voided", text), *returned]
 
     def _stakes(self) -> dict[tuple[int, str, int | None], int]:
         """Every stake on the table in this round, by wager (main hands one by one)."""
@@ -561,10 +574,11 @@ class RoundMachine:
 
     def _payout(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
         if not (self.state is SETTLED or self.review):
-            why = f"on hold: {self.hold_reason}" if self.state is HOLD else \
-                "not settled"
-            return [self._alert("payout_not_ready", f"{event_words(event.kind)}: the round is "
-                                f"{why}")]
+            what = event_words(event.kind)
+            why = said("{event}: the round is on hold: {reason}", event=what,
+                       reason=self.hold_reason) if self.state is HOLD else \
+                said("{event}: the round is not settled", event=what)
+            return [self._alert("payout_not_ready", why)]
         if isinstance(event, PayoutShown):
             self.payout = self.payout or Payout.SHOWN
             return []
@@ -573,14 +587,14 @@ class RoundMachine:
             self.caught.setdefault((check.seat, check.spot), check)
             self.contradicted.add((check.seat, check.spot))
         if wrong and self.config.payout_verify == "hold":
-            held = self.hold("payout not verified: " + self._words(wrong),
+            held = self.hold(said("payout not verified: {spots}", spots=self._words(wrong)),
                              audit="payout not verified: " + "; ".join(
                                  f"seat {c.seat} {c.spot} {c.result} read {c.read} due {c.due}"
                                  for c in wrong))
             self.payout_held = True
             return held
-        advice: list[Effect] = [self._alert("payout_not_verified", "payout not verified: "
-                                            + self._words(wrong))] if wrong else []
+        advice: list[Effect] = [self._alert("payout_not_verified", said(
+            "payout not verified: {spots}", spots=self._words(wrong)))] if wrong else []
         self._close()
         return advice
 
@@ -651,17 +665,17 @@ class RoundMachine:
         if self.payout_held and self.pending_card is None and not any(
                 c.result in CONTRADICTIONS for c in checks):
             self._unhold()
-            return [self._alert("payout_corrected", "payout corrected: every spot reads what "
-                                "is due; confirm the payout")]
+            return [self._alert("payout_corrected", said("payout corrected: every spot reads "
+                                                         "what is due; confirm the payout"))]
         return []
 
     def _override(self, event: PayoutOverridden) -> list[Effect]:
         if not self.payout_held:
-            return [self._alert("no_payout_held", "payout override: no payout is held")]
+            return [self._alert("no_payout_held", said("payout override: no payout is held"))]
         self.override = (event.by, event.reason)
         self._close()
-        return [self._alert("payout_overridden", f"payout overridden by {event.by}: "
-                            f"{event.reason}")]
+        return [self._alert("payout_overridden", said("payout overridden by {by}: {reason}",
+                                                      by=event.by, reason=event.reason))]
 
 
 MACHINES: Final = {game: _machine(game) for game in IN_PLAY}

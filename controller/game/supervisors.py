@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Final, NamedTuple
 
+from controller.game.said import said
+
 ITERATIONS: Final = 200_000
 MIN_PIN_LENGTH: Final = 4
 MAX_PIN_LENGTH: Final = 100  # digits: what `tablectl pin-hash` takes
@@ -107,6 +109,15 @@ class Refusal(NamedTuple):
     client_lock: bool = False  # refused because its client is locked out, whatever the id
 
 
+def _wrong(role: str) -> str:
+    """The answer to a wrong PIN (or id) of `role`, one of `LIMITS`."""
+    if role == "dealer":
+        return said("wrong dealer id or PIN")
+    if role == "runner":
+        return said("wrong runner id or PIN")
+    return said("wrong supervisor id or PIN")
+
+
 def _seconds_between(earlier: str, later: str) -> float:
     return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()
 
@@ -128,7 +139,7 @@ class PinGuard:
                 raise ValueError(f"{role} {who!r}: {exc}") from None
         self.pins = dict(pins)
         self.role, self.limits, self.clock = role, LIMITS[role], clock
-        self.wrong = f"wrong {role} id or PIN"  # the same answer whether the id exists or not
+        self.wrong = _wrong(role)  # the same answer whether the id exists or not
         self.iterations = costs.most_common(1)[0][0] if costs else ITERATIONS
         if pins:  # now, not at the first unknown id, whose time would tell it from the rest
             dummy_hash(self.iterations)
@@ -142,7 +153,8 @@ class PinGuard:
         until = max(self.locks.get(scope, 0.0)
                     for scope in ((ANY, client), (ANY, ANY), (who, ANY), (who, client)))
         if now < until:
-            return Refusal(f"locked out for {until - now:.0f} s after repeated wrong PINs",
+            return Refusal(said("locked out for {seconds} s after repeated wrong PINs",
+                                seconds=format(until - now, ".0f")),
                            counted=False, client_lock=self.locks.get((ANY, client), 0.0) > now)
         stored = self.pins.get(who)
         right = verify_pin(pin, dummy_hash(self.iterations) if stored is None else stored)

@@ -70,14 +70,15 @@ from controller.game.ratings import Rating, Ratings, RoundCredits
 from controller.game.round_machine import DealtCard, Effect, RoundMachine
 from controller.game.round_state import BETTING, CLOSED, HOLD, LOCKED, VOIDED, Payout, Status
 from controller.game.rules.baccarat_play import BaccaratPlay
+from controller.game.said import said
 from controller.game.table_config import TableConfig, config_from_event, edge_key
 from controller.game.targets import Kind, Target
 
 OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
 CLOSING: Final = (DayClosed, Checkpoint, DaySigned)  # the end of a day, never the next one's start
 SNAPSHOT_VERSION: Final = 1
-REVIEW = ("the controller restarted before this payout was confirmed: check the cards and the "
-          "chips on the table, then confirm the payout or void the round")
+REVIEW = said("the controller restarted before this payout was confirmed: check the cards and "
+              "the chips on the table, then confirm the payout or void the round")
 
 
 @dataclass
@@ -188,9 +189,11 @@ class Table:
     def standing_alerts(self) -> list[str]:
         """What stands between rounds and must be dealt with: lost devices, a shoe to change,
         a disk at its reserve. (Set-aside cards and holds belong to a round.)"""
-        return ([f"lost contact with the {device}" for device in sorted(self.lost_devices)]
-                + (["change the shoe"] if self.shoe.change_required else [])
-                + ([f"do not deal: {self.deal_refused}"] if self.deal_refused else []))
+        return ([said("lost contact with the {device}", device=device)
+                 for device in sorted(self.lost_devices)]
+                + ([said("change the shoe")] if self.shoe.change_required else [])
+                + ([said("do not deal: {reason}", reason=self.deal_refused)]
+                   if self.deal_refused else []))
 
     def deal_blocked(self) -> str | None:
         """Why no card may be dealt now: the journal's disk at its reserve, or a device lost
@@ -198,7 +201,8 @@ class Table:
         if self.deal_refused:
             return self.deal_refused
         if self.lost_devices:
-            return f"lost contact with the {', '.join(sorted(self.lost_devices))}"
+            return said("lost contact with the {device}",
+                        device=", ".join(sorted(self.lost_devices)))
         return None
 
     def lock_refused(self) -> str | None:
@@ -351,26 +355,30 @@ class Table:
         if isinstance(event, PinsRefused):  # the display answered each refusal at once
             return []
         if isinstance(event, SupervisorRefused):
-            return [Alert("supervisor_refused", f"{decision_words(event.action)} refused for "
-                          f"supervisor {event.supervisor!r}: {event.reason}")]
+            return [Alert("supervisor_refused", said(
+                "{action} refused for supervisor {who}: {reason}",
+                action=decision_words(event.action), who=repr(event.supervisor),
+                reason=event.reason))]
         if isinstance(event, CardDrawn) and (event.mode == "burn" or self.shoe.burn_left is not
                                              None):
             return self._burn(event)
         if isinstance(event, WagerPlaced) and self.config is not None and (
-                refused := self._no_such_seat(event.seat, "the wager is not taken")):
+                refused := self._no_such_seat(event.seat, wager=True)):
             return [refused]  # before it opens a round: a wager there plays nowhere
         record = self._round_for(event)
         if record is None:
             if self.deal_refused and isinstance(event, OPENS_A_ROUND):
-                return [Alert("do_not_deal", f"DO NOT DEAL: {self.deal_refused}",
-                              blocking=True)]
-            return [Alert("no_round", f"{event_words(event.kind)}: no round is open")]
+                return [Alert("do_not_deal", said("DO NOT DEAL: {reason}",
+                                                  reason=self.deal_refused), blocking=True)]
+            return [Alert("no_round", said("{event}: no round is open",
+                                           event=event_words(event.kind)))]
         if isinstance(event, CardDrawn):
             return self._card(record, event)
         if isinstance(event, CardMisread):
-            return self._decide(record, event, "set_aside", "the shoe could not read a card"
-                                + (f" ({event.detail})" if event.detail else "")
-                                + ": name it and assign it to a hand, or void it")
+            return self._decide(record, event, "set_aside", said(
+                "the shoe could not read a card ({detail}): name it and assign it to a hand, or "
+                "void it", detail=event.detail) if event.detail else said(
+                "the shoe could not read a card: name it and assign it to a hand, or void it"))
         if isinstance(event, CardVoided) and record.machine.pending_card is None:
             return self._void_played_card(record, event)
         if isinstance(event, CardAssigned) and event.card and record.machine.pending_card:
@@ -385,15 +393,17 @@ class Table:
 
     def _checked(self, event: Transaction) -> dict[int, int] | Alert:
         """A transaction's chips (`check_transaction`), or the alert that refuses it."""
-        what = (f"tray {event.count}" if isinstance(event, TrayCounted) else event.transfer
-                if isinstance(event, ChipsTransferred) else event_words(event.kind))
+        what = (said("tray {count}", count=event.count) if isinstance(event, TrayCounted)
+                else event.transfer if isinstance(event, ChipsTransferred)
+                else event_words(event.kind))
         if self.config is None:
-            return Alert("no_configuration", f"{what}: no configuration is in force")
+            return Alert("no_configuration", said("{transaction}: no configuration is in force",
+                                                  transaction=what))
         try:
             return check_transaction(event, self.config)
         except BooksError as exc:
             return Alert("no_such_seat" if exc.field == "seat" else "bad_books",
-                         f"{what}: {exc.reason}")
+                         said("{transaction}: {reason}", transaction=what, reason=exc.reason))
 
     def _books(self, event: Transaction) -> list[Effect]:
         """The day's books (issue 38). The table's edge checked each transaction before it
@@ -438,14 +448,16 @@ class Table:
             self.dealer = event.dealer
         elif isinstance(event, DealerSignedOut):
             if self.dealer != event.dealer:
-                return [Alert("not_signed_in", f"dealer {event.dealer} is not signed in here")]
+                return [Alert("not_signed_in", said("dealer {dealer} is not signed in here",
+                                                    dealer=event.dealer))]
             self.dealer = None
         elif isinstance(event, PlayerSeated):
-            if refused := self._no_such_seat(event.seat, "nobody was seated"):
+            if refused := self._no_such_seat(event.seat, wager=False):
                 return [refused]
             self._rated(self.ratings.seat(event))
         elif not self._rated(self.ratings.leave(event)):
-            return [Alert("no_rating", f"seat {event.seat}: no player is rated there")]
+            return [Alert("no_rating", said("seat {seat}: no player is rated there",
+                                            seat=event.seat))]
         return []
 
     def _rated(self, ratings: list[Rating]) -> list[Rating]:
@@ -454,13 +466,17 @@ class Table:
                                             ratings=(*self._changes.ratings, *ratings))
         return ratings
 
-    def _no_such_seat(self, seat: int, so: str) -> Alert | None:
+    def _no_such_seat(self, seat: int, wager: bool) -> Alert | None:
         """The refusal of a seat this table does not have (a pad's report of a seat 10, a
-        script's seat 0), saying what did not happen; None for one of its seats."""
+        script's seat 0), saying what did not happen (a wager not taken, else nobody seated);
+        None for one of its seats."""
         seats = self.config.max_seats if self.config else 0
         if 1 <= seat <= seats:
             return None
-        return Alert("no_such_seat", f"seat {seat}: this table has seats 1 to {seats}; {so}")
+        return Alert("no_such_seat", said("seat {seat}: this table has seats 1 to {seats}; the "
+                                          "wager is not taken", seat=seat, seats=seats)
+                     if wager else said("seat {seat}: this table has seats 1 to {seats}; nobody "
+                                        "was seated", seat=seat, seats=seats))
 
     def _feed(self, record: RoundRecord, event: Event) -> list[Effect]:
         """Apply one event to a round, the table's own decision first if it made one."""
@@ -498,10 +514,12 @@ class Table:
             self.day = DayLedger(self.day.number + 1, last_label=event.day,
                                  books=self.day.books.next_day())
         elif isinstance(event, DiskLow):
-            self.deal_refused = (f"the journal's disk is down to {event.free // 2**20} MiB "
-                                 f"(reserve {event.reserve // 2**20} MiB): copy closed days out "
-                                 "with `tablectl journal archive --to DIR`")
-            return [Alert("do_not_deal", f"DO NOT DEAL: {self.deal_refused}", blocking=True)]
+            self.deal_refused = said("the journal's disk is down to {free} MiB (reserve "
+                                     "{reserve} MiB): copy closed days out with `tablectl "
+                                     "journal archive --to DIR`", free=event.free // 2**20,
+                                     reserve=event.reserve // 2**20)
+            return [Alert("do_not_deal", said("DO NOT DEAL: {reason}", reason=self.deal_refused),
+                          blocking=True)]
         elif isinstance(event, DiskOk):
             self.deal_refused = None
         return []
@@ -544,12 +562,13 @@ class Table:
         decks = self.config.rules.decks
         if self.shoe.counts[card] >= decks:
             why = f"came out more often than a {decks}-deck shoe holds it: an impossible duplicate"
-            return self._decide(record, event, "set_aside", f"{card_words(str(card))} {why}",
-                                f"{card} {why}")
+            return self._decide(record, event, "set_aside", said(
+                "{card} came out more often than a {decks}-deck shoe holds it: an impossible "
+                "duplicate", card=card_words(str(card)), decks=decks), f"{card} {why}")
         self.shoe.counts[card] += 1
         if self.shoe.change_required and machine.state in (BETTING, LOCKED):
-            return self._decide(record, event, "set_aside", "the cut card was reached: change "
-                                "the shoe before dealing a new round")
+            return self._decide(record, event, "set_aside", said(
+                "the cut card was reached: change the shoe before dealing a new round"))
         return self._feed(record, event)
 
     def _burn(self, event: CardDrawn) -> list[Effect]:
@@ -572,32 +591,40 @@ class Table:
         if isinstance(event, CutCardReached):
             self.shoe.cut_card = True
             self.shoe.change_required = not in_progress
-            return [Alert("cut_card", "cut card reached: finish this round, then change the shoe")]
+            return [Alert("cut_card",
+                          said("cut card reached: finish this round, then change the shoe"))]
         if isinstance(event, ShoeEmpty):
             if self.current is not None and in_progress:
-                return self._decide(self.current, event, "hold", "the shoe is empty in the "
-                                    "middle of the round: bring a new shoe, then resume")
+                return self._decide(self.current, event, "hold", said(
+                    "the shoe is empty in the middle of the round: bring a new shoe, then "
+                    "resume"))
             self.shoe.change_required = True
-            return [Alert("shoe_empty", "the shoe is empty: change the shoe")]
+            return [Alert("shoe_empty", said("the shoe is empty: change the shoe"))]
         if in_progress and machine is not None and machine.state is not HOLD:
-            return [Alert("new_shoe_refused", "a new shoe can only come between rounds or while "
-                          "the round is on hold")]
+            return [Alert("new_shoe_refused", said("a new shoe can only come between rounds or "
+                                                   "while the round is on hold"))]
         self.shoe = Shoe(self.shoe.number + 1)
         if event.burn and self.config is not None and self.config.game == "baccarat":
             self.shoe.burn_left = -1
-        return [Alert("new_shoe", f"shoe {self.shoe.number} in play"
-                      + (": burn by the first card" if self.shoe.burn_left else ""))]
+        return [Alert("new_shoe", said("shoe {number} in play: burn by the first card",
+                                       number=self.shoe.number) if self.shoe.burn_left
+                      else said("shoe {number} in play", number=self.shoe.number))]
 
     def _device(self, event: DeviceLost | DeviceFound | DeviceAlarm) -> list[Effect]:
         machine = self.round
         if isinstance(event, DeviceAlarm):
             tables = self.config.pay_tables if self.config else NO_TABLES
-            said = seat_wagers_in_words(event.text, tables)  # "seat 2 Lucky Stiff sensor fault"
-            message = f"{event.device} {readable(event.code)}: {said}".rstrip(": ")
+            words = seat_wagers_in_words(event.text, tables)  # "seat 2 Lucky Stiff sensor fault"
+            detail = words.rstrip(": ")  # what was said, as the alarm has always ended
+            message = said("{device} {alarm}: {detail}", device=event.device,
+                           alarm=readable(event.code), detail=detail) if detail else \
+                said("{device} {alarm}", device=event.device,
+                     alarm=readable(event.code)).rstrip(": ")
             if event.hold and self.current is not None and machine is not None \
                     and machine.in_progress:
                 then = ": check the table, then resume"
-                return self._decide(self.current, event, "hold", message + then,
+                return self._decide(self.current, event, "hold",
+                                    said("{alarm}: check the table, then resume", alarm=message),
                                     f"{event.device} {event.code}: {event.text}".rstrip(": ")
                                     + then)
             return [Alert(f"{event.device}_alarm", message, blocking=event.hold)]
@@ -605,16 +632,24 @@ class Table:
             if event.device not in self.lost_devices:
                 return []  # a device coming up as the table starts was never lost
             self.lost_devices.discard(event.device)
-            verb = "are" if event.device.endswith("s") else "is"  # the pads, the shoe
-            return [Alert("device_found", f"The {event.device} {verb} back"
-                          + ("; resume the round when ready" if self.round and
-                             self.round.state is HOLD else ""))]
+            held = bool(self.round and self.round.state is HOLD)
+            if event.device.endswith("s"):  # the pads
+                back = said("The {device} are back; resume the round when ready",
+                            device=event.device) if held else \
+                    said("The {device} are back", device=event.device)
+            else:  # the shoe
+                back = said("The {device} is back; resume the round when ready",
+                            device=event.device) if held else \
+                    said("The {device} is back", device=event.device)
+            return [Alert("device_found", back)]
         self.lost_devices.add(event.device)
-        message = f"lost contact with the {event.device}" + (
-            f" ({event.reason})" if event.reason else "")
+        message = said("lost contact with the {device} ({reason})", device=event.device,
+                       reason=event.reason) if event.reason else \
+            said("lost contact with the {device}", device=event.device)
         if self.current is not None and machine is not None and machine.in_progress:
             return self._decide(self.current, event, "hold",
-                                f"{message}: check the table, reconnect it, then resume")
+                                said("{lost}: check the table, reconnect it, then resume",
+                                     lost=message))
         return [Alert("device_lost", message, blocking=True)]
 
     def _restarted(self, event: ControllerStarted) -> list[Effect]:
@@ -632,7 +667,8 @@ class Table:
         played = [c for c in record.machine.cards if c.card is not None
                   and c.to.kind not in (Kind.VOIDED, Kind.BURN)]
         if not played:
-            return [Alert("no_card_to_void", "cannot void the last card: no card was played")]
+            return [Alert("no_card_to_void",
+                          said("cannot void the last card: no card was played"))]
         last = played[-1]
         record.events.append(event)
         record.voided_cards.add(last.seq)
@@ -648,6 +684,7 @@ class Table:
                 self._feed(record, past)
         record.machine.cards.append(DealtCard(last.card, Target(Kind.VOIDED), last.seq))
         why = f"voided by {event.by}: resume when the table matches"
-        record.table_actions[event.seq] = ("hold", f"card {card_words(str(last.card))} {why}",
-                                           f"card {last.card} {why}")
+        record.table_actions[event.seq] = ("hold", said(
+            "card {card} voided by {by}: resume when the table matches",
+            card=card_words(str(last.card)), by=event.by), f"card {last.card} {why}")
         return [*self._feed(record, event)]

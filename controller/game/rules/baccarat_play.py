@@ -26,6 +26,7 @@ from controller.game.rules.settlement import (
     limit_applies,
     settle,
 )
+from controller.game.said import said
 
 MAIN_WAGERS = ("player", "banker", "tie")
 LUCKY8_WAGERS = {"lucky8_player": "player", "lucky8_banker": "banker"}
@@ -72,9 +73,9 @@ class BaccaratPlay:
         return None
 
     def why_no_card(self) -> str:
-        p, b = points(self.player), points(self.banker)
-        return (f"a card came out after the coup was complete (player {p}, banker {b}): "
-                "the tableau gives no hand a card")
+        return said("a card came out after the coup was complete (player {player}, banker "
+                    "{banker}): the tableau gives no hand a card", player=points(self.player),
+                    banker=points(self.banker))
 
     def take_card(self, card: Card) -> list[Settlement]:
         if self._due is None:
@@ -91,9 +92,11 @@ class BaccaratPlay:
         may take the card."""
         expected = self.expected()
         if expected is None:
-            raise PlayError("the tableau gives no hand a card: the card can only be voided")
+            raise PlayError(said("the tableau gives no hand a card: the card can only be "
+                                 "voided"))
         if expected.side != side:
-            raise PlayError(f"the tableau gives the next card to {expected}, not the {side}")
+            raise PlayError(said("the tableau gives the next card to {hand}, not the {side}",
+                                 hand=expected, side=side))
         return self.take_card(card)
 
     def _settle_all(self) -> list[Settlement]:

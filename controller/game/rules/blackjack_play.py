@@ -50,6 +50,7 @@ from controller.game.rules.settlement import (
     win,
 )
 from controller.game.rules.side_bet import HandView, SeatView
+from controller.game.said import said
 
 DEALING, INSURANCE, PLAY, DEALER, DONE = "deal", "insurance", "play", "dealer", "done"
 PEEK, END = "peek", "end"  # labels of the settlement moments that are not stages
@@ -223,14 +224,16 @@ class BlackjackPlay:
         """A plain sentence for the dealer when a card comes out that no hand may take."""
         expected = self.expected()
         if isinstance(expected, InsuranceDue):
-            return f"a card came out while seat {expected.seat} was being asked about insurance"
+            return said("a card came out while seat {seat} was being asked about insurance",
+                        seat=expected.seat)
         if isinstance(expected, DecisionDue):
-            return (f"a card came out while seat {expected.seat} hand {expected.hand} may not take "
-                    f"one (open: {', '.join(expected.options)})")
+            return said("a card came out while seat {seat} hand {hand} may not take one (open: "
+                        "{options})", seat=expected.seat, hand=expected.hand,
+                        options=", ".join(expected.options))
         if self.stage == DONE and self.dealer:
-            total = hand_value(self.dealer).total
-            return f"a card came out after the dealer stood on {total}: no hand may take it"
-        return "a card came out while no hand may take one"
+            return said("a card came out after the dealer stood on {total}: no hand may take it",
+                        total=hand_value(self.dealer).total)
+        return said("a card came out while no hand may take one")
 
     # ----- inputs ----------------------------------------------------------------------------
 
@@ -264,16 +267,18 @@ class BlackjackPlay:
         if self.stage == DEALING:
             assert isinstance(expected, CardDue)
             if (expected.seat, expected.hand) != (seat_number, hand_number):
-                raise PlayError(f"during the deal the card can only go to {expected}")
+                raise PlayError(said("during the deal the card can only go to {hand}",
+                                     hand=expected))
             return self.take_card(card)
         if self.stage == DONE:
-            raise PlayError("the round is settled: the card can only be voided")
+            raise PlayError(said("the round is settled: the card can only be voided"))
         if seat_number is None:
             self.dealer.append(card)
             return self._progress()
         seat = self._by_number.get(seat_number)
         if seat is None or not 1 <= hand_number <= len(seat.hands):
-            raise PlayError(f"seat {seat_number} hand {hand_number} is not in play")
+            raise PlayError(said("seat {seat} hand {hand} is not in play", seat=seat_number,
+                                 hand=hand_number))
         hand = seat.hands[hand_number - 1]
         hand.add(card)
         seat.dealt.append(card)
@@ -286,21 +291,25 @@ class BlackjackPlay:
         expected = self.expected()
         if isinstance(expected, InsuranceDue) and expected.seat == seat_number:
             if action not in expected.options:
-                raise IllegalDecision(
-                    f"seat {seat_number}: {decision_words(action)} is not open now "
-                    f"(open: {', '.join(map(decision_words, expected.options))})")
+                raise IllegalDecision(said(
+                    "seat {seat}: {decision} is not open now (open: {options})",
+                    seat=seat_number, decision=decision_words(action),
+                    options=", ".join(map(decision_words, expected.options))))
             return self._answer_insurance(self._by_number[seat_number], action)
         if not isinstance(expected, DecisionDue):
-            raise IllegalDecision(f"seat {seat_number} hand {hand_number}: no decision is open "
-                                  f"now ({self._describe(expected)})")
+            raise IllegalDecision(said("seat {seat} hand {hand}: no decision is open now "
+                                       "({what})", seat=seat_number, hand=hand_number,
+                                       what=self._describe(expected)))
         if (expected.seat, expected.hand) != (seat_number, hand_number):
-            raise IllegalDecision(
-                f"seat {seat_number} hand {hand_number}: the decision open now is for "
-                f"seat {expected.seat} hand {expected.hand}")
+            raise IllegalDecision(said(
+                "seat {seat} hand {hand}: the decision open now is for seat {open_seat} hand "
+                "{open_hand}", seat=seat_number, hand=hand_number, open_seat=expected.seat,
+                open_hand=expected.hand))
         if action not in expected.options:
-            raise IllegalDecision(
-                f"seat {seat_number} hand {hand_number}: {decision_words(action)} is not "
-                f"allowed here (allowed: {', '.join(map(decision_words, expected.options))})")
+            raise IllegalDecision(said(
+                "seat {seat} hand {hand}: {decision} is not allowed here (allowed: {options})",
+                seat=seat_number, hand=hand_number, decision=decision_words(action),
+                options=", ".join(map(decision_words, expected.options))))
         seat = self._by_number[seat_number]
         hand = seat.hands[hand_number - 1]
         if action == "hit":
@@ -320,10 +329,11 @@ class BlackjackPlay:
 
     def _describe(self, expected: Expectation | None) -> str:
         if isinstance(expected, CardDue):
-            return f"a card is due to {expected}"
+            return said("a card is due to {hand}", hand=expected)
         if isinstance(expected, InsuranceDue):
-            return f"seat {expected.seat} is being asked about insurance"
-        return "the round is over" if expected is None else "another decision is open"
+            return said("seat {seat} is being asked about insurance", seat=expected.seat)
+        return said("the round is over") if expected is None else \
+            said("another decision is open")
 
     def _hand(self, seat_number: int, hand_number: int) -> Hand:
         return self._by_number[seat_number].hands[hand_number - 1]

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 
 from controller.game.alerts import Alert
 from controller.game.names import wager_words
+from controller.game.said import said
 from controller.game.table_config import TableConfig
 
 
@@ -41,14 +42,16 @@ def check_wagers(config: TableConfig, wagers: Mapping[int, Mapping[str, int]]
         for spot, amount in placed.items():
             if spot not in offered:
                 alerts.append(Alert("spot_not_offered",
-                                    f"seat {seat}: {_said(spot, config)} is not offered at this "
-                                    f"table; return the {money(amount)} wager", seat, spot,
-                                    refused=True))
+                                    said("seat {seat}: {wager} is not offered at this table; "
+                                         "return the {amount} wager", seat=seat,
+                                         wager=_said(spot, config), amount=money(amount)),
+                                    seat, spot, refused=True))
             elif config.game == "blackjack" and spot != "main" and "main" not in placed:
                 alerts.append(Alert("side_without_main",
-                                    f"seat {seat}: {_said(spot, config)} needs a main wager; "
-                                    f"return the {money(amount)} wager", seat, spot,
-                                    refused=True))
+                                    said("seat {seat}: {wager} needs a main wager; return the "
+                                         "{amount} wager", seat=seat,
+                                         wager=_said(spot, config), amount=money(amount)),
+                                    seat, spot, refused=True))
             else:
                 kept[spot] = amount
         if kept:
@@ -63,34 +66,41 @@ def _limit_alerts(config: TableConfig, seat: int, spots: dict[str, int]) -> list
     for spot, amount in spots.items():
         low, high = config.limits.get(spot.split(".", 1)[0], (0, None))
         if amount < low:
-            alerts.append(Alert("below_minimum", f"seat {seat}: {_said(spot, config)} "
-                                f"{money(amount)} is below the minimum {money(low)}", seat,
-                                spot, blocking=True))
+            alerts.append(Alert("below_minimum",
+                                said("seat {seat}: {wager} {amount} is below the minimum "
+                                     "{minimum}", seat=seat, wager=_said(spot, config),
+                                     amount=money(amount), minimum=money(low)),
+                                seat, spot, blocking=True))
         if high is not None and amount > high:
-            alerts.append(Alert("above_maximum", f"seat {seat}: {_said(spot, config)} "
-                                f"{money(amount)} is above the maximum {money(high)}", seat,
-                                spot, blocking=True))
+            alerts.append(Alert("above_maximum",
+                                said("seat {seat}: {wager} {amount} is above the maximum "
+                                     "{maximum}", seat=seat, wager=_said(spot, config),
+                                     amount=money(amount), maximum=money(high)),
+                                seat, spot, blocking=True))
     bonuses = sum(a for s, a in spots.items() if s.startswith("blackjack_tie."))
     if bonuses > spots.get("main", 0) and bonuses:
         alerts.append(Alert("tie_bonuses_above_main",
-                            f"seat {seat}: {_said('blackjack_tie', config)} bonuses "
-                            f"{money(bonuses)} exceed the main wager "
-                            f"{money(spots.get('main', 0))}", seat, "blackjack_tie",
-                            blocking=True))
+                            said("seat {seat}: {wager} bonuses {bonuses} exceed the main wager "
+                                 "{main}", seat=seat, wager=_said("blackjack_tie", config),
+                                 bonuses=money(bonuses), main=money(spots.get("main", 0))),
+                            seat, "blackjack_tie", blocking=True))
     if "lucky7" in spots and spots["lucky7"] != config.lucky7_unit:
         alerts.append(Alert("lucky7_not_unit",
-                            f"seat {seat}: {_said('lucky7', config)} takes exactly "
-                            f"{money(config.lucky7_unit)}, not {money(spots['lucky7'])}", seat,
-                            "lucky7", blocking=True))
+                            said("seat {seat}: {wager} takes exactly {unit}, not {amount}",
+                                 seat=seat, wager=_said("lucky7", config),
+                                 unit=money(config.lucky7_unit), amount=money(spots["lucky7"])),
+                            seat, "lucky7", blocking=True))
     if config.four_wager_limit:
         count = len(spots)
         limited = any(amount <= config.limited_wager_max for amount in spots.values())
         if count > 4:
             alerts.append(Alert("more_than_four_wagers",
-                                f"seat {seat}: {count} wagering options; the layout allows four",
+                                said("seat {seat}: {count} wagering options; the layout allows "
+                                     "four", seat=seat, count=count),
                                 seat, blocking=True))
         elif count == 4 and not limited:
             alerts.append(Alert("no_limited_wager",
-                                f"seat {seat}: four wagering options and none limited to "
-                                f"{money(config.limited_wager_max)}", seat, blocking=True))
+                                said("seat {seat}: four wagering options and none limited to "
+                                     "{limit}", seat=seat, limit=money(config.limited_wager_max)),
+                                seat, blocking=True))
     return alerts
