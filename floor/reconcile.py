@@ -235,11 +235,11 @@ def transaction_differences(journal: Side, floor: Side) -> list[str]:
     """The day's books (issue 38): each transaction in the journal's outbox is in the floor's
     books, as the table booked it, and the floor's books hold none the journal did not make
     among those numbers."""
-    def said(booked: tuple[str, int] | None) -> str:
+    def booked_as(booked: tuple[str, int] | None) -> str:
         return "none" if booked is None else f"{booked[0]} {booked[1]}"
 
-    return [f"transaction {n}: {said(journal.transactions.get(n))} in the journal, "
-            f"{said(floor.transactions.get(n))} in the floor's books"
+    return [f"transaction {n}: {booked_as(journal.transactions.get(n))} in the journal, "
+            f"{booked_as(floor.transactions.get(n))} in the floor's books"
             for n in sorted(journal.digests.keys() & floor.digests.keys())
             if journal.transactions.get(n) != floor.transactions.get(n)]
 

@@ -133,7 +133,7 @@ async def _serve(options: ServeOptions) -> int:
             stop.set()
         loop.call_soon_threadsafe(end)
 
-    said = threading.excepthook
+    told = threading.excepthook
 
     def thread_died(hook: threading.ExceptHookArgs) -> None:
         """Any thread of this process that dies (paho's reader included) ends it, exit 1, for
@@ -141,7 +141,7 @@ async def _serve(options: ServeOptions) -> int:
         the process up and deaf."""
         if hook.exc_type is not SystemExit and not loop.is_closed():
             fail(hook.exc_value or hook.exc_type())
-        said(hook)
+        told(hook)
 
     if options.broker.tls and options.ingest.group == GROUP:
         log.warning("the floor's group is the well-known default on a production broker: any "
@@ -182,7 +182,7 @@ async def _serve(options: ServeOptions) -> int:
         if started:
             await asyncio.to_thread(ingest.stop)
         name.release()
-        threading.excepthook = said
+        threading.excepthook = told
     if failures:
         log.critical("floor process ends on a failure", error=repr(failures[0]))
         return 1

@@ -20,6 +20,7 @@ from controller.commands.inputs import (
     Whole,
 )
 from controller.daemon.checked_files import CONFIGURATION, BadInput
+from controller.i18n.languages import LANGUAGES
 from controller.journal import JournalError
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise BadInput("--stay: the demo's, after its --rounds")
         options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,
                           args.journal, _floor_option(args, config), args.dealer_errors,
-                          args.stay)
+                          args.stay, args.language)
         daemon = Daemon(options, default_journal().parent, attach)
         made = [path for path in _made_by_run(daemon.journal_path(config), config is None,
                                               args.record) if not path.exists()]
@@ -133,6 +134,10 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
                      help="publish to the floor's broker, mqtt://host[:port] or mqtts://...")
     run.add_argument("--table-id", metavar="ID",
                      help="the table's id on the floor (default: the config's, else demo-GAME)")
+    run.add_argument("--language", choices=LANGUAGES, metavar="LANGUAGE",
+                     help=f"the dealer display's language: {', '.join(LANGUAGES)} (default: the "
+                          "configuration's, else en); a dealer's own, where the configuration "
+                          "sets one, while that dealer is signed in")
     run.add_argument("-v", "--verbose", action="store_true",
                      help="also log every settlement (a JSON line each, at debug level), and "
                      "a failure's traceback")

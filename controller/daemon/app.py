@@ -16,7 +16,7 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -74,6 +74,7 @@ class Options:
     floor: FloorConfig | None = None  # --floor URL [--table-id ID], else the config's
     dealer_errors: float = 0.0  # demo: the rate of each kind of its dealer's payout mistakes
     stay: bool = False  # demo: after `rounds`, stay open without dealing, until stopped
+    language: str | None = None  # --language: the display's, over the configuration's
 
 
 class Daemon:
@@ -105,7 +106,11 @@ class Daemon:
             self.notifier.stopping()
 
     def display(self, loop: ControllerLoop, name: str, config: DisplayConfig) -> Screen:
-        """The dealer display, on the port the command line names, else the configuration's."""
+        """The dealer display, on the port the command line names, else the configuration's, in
+        the language it names, else the configuration's."""
+        if self.options.language is not None:
+            config = replace(config, languages=replace(config.languages,
+                                                       display=self.options.language))
         return self.attach(loop, name, config, self.options.port)
 
     def floor_link(self, loop: ControllerLoop, journal: Path, screen: Screen

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import time
 from pathlib import Path
@@ -38,6 +39,9 @@ from controller.game.ratings import is_id
 from controller.game.rules.blackjack import RulesError
 from controller.game.supervisors import check_hash_format
 from controller.game.table_config import MAX_SEATS, VERIFY_MODES, build_table
+from controller.i18n import catalogs
+from controller.i18n.catalogs import Catalog, CatalogError
+from controller.i18n.languages import LANGUAGES, SOURCE, language
 from devices import protocols
 from devices.card_reader import DEFAULT_PLAYER_PATTERN, CardRules
 from drivers import input_device
@@ -109,6 +113,29 @@ def default_key(journal: Path) -> Path:
 
 
 @dataclass(frozen=True)
+class Languages:
+    """What the screens speak (issue 39): the dealer display's language, a signed-in dealer's
+    own over it, the players' scoreboard's, and the operator's corrections to our catalogs
+    (`<config dir>/locale/<language>.po`)."""
+
+    display: str = SOURCE
+    scoreboard: str | None = None  # None: the display's
+    dealers: Mapping[str, str] = field(default_factory=dict)  # dealer id -> language
+    config_dir: Path | None = None
+
+    @property
+    def scoreboard_language(self) -> str:
+        return self.scoreboard or self.display
+
+    def of(self, dealer: str | None) -> str:
+        """The display's language while `dealer` (or no one) is signed in."""
+        return self.dealers.get(dealer or "", self.display)
+
+    def catalog(self, language: str) -> Catalog:
+        return catalogs.load(language, self.config_dir)
+
+
+@dataclass(frozen=True)
 class DisplayConfig:
     """The dealer display (the `[display]` section): where it listens, the names it answers to,
     and the money it shows."""
@@ -118,6 +145,9 @@ class DisplayConfig:
     token: str | None = None
     hosts: tuple[str, ...] = ()  # names the display is reached by, besides its address
     cashier: Cashier = field(default_factory=Cashier)
+    languages: Languages = field(default_factory=Languages)
+
+
 
 
 @dataclass(frozen=True)
@@ -223,7 +253,8 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
     return RunConfig(
         path, str(table.get("name", "")), game, seats, rules, pay_tables, supervisors,
         _shoe(devices.get("shoe"), fail), pads_config,
-        _display(_section(data, "display", fail), unit, fail),
+        _display(_section(data, "display", fail), unit, fail,
+                 _languages(path.parent, _section(data, "display", fail), dealers, fail)),
         _journal(path, _section(data, "journal", fail), fail), registry,
         _floor(path, data.get("floor"), fail), _readers(data.get("readers", []), seats, fail),
         dealers, payout, runners, _usb(devices.get("tray"), "tray", fail))
@@ -270,11 +301,43 @@ def check_ready(config: RunConfig) -> None:
             raise ConfigError(f"{config.path}: journal.key: {exc}") from None
 
 
-DISPLAY_KEYS: Final = ("bind", "port", "token", "hosts", "currency", "locale", "chips")
+DISPLAY_KEYS: Final = ("bind", "port", "token", "hosts", "currency", "locale", "chips", "language",
+                       "scoreboard_language", "dealer_languages")
 TOKEN_MIN_CHARS: Final = 16  # a display token shorter than this is refused
 
 
-def _display(raw: dict[str, Any], unit: int, fail: Any) -> DisplayConfig:
+def _languages(config_dir: Path, raw: dict[str, Any], dealers: dict[str, str],
+               fail: Any) -> Languages:
+    """`language`, `scoreboard_language` and `dealer_languages = {"D-1" = "ko"}` in
+    `[display]`; each catalog is loaded now, so that an operator's broken correction refuses
+    the start, naming its file and line."""
+    known = ", ".join(LANGUAGES)
+
+    def one(key: str, value: Any) -> str:
+        if language(value) is None:
+            raise fail(key, f"{value!r} is not one of the screens' languages ({known})")
+        try:
+            catalogs.load(value, config_dir)
+        except CatalogError as exc:
+            raise fail(key, str(exc)) from None
+        return str(value)
+
+    display = one("display.language", raw.get("language", SOURCE))
+    chosen = raw.get("dealer_languages", {})
+    if not isinstance(chosen, dict):
+        raise fail("display.dealer_languages", 'must be a table: {"D-1" = "ko"}')
+    for dealer in chosen:
+        if dealer not in dealers:
+            raise fail(f"display.dealer_languages.{dealer}", "no such dealer in [dealers]")
+    scoreboard = raw.get("scoreboard_language")
+    return Languages(display, None if scoreboard is None else
+                     one("display.scoreboard_language", scoreboard),
+                     {str(d): one(f"display.dealer_languages.{d}", v) for d, v in chosen.items()},
+                     config_dir)
+
+
+def _display(raw: dict[str, Any], unit: int, fail: Any,
+             languages: Languages | None = None) -> DisplayConfig:
     for key in raw:
         if key not in DISPLAY_KEYS:
             raise fail(f"display.{key}", f"unknown key (known: {', '.join(DISPLAY_KEYS)})")
@@ -302,7 +365,8 @@ def _display(raw: dict[str, Any], unit: int, fail: Any) -> DisplayConfig:
     if unit % shown:
         raise fail("display.currency", f"{cashier.currency} has {cashier.decimals()} decimals: "
                    f"the table's rounding_unit must be a multiple of {shown / 100:g}")
-    return DisplayConfig(str(bind), port, token, tuple(hosts), cashier)
+    return DisplayConfig(str(bind), port, token, tuple(hosts), cashier,
+                         languages or Languages())
 
 
 PAYOUT_KEYS: Final = ("verify", "still_s")

@@ -420,13 +420,13 @@ class FloorLink:
     def _status_payload(self, status: dict[str, Any]) -> bytes:
         """The table's status as the protocol declares it; one that breaks it (a bug of the
         table's own) goes without what the pit shows, which is logged."""
-        said = {"table": self.table_id, "journal": self.journal_id, "utc": utc_now(), **status}
+        message = {"table": self.table_id, "journal": self.journal_id, "utc": utc_now(), **status}
         try:
-            return wire.encode(wire.checked(Status, said))
+            return wire.encode(wire.checked(Status, message))
         except Refused as exc:
             self.log.error("the table's status breaks the protocol", reason=str(exc))
             return wire.encode(Status(table=self.table_id, journal=self.journal_id,
-                                      utc=said["utc"], status=status["status"]))
+                                      utc=message["utc"], status=status["status"]))
 
     def _last_n(self) -> int:
         """The last message the table has made (sealed days may have taken the rows)."""

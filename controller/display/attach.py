@@ -35,7 +35,7 @@ def attach(loop: ControllerLoop, name: str, config: DisplayConfig,
     """Serve the display of `loop`'s table, on `port` when the command line names one; every
     committed event publishes the table's view, with any card waiting at the dealer's reader
     and the table's own notices."""
-    hub = Hub()
+    hub = Hub(config.languages)
     cashier = config.cashier
 
     def shown() -> dict[str, Any]:

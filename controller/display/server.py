@@ -10,7 +10,8 @@
   controller's queue: 202 when queued, 400 naming the field when malformed, 409 with the reason
   for "no more bets" when the table may not deal (a device lost, the disk at its reserve). A
   PIN goes with the connection's remote address, the client its lockouts count.
-- `GET /api/snapshot`, `GET /health`.
+- `GET /i18n/<language>.json` a language's catalog for the pages' scripts (issue 39).
+- `GET /api/snapshot` (the view in English, as the core says it), `GET /health`.
 
 It binds to 127.0.0.1 by default. On any other address every request needs the token
 (`?token=` or the `X-Tablectl-Token` header; the page keeps it). Whatever the address, it answers
@@ -34,11 +35,14 @@ from typing import Any, Final
 
 from aiohttp import web
 
-from controller.daemon.config_file import TOKEN_MIN_CHARS
+from controller.daemon.config_file import TOKEN_MIN_CHARS, Languages
 from controller.daemon.inputs import Action
 from controller.display.console import parse_action
+from controller.display.localize import localized
 from controller.display.mailbox import Mailbox
 from controller.game.events import BetsLocked
+from controller.game.said import said
+from controller.i18n.languages import language
 
 STATIC: Final = Path(__file__).with_name("static")
 FAVICON: Final = "/favicon.ico"  # asked for by every browser before any page, token or login
@@ -125,23 +129,37 @@ class Gate:
 
 
 class Hub:
-    """Holds the latest view and fans it out to the connected pages (thread-safe publish)."""
+    """Holds the latest view and fans it out to the connected pages (thread-safe publish): in
+    English for the API, as the pages show it for their stream (`shown`: in the language of the
+    dealer signed in, else the display's; the scoreboard's language beside it)."""
 
-    def __init__(self) -> None:
-        self.view: dict[str, Any] = {"phase": "starting", "do_not_pay": "the controller is "
-                                     "starting"}
+    def __init__(self, languages: Languages | None = None) -> None:
+        self.languages = languages or Languages()
+        self.view: dict[str, Any] = {"phase": "starting",
+                                     "do_not_pay": said("the controller is starting")}
+        self.shown = self._shown(self.view)
         self.version = 0
         self.sides: dict[str, dict[str, Any]] = {}  # what else the pages show (the floor link)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.mailboxes: set[Mailbox] = set()  # one per connected page (on the loop's thread)
         self.lock = threading.Lock()
 
+    def _shown(self, view: dict[str, Any]) -> dict[str, Any]:
+        language = self.languages.of(view.get("dealer_on"))
+        return {**localized(view, self.languages.catalog(language)), "language": language,
+                "scoreboard_language": self.languages.scoreboard_language}
+
+    def say(self, text: str) -> str:
+        """A sentence of the core's (a refusal) in the language the pages show now."""
+        return self.languages.catalog(self.shown["language"]).sentence(text)
+
     def publish(self, view: dict[str, Any]) -> None:
+        shown = self._shown(view)
         with self.lock:
             self.version += 1
-            self.view = view
+            self.view, self.shown = view, shown
             version = self.version
-        self._call(self._broadcast, version, view)
+        self._call(self._broadcast, version, shown)
 
     def _broadcast(self, version: int, view: dict[str, Any]) -> None:
         """Encode once, however many pages follow (the dealer display, the scoreboard)."""
@@ -169,7 +187,7 @@ class Hub:
 
     def snapshot(self) -> bytes:
         with self.lock:
-            return sse("snapshot", {"version": self.version, "view": self.view}) + b"".join(
+            return sse("snapshot", {"version": self.version, "view": self.shown}) + b"".join(
                 sse(name, data) for name, data in self.sides.items())
 
 
@@ -229,6 +247,7 @@ class DisplayServer:
                         web.post("/api/action", self._action),
                         web.get("/api/snapshot", self._snapshot),
                         web.get("/health", self._health), web.get(FAVICON, favicon),
+                        web.get("/i18n/{language}.json", self._catalog),
                         web.static("/static", STATIC)])
         runner = web.AppRunner(app, handle_signals=False)
         await runner.setup()
@@ -274,6 +293,13 @@ class DisplayServer:
     async def _snapshot(self, request: web.Request) -> web.StreamResponse:
         return web.json_response({"version": self.hub.version, "view": self.hub.view})
 
+    async def _catalog(self, request: web.Request) -> web.StreamResponse:
+        """A language's catalog for the pages' scripts (static/i18n.js)."""
+        name = language(request.match_info["language"])
+        if name is None:
+            return web.json_response({"error": "no such language"}, status=404)
+        return web.json_response(self.hub.languages.catalog(name).browser())
+
     async def _health(self, request: web.Request) -> web.StreamResponse:
         return web.json_response({"ok": True, "version": self.hub.version})
 
@@ -282,10 +308,11 @@ class DisplayServer:
             payload = await request.json()
             action = parse_action(payload, client=request.remote or "unknown")
         except ValueError as exc:  # not JSON (an int of 5,000 digits too), or not an action
-            return web.json_response({"error": str(exc)[:300]}, status=400)
+            return web.json_response({"error": self.hub.say(str(exc)[:300])}, status=400)
         if isinstance(action, BetsLocked) and (why := self.hub.view.get("lock_refused")):
             # the loop refuses it too (the table may have changed since this view)
-            return web.json_response({"error": f"no more bets refused: {why}"}, status=409)
+            return web.json_response({"error": self.hub.say(
+                said("no more bets refused: {reason}", reason=why))}, status=409)
         self.post(action)
         return web.json_response({"accepted": True}, status=202)
 

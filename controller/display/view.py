@@ -27,6 +27,7 @@ from controller.game.rules.blackjack import hand_value
 from controller.game.rules.blackjack_play import DEALER, DONE, BlackjackPlay
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
 from controller.game.rules.settlement import Settlement
+from controller.game.said import said
 from controller.game.table import RoundRecord, Table, coup_of
 from controller.game.table_config import TableConfig
 
@@ -50,18 +51,23 @@ def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
                 award: str = "") -> str:
     """'Lucky Stiff · Stiff Pair 10 to 1: pay $50.00', 'Main, hand 2: collect $10.00'."""
     if s.outcome in ("refused", "returned"):
-        return f"{name}: return {cashier.text(s.stake)}"
+        return said("{wager}: return {amount}", wager=name, amount=cashier.text(s.stake))
     if s.net > 0:
         if s.odds < 1:  # a Banker win less the commission
-            odds = f"1 to 1 less {float((1 - s.odds) * 100):g}%"
+            percent = f"{float((1 - s.odds) * 100):g}"
+            odds = said("1 to 1 less {percent}%", percent=percent)
         elif s.odds.denominator == 1:
-            odds = f"{s.odds.numerator} to 1"
+            odds = said("{n} to 1", n=s.odds.numerator)
         else:
             odds = f"{s.odds.numerator}:{s.odds.denominator}"
-        return f"{name}{f' · {award}' if award else ''} {odds}: pay {cashier.text(s.net)}"
+        amount = cashier.text(s.net)
+        if award:
+            return said("{wager} · {award} {odds}: pay {amount}", wager=name, award=award,
+                        odds=odds, amount=amount)
+        return said("{wager} {odds}: pay {amount}", wager=name, odds=odds, amount=amount)
     if s.net < 0:
-        return f"{name}: collect {cashier.text(-s.net)}"
-    return f"{name}: push"
+        return said("{wager}: collect {amount}", wager=name, amount=cashier.text(-s.net))
+    return said("{wager}: push", wager=name)
 
 
 def expected_view(machine: RoundMachine | None) -> dict[str, Any] | None:
@@ -118,7 +124,9 @@ class _View:
         if machine is not None and machine.state is HOLD and not machine.payout_held:
             do_not_pay = machine.hold_reason  # a payout held is put right, not left unpaid
         elif table.lost_devices:
-            do_not_pay = f"lost contact with the {', '.join(sorted(table.lost_devices))}"
+            do_not_pay = said("lost contact with the {device}",
+                              device=", ".join(names.device_words(device)
+                                               for device in sorted(table.lost_devices)))
         phase = machine.state if machine else (CLOSED if record else "waiting")
         data: dict[str, Any] = {
             "table": name, "game": config.game if config else None,
@@ -161,24 +169,30 @@ class _View:
         books, text = self.table.day.books, self.cashier.text
         base = min(chips, key=lambda chip: abs(chip - chips[0] // 50))  # $100 of USD's chips
 
-        def count(record: dict[str, Any] | None, word: str) -> str:
-            return f"{word} {text(record['total'])} (signed by {record['dealer']} and " \
-                f"{record['supervisor']})" if record else f"{word}: not counted"
+        def count(record: dict[str, Any] | None, counted: str, missing: str) -> str:
+            return said(counted, total=text(record["total"]), dealer=record["dealer"],
+                        supervisor=record["supervisor"]) if record else said(missing)
 
-        opener = count(books.opener, "opener") if books.opener or not books.carried else \
-            f"opener: not counted (the last closer was {text(books.carried['total'])})"
+        opener = count(books.opener, said("opener {total} (signed by {dealer} and {supervisor})"),
+                       said("opener: not counted")) if books.opener or not books.carried else \
+            said("opener: not counted (the last closer was {total})",
+                 total=text(books.carried["total"]))
         cash = {medium: listed.total for medium, listed in books.cash_in.items()}
         return {"chips": [{"minor": chip, "text": text(chip)} for chip in chips],
                 "decimals": self.cashier.money.decimals(),
                 "buy_ins": [{"minor": base * k, "text": text(base * k)}
                             for k in (1, 2, 3, 5, 10, 20, 50)],
                 "said": [opener,
-                         f"fills {books.fills.count} ({text(books.fills.total)}), credits "
-                         f"{books.credits.count} ({text(books.credits.total)})",
-                         f"buy-ins: cash {text(cash.get('cash', 0))}, markers "
-                         f"{text(cash.get('marker', 0))}; chips out "
-                         f"{text(books.chips_out.total)}",
-                         count(books.closer, "closer")]}
+                         said("fills {fills} ({fills_total}), credits {credits} "
+                              "({credits_total})", fills=books.fills.count,
+                              fills_total=text(books.fills.total), credits=books.credits.count,
+                              credits_total=text(books.credits.total)),
+                         said("buy-ins: cash {cash}, markers {markers}; chips out {chips_out}",
+                              cash=text(cash.get("cash", 0)), markers=text(cash.get("marker", 0)),
+                              chips_out=text(books.chips_out.total)),
+                         count(books.closer,
+                               said("closer {total} (signed by {dealer} and {supervisor})"),
+                               said("closer: not counted"))]}
 
     def payout(self, record: RoundRecord | None,
                machine: RoundMachine | None) -> dict[str, Any] | None:
@@ -209,7 +223,8 @@ class _View:
             marks.append({"seat": check.seat, "spot": check.spot, "name": self.name(check.spot),
                           "state": state, "result": str(check.result),
                           "text": text if state != "pending" else
-                          f"seat {check.seat} {self.name(check.spot)}: waiting for the pads",
+                          said("seat {seat} {wager}: waiting for the pads", seat=check.seat,
+                               wager=self.name(check.spot)),
                           "due_text": self.cashier.text(check.due),
                           "read_text": None if check.read is None else
                           self.cashier.text(check.read)})
@@ -329,8 +344,9 @@ class _View:
                 if s.wager == "banker" and s.outcome == "win":
                     commission += s.stake - s.net
                 if s.wager.startswith("lucky8") and s.net > 0:
-                    lucky8[s.wager] = f"{self.name(s.wager)}: {self.award(s)} " \
-                        f"{s.odds.numerator} to 1"
+                    lucky8[s.wager] = said("{wager}: {award} {odds}", wager=self.name(s.wager),
+                                           award=self.award(s),
+                                           odds=said("{n} to 1", n=s.odds.numerator))
         table = self.table
         coups = tuple(table.shoe.coups)
         current = table.current

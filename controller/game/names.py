@@ -18,38 +18,54 @@ from typing import Final
 
 from controller.game.cards import CardError, parse_card
 from controller.game.paytables import PayTable, PayTables
+from controller.game.said import said
 from controller.game.targets import Target
 
 # A round's state or status (`RoundRecord.status`, the floor's "phase"), as the pit says it.
 PHASES: Final = {
-    "idle": "between rounds", "betting": "betting", "locked": "bets locked",
-    "dealing": "dealing", "insurance": "insurance", "player_turns": "players' turns",
-    "dealer_turn": "dealer's turn", "settled": "settled", "hold": "on hold",
-    "computed": "payout ready", "shown": "paying out", "confirmed": "payout confirmed",
-    "closed": "closed", "voided": "voided",
+    "idle": said("between rounds"), "betting": said("betting"), "locked": said("bets locked"),
+    "dealing": said("dealing"), "insurance": said("insurance"),
+    "player_turns": said("players' turns"), "dealer_turn": said("dealer's turn"),
+    "settled": said("settled"), "hold": said("on hold"), "computed": said("payout ready"),
+    "shown": said("paying out"), "confirmed": said("payout confirmed"),
+    "closed": said("closed"), "voided": said("voided"),
 }
-GAME_WAGERS: Final = {"main": "Main", "insurance": "Insurance", "player": "Player",
-                      "banker": "Banker", "tie": "Tie"}  # the games' own wagers: no pay table
-SIDES: Final = {"lucky8_player": "Player", "lucky8_banker": "Banker"}  # Lucky 8's two spots
-OUTCOMES: Final = {"win": "won", "lose": "lost", "push": "push", "surrender": "surrendered",
-                   "refused": "refused", "returned": "returned"}
+# the games' own wagers: no pay table names them
+GAME_WAGERS: Final = {"main": said("Main"), "insurance": said("Insurance"),
+                      "player": said("Player"), "banker": said("Banker"), "tie": said("Tie")}
+SIDES: Final = {"lucky8_player": said("Player"),
+                "lucky8_banker": said("Banker")}  # Lucky 8's two spots
+OUTCOMES: Final = {"win": said("won"), "lose": said("lost"), "push": said("push"),
+                   "surrender": said("surrendered"), "refused": said("refused"),
+                   "returned": said("returned")}
 # When in the round a wager settled (`Settlement.stage`), as the dealer says it.
-MOMENTS: Final = {"lock": "when bets were locked", "deal": "after the deal",
-                  "insurance": "at insurance", "peek": "after the peek", "play": "during play",
-                  "dealer": "during the dealer's hand", "end": "at the end of the round",
-                  "void": "when the round was voided"}
-DECISIONS: Final = {"no_insurance": "no insurance", "even_money": "even money",
-                    "no_even_money": "no even money"}  # the others are words already
+MOMENTS: Final = {"lock": said("when bets were locked"), "deal": said("after the deal"),
+                  "insurance": said("at insurance"), "peek": said("after the peek"),
+                  "play": said("during play"), "dealer": said("during the dealer's hand"),
+                  "end": said("at the end of the round"),
+                  "void": said("when the round was voided")}
+DECISIONS: Final = {"no_insurance": said("no insurance"), "even_money": said("even money"),
+                    "no_even_money": said("no even money"), "hit": said("hit"),
+                    "stand": said("stand"), "double": said("double"), "split": said("split"),
+                    "surrender": said("surrender")}
 # What happened (an event's kind), where its key made readable would not say it.
-EVENTS: Final = {"payout_shown": "payout on the dealer display"}
+EVENTS: Final = {"payout_shown": said("payout on the dealer display")}
 # Why a rating closed (PlayerLeft.reason).
-LEFT_WORDS: Final = {"card_out": "card taken out", "walked": "walked",
-                     "no_wager": "no wager for too many rounds",
-                     "replaced": "another player sat down"}
+LEFT_WORDS: Final = {"card_out": said("card taken out"), "walked": said("walked"),
+                     "no_wager": said("no wager for too many rounds"),
+                     "replaced": said("another player sat down")}
 # Why a wager was refused at bet lock (the award of a refused settlement).
-REFUSALS: Final = {"spot_not_offered": "not offered at this table",
-                   "side_without_main": "no main wager"}
+REFUSALS: Final = {"spot_not_offered": said("not offered at this table"),
+                   "side_without_main": said("no main wager")}
+# The table's devices, as the alerts name them ('lost contact with the shoe'); a card reader
+# goes by the name its configuration gives it.
+DEVICES: Final = {"shoe": said("shoe"), "pads": said("pads"), "tray": said("tray")}
 SUITS: Final = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
+# Where a card went, as `Target` says it (controller/game/targets.py, which makes one for every
+# card and so formats it itself): here for the catalogs, which translate it on the screens.
+PLACES: Final = (said("seat {seat} hand {hand}"), said("the dealer"), said("the player"),
+                 said("the banker"), said("set aside"), said("misread"), said("voided"),
+                 said("burn"))
 NO_TABLES: Final[Mapping[str, PayTable]] = MappingProxyType({})
 
 
@@ -60,6 +76,10 @@ def readable(key: str) -> str:
 
 def phase_words(state: str) -> str:
     return PHASES.get(state) or readable(state)
+
+
+def device_words(device: str) -> str:
+    return DEVICES.get(device, device)
 
 
 def outcome_words(outcome: str) -> str:
@@ -92,13 +112,13 @@ def where_words(to: Target | str) -> str:
     """Where a card went: 'to seat 2 hand 1', 'to the banker'; out of play, why: '(burn)'.
     The floor has it as the round's message said it, text: a hand's starts 'seat ' or 'the '."""
     in_play = to.in_play if isinstance(to, Target) else to.startswith(("seat ", "the "))
-    return f"to {to}" if in_play else f"({to})"
+    return said("to {place}", place=to) if in_play else said("({reason})", reason=to)
 
 
 def dealt_words(card: str | None, to: Target | str) -> str:
     """'10♦ to the banker'; a card the shoe could not read (None) says so."""
-    return f"{card_words(card)} {where_words(to)}" if card is not None else \
-        "a card the shoe could not read"
+    return said("{card} {where}", card=card_words(card), where=where_words(to)) \
+        if card is not None else said("a card the shoe could not read")
 
 
 def _table(bet: str, tables: Mapping[str, PayTable]) -> PayTable | None:
@@ -118,10 +138,11 @@ def wager_words(wager: str, tables: Mapping[str, PayTable], hand: int | None = N
         table = _table(bet, tables)
         name = table.wager_name() if table else readable(bet).title()
         if wager in SIDES:
-            name = f"{name} · {SIDES[wager]}"
+            name = said("{wager} · {spot}", wager=name, spot=SIDES[wager])
         elif spot:
-            name = f"{name} · {table.award_name(spot) if table else spot}"
-    return f"{name}, hand {hand}" if hand else name
+            name = said("{wager} · {spot}", wager=name,
+                        spot=table.award_name(spot) if table else spot)
+    return said("{wager}, hand {hand}", wager=name, hand=hand) if hand else name
 
 
 _SEAT_WAGER: Final = re.compile(r"\b(seat \d+:? )([a-z][a-z0-9_]*(?:\.[A-Za-z0-9]+)?)")
@@ -142,7 +163,7 @@ def award_words(wager: str, award: str, tables: Mapping[str, PayTable]) -> str:
     reason; the rules' own prose ('player bust', 'tie on 17') as it is, and a Blackjack Tie
     lost to a tie on another total ('20') as 'tie on 20'."""
     if wager.startswith("blackjack_tie.") and award.isdigit():
-        return f"tie on {award}"  # a tie on another spot's total: the rules say the total
+        return said("tie on {total}", total=award)  # a tie on another spot's total
     table = None if wager in GAME_WAGERS else _table(wager.partition(".")[0], tables)
     if table is not None and award in table.pays:
         return table.award_name(award)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from controller.daemon.config_file import Languages
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.display.server import DisplayServer, Hub
@@ -36,11 +37,12 @@ WAIT_MS = 10_000
 class LiveTable:
     """A controller in memory with a real display server; the test's thread owns the loop."""
 
-    def __init__(self, config: ConfigChanged, name: str = "test table") -> None:
+    def __init__(self, config: ConfigChanged, name: str = "test table",
+                 languages: Languages | None = None) -> None:
         self.service = TableService(keep_rounds=50)
         self.service.submit(config)
         self.loop = ControllerLoop(self.service)
-        self.hub = Hub()
+        self.hub = Hub(languages)
         cashier = Cashier(config.currency, config.locale)  # the display's money is the table's
         self.hub.publish(view(self.service.table, name, cashier))
         self.loop.listeners.append(

@@ -216,9 +216,11 @@ def test_a_page_gets_the_state_on_connect_news_pings_and_the_end() -> None:
         viewer = open_stream(server)
         stream = read_until(viewer, b"event: floor")
         assert b"X-Frame-Options: DENY" in stream.split(b"\r\n\r\n")[0].split(b"\r\n")
-        assert b'event: snapshot\ndata: {"version": 1, "view": {"phase": "betting"}}' in stream
+        shown = b', "language": "en", "scoreboard_language": "en"}}'  # what the page speaks
+        assert b'event: snapshot\ndata: {"version": 1, "view": {"phase": "betting"' + shown \
+            in stream
         hub.publish({"phase": "dealing"})
-        read_until(viewer, b'data: {"version": 2, "view": {"phase": "dealing"}}')
+        read_until(viewer, b'data: {"version": 2, "view": {"phase": "dealing"' + shown)
         read_until(viewer, b'event: ping\ndata: {"version": 2}')  # within a second
     finally:
         server.stop()

@@ -7,30 +7,32 @@ if (token) sessionStorage.setItem("tablectl-token", token);
 const withToken = (url) => token ? `${url}${url.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : url;
 const $ = (id) => document.getElementById(id);
 let view = null;
+pageTexts = findPageTexts();  // before anything is drawn over the page's own words
 let lastMessage = 0;
 let shownRound = null;
 
 function cardHtml(card) {
-  if (card.hidden) return '<div class="card back" title="hole card"></div>';
+  const hole = t("hole card");  // said before the markup: the extraction reads no nested t()
+  if (card.hidden) return `<div class="card back" title="${hole}"></div>`;
   return `<div class="card${card.red ? " red" : ""}" data-card="${card.text}">${card.rank}${card.suit}</div>`;
 }
 function totalText(hand) {
   if (hand.total == null || !hand.cards.length) return "";  // no card yet: no total of 0
-  if (hand.blackjack) return "Blackjack";
-  if (hand.bust) return `${hand.total} bust`;
-  return hand.soft ? `soft ${hand.total}` : `${hand.total}`;
+  if (hand.blackjack) return t("Blackjack");
+  if (hand.bust) return t("{total} bust", { total: hand.total });
+  return hand.soft ? t("soft {total}", { total: hand.total }) : `${hand.total}`;
 }
 function chipsText(chips) {
-  return chips.map((c) => c.change ? `${c.change} change` : `${c.count} × ${c.chip}`).join(" + ");
+  return chips.map((c) => c.change ? t("{amount} change", { amount: c.change }) : `${c.count} × ${c.chip}`).join(" + ");
 }
-const ACTION_WORDS = { pay: "PAY", collect: "COLLECT", return: "RETURN", push: "PUSH" };
+const actionWord = (action) => ({ pay: t("PAY"), collect: t("COLLECT"), return: t("RETURN"), push: t("PUSH") })[action];
 
 // A seat's box names every wager the table holds for it, each with its result once settled and
 // its stake while open: a side bet that settles after the deal never hides the main wager.
 function lineHtml(line, current, seat) {
   if (line.state === "open") return `<li class="open"><span>${line.name}</span> <b class="amount">${line.text}</b></li>`;
   const here = current && current.seat === seat && current.wager === line.wager ? " current" : "";
-  const sign = line.action === "push" ? "push" : (line.action === "collect" ? "−" : "+") + line.amount_text;
+  const sign = line.action === "push" ? t("push") : (line.action === "collect" ? "−" : "+") + line.amount_text;
   return `<li class="${line.action}${here}" title="${line.text}"><span>${line.name}</span> <b class="amount">${sign}</b></li>`;
 }
 
@@ -41,13 +43,13 @@ function renderSeats(v) {
   $("seats").innerHTML = v.seats.map((s) => {
     const hands = s.hands.map((h, i) => `<div class="hand${h.active ? " active" : ""}" data-hand="${i + 1}">
         <div class="cards">${h.cards.map(cardHtml).join("")}</div>
-        <div class="total">${totalText(h)}${h.doubled ? " (doubled)" : ""}${h.result_text ? " · " + h.result_text : ""}</div></div>`).join("");
+        <div class="total">${totalText(h)}${h.doubled ? ` (${t("doubled")})` : ""}${h.result_text ? " · " + h.result_text : ""}</div></div>`).join("");
     const lines = (s.lines || []).map((l) => lineHtml(l, current, s.seat)).join("");
-    const due = (s.collect_text ? `<div class="due collect"><small>COLLECT</small><b class="amount">${s.collect_text}</b></div>` : "")
-      + (s.pay_text ? `<div class="due pay"><small>PAY</small><b class="amount">${s.pay_text}</b></div>` : "");
-    const net = s.net == null ? "" : `<div class="net">net ${s.net > 0 ? "+" : s.net < 0 ? "−" : ""}<span class="amount">${s.net_text}</span></div>`;
+    const due = (s.collect_text ? `<div class="due collect"><small>${t("COLLECT")}</small><b class="amount">${s.collect_text}</b></div>` : "")
+      + (s.pay_text ? `<div class="due pay"><small>${t("PAY")}</small><b class="amount">${s.pay_text}</b></div>` : "");
+    const net = s.net == null ? "" : `<div class="net">${t("net")} ${s.net > 0 ? "+" : s.net < 0 ? "−" : ""}<span class="amount">${s.net_text}</span></div>`;
     return `<div class="seat${current && current.seat === s.seat ? " current" : ""}${s.wager_list.length || lines ? "" : " empty"}" data-seat="${s.seat}">
-      <h3>Seat ${s.seat}</h3><div class="hands">${hands}</div><ul class="wagers">${lines}</ul><div class="dues">${due}${net}</div></div>`;
+      <h3>${t("Seat {seat}", { seat: s.seat })}</h3><div class="hands">${hands}</div><ul class="wagers">${lines}</ul><div class="dues">${due}${net}</div></div>`;
   }).join("");
 }
 
@@ -80,7 +82,8 @@ function renderDealer(v) {
   if (!v.dealer) return;
   $("dealer-cards").innerHTML = v.dealer.cards.map(cardHtml).join("");
   $("dealer-total").textContent = v.dealer.total == null ? "" :
-    v.dealer.revealed ? (v.dealer.blackjack ? "Blackjack" : (v.dealer.total > 21 ? `${v.dealer.total} bust` : `${v.dealer.total}`)) : `showing ${v.dealer.total}`;
+    v.dealer.revealed ? (v.dealer.blackjack ? t("Blackjack") : (v.dealer.total > 21 ? t("{total} bust", { total: v.dealer.total }) : `${v.dealer.total}`))
+      : t("showing {total}", { total: v.dealer.total });
 }
 
 function renderBaccarat(v) {
@@ -93,8 +96,9 @@ function renderBaccarat(v) {
     box.querySelector(".total").textContent = hand.points == null ? "" : hand.points;
   }
   const b = v.baccarat;
-  $("bac-result").textContent = b.winner ? `${b.winner.toUpperCase()}${b.winner === "tie" ? "" : " WINS"}`
-    + (b.commission ? ` · commission ${b.commission_text}` : "") + (b.lucky8.length ? ` · ${b.lucky8.join(" · ")}` : "") : "";
+  const won = { player: t("PLAYER WINS"), banker: t("BANKER WINS"), tie: t("TIE") };
+  $("bac-result").textContent = b.winner ? won[b.winner]
+    + (b.commission ? ` · ${t("commission {amount}", { amount: b.commission_text })}` : "") + (b.lucky8.length ? ` · ${b.lucky8.join(" · ")}` : "") : "";
   drawRoads($("scoreboard"), b.roads);
 }
 
@@ -112,20 +116,20 @@ function renderActions(v) {
   const buttons = [];
   let prompt = "";
   if (v.phase === "betting" || v.phase === "waiting" || v.phase === "closed") {
-    prompt = v.lock_refused ? `Do not deal: ${v.lock_refused}` : "Place your bets";
-    buttons.push(["lock_bets", "No more bets (L)", {}, !!v.lock_refused]);
+    prompt = v.lock_refused ? t("Do not deal: {reason}", { reason: v.lock_refused }) : t("Place your bets");
+    buttons.push(["lock_bets", t("No more bets (L)"), {}, !!v.lock_refused]);
   } else if (e && e.kind === "decision") {
-    prompt = `Seat ${e.seat} hand ${e.hand}`;
-    for (const o of e.options) buttons.push([o, o[0].toUpperCase() + o.slice(1), { seat: e.seat, hand: e.hand }]);
+    prompt = t("Seat {seat} hand {hand}", { seat: e.seat, hand: e.hand });
+    for (const o of e.options) buttons.push([o, decisionWord(o), { seat: e.seat, hand: e.hand }]);
   } else if (e && e.kind === "insurance") {
-    prompt = `Seat ${e.seat}: insurance?`;
+    prompt = t("Seat {seat}: insurance?", { seat: e.seat });
     // "no even money" is the answer to an offer of even money only (a blackjack)
     const offered = e.options.filter((o) => o !== "no_even_money" || e.options.includes("even_money"));
-    for (const o of offered) buttons.push([o, o[0].toUpperCase() + o.slice(1).replace(/_/g, " "), { seat: e.seat }]);
+    for (const o of offered) buttons.push([o, decisionWord(o), { seat: e.seat }]);
   } else if (e && e.kind === "card") {
-    prompt = `Deal to ${e.to}`;
+    prompt = t("Deal to {place}", { place: e.to });
   }
-  if (v.phase === "locked" && v.alerts.some((a) => a.blocking)) buttons.push(["clear_alerts", "Clear alerts", {}]);
+  if (v.phase === "locked" && v.alerts.some((a) => a.blocking)) buttons.push(["clear_alerts", t("Clear alerts"), {}]);
   $("prompt").textContent = prompt;
   $("buttons").innerHTML = buttons.map(([a, label, f, off]) =>
     `<button type="button" data-action="${a}" data-fields='${JSON.stringify(f)}'${off ? " disabled" : ""}>${label}</button>`).join("");
@@ -134,16 +138,17 @@ function renderActions(v) {
   let html = "";
   if (p) {
     const n = Math.min(walk.index, p.steps.length - 1);
-    const totals = `pay <span class="amount">${p.pay_text}</span> · collect <span class="amount">${p.collect_text}</span>`;
+    const [back, next, nothing] = [t("Back"), t("Next"), t("nothing to pay or collect")];
+    const totals = `${t("pay")} <span class="amount">${p.pay_text}</span> · ${t("collect")} <span class="amount">${p.collect_text}</span>`;
     const status = p.status_text || "";
     const checked = v.verification && v.verification.marks.find((m) => step && m.seat === step.seat && m.spot === step.wager);
     html = (step ? `<div class="step ${step.action}"><small>${n + 1}/${p.steps.length} · ${step.moment} · ${totals}</small>
-        <strong>Seat ${step.seat} · ${step.name}: ${ACTION_WORDS[step.action]} <span class="amount">${step.amount_text}</span>${checked ? ` <span class="mark ${checked.state}">${MARK_WORDS[checked.state]}</span>` : ""}</strong>
+        <strong>${t("Seat {seat}", { seat: step.seat })} · ${step.name}: ${actionWord(step.action)} <span class="amount">${step.amount_text}</span>${checked ? ` <span class="mark ${checked.state}">${markWord(checked.state)}</span>` : ""}</strong>
         ${step.chips.length ? `<span class="chips">${chipsText(step.chips)}</span>` : ""}</div>
-        <button type="button" data-walk="-1" aria-label="Back"${n === 0 ? " disabled" : ""}>◀</button>
-        <button type="button" data-walk="1" aria-label="Next"${n >= p.steps.length - 1 ? " disabled" : ""}>▶</button>`
-      : `<div class="totals">${p.steps.length ? `${totals} · ${status}` : "nothing to pay or collect"}</div>`) +
-      (p.status !== "confirmed" && !v.do_not_pay && !(v.verification && v.verification.held) ? '<button type="button" class="primary" data-action="confirm_payout" data-fields="{}">Confirm payout (C)</button>' : "");
+        <button type="button" data-walk="-1" aria-label="${back}"${n === 0 ? " disabled" : ""}>◀</button>
+        <button type="button" data-walk="1" aria-label="${next}"${n >= p.steps.length - 1 ? " disabled" : ""}>▶</button>`
+      : `<div class="totals">${p.steps.length ? `${totals} · ${status}` : nothing}</div>`) +
+      (p.status !== "confirmed" && !v.do_not_pay && !(v.verification && v.verification.held) ? `<button type="button" class="primary" data-action="confirm_payout" data-fields="{}">${t("Confirm payout (C)")}</button>` : "");
   }
   $("payout").innerHTML = html;
   document.body.classList.toggle("paying", !!step);
@@ -152,15 +157,19 @@ function renderActions(v) {
 
 // The pads' check of the payout: how many spots read what is due, and every other spot in words
 // the dealer acts on (set as text). Held: the chips are put right, or a supervisor overrides.
-const MARK_WORDS = { pending: "…", wrong: "✗", corrected: "✓ corrected", overridden: "overridden", unverified: "?", verified: "✓ verified" };
+const markWord = (state) => ({ pending: "…", wrong: "✗", corrected: `✓ ${t("corrected")}`, overridden: t("overridden"), unverified: "?",
+  verified: `✓ ${t("verified")}` })[state];
+const decisionWord = (option) => ({ hit: t("Hit"), stand: t("Stand"), double: t("Double"), split: t("Split"), surrender: t("Surrender"),
+  insurance: t("Insurance"), no_insurance: t("No insurance"), even_money: t("Even money"), no_even_money: t("No even money") })[option] || option;
 const MARKS_SHOWN = 4;
 function renderChecks(c) {
   $("checks").classList.toggle("hidden", !c);
   $("checks").classList.toggle("held", !!(c && c.held));
   if (!c) return;
-  $("checks-head").textContent = c.held ? "PAYOUT HELD: put the chips right, or a supervisor overrides"
-    : c.overridden_by ? `Payout overridden by ${c.overridden_by}: ${c.override_reason}` : "";
-  $("checks-count").textContent = `pads: ${c.verified} of ${c.marks.length} spots verified`;
+  $("checks-head").textContent = c.held ? t("PAYOUT HELD: put the chips right, or a supervisor overrides")
+    : c.overridden_by ? t("Payout overridden by {supervisor}: {reason}", { supervisor: c.overridden_by, reason: c.override_reason }) : "";
+  $("checks-count").textContent = tn("pads: {verified} of {n} spot verified", "pads: {verified} of {n} spots verified", c.marks.length,
+    { verified: c.verified });
   const open = c.marks.filter((m) => m.state !== "verified");
   const order = ["wrong", "pending", "unverified", "overridden", "corrected"];
   open.sort((a, b) => order.indexOf(a.state) - order.indexOf(b.state));
@@ -169,12 +178,12 @@ function renderChecks(c) {
     li.className = `mark ${m.state}`;
     li.dataset.seat = m.seat;
     li.dataset.spot = m.spot;
-    li.textContent = `${MARK_WORDS[m.state]} ${m.text}`;
+    li.textContent = `${markWord(m.state)} ${m.text}`;
     return li;
   });
   if (open.length > MARKS_SHOWN) {
     const more = document.createElement("li");
-    more.textContent = `and ${open.length - MARKS_SHOWN} more`;
+    more.textContent = t("and {n} more", { n: open.length - MARKS_SHOWN });
     items.push(more);
   }
   $("checks-list").replaceChildren(...items);
@@ -184,14 +193,14 @@ function renderChecks(c) {
 // Who deals, and the player rated at each seat (anonymous: "rated"), set as text: ids come
 // from card readers and supervisors, never markup.
 function renderPeople(v) {
-  $("dealer-on").textContent = v.dealer_on ? `dealer ${v.dealer_on}` : "no dealer";
+  $("dealer-on").textContent = v.dealer_on ? t("dealer {dealer}", { dealer: v.dealer_on }) : t("no dealer");
   $("dealer-on").classList.toggle("missing", !v.dealer_on);
   for (const r of v.rated || []) {
     const seat = document.querySelector(`.seat[data-seat="${Number(r.seat)}"] h3`);
     if (!seat) continue;
     const tag = document.createElement("span");
     tag.className = "player";
-    tag.textContent = r.player === null ? "rated" : r.player;
+    tag.textContent = r.player === null ? t("rated") : r.player;
     seat.append(" ", tag);
   }
 }
@@ -205,7 +214,7 @@ function renderPendingCard(v) {
     button.type = "button";
     button.dataset.action = "seat_card";  // the card shown goes with the tap: a newer one waits
     button.dataset.fields = JSON.stringify({ seat: Number(s.seat), card: card.number });
-    button.textContent = `Seat ${Number(s.seat)}`;
+    button.textContent = t("Seat {seat}", { seat: Number(s.seat) });
     return button;
   }) : []));
 }
@@ -213,9 +222,9 @@ function renderPendingCard(v) {
 function render(v) {
   view = v;
   $("table-name").textContent = v.table || "tablectl";
-  $("round").textContent = v.round ? `Round ${v.round}` : "waiting";
+  $("round").textContent = v.round ? t("Round {round}", { round: v.round }) : t("waiting");
   $("phase").textContent = v.phase_text || "";
-  $("shoe").textContent = v.shoe ? `shoe ${v.shoe.number}${v.shoe.cut_card ? " · cut card" : ""}` : "";
+  $("shoe").textContent = v.shoe ? t("shoe {number}", { number: v.shoe.number }) + (v.shoe.cut_card ? ` · ${t("cut card")}` : "") : "";
   // As text: an alert may quote what a card reader typed or a dealer id from the console.
   $("alerts").replaceChildren(...[...(v.notices || []).map((text) => ({ message: text })),
     ...(v.alerts || []).filter((a) => a.code !== "hold")].map((a) => {
@@ -226,8 +235,8 @@ function render(v) {
   }));
   renderDealer(v); renderBaccarat(v); renderSeats(v); renderPeople(v); renderActions(v); renderPendingCard(v);
   renderBooks(v);
-  $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>Round ${r.round} ${r.status_text || ""}${r.hold ? " · on hold" : ""}: `
-    + Object.entries(r.nets_text).map(([s, n]) => `seat ${s} ${n}`).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
+  $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>${t("Round {round}", { round: r.round })} ${r.status_text || ""}${r.hold ? ` · ${t("on hold")}` : ""}: `
+    + Object.entries(r.nets_text).map(([s, n]) => t("seat {seat} {amount}", { seat: s, amount: n })).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
   if (v.payout && v.payout.status === "computed" && !v.do_not_pay && shownRound !== v.round) {
     shownRound = v.round;
     send({ action: "payout_shown" });
@@ -240,7 +249,7 @@ function render(v) {
 // Stale (the controller's stream gone quiet): nothing on the page may act on what it shows.
 function updateBanner() {
   const stale = isStale();
-  const reason = stale ? "no live data from the controller" : (view && view.do_not_pay);
+  const reason = stale ? t("no live data from the controller") : (view && view.do_not_pay);
   document.body.classList.toggle("stale", stale);
   $("banner").classList.toggle("hidden", !reason);
   $("banner-reason").textContent = reason || "";
@@ -269,7 +278,7 @@ async function send(action) {
     headers: { "Content-Type": "application/json" }, body: JSON.stringify(action) });
   if (!response.ok) {
     const body = await response.json().catch(() => ({}));
-    const refusal = body.error || `refused (${response.status})`;
+    const refusal = body.error || t("refused ({status})", { status: response.status });
     // said where the dealer is looking: in the dialog if it is open, else in the action bar
     const where = $("supervisor").open ? ["sup-message"] : $("books").open ? ["books-message", "tray-message"] : ["prompt"];
     where.forEach((id) => { $(id).textContent = refusal; });
@@ -277,12 +286,21 @@ async function send(action) {
   return response.ok;
 }
 
+// The view comes in the language of the dealer signed in (else the display's): the page's
+// own words follow it, then the view is drawn again in them.
+function show(v) {
+  if (v.language && document.documentElement.dataset.language !== v.language) {
+    useLanguage(v.language, withToken(`i18n/${v.language}.json`)).then((ok) => { if (ok && view) render(view); });
+  }
+  render(v);
+}
+
 function connect() {
   const source = new EventSource(withToken("events"));
   const seen = (ev) => {
     lastMessage = Date.now();
     const d = JSON.parse(ev.data);
-    if (d.view) { render(d.view); document.body.dataset.version = d.version; } else updateBanner();
+    if (d.view) { show(d.view); document.body.dataset.version = d.version; } else updateBanner();
   };
   source.addEventListener("snapshot", seen);
   source.addEventListener("ping", seen);
@@ -301,16 +319,18 @@ function showFloor(health) {
   else if (!floorHealth) return;
   if (!health) {  // the controller is silent: what the link said last may no longer be true
     mark.className = "floor-unknown";
-    mark.textContent = "floor ?";
-    mark.title = "no live data from the controller";
+    mark.textContent = t("floor ?");
+    mark.title = t("no live data from the controller");
     return;
   }
   const count = health.state === "connected" ? health.unsent : health.backlog;
-  const waiting = count ? ` · ${count} waiting` : "";
-  const refused = health.refused ? ` · ${health.refused} refused` : "";
+  const waiting = count ? ` · ${t("{n} waiting", { n: count })}` : "";
+  const refused = health.refused ? ` · ${t("{n} refused", { n: health.refused })}` : "";
+  const state = { connecting: tp("floor link", "connecting"), away: tp("floor link", "away"), behind: tp("floor link", "behind"),
+    refused: tp("floor link", "refused") }[health.state] || health.state;
   mark.className = `floor-${health.state}`;
-  mark.textContent = `${health.state === "connected" ? "floor ✓" : `floor ${health.state}`}${waiting}${refused}`;
-  mark.title = health.detail || (health.refused ? "messages refused for good: see tablectl doctor" : "the floor link");
+  mark.textContent = `${health.state === "connected" ? t("floor ✓") : t("floor {state}", { state })}${waiting}${refused}`;
+  mark.title = health.detail || (health.refused ? t("messages refused for good: see tablectl doctor") : t("the floor link"));
 }
 
 document.addEventListener("click", (ev) => {
@@ -342,7 +362,7 @@ function renderBooks(v) {
   const seats = v.seats.map((s) => s.seat);
   if ($("buy-seats").childElementCount !== seats.length) {
     $("buy-seats").replaceChildren(...seats.map((n) => Object.assign(document.createElement("button"),
-      { type: "button", textContent: `Seat ${n}`, onclick: () => pickSeat(n) })));
+      { type: "button", textContent: t("Seat {seat}", { seat: n }), onclick: () => pickSeat(n) })));
     [...$("buy-seats").children].forEach((button, i) => button.setAttribute("data-buy-seat", seats[i]));
   }
   if ($("buy-amounts").childElementCount !== b.buy_ins.length) {
@@ -361,8 +381,8 @@ function renderBooks(v) {
   // An RFID chip tray: its last count offered to fill the counts in, to be signed as read
   $("tray-rfid").classList.toggle("hidden", !b.tray);
   if (b.tray) {
-    $("tray-read-text").textContent = !b.tray.connected ? "the tray is away"
-      : b.tray.chips ? `read ${b.tray.text} at ${new Date(b.tray.utc).toLocaleTimeString()}` : "";
+    $("tray-read-text").textContent = !b.tray.connected ? t("the tray is away")
+      : b.tray.chips ? t("read {total} at {time}", { total: b.tray.text, time: new Date(b.tray.utc).toLocaleTimeString(I18N.tag) }) : "";
     $("tray-use").disabled = !b.tray.chips;
   }
   const notice = (v.notices || []).at(-1);
@@ -375,7 +395,7 @@ let lastBooksNotice = null;
 function pickSeat(n) {
   buySeat = n;
   [...$("buy-seats").children].forEach((b) => b.setAttribute("aria-pressed", String(Number(b.dataset.buySeat) === n)));
-  $("books-message").textContent = `Seat ${n}: now its amount`;
+  $("books-message").textContent = t("Seat {seat}: now its amount", { seat: n });
   $("buy-amounts").scrollIntoView({ block: "nearest" });
 }
 const medium = () => document.querySelector("input[name=medium]:checked").value;
@@ -387,15 +407,16 @@ function minorOf(text, digits) {
 }
 const digitsOf = () => view.books.decimals;
 function buyIn(minor) {
-  if (buySeat === null) { $("books-message").textContent = "Tap the seat first"; return; }
+  if (buySeat === null) { $("books-message").textContent = t("Tap the seat first"); return; }
   const seat = buySeat;
+  const sent = medium() === "marker" ? t("Seat {seat}: marker buy-in sent", { seat }) : t("Seat {seat}: cash buy-in sent", { seat });
   send({ action: "buy_in", seat, amount: minor, medium: medium() }).then((ok) => {
-    if (ok) $("books-message").textContent = `Seat ${seat}: ${medium()} buy-in sent`;
+    if (ok) $("books-message").textContent = sent;
   });
 }
 function otherAmount() {
   const minor = minorOf($("buy-other").value, digitsOf());
-  if (minor === null || minor < 1) { $("books-message").textContent = "Other amount: write it as 150.00"; return null; }
+  if (minor === null || minor < 1) { $("books-message").textContent = t("Other amount: write it as {example}", { example: "150.00" }); return null; }
   return minor;
 }
 $("buy-in").onclick = () => { const minor = otherAmount(); if (minor !== null) buyIn(minor); };
@@ -403,11 +424,12 @@ for (const [id, how] of [["chips-walked", "walked"], ["chips-colored", "colored_
   $(id).onclick = () => {
     const minor = otherAmount();
     if (minor === null) return;
-    if (buySeat === null) { $("books-message").textContent = "Tap the seat first"; return; }
+    if (buySeat === null) { $("books-message").textContent = t("Tap the seat first"); return; }
     send({ action: "chips_out", seat: buySeat, amount: minor, how });
   };
 }
 const trayKind = () => document.querySelector("input[name=tray-kind]:checked").value;
+const trayWord = (kind) => ({ opener: t("Opener"), shift: t("Shift change"), closer: t("Closer"), fill: t("Fill"), credit: t("Credit") })[kind];
 function trayChips() {
   const chips = {};
   for (const label of $("tray-chips").children) {
@@ -419,11 +441,12 @@ function trayChips() {
 function trayTotal() {
   const total = Object.entries(trayChips()).reduce((sum, [minor, count]) => sum + Number(minor) * count, 0);
   const digits = digitsOf();
-  $("tray-total").textContent = `Total ${new Intl.NumberFormat(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(total / 10 ** digits)}`;
+  $("tray-total").textContent = t("Total {amount}", { amount: new Intl.NumberFormat(I18N.tag, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(total / 10 ** digits) });
 }
 document.querySelectorAll("input[name=tray-kind]").forEach((radio) => radio.addEventListener("change", () => {
   const count = ["opener", "shift", "closer"].includes(trayKind());
-  $("signer-role").textContent = $("signer-pin-role").textContent = count ? "Dealer" : "Runner";
+  $("signer-role").textContent = count ? t("Dealer") : t("Runner");
+  $("signer-pin-role").textContent = count ? t("Dealer PIN") : t("Runner PIN");
   $("request-label").classList.toggle("hidden", count);
   $("tray-after-label").classList.toggle("hidden", count || !view.books.tray);
 }));
@@ -435,14 +458,14 @@ $("tray-sign").onclick = () => {
     : { action: kind, runner: $("signer-id").value, runner_pin: $("signer-pin").value };
   if (!count && $("tray-request").value) action.request = Number($("tray-request").value);
   if (!count && $("tray-after").checked) {
-    if (!(view.books.tray && view.books.tray.chips)) { $("tray-message").textContent = "Read the tray first"; return; }
+    if (!(view.books.tray && view.books.tray.chips)) { $("tray-message").textContent = t("Read the tray first"); return; }
     action.tray = view.books.tray.chips;
   }
   Object.assign(action, { chips: trayChips(), supervisor: $("tray-sup-id").value, pin: $("tray-sup-pin").value });
   $("books-message").textContent = $("tray-message").textContent = "";
   send(action).then((ok) => {
     $("signer-pin").value = $("tray-sup-pin").value = "";
-    if (ok) $("tray-message").textContent = `${kind} sent for signing`;
+    if (ok) $("tray-message").textContent = t("sent for signing: {what}", { what: trayWord(kind) });
   });
 };
 $("tray-read").onclick = () => send({ action: "read_tray" });

@@ -3,8 +3,10 @@
 // keeping the newest columns that fit the box: cells keep their size on a small screen.
 "use strict";
 const ROAD_COLOURS = { P: "player", B: "banker", T: "tie", R: "red", U: "blue" };
-const ROADS = [["bead", "Bead plate"], ["big", "Big road"], ["big_eye_boy", "Big eye boy"],
-  ["small_road", "Small road"], ["cockroach_pig", "Cockroach pig"]];
+// The roads' names, and the bead plate's letters: 庄 闲 和 where Chinese is read.
+const roadNames = () => [["bead", t("Bead plate")], ["big", t("Big road")], ["big_eye_boy", t("Big eye boy")],
+  ["small_road", t("Small road")], ["cockroach_pig", t("Cockroach pig")]];
+const beadLetter = (result) => ({ P: tp("bead plate", "P"), B: tp("bead plate", "B"), T: tp("bead plate", "T") })[result] || result;
 
 // Each road's last cells, laid out again whenever its box changes size: a window resized, or
 // the roads shown again after stepping aside for the payout.
@@ -29,22 +31,26 @@ function layOut(box) {
     const ties = c.ties ? `<i class="ties">${c.ties > 1 ? c.ties : ""}</i>` : "";
     const pairs = (c.banker_pair ? '<i class="pair banker-pair"></i>' : "") +
       (c.player_pair ? '<i class="pair player-pair"></i>' : "");
-    const label = key === "result" && box.classList.contains("bead") ? value : "";
+    const label = key === "result" && box.classList.contains("bead") ? beadLetter(value) : "";
     // a big road cell of ties before the first win has no colour until that win
     return `<b class="${ROAD_COLOURS[value] || "open"}" style="grid-column:${c.col - first + 1};grid-row:${c.row + 1}">${label}${ties}${pairs}</b>`;
   }).join("");
 }
 
-const SCOREBOARD = '<div class="counts"></div>' + ROADS.map(([name, label]) =>
+const scoreboardHtml = () => '<div class="counts"></div>' + roadNames().map(([name, label]) =>
   `<figure class="road-box ${name}"><figcaption>${label}</figcaption><div class="road ${name}"></div></figure>`).join("");
 
 function drawRoads(root, roads) {
   if (!roads) return;
-  if (!root.firstChild) root.innerHTML = SCOREBOARD;
+  if (root.dataset.language !== I18N.language) {  // drawn anew in the page's language
+    root.innerHTML = scoreboardHtml();
+    root.dataset.language = I18N.language;
+  }
   const c = roads.counts;  // first: their width sets the roads'
   root.querySelector(".counts").innerHTML =
-    `<span class="player">Player ${c.player}</span><span class="banker">Banker ${c.banker}</span>` +
-    `<span class="tie">Tie ${c.tie}</span><span>Naturals ${c.naturals}</span><span>Lucky 8 ${c.lucky8}</span>`;
+    `<span class="player">${t("Player {n}", { n: c.player })}</span><span class="banker">${t("Banker {n}", { n: c.banker })}</span>` +
+    `<span class="tie">${t("Tie {n}", { n: c.tie })}</span><span>${t("Naturals {n}", { n: c.naturals })}</span>` +
+    `<span>${t("Lucky 8 {n}", { n: c.lucky8 })}</span>`;
   drawRoad(root.querySelector(".road.bead"), roads.bead_plate, "result");
   drawRoad(root.querySelector(".road.big"), roads.big_road, "result");
   for (const name of ["big_eye_boy", "small_road", "cockroach_pig"]) {

@@ -1,0 +1,122 @@
+"""The screens' languages as a table's configuration sets them (issue 39): the display's, a
+dealer's own while signed in, the scoreboard's, and an operator's `.po` in the configuration
+directory over ours; anything wrong refuses the start with the file, key or line."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from controller.daemon import config_file
+from controller.daemon.config_file import ConfigError, Languages
+from controller.display.server import DisplayServer, Hub
+from controller.game.supervisors import hash_pin
+from controller.i18n import catalogs
+
+HASH = hash_pin("1357", iterations=1000)
+OVERRIDE = """msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+msgid "Place your bets"
+msgstr "¡Hagan juego!"
+
+msgid "betting"
+msgstr "apuestas abiertas"
+"""
+
+
+def configured(tmp_path: Path, display: str, po: str | None = None) -> Path:
+    if po is not None:
+        (tmp_path / "locale").mkdir()
+        (tmp_path / "locale" / "es.po").write_text(po)
+    path = tmp_path / "table.toml"
+    path.write_text(f'[table]\ngame = "blackjack"\n[dealers]\nD-1 = "{HASH}"\n'
+                    f'[display]\n{display}\n')
+    return path
+
+
+def test_the_display_speaks_its_language_and_a_dealer_s_own_while_signed_in(
+        tmp_path: Path) -> None:
+    config = config_file.load(configured(
+        tmp_path, 'language = "es"\nscoreboard_language = "zh_Hans"\n'
+        'dealer_languages = { "D-1" = "ko" }'))
+    languages = config.display.languages
+    assert (languages.of(None), languages.of("D-2"), languages.of("D-1")) == ("es", "es", "ko")
+    assert languages.scoreboard_language == "zh_Hans"
+    hub = Hub(languages)
+    hub.publish({"phase_text": "betting", "dealer_on": None})
+    spanish = hub.shown["phase_text"]
+    hub.publish({"phase_text": "betting", "dealer_on": "D-1"})
+    assert (hub.shown["language"], hub.shown["scoreboard_language"]) == ("ko", "zh_Hans")
+    assert spanish == catalogs.load("es").gettext("betting") != "betting"
+    assert hub.shown["phase_text"] == catalogs.load("ko").gettext("betting") != spanish
+    assert hub.view["phase_text"] == "betting"  # the API keeps the core's English
+
+
+def test_the_scoreboard_follows_the_display_unless_set() -> None:
+    assert Languages("vi").scoreboard_language == "vi"
+
+
+def test_an_operator_s_po_overrides_ours_on_the_display_s_server(tmp_path: Path) -> None:
+    config = config_file.load(configured(tmp_path, 'language = "es"', OVERRIDE))
+    server = DisplayServer(Hub(config.display.languages), lambda action: None, "127.0.0.1", 0)
+    server.start()
+    try:
+        with urllib.request.urlopen(f"{server.url}i18n/es.json", timeout=10) as answer:
+            served = json.load(answer)
+        with urllib.request.urlopen(f"{server.url}i18n/xx.json", timeout=10) as answer:
+            pytest.fail(f"an unknown language was served: {answer.status}")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 404
+    finally:
+        server.stop()
+    assert served["messages"]["Place your bets"] == "¡Hagan juego!"
+    ours = catalogs.load("es")
+    assert served["messages"]["Clear alerts"] == ours.gettext("Clear alerts") != "Clear alerts"
+    hub = Hub(config.display.languages)
+    hub.publish({"phase_text": "betting"})
+    assert hub.shown["phase_text"] == "apuestas abiertas"
+
+
+@pytest.mark.parametrize(("display", "po", "error"), [
+    ('language = "fr"', None, r"display\.language: 'fr' is not one of the screens' languages"),
+    ('scoreboard_language = 3', None, r"display\.scoreboard_language: 3 is not one"),
+    ('dealer_languages = { "D-9" = "ko" }', None,
+     r"display\.dealer_languages\.D-9: no such dealer in \[dealers\]"),
+    ('dealer_languages = "ko"', None, r"display\.dealer_languages: must be a table"),
+    ('language = "es"', OVERRIDE.replace("¡Hagan juego!", "Asiento {asiento}"), None),
+    ('language = "es"', OVERRIDE + 'msgid "Seat {seat}"\nmsgstr "Asiento {asiento}"\n',
+     r"locale/es\.po:10: msgid 'Seat \{seat\}': .*\['asiento'\], not \['seat'\]"),
+    ('language = "es"', 'msgid "x"\nmsgstr "y"\nmsgid "z"\n', r"locale/es\.po: missing msgstr"),
+    ('language = "es"', 'garbage\n', r"locale/es\.po: Unknown or misformatted keyword"),
+])
+def test_a_language_or_a_correction_that_cannot_be_used_refuses_the_start(
+        tmp_path: Path, display: str, po: str | None, error: str | None) -> None:
+    path = configured(tmp_path, display, po)
+    if error is None:  # a part invented where the English has none is the operator's wording
+        assert config_file.load(path).display.languages.display == "es"
+        return
+    with pytest.raises(ConfigError, match=error):
+        config_file.load(path)
+
+
+def test_the_catalogs_route_serves_only_our_languages() -> None:
+    """A name that is no language of ours, however it is written, is a 404, never a file."""
+    server = DisplayServer(Hub(), lambda action: None, "127.0.0.1", 0)
+    server.start()
+    try:
+        for name in ("ES", "zh_hans", "es%00", "..%2F..%2Fetc%2Fpasswd", "%F0%9F%8E%B2",
+                     "x" * 4000, "zh_Hans.json", "tl%20"):
+            try:
+                with urllib.request.urlopen(f"{server.url}i18n/{name}.json", timeout=10):
+                    pytest.fail(f"{name!r} was served")
+            except urllib.error.HTTPError as exc:
+                assert exc.code in (404, 414), (name, exc.code)
+        with urllib.request.urlopen(f"{server.url}i18n/tl.json", timeout=10) as answer:
+            assert json.load(answer)["tag"] == "fil"
+    finally:
+        server.stop()
