@@ -37,6 +37,7 @@ from psycopg import AsyncConnection
 from controller.daemon.checked_files import DROP
 from controller.daemon.gaming_day import DayPolicy
 from controller.game.money import Currency
+from controller.game.said import said
 from floor.periods import Periods
 from protocol.fields import TABLE_PATTERN
 
@@ -79,8 +80,9 @@ class DropError(ValueError):
     """A drop file refused, whole: every bad row named by its line and field."""
 
     def __init__(self, errors: list[str]) -> None:
-        super().__init__("; ".join(errors[:20]) + (f"; and {len(errors) - 20} more"
-                                                   if len(errors) > 20 else ""))
+        super().__init__(said("{errors}; and {more} more", errors="; ".join(errors[:20]),
+                              more=len(errors) - 20) if len(errors) > 20 else
+                         "; ".join(errors))
         self.errors = errors
 
 
@@ -104,20 +106,24 @@ def parse_drop(text: str, money: Currency, shifts: int = 24) -> list[Drop]:
     try:
         rows = [(reader.line_num, row) for row in reader]  # a quoted field may span lines
     except csv.Error as exc:
-        raise DropError([f"line {reader.line_num}: not CSV ({exc})"]) from None
+        raise DropError([said("line {line}: not CSV ({why})", line=reader.line_num,
+                              why=exc)]) from None
     if not rows:
-        raise DropError(["line 1: empty: a header of gaming_day,table_id,drop first"])
+        raise DropError([said("line 1: empty: a header of gaming_day,table_id,drop first")])
     header = [cell.strip().lower() for cell in rows[0][1]]
-    errors = [f"line 1, column {name!r}: not one of {', '.join(DROP_COLUMNS)}, shift"
+    errors = [said("line 1, column {name}: not one of {columns}", name=repr(name),
+                   columns=", ".join((*DROP_COLUMNS, "shift")))
               for name in header if name not in (*DROP_COLUMNS, "shift")]
-    errors += [f"line 1: column {name} is missing" for name in DROP_COLUMNS
+    errors += [said("line 1: column {name} is missing", name=name) for name in DROP_COLUMNS
                if name not in header]
-    errors += [f"line 1: column {name} twice" for name in (*DROP_COLUMNS, "shift")
+    errors += [said("line 1: column {name} twice", name=name) for name in (*DROP_COLUMNS,
+                                                                            "shift")
                if header.count(name) > 1]
     if errors:
         raise DropError(errors)
     if len(rows) - 1 > MOST_DROP_ROWS:
-        raise DropError([f"{len(rows) - 1} rows: at most {MOST_DROP_ROWS} in one file"])
+        raise DropError([said("{rows} rows: at most {most} in one file", rows=len(rows) - 1,
+                              most=MOST_DROP_ROWS)])
     where = {name: header.index(name) for name in (*DROP_COLUMNS, "shift") if name in header}
     found: list[Drop] = []
     seen: dict[tuple[str, date, int], int] = {}
@@ -125,7 +131,8 @@ def parse_drop(text: str, money: Currency, shifts: int = 24) -> list[Drop]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
-            errors.append(f"line {line}: {len(row)} fields, the header has {len(header)}")
+            errors.append(said("line {line}: {fields} fields, the header has {columns}",
+                               line=line, fields=len(row), columns=len(header)))
             continue
         cells = {name: row[index].strip() for name, index in where.items()}
         day, table, amount = (parse_day(cells["gaming_day"]), cells["table_id"],
@@ -133,22 +140,28 @@ def parse_drop(text: str, money: Currency, shifts: int = 24) -> list[Drop]:
         shift_text = cells.get("shift", "") or "0"
         shift = int(shift_text) if shift_text.isascii() and shift_text.isdigit() and \
             len(shift_text) <= 2 and int(shift_text) <= shifts else None
-        wrong = [f"line {line}, field {name}: {why}" for name, why in (
-            ("shift", None if shift is not None else f"{shift_text[:20]!r} is not a shift "
-             f"(1 to {shifts}, or empty for the whole day)"),
-            ("gaming_day", None if day else f"{cells['gaming_day'][:20]!r} is not a date "
-             "(YYYY-MM-DD)"),
-            ("table_id", None if TABLE_ID.fullmatch(table) else f"{table[:70]!r} is not a "
-             "table id"),
-            ("drop", None if isinstance(amount, int) else amount)) if why]
+        whys = (
+            ("shift", None if shift is not None else said(
+                "{shift} is not a shift (1 to {shifts}, or empty for the whole day)",
+                shift=repr(shift_text[:20]), shifts=shifts)),
+            ("gaming_day", None if day else said("{day} is not a date (YYYY-MM-DD)",
+                                                 day=repr(cells["gaming_day"][:20]))),
+            ("table_id", None if TABLE_ID.fullmatch(table) else said(
+                "{table} is not a table id", table=repr(table[:70]))),
+            ("drop", None if isinstance(amount, int) else amount))
+        wrong = [said("line {line}, field {field}: {why}", line=line, field=name, why=why)
+                 for name, why in whys if why]
         if wrong:
             errors += wrong
             continue
         assert day is not None and isinstance(amount, int) and shift is not None
         key = (table, day, shift)
         if key in seen:
-            errors.append(f"line {line}: table {table} on {day}"
-                          + (f" shift {shift}" if shift else "") + f" again (line {seen[key]})")
+            errors.append(said("line {line}: table {table} on {day} shift {shift} again "
+                               "(line {first})", line=line, table=table, day=day, shift=shift,
+                               first=seen[key]) if shift else
+                          said("line {line}: table {table} on {day} again (line {first})",
+                               line=line, table=table, day=day, first=seen[key]))
             continue
         seen[key] = line
         found.append(Drop(table, day, amount, shift))
@@ -172,16 +185,18 @@ def _amount(text: str, money: Currency) -> int | str:
     else why not."""
     shown = repr(text[:30])
     if not re.fullmatch(r"[0-9]{1,15}(\.[0-9]+)?", text):
-        return f"{shown} is not an amount in {money.code} (1234.50)"
+        return said("{amount} is not an amount in {currency} (1234.50)", amount=shown,
+                    currency=money.code)
     try:
         value = Decimal(text)
     except InvalidOperation:
-        return f"{shown} is not an amount"
+        return said("{amount} is not an amount", amount=shown)
     minor = value.scaleb(money.decimals())
     if minor != minor.to_integral_value():
-        return f"{shown} has more than {money.decimals()} decimals"
+        return said("{amount} has more than {decimals} decimals", amount=shown,
+                    decimals=money.decimals())
     if minor > MOST_DROP:
-        return f"{shown} is over {money.text(MOST_DROP)}"
+        return said("{amount} is over {most}", amount=shown, most=money.text(MOST_DROP))
     return int(minor)
 
 
@@ -429,26 +444,37 @@ def books_alert(books: Mapping[str, Any], policy: Policy) -> str:
     if not counted:  # else the shift the closer found it in
         counted = [next((k, s) for k, s in enumerate(books["shifts"], start=1)
                         if _moment(closer["utc"]) < _moment(s["end"]))]
-    where = ", ".join(f"shift {k} ({s['start'][11:16]}-{s['end'][11:16]} UTC"
-                      + (f", its tray by {signed(s['tray']['difference'])}" if s["tray"]
-                         else "") + ")" for k, s in counted)
+    where = ", ".join(
+        said("shift {shift} ({start}-{end} UTC, its tray by {difference})", shift=k,
+             start=s["start"][11:16], end=s["end"][11:16],
+             difference=signed(s["tray"]["difference"])) if s["tray"] else
+        said("shift {shift} ({start}-{end} UTC)", shift=k, start=s["start"][11:16],
+             end=s["end"][11:16]) for k, s in counted)
     opener = books["opener"]
-    parts = [f"books of gaming day {books['gaming_day']}, {where}: the tray's win "
-             f"{signed(books['tray_win'])} differs from the layout's {signed(books['layout_win'])}"
-             f" by {signed(books['difference'])} (tolerance {text(policy.tolerance)})",
-             f"opener {text(opener['total'])}" + (" (the last closer)" if opener["carried"]
-                                                  else f" (message {opener['n']})"),
-             f"closer {text(closer['total'])} (message {closer['n']})",
-             f"fills {text(books['fills']['total'])} "
-             f"(slips {', '.join(str(f['n']) for f in books['fills']['list']) or 'none'})",
-             f"credits {text(books['credits']['total'])} "
-             f"(slips {', '.join(str(c['n']) for c in books['credits']['list']) or 'none'})",
-             f"drop {text(books['drop'])}",
-             f"buy-ins booked {text(books['cash_in']['cash'])} cash, "
-             f"{text(books['cash_in']['marker'])} markers",
-             f"{books['rounds']} rounds" + (f", {books['first_round']} to {books['last_round']}"
-                                            if books["first_round"] else "")]
-    return "; ".join(parts)
+    opened = said("opener {total} (the last closer)", total=text(opener["total"])) \
+        if opener["carried"] else said("opener {total} (message {n})",
+                                       total=text(opener["total"]), n=opener["n"])
+    filled, fill_slips = text(books["fills"]["total"]), ", ".join(
+        str(f["n"]) for f in books["fills"]["list"])
+    fills = said("fills {total} (slips {slips})", total=filled, slips=fill_slips) \
+        if fill_slips else said("fills {total} (slips none)", total=filled)
+    credited, credit_slips = text(books["credits"]["total"]), ", ".join(
+        str(c["n"]) for c in books["credits"]["list"])
+    credits = said("credits {total} (slips {slips})", total=credited, slips=credit_slips) \
+        if credit_slips else said("credits {total} (slips none)", total=credited)
+    count, first, last = books["rounds"], books["first_round"], books["last_round"]
+    rounds = said("{rounds} rounds, {first} to {last}", rounds=count, first=first, last=last) \
+        if first else said("{rounds} rounds", rounds=count)
+    return said(
+        "books of gaming day {day}, {shifts}: the tray's win {tray_win} differs from the "
+        "layout's {layout_win} by {difference} (tolerance {tolerance}); {opener}; closer "
+        "{closer} (message {closer_n}); {fills}; {credits}; drop {drop}; buy-ins booked {cash} "
+        "cash, {markers} markers; {rounds}", day=books["gaming_day"], shifts=where,
+        tray_win=signed(books["tray_win"]), layout_win=signed(books["layout_win"]),
+        difference=signed(books["difference"]), tolerance=text(policy.tolerance),
+        opener=opened, closer=text(closer["total"]), closer_n=closer["n"], fills=fills,
+        credits=credits, drop=text(books["drop"]), cash=text(books["cash_in"]["cash"]),
+        markers=text(books["cash_in"]["marker"]), rounds=rounds)
 
 
 RESOLVE: Final = """
@@ -488,12 +514,12 @@ def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
     if books[0]["alert"]:
         db.execute(UPSERT_ALERT, (table, closer["n"], BOOKS_ALERT, closer["utc"],
                                   fit(books_alert(books[0], policy))))
-        superseded = f"books of gaming day {day}: superseded by the alert of the closer at " \
-            f"message {closer['n']}"
+        superseded = said("books of gaming day {day}: superseded by the alert of the closer "
+                          "at message {n}", day=day.isoformat(), n=closer["n"])
     else:
-        superseded = f"books of gaming day {day} now balance: the tray's win " \
-            f"{policy.money.signed(books[0]['tray_win'])} is the layout's (message " \
-            f"{closer['n']})"
+        superseded = said("books of gaming day {day} now balance: the tray's win {tray_win} is "
+                          "the layout's (message {n})", day=day.isoformat(),
+                          tray_win=policy.money.signed(books[0]["tray_win"]), n=closer["n"])
         db.execute("UPDATE alerts SET text = %s WHERE table_id = %s AND n = %s AND "
                    "kind = 'books' AND ack_by IS NULL", (superseded, table, closer["n"]))
     db.execute(RESOLVE, (superseded, table, start, end, closer["n"]))

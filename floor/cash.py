@@ -19,15 +19,19 @@ import psycopg
 from psycopg import AsyncConnection
 
 from controller.game.money import Currency
+from controller.game.said import said
 from floor.books import LISTED, Policy, business, fit, iso, stored_utc
 
 CTR_ALERT: Final = "ctr"
-ANONYMOUS_NOTE: Final = (
+ANONYMOUS_NOTE: Final = said(
     "A buy-in at a seat rated anonymous cannot be added to any patron's: it is listed by "
     "table and seat only. When a player buys in with cash near the log's threshold, the dealer "
     "asks for their player's card, and the supervisor seats them by number (the display's "
     "seat_player, or Seat on the players page): their later buy-ins then count to them "
     "across every table.")
+CASH_OUT_NOTE: Final = said(
+    "Cash out is paid at the cage, which the tables do not see: the cage's own report adds it. "
+    "Chips out is what players left the tables with.")
 CASH: Final = """
 SELECT table_id, n, kind, utc, amount, seat, medium, rating, player FROM transactions
 WHERE utc >= %(start)s AND utc < %(end)s AND kind IN ('buy_in', 'chips_out')
@@ -79,9 +83,7 @@ def cash_report(day: date, policy: Policy, rows: Iterable[Sequence[Any]],
             "log_over": policy.log_over, "report_over": policy.report_over,
             "patrons": out, "log": log, "reports": [p for p in out if p["report"]],
             "anonymous": anonymous, "anonymous_note": ANONYMOUS_NOTE,
-            "cash_out_note": "Cash out is paid at the cage, which the tables do not see: "
-                             "the cage's own report adds it. Chips out is what players "
-                             "left the tables with."}
+            "cash_out_note": CASH_OUT_NOTE}
 
 
 CSV_COLUMNS: Final = ("gaming_day", "player_id", "type", "amount", "table_id", "seat", "utc",
@@ -127,12 +129,18 @@ def ctr_alert(player: str, day: date, total: int, count: int,
     """The words of a patron's cash over the report's threshold: the total, and the
     transactions (the first LISTED of `count`)."""
     text = policy.money.text
-    listed = ", ".join(f"{i['table']} seat {i['seat']} {text(i['amount'])} at {i['utc'][11:19]}"
+    listed = ", ".join(said("{table} seat {seat} {amount} at {time}", table=i["table"],
+                            seat=i["seat"], amount=text(i["amount"]), time=i["utc"][11:19])
                        for i in items[:LISTED])
-    more = f" and {count - len(items)} more" if count > len(items) else ""
-    return (f"cash over {text(policy.report_over)}: player {player} bought in "
-            f"{text(total)} in cash on gaming day {day.isoformat()} ({count} "
-            f"transactions: {listed}{more}): a currency transaction report is due")
+    parts = {"over": text(policy.report_over), "player": player, "total": text(total),
+             "day": day.isoformat(), "count": count, "listed": listed}
+    if count > len(items):
+        return said("cash over {over}: player {player} bought in {total} in cash on gaming day "
+                    "{day} ({count} transactions: {listed} and {more} more): a currency "
+                    "transaction report is due", more=count - len(items), **parts)
+    return said("cash over {over}: player {player} bought in {total} in cash on gaming day "
+                "{day} ({count} transactions: {listed}): a currency transaction report is due",
+                **parts)
 
 
 async def cash_rows(db: AsyncConnection[Any], start: datetime, end: datetime

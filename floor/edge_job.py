@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from controller.game.said import said
 from floor.defaults import EDGE_CPU_S, EDGE_MEMORY_MB, EDGE_WALL_S
 
 NICE = 10  # the pit and the ingest first
@@ -71,22 +72,26 @@ async def run(body: str, key: str | None, limits: Limits,
     try:
         out, err = await asyncio.wait_for(child.communicate(body.encode()), limits.wall_s)
     except TimeoutError:
-        return Outcome({"failed": f"took more than {limits.wall_s:g} s"}, limited=True)
+        return Outcome({"failed": said("took more than {seconds} s",
+                                       seconds=format(limits.wall_s, "g"))}, limited=True)
     finally:
         if child.returncode is None:
             kill(child.pid)
             await child.wait()
     if child.returncode == -signal.SIGXCPU:
-        return Outcome({"failed": f"used more than {limits.cpu_s} s of CPU"}, limited=True)
+        return Outcome({"failed": said("used more than {seconds} s of CPU",
+                                       seconds=limits.cpu_s)}, limited=True)
     if child.returncode == -signal.SIGKILL:
-        return Outcome({"failed": f"killed (past {limits.cpu_s} s of CPU, or by the system)"},
-                       limited=True)
+        return Outcome({"failed": said("killed (past {seconds} s of CPU, or by the system)",
+                                       seconds=limits.cpu_s)}, limited=True)
     if child.returncode == EXIT_MEMORY:
-        return Outcome({"failed": f"needed more than {limits.memory_mb} MB"}, limited=True)
+        return Outcome({"failed": said("needed more than {memory} MB",
+                                       memory=limits.memory_mb)}, limited=True)
     if child.returncode != 0:
         last = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
-        return Outcome({"failed": f"the job ended with status {child.returncode}: "
-                        f"{last[0][:300]}"}, limited=True)
+        return Outcome({"failed": said("the job ended with status {status}: {error}",
+                                       status=child.returncode, error=last[0][:300])},
+                       limited=True)
     return Outcome(_understood(out))
 
 
@@ -104,7 +109,8 @@ def _understood(out: bytes) -> dict[str, Any]:
         if isinstance(edges, dict) and all(
                 isinstance(e, int | float) and math.isfinite(e) for e in edges.values()):
             return answer
-    return {"failed": f"the job's answer is not understood: {out[:100]!r}"}
+    return {"failed": said("the job's answer is not understood: {answer}",
+                           answer=repr(out[:100]))}
 
 
 def kill(pid: int) -> None:

@@ -28,6 +28,7 @@ from typing import Any, Final
 import structlog
 from psycopg import AsyncConnection, DatabaseError
 
+from controller.game.said import said
 from floor import edge_job
 from floor.edge_job import Limits, Outcome
 from floor.players import Job, edges_of
@@ -149,8 +150,8 @@ class EdgeWorker:
         if body is None:
             body, limited = await self._without_key(table, key)
         if body is None:
-            outcome = Outcome({"failed": f"table {table} sent no configuration {key}"},
-                              limited)
+            outcome = Outcome({"failed": said("table {table} sent no configuration {key}",
+                                              table=table, key=key)}, limited)
         else:
             outcome = await self._job(table, key, body, key)
         edges = outcome.answer.get("edges")

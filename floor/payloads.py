@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from controller.game.events import canonical
+from controller.game.said import said
 from floor.defaults import CLOCK_TOLERANCE_S
 from protocol import codec
 from protocol.codec import Refused, shown
@@ -129,46 +130,125 @@ def alert_text(message: Incoming) -> str | None:
 
 
 def _alert_line(message: Incoming) -> str | None:
+    line = _said_line(message)
+    if line is None or not message.round or message.topic == "assessment":
+        return line
+    return said("round {round}: {line}", round=message.round, line=line)
+
+
+def _said_line(message: Incoming) -> str | None:
+    """The line of `_alert_line` without its round."""
     body = message.body
-    where = f"round {message.round}: " if message.round else ""
     if message.topic == "hold":
-        return f"{where}on hold: {body.get('reason', '')}"
+        return said("on hold: {reason}", reason=body.get("reason", ""))
     if message.topic == "alert" and body.get("code") in FLOOR_ALERTS:
-        return f"{where}{str(body.get('code')).replace('_', '-')}: {body.get('text', '')}"
+        text = body.get("text", "")
+        if body.get("code") == "past_posting":
+            return said("past-posting: {text}", text=text)
+        if body.get("code") == "pinching":
+            return said("pinching: {text}", text=text)
+        # a code added to FLOOR_ALERTS before its own line above: its dashed code, as ever
+        return said("{code}: {text}", code=str(body.get("code")).replace("_", "-"), text=text)
     if message.topic == "supervisor":
         if body.get("event") == "pins_refused":  # merged: one line for `count` refusals
-            role, who, count, wrong = (body.get(k) for k in ("role", "who", "count", "wrong"))
-            clients = body["clients"] if isinstance(body.get("clients"), list) else []
-            locked = body["locked"] if isinstance(body.get("locked"), list) else []
-            pins = f"PIN{'' if count == 1 else 's'}"
-            what = (f"{count} wrong {pins}" if wrong == count else
-                    f"{count} {pins} refused during a lockout" if wrong == 0 else
-                    f"{count} {pins} refused ({wrong} wrong, the others during a lockout)")
-            whom = f"{role} {who}" if who else f"any {role} id"
-            source = (f"display client {clients[0]}" if len(clients) == 1 else
-                      f"{len(clients)} display clients") + (" in a minute" if count != 1 else "")
-            scopes = [f"{role} {lock[0]}" + (f" at display client {lock[1]}" if lock[1] else "")
-                      if lock[0] else f"display client {lock[1]}" for lock in locked
-                      if isinstance(lock, list) and len(lock) == 2 and any(lock)]
-            lockout = (f"; {', '.join(scopes)} locked out for {body.get('lockout_s')} s"
-                       if scopes else "")
-            return f"{where}{what} for {whom} from {source}{lockout}"
+            return _pins_refused(body)
         if body.get("event") == "supervisor_refused":
-            return (f"{where}{body.get('action', '')} refused for {body.get('supervisor', '')}:"
-                    f" {body.get('reason', '')}")
+            return said("{action} refused for {supervisor}: {reason}",
+                        action=body.get("action", ""), supervisor=body.get("supervisor", ""),
+                        reason=body.get("reason", ""))
         details = ", ".join(f"{k} {v}" for k, v in sorted(body.items())
                             if k not in ("event", "by") and v not in ("", None))
-        return (f"{where}{str(body.get('event', '')).replace('_', ' ')} by {body.get('by', '')}"
-                + (f" ({details})" if details else ""))
-    if message.topic == "device" and body.get("state") in ("lost", "alarm"):
-        return f"{where}{body.get('device', '')} {body.get('state')}: {body.get('detail', '')}"
+        event = str(body.get("event", "")).replace("_", " ")
+        if details:
+            return said("{event} by {by} ({details})", event=event, by=body.get("by", ""),
+                        details=details)
+        return said("{event} by {by}", event=event, by=body.get("by", ""))
+    if message.topic == "device" and body.get("state") == "lost":
+        return said("{device} lost: {detail}", device=body.get("device", ""),
+                    detail=body.get("detail", ""))
+    if message.topic == "device" and body.get("state") == "alarm":
+        return said("{device} alarm: {detail}", device=body.get("device", ""),
+                    detail=body.get("detail", ""))
     if message.topic == "assessment" and body.get("flags"):
-        who = f"{body.get('player') or 'anonymous'}, seat {body.get('seat')}"
-        return f"rating {body.get('rating')} ({who}): " + "; ".join(
-            f"{flag['kind'].replace('_', ' ')} (p {flag['p_value']:.2g}) {flag['detail']}"
-            f" (rounds {', '.join(map(str, flag['rounds'][:5])) or 'none'})"
-            for flag in body["flags"])
+        return _assessment(body)
     if message.topic == "refused":
-        return (f"{where}message {message.n} ({body.get('topic', '')}, {body.get('bytes', '')} "
-                f"bytes) refused for good, only its stand-in is here: {body.get('reason', '')}")
+        return said("message {n} ({topic}, {bytes} bytes) refused for good, only its stand-in "
+                    "is here: {reason}", n=message.n, topic=body.get("topic", ""),
+                    bytes=body.get("bytes", ""), reason=body.get("reason", ""))
     return None
+
+
+def _pins_refused(body: dict[str, Any]) -> str:
+    """A table's merged refusals of PINs: how many, whose, from where, and who is locked out.
+    The body is the table's word, checked only as JSON: any value makes a line."""
+    role, who, count, wrong = (body.get(k) for k in ("role", "who", "count", "wrong"))
+    clients = body["clients"] if isinstance(body.get("clients"), list) else []
+    locked = body["locked"] if isinstance(body.get("locked"), list) else []
+    if wrong == count:
+        what = said("{count} wrong PIN", count=count) if count == 1 else \
+            said("{count} wrong PINs", count=count)
+    elif wrong == 0:
+        what = said("{count} PIN refused during a lockout", count=count) if count == 1 else \
+            said("{count} PINs refused during a lockout", count=count)
+    elif count == 1:
+        what = said("{count} PIN refused ({wrong} wrong, the others during a lockout)",
+                    count=count, wrong=wrong)
+    else:
+        what = said("{count} PINs refused ({wrong} wrong, the others during a lockout)",
+                    count=count, wrong=wrong)
+    whom = _whose(role, who) if who else _any_id(role)
+    if len(clients) == 1:
+        source = said("display client {client}", client=clients[0]) if count == 1 else \
+            said("display client {client} in a minute", client=clients[0])
+    else:
+        source = said("{clients} display clients", clients=len(clients)) if count == 1 else \
+            said("{clients} display clients in a minute", clients=len(clients))
+    scopes = ", ".join(
+        (said("{whose} at display client {client}", whose=_whose(role, lock[0]),
+              client=lock[1]) if lock[1] else _whose(role, lock[0])) if lock[0] else
+        said("display client {client}", client=lock[1])
+        for lock in locked if isinstance(lock, list) and len(lock) == 2 and any(lock))
+    if scopes:
+        return said("{what} for {whom} from {source}; {scopes} locked out for {seconds} s",
+                    what=what, whom=whom, source=source, scopes=scopes,
+                    seconds=body.get("lockout_s"))
+    return said("{what} for {whom} from {source}", what=what, whom=whom, source=source)
+
+
+def _whose(role: Any, who: Any) -> str:
+    """An id of `role` (a table's word: any value)."""
+    if role == "dealer":
+        return said("dealer {who}", who=who)
+    if role == "runner":
+        return said("runner {who}", who=who)
+    if role == "supervisor":
+        return said("supervisor {who}", who=who)
+    return said("{role} {who}", role=role, who=who)
+
+
+def _any_id(role: Any) -> str:
+    """Every id of `role` (a table's word: any value)."""
+    if role == "dealer":
+        return said("any dealer id")
+    if role == "runner":
+        return said("any runner id")
+    if role == "supervisor":
+        return said("any supervisor id")
+    return said("any {role} id", role=role)
+
+
+def _assessment(body: dict[str, Any]) -> str:
+    """Game protection's flags on a rating, each with its evidence."""
+    player, seat = body.get("player"), body.get("seat")
+    who = said("{player}, seat {seat}", player=player, seat=seat) if player else \
+        said("anonymous, seat {seat}", seat=seat)
+    flags = "; ".join(
+        said("{kind} (p {p}) {detail} (rounds {rounds})", kind=flag["kind"].replace("_", " "),
+             p=format(flag["p_value"], ".2g"), detail=flag["detail"],
+             rounds=", ".join(map(str, flag["rounds"][:5])))
+        if flag["rounds"][:5] else
+        said("{kind} (p {p}) {detail} (rounds none)", kind=flag["kind"].replace("_", " "),
+             p=format(flag["p_value"], ".2g"), detail=flag["detail"])
+        for flag in body["flags"])
+    return said("rating {rating} ({who}): {flags}", rating=body.get("rating"), who=who,
+                flags=flags)

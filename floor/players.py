@@ -19,6 +19,7 @@ from typing import Any, Final
 from psycopg import AsyncConnection
 
 from controller.game.ratings import Rating
+from controller.game.said import said
 from controller.game.table_config import EDGE_KEY
 
 # A rating as the table last sent it, and game protection's latest assessment of it, if any:
@@ -96,7 +97,8 @@ async def edges_of(db: AsyncConnection[Any], jobs: set[Job], limits: str
     `limits` did (or a key that is none); and the jobs still to do."""
     cursor = await db.execute(EDGES, (sorted({key for _, key in jobs}),))
     found = dict(await cursor.fetchall())
-    failed = {job: "not a configuration key" for job in jobs if not EDGE_KEY.fullmatch(job[1])}
+    failed = {job: said("not a configuration key") for job in jobs
+              if not EDGE_KEY.fullmatch(job[1])}
     lacking = sorted(job for job in jobs if job[1] not in found and job not in failed)
     cursor = await db.execute(FAILED, ([t for t, _ in lacking], [k for _, k in lacking],
                                        limits))
@@ -114,9 +116,11 @@ def report(table: str, rating: Rating, edges: Mapping[str, Mapping[str, float]],
         return {"table": table, **rating.report(edges)}
     out = {"table": table, **rating.report(_zero(rating))}
     out["theo"] = out["theo_total"] = None
-    out["theo_pending"] = "; ".join(f"configuration {key}: " + (
-        f"its edges could not be worked out ({failed[table, key]})" if (table, key) in failed
-        else "its edges are being worked out") for key in missing)
+    out["theo_pending"] = "; ".join(
+        said("configuration {key}: its edges could not be worked out ({why})", key=key,
+             why=failed[table, key]) if (table, key) in failed else
+        said("configuration {key}: its edges are being worked out", key=key)
+        for key in missing)
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any, Final
 from psycopg import AsyncConnection
 
 from controller.game.money import Currency
+from controller.game.said import said
 from protocol.codec import Refused
 from protocol.topics import TABLE_ID
 
@@ -114,31 +115,36 @@ def slip_page(slip: Mapping[str, Any], money: Currency) -> str:
     """A slip to print: a request (`id`, not yet signed, or signed since) or a signed transfer
     (`slip`, with its runner and supervisor), its chips by denomination and total, and lines
     for what is still to sign."""
-    kind = str(slip["transfer"]).upper()
     if "slip" in slip:
-        title = f"{kind} SLIP No. {slip['slip']}"
-        facts = [("Table", slip["table"]), ("Signed at the table", slip["utc"]),
-                 ("Runner", slip["runner"]), ("Supervisor", slip["supervisor"])]
+        title = _title(slip["transfer"], slip["slip"])
+        facts = [(said("Table"), slip["table"]), (said("Signed at the table"), slip["utc"]),
+                 (said("Runner"), slip["runner"]), (said("Supervisor"), slip["supervisor"])]
         if slip.get("request"):
-            facts.append(("Requested on the pit", f"request {slip['request']}"))
+            facts.append((said("Requested on the pit"),
+                          said("request {request}", request=slip["request"])))
         if slip.get("tray_total") is not None:
-            facts.append(("The tray after it", money.text(int(slip["tray_total"]))))
+            facts.append((said("The tray after it"), money.text(int(slip["tray_total"]))))
     else:
-        title = f"{kind} REQUEST No. {slip['id']}"
-        facts = [("Table", slip["table"]), ("Requested", slip["requested"]),
-                 ("Requested by", slip["requested_by"]),
-                 ("Signed at the table", f"message {slip['signed']['n']} at "
-                  f"{slip['signed']['utc']}" if slip["signed"] else "not yet")]
+        title = _title(slip["transfer"], slip["id"], request=True)
+        facts = [(said("Table"), slip["table"]), (said("Requested"), slip["requested"]),
+                 (said("Requested by"), slip["requested_by"]),
+                 (said("Signed at the table"), said("message {n} at {utc}",
+                                                    n=slip["signed"]["n"],
+                                                    utc=slip["signed"]["utc"])
+                  if slip["signed"] else said("not yet"))]
     lines = "".join(f"<tr><td class=num>{html.escape(money.text(int(d)))}</td>"
                     f"<td class=num>{int(n):,}</td>"
                     f"<td class=num>{html.escape(money.text(int(d) * int(n)))}</td></tr>"
                     for d, n in slip["chips"].items())
     facts_html = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
                          for k, v in facts)
-    signers = ("Runner", "Supervisor", "Cage cashier") if "slip" not in slip else \
-        ("Cage cashier",)
+    signers = (said("Runner"), said("Supervisor"), said("Cage cashier")) if "slip" not in slip \
+        else (said("Cage cashier"),)
     signatures = "".join(f"<p class=sign>{html.escape(s)}: ______________________</p>"
                          for s in signers)
+    denomination, chips, value, total = (html.escape(said("Denomination")),
+                                         html.escape(said("Chips")), html.escape(said("Value")),
+                                         html.escape(said("Total")))
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>body {{ font: 14pt/1.4 serif; margin: 2em; }} h1 {{ font-size: 18pt; }}
@@ -147,10 +153,23 @@ border-bottom: 1px solid #999; text-align: left; }} .num {{ text-align: right; }
 .sign {{ margin-top: 2em; }}</style></head>
 <body><h1>{html.escape(title)}</h1>
 <table>{facts_html}</table>
-<table><thead><tr><th class=num>Denomination</th><th class=num>Chips</th>
-<th class=num>Value</th></tr></thead><tbody>{lines}</tbody>
-<tfoot><tr><th colspan=2>Total</th><th class=num>{html.escape(money.text(int(slip['total'])))}
+<table><thead><tr><th class=num>{denomination}</th><th class=num>{chips}</th>
+<th class=num>{value}</th></tr></thead><tbody>{lines}</tbody>
+<tfoot><tr><th colspan=2>{total}</th><th class=num>{html.escape(money.text(int(slip['total'])))}
 </th></tr></tfoot></table>
 {signatures}
 </body></html>
 """
+
+
+def _title(transfer: Any, number: Any, request: bool = False) -> str:
+    """A slip's heading: FILL SLIP No. 12, CREDIT REQUEST No. 3."""
+    if transfer == "fill":
+        return said("FILL REQUEST No. {number}", number=number) if request else \
+            said("FILL SLIP No. {number}", number=number)
+    if transfer == "credit":
+        return said("CREDIT REQUEST No. {number}", number=number) if request else \
+            said("CREDIT SLIP No. {number}", number=number)
+    kind = str(transfer).upper()
+    return said("{kind} REQUEST No. {number}", kind=kind, number=number) if request else \
+        said("{kind} SLIP No. {number}", kind=kind, number=number)
