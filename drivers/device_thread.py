@@ -12,6 +12,7 @@ from typing import Final
 
 import structlog
 
+from controller.game.said import said
 from devices.events import Connected, DeviceEvent, Disconnected, ReaderDied
 
 MIN_BACKOFF_S: Final = 0.05
@@ -57,7 +58,7 @@ class DeviceThread:
                 try:
                     detail = self._open()
                 except self.errors as exc:
-                    reason = f"cannot open: {exc}"
+                    reason = said("cannot open: {error}", error=exc)  # the system's own words
                     if reason != reported:
                         self.post(Disconnected(self.name, reason))
                         reported = reason

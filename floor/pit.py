@@ -49,8 +49,12 @@ from psycopg import AsyncConnection
 from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
+from controller.display.localize import localized
 from controller.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_headers, sse
+from controller.display.server import STATIC as DISPLAY_STATIC
 from controller.game.ratings import is_id
+from controller.i18n import catalogs
+from controller.i18n.languages import NAMES, SOURCE, from_accept, language
 from floor import books, cash, health, players, queries, slips
 from floor.accounts import MAX_NAME, SESSION_H, Logins, client_key
 from floor.books import Policy
@@ -76,15 +80,26 @@ VIEWER_BACKLOG: Final = 16  # updates a viewer may fall behind before it is sent
 BODY_MAX: Final = 16 * 1024  # a request's JSON body
 COOKIE: Final = "tablectl_pit"
 OPEN_PATHS: Final = ("/api/login", "/login", "/static/pit.css", "/static/login.js", "/health",
-                     FAVICON)
+                     "/static/i18n.js", "/static/dom.js", "/api/language", FAVICON)
+CATALOGS: Final = "/i18n/"  # each language's catalog for the pages: open, as the login page's
+LANGUAGE_COOKIE: Final = "tablectl_language"  # the language a user chose (the pages' menu)
+LANGUAGE_HEADER: Final = "X-Tablectl-Language"  # what the pages' own requests are shown in
+# The floor's texts for people in its answers and stream (issue 39): translated for a page that
+# asks in its language (`LANGUAGE_HEADER`, or `lang` on /events); a script's answers stay as the
+# core says them, in English.
+PIT_TEXTS: Final = frozenset({"phase_text", "hold", "text", "status_text", "alert",
+                              "theo_pending", "anonymous_note", "cash_out_note"})
+PIT_LISTS: Final = frozenset({"cards_text", "settlements_text", "lost_devices"})
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class Viewer:
-    """What one page following `/events` has still to be sent: at most `VIEWER_BACKLOG`
-    updates, past which they give way to one mark that it needs everything again."""
+    """What one page following `/events` has still to be sent, in its language: at most
+    `VIEWER_BACKLOG` updates, past which they give way to one mark that it needs everything
+    again."""
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = SOURCE) -> None:
+        self.language = language
         self.pending: deque[bytes] = deque()
         self.refresh = False
         self.ended = False
@@ -160,6 +175,9 @@ class Pit:
             web.get("/slips/request/{id}", self._request_slip),
             web.get("/slips/{table}/{n}", self._signed_slip),
             web.get("/health", self._health), web.get(FAVICON, favicon),
+            web.get("/api/language", self._language),
+            web.get(CATALOGS + "{language}.json", self._catalog),
+            web.get("/static/i18n.js", self._i18n_script),
             web.static("/static", STATIC)])
         app.cleanup_ctx.append(self._background)
         app.on_shutdown.append(self._end_streams)
@@ -273,21 +291,26 @@ class Pit:
                 self.log.warning("pit update failed", error=str(exc).strip())
                 self.changed |= changed
 
-    def broadcast(self, message: bytes) -> None:
-        """An update for every page, encoded once."""
+    def broadcast(self, update: dict[str, Any]) -> None:
+        """An update for every page, encoded once for each language the pages read."""
+        encoded: dict[str, bytes] = {}
         for viewer in self.viewers:
-            viewer.put(message)
+            if viewer.language not in encoded:
+                encoded[viewer.language] = self._encoded(update, viewer.language)
+            viewer.put(encoded[viewer.language])
 
-    async def _update(self, only: list[str] | None) -> bytes:
+    async def _update(self, only: list[str] | None) -> dict[str, Any]:
         """The tables that changed (all of them: None), the floor's totals, the alerts and this
         process's health."""
         day, shift = self._now()
         rows = await self.query(lambda db: queries.tables(db, day, shift, only))
-        return (sse("tables", {"tables": rows, "all": only is None})
-                + sse("floor", await self.query(
-                    lambda db: queries.floor_totals(db, day, shift)))
-                + sse("alerts", {"alerts": await self.query(queries.alerts)})
-                + sse("ping", self.health()))
+        return {"tables": {"tables": rows, "all": only is None},
+                "floor": await self.query(lambda db: queries.floor_totals(db, day, shift)),
+                "alerts": {"alerts": await self.query(queries.alerts)}, "ping": self.health()}
+
+    @staticmethod
+    def _encoded(update: dict[str, Any], language: str) -> bytes:
+        return b"".join(sse(name, _said(data, language)) for name, data in update.items())
 
     # ----- requests ----------------------------------------------------------------------------
 
@@ -321,11 +344,14 @@ class Pit:
             return web.json_response({"error": refusal}, status=403)
         try:
             if self.bind not in LOOPBACK and request.path not in OPEN_PATHS and \
-                    await self._who(request) is None:
+                    not request.path.startswith(CATALOGS) and await self._who(request) is None:
                 if request.path.startswith("/api/") or request.path == "/events":
                     return web.json_response({"error": "log in first"}, status=401)
                 raise web.HTTPFound("/login")
-            return await handler(request)
+            answer = await handler(request)
+            if request.method != "GET":
+                return answer
+            return _in_language(answer, language(request.headers.get(LANGUAGE_HEADER)))
         except DatabaseError as exc:
             self.log.warning("pit request failed on the database", path=request.path,
                              error=str(exc).strip())
@@ -682,6 +708,23 @@ class Pit:
         response.del_cookie(COOKIE)
         return response
 
+    async def _language(self, request: web.Request) -> web.StreamResponse:
+        """The language the pages speak to this user: the one chosen in their menu (a cookie),
+        else the first of ours the browser asks for (Accept-Language), else English."""
+        chosen = language(request.cookies.get(LANGUAGE_COOKIE)) or \
+            from_accept(request.headers.get("Accept-Language"))
+        return web.json_response({"language": chosen, "languages": NAMES})
+
+    async def _catalog(self, request: web.Request) -> web.StreamResponse:
+        name = language(request.match_info["language"])
+        if name is None:
+            return web.json_response({"error": "no such language"}, status=404)
+        return web.json_response(catalogs.load(name).browser())
+
+    async def _i18n_script(self, request: web.Request) -> web.StreamResponse:
+        """The display's script of the pages' words: one for every page of ours."""
+        return web.FileResponse(DISPLAY_STATIC / "i18n.js")
+
     async def _me(self, request: web.Request) -> web.StreamResponse:
         return web.json_response({"name": await self._who(request), "currency": self.currency})
 
@@ -701,10 +744,10 @@ class Pit:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                                "Cache-Control": "no-cache"})
         await response.prepare(request)
-        viewer = Viewer()
+        viewer = Viewer(language(request.query.get("lang")) or SOURCE)
         self.viewers.add(viewer)
         try:
-            await self._send(response, await self._update(None))
+            await self._send(response, self._encoded(await self._update(None), viewer.language))
             while not viewer.ended:
                 try:
                     await asyncio.wait_for(viewer.wake.wait(), PING_S)
@@ -714,7 +757,8 @@ class Pit:
                 viewer.wake.clear()
                 if viewer.refresh:
                     viewer.refresh = False
-                    await self._send(response, await self._update(None))
+                    await self._send(response, self._encoded(await self._update(None),
+                                                             viewer.language))
                 while viewer.pending and not viewer.ended:
                     await self._send(response, viewer.pending.popleft())
         except ConnectionResetError:
@@ -729,6 +773,24 @@ class Pit:
     @staticmethod
     async def _send(response: web.StreamResponse, data: bytes) -> None:
         await asyncio.wait_for(response.write(data), WRITE_S)
+
+
+def _said(data: Any, language: str) -> Any:
+    """The floor's texts for people in `data`, in `language`."""
+    if language == SOURCE:
+        return data
+    return localized(data, catalogs.load(language), texts=PIT_TEXTS, lists=PIT_LISTS)
+
+
+def _in_language(response: web.StreamResponse, asked: str | None) -> web.StreamResponse:
+    """A JSON answer to a GET of a page that asked in its language, its texts for people
+    translated (a GET sets no cookie and asks no retry)."""
+    if asked is None or asked == SOURCE or not isinstance(response, web.Response) or \
+            response.content_type != "application/json" or response.body is None:
+        return response
+    body = response.body
+    data = json.loads(body if isinstance(body, bytes) else str(body))
+    return web.json_response(_said(data, asked), status=response.status)
 
 
 async def _json_body(request: web.Request) -> dict[str, Any]:

@@ -109,7 +109,8 @@ async def edges_of(db: AsyncConnection[Any], jobs: set[Job], limits: str
 def report(table: str, rating: Rating, edges: Mapping[str, Mapping[str, float]],
            failed: Mapping[Job, str]) -> dict[str, Any]:
     """A rating as `tablectl players report` gives it, with its table; theo null (and
-    `theo_pending` saying why) until its configurations' edges are known."""
+    `theo_pending` saying why, `theo_failed` where the edges could not be worked out) until
+    its configurations' edges are known."""
     missing = [key for key, part in rating.handle.items()
                if key not in edges or not set(part) <= set(edges[key])]
     if not missing:
@@ -121,7 +122,8 @@ def report(table: str, rating: Rating, edges: Mapping[str, Mapping[str, float]],
              why=failed[table, key]) if (table, key) in failed else
         said("configuration {key}: its edges are being worked out", key=key)
         for key in missing)
-    return out
+    out["theo_failed"] = any((table, key) in failed for key in missing)  # pages read this, as
+    return out  # they read `theo_pending` in their own language
 
 
 def _zero(rating: Rating) -> dict[str, dict[str, float]]:

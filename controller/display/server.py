@@ -131,40 +131,58 @@ class Gate:
 class Hub:
     """Holds the latest view and fans it out to the connected pages (thread-safe publish): in
     English for the API, as the pages show it for their stream (`shown`: in the language of the
-    dealer signed in, else the display's; the scoreboard's language beside it)."""
+    dealer signed in, else the display's; the scoreboard's language beside it). The view is
+    translated on the server's thread, once a version, and only while a page follows: the
+    loop that publishes it only orders and commits."""
 
     def __init__(self, languages: Languages | None = None) -> None:
         self.languages = languages or Languages()
         self.view: dict[str, Any] = {"phase": "starting",
                                      "do_not_pay": said("the controller is starting")}
-        self.shown = self._shown(self.view)
         self.version = 0
+        self._shown: tuple[int, dict[str, Any]] | None = None  # (version, the view shown)
         self.sides: dict[str, dict[str, Any]] = {}  # what else the pages show (the floor link)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.mailboxes: set[Mailbox] = set()  # one per connected page (on the loop's thread)
         self.lock = threading.Lock()
 
-    def _shown(self, view: dict[str, Any]) -> dict[str, Any]:
-        language = self.languages.of(view.get("dealer_on"))
-        return {**localized(view, self.languages.catalog(language)), "language": language,
-                "scoreboard_language": self.languages.scoreboard_language}
+    def language(self, view: dict[str, Any]) -> str:
+        return self.languages.of(view.get("dealer_on"))
+
+    def shown(self) -> dict[str, Any]:
+        """The latest view as the pages show it."""
+        with self.lock:
+            version, view = self.version, self.view
+        return self._in_language(version, view)
+
+    def _in_language(self, version: int, view: dict[str, Any]) -> dict[str, Any]:
+        cached = self._shown
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        language = self.language(view)
+        catalog = self.languages.catalog(language)
+        shown = {**(localized(view, catalog) if catalog.messages else view),
+                 "language": language, "scoreboard_language": self.languages.scoreboard_language}
+        self._shown = (version, shown)
+        return shown
 
     def say(self, text: str) -> str:
         """A sentence of the core's (a refusal) in the language the pages show now."""
-        return self.languages.catalog(self.shown["language"]).sentence(text)
+        return self.languages.catalog(self.language(self.view)).sentence(text)
 
     def publish(self, view: dict[str, Any]) -> None:
-        shown = self._shown(view)
         with self.lock:
             self.version += 1
-            self.view, self.shown = view, shown
+            self.view = view
             version = self.version
-        self._call(self._broadcast, version, shown)
+        self._call(self._broadcast, version, view)
 
     def _broadcast(self, version: int, view: dict[str, Any]) -> None:
-        """Encode once, however many pages follow (the dealer display, the scoreboard)."""
+        """Translate and encode once, however many pages follow (the dealer display, the
+        scoreboard)."""
         if self.mailboxes:
-            self._fan_out("snapshot", sse("snapshot", {"version": version, "view": view}))
+            self._fan_out("snapshot", sse("snapshot", {
+                "version": version, "view": self._in_language(version, view)}))
 
     def side(self, name: str, data: dict[str, Any]) -> None:
         """News beside the table's view, from another thread (the floor link's health): its own
@@ -187,8 +205,9 @@ class Hub:
 
     def snapshot(self) -> bytes:
         with self.lock:
-            return sse("snapshot", {"version": self.version, "view": self.shown}) + b"".join(
-                sse(name, data) for name, data in self.sides.items())
+            version, view, sides = self.version, self.view, list(self.sides.items())
+        return sse("snapshot", {"version": version, "view": self._in_language(version, view)}) \
+            + b"".join(sse(name, data) for name, data in sides)
 
 
 def sse(event: str, data: dict[str, Any]) -> bytes:

@@ -31,7 +31,8 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 # Where the words are, how each kind of file is read, and the calls that mark them: said() in
 # Python; t(), tn() and tp() in the pages' scripts.
 SOURCES: Final[list[tuple[list[tuple[str, str]], dict[str, Any]]]] = [
-    ([("controller/**.py", "python"), ("floor/**.py", "python")], {"said": None}),
+    ([("controller/**.py", "python"), ("floor/**.py", "python"), ("drivers/**.py", "python"),
+      ("devices/**.py", "python")], {"said": None}),
     ([("controller/display/static/**.js", "javascript"), ("floor/static/*.js", "javascript"),
       ("controller/display/static/**.html", "controller.i18n.extract:extract_html"),
       ("floor/static/*.html", "controller.i18n.extract:extract_html"),

@@ -13,15 +13,23 @@ let me = null;
 let lastMessage = 0;
 let health = null; // this floor process's parts, with every ping
 
-const money = (minor) => new Intl.NumberFormat(undefined, { style: "currency", currency }).format(minor / 100);
-const pct = (value) => value === null || value === undefined ? "–" : `${value.toFixed(2)} %`;
-const time = (iso) => iso ? new Date(iso).toLocaleTimeString() : "";
+const money = (minor) => new Intl.NumberFormat(I18N.tag, { style: "currency", currency }).format(minor / 100);
+const pct = (value) => value === null || value === undefined ? "–"
+  : new Intl.NumberFormat(I18N.tag, { style: "percent", minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value / 100);
+const time = (iso) => iso ? new Date(iso).toLocaleTimeString(I18N.tag) : "";
 const num = (text) => el("td", { class: "num" }, text);
 
-function linkText(t) {
-  if (t.status === "offline") return "offline";
-  const lag = t.lag_s === null ? "" : `${t.lag_s.toFixed(1)} s`;
-  return t.backlog ? `${t.backlog} behind${lag ? " · " + lag : ""}` : (lag || "–");
+const statusWord = (status) => ({ open: tp("table status", "open"), closed: tp("table status", "closed"),
+  offline: tp("table status", "offline") })[status] || status;
+const gameWord = (game) => ({ blackjack: t("blackjack"), baccarat: t("baccarat") })[game] || game;
+// An alert's kind, as the floor files it (floor/payloads.py).
+const kindWord = (kind) => ({ hold: tp("alert", "hold"), alert: tp("alert", "alert"), supervisor: tp("alert", "supervisor"),
+  device: tp("alert", "device"), assessment: tp("alert", "assessment"), refused: tp("alert", "refused"),
+  books: tp("alert", "books"), ctr: tp("alert", "ctr") })[kind] || kind;
+function linkText(tbl) {
+  if (tbl.status === "offline") return tp("table status", "offline");
+  const lag = tbl.lag_s === null ? "" : t("{seconds} s", { seconds: tbl.lag_s.toFixed(1) });
+  return tbl.backlog ? t("{n} behind", { n: tbl.backlog }) + (lag ? " · " + lag : "") : (lag || "–");
 }
 
 // Draws one item, or a line saying it cannot (the others are drawn all the same).
@@ -31,80 +39,82 @@ function each(items, draw, broken) {
   });
 }
 const list = (value) => Array.isArray(value) ? value : [];
-const name = (t) => String(t && t.table);
+const name = (tbl) => String(tbl && tbl.table);
 
-function tableRow(t) {
-  const trouble = [t.hold ? `ON HOLD: ${t.hold}` : "", ...list(t.lost_devices).map((d) => `${d} lost`)].filter(Boolean).join(" · ");
-  const row = el("tr", { "data-table": t.table },
-    el("td", {}, t.table), el("td", {}, t.game), el("td", { class: `status-${t.status}` }, t.status),
-    num(t.round ?? ""), el("td", {}, t.phase_text ?? ""), el("td", { class: "hold" }, trouble),
-    el("td", {}, linkText(t)), num(t.rounds), num(money(t.day.drop)), num(money(t.day.win)),
-    num(pct(t.day.hold_pct)), num(t.shift.rounds_per_hour), num(money(t.shift.win)),
-    num(t.open_alerts || ""));
-  row.addEventListener("click", () => showRounds(t.table));
+function tableRow(tbl) {
+  const trouble = [tbl.hold ? t("ON HOLD: {reason}", { reason: tbl.hold }) : "",
+    ...list(tbl.lost_devices).map((d) => t("{device} lost", { device: d }))].filter(Boolean).join(" · ");
+  const row = el("tr", { "data-table": tbl.table },
+    el("td", {}, tbl.table), el("td", {}, gameWord(tbl.game)), el("td", { class: `status-${tbl.status}` }, statusWord(tbl.status)),
+    num(tbl.round ?? ""), el("td", {}, tbl.phase_text ?? ""), el("td", { class: "hold" }, trouble),
+    el("td", {}, linkText(tbl)), num(tbl.rounds), num(money(tbl.day.drop)), num(money(tbl.day.win)),
+    num(pct(tbl.day.hold_pct)), num(tbl.shift.rounds_per_hour), num(money(tbl.shift.win)),
+    num(tbl.open_alerts || ""));
+  row.addEventListener("click", () => showRounds(tbl.table));
   return row;
 }
 
 function renderTables() {
   const sorted = [...tables.values()].sort((a, b) => name(a).localeCompare(name(b)));
-  $("tables-body").replaceChildren(...each(sorted, tableRow, (t, error) =>
-    el("tr", { "data-table": name(t), class: "broken" },
-      el("td", {}, name(t)), el("td", { colspan: "13" }, `cannot show this table: ${error.message}`))));
+  $("tables-body").replaceChildren(...each(sorted, tableRow, (tbl, error) =>
+    el("tr", { "data-table": name(tbl), class: "broken" },
+      el("td", {}, name(tbl)), el("td", { colspan: "13" }, t("cannot show this table: {error}", { error: error.message })))));
 }
 
 function renderTotals(floor) {
-  const counts = Object.entries(floor.by_status).map(([k, v]) => `${v} ${k}`).join(" · ");
-  $("counts").textContent = `${floor.tables} tables${counts ? ": " + counts : ""}`;
+  const counts = Object.entries(floor.by_status).map(([k, v]) => `${v} ${statusWord(k)}`).join(" · ");
+  $("counts").textContent = tn("{n} table", "{n} tables", floor.tables) + (counts ? ": " + counts : "");
   $("totals-body").replaceChildren(...["day", "shift"].map((period) => {
     const f = floor[period];
     const since = time(floor[`${period}_start`]);
-    return el("tr", {}, el("th", {}, `${period === "day" ? "gaming day" : "shift"} since ${since}`),
+    return el("tr", {}, el("th", {}, period === "day" ? t("gaming day since {time}", { time: since }) : t("shift since {time}", { time: since })),
       num(f.rounds), num(f.rounds_per_hour), num(money(f.drop)), num(money(f.win)), num(pct(f.hold_pct)));
   }));
 }
 
 function renderAlerts(alerts) {
   const open = list(alerts).filter((a) => !a.ack_by);
-  const unreadable = (a, error) => el("li", { class: "broken" }, `an alert that cannot be shown: ${error.message}`);
-  $("open-count").textContent = open.length ? `(${open.length})` : "(none)";
+  const unreadable = (a, error) => el("li", { class: "broken" }, t("an alert that cannot be shown: {error}", { error: error.message }));
+  $("open-count").textContent = open.length ? `(${open.length})` : t("(none)");
   $("alerts").replaceChildren(...each(open, (a) => {
-    const button = el("button", { type: "button" }, "Acknowledge");
+    const button = el("button", { type: "button" }, t("Acknowledge"));
     button.disabled = !me;
-    button.title = me ? `acknowledge as ${me}` : "log in to acknowledge";
+    button.title = me ? t("acknowledge as {supervisor}", { supervisor: me }) : t("log in to acknowledge");
     button.addEventListener("click", () => acknowledge(a, button));
     return el("li", { "data-alert": `${a.table}/${a.n}` }, el("span", { class: "when" }, time(a.received)),
-      el("strong", {}, a.table), el("span", { class: "text" }, `${a.kind}: ${a.text}`), button);
+      el("strong", {}, a.table), el("span", { class: "text" }, `${kindWord(a.kind)}: ${a.text}`), button);
   }, unreadable));
   $("acknowledged").replaceChildren(...each(list(alerts).filter((a) => a.ack_by), (a) =>
     el("li", {}, el("span", { class: "when" }, time(a.ack_utc)), el("strong", {}, a.table),
-      el("span", { class: "text" }, `${a.kind}: ${a.text}`), el("span", {}, `acknowledged by ${a.ack_by}`)), unreadable));
+      el("span", { class: "text" }, `${kindWord(a.kind)}: ${a.text}`), el("span", {}, t("acknowledged by {supervisor}", { supervisor: a.ack_by }))), unreadable));
 }
 
 async function acknowledge(alert, button) {
   button.disabled = true;
-  const response = await fetch("api/alerts/ack", { method: "POST",
+  const response = await ask("api/alerts/ack", { method: "POST",
     headers: { "Content-Type": "application/json" }, body: JSON.stringify({ table: alert.table, n: alert.n }) });
   if (!response.ok) {
     const body = await response.json().catch(() => ({}));
-    button.textContent = body.error || `refused (${response.status})`;
+    button.textContent = body.error || t("refused ({status})", { status: response.status });
   }
 }
 
 async function showRounds(table) {
-  const response = await fetch(`api/tables/${encodeURIComponent(table)}/rounds?limit=10`);
+  const response = await ask(`api/tables/${encodeURIComponent(table)}/rounds?limit=10`);
   const rounds = response.ok ? await response.json() : [];
   $("rounds-table").textContent = table;
   $("rounds").replaceChildren(...each(list(rounds), (r) => el("div", { class: "round" },
-    el("strong", {}, `Round ${r.round} ${r.status_text}`), ` · ${time(r.started)} to ${time(r.utc)} · handle ${money(r.drop)} · win ${money(r.win)}`,
-    r.clock_off ? el("span", { class: "clock" }, ` · the table's clock was off: counted at ${time(r.received)}`) : "",
+    el("strong", {}, `${t("Round {round}", { round: r.round })} ${r.status_text}`),
+    ` · ${t("{start} to {end}", { start: time(r.started), end: time(r.utc) })} · ${t("handle {amount}", { amount: money(r.drop) })} · ${t("win {amount}", { amount: money(r.win) })}`,
+    r.clock_off ? el("span", { class: "clock" }, ` · ${t("the table's clock was off: counted at {time}", { time: time(r.received) })}`) : "",
     el("div", { class: "cards" }, r.cards_text.join(", ")),
     el("table", {}, el("tbody", {}, ...r.settlements.map(([seat, , , stake, net], i) => {
       const [wager, outcome, award] = r.settlements_text[i];
-      return el("tr", {}, el("td", {}, `seat ${seat}`), el("td", {}, wager),
+      return el("tr", {}, el("td", {}, t("seat {seat}", { seat })), el("td", {}, wager),
         num(money(stake)), el("td", {}, outcome), el("td", {}, award), num(money(net)));
     })))),
-    (r, error) => el("div", { class: "round broken" }, `a round that cannot be shown: ${error.message}`)));
-  if (!rounds.length) $("rounds").textContent = "no rounds received from this table";
+    (r, error) => el("div", { class: "round broken" }, t("a round that cannot be shown: {error}", { error: error.message }))));
+  if (!rounds.length) $("rounds").textContent = t("no rounds received from this table");
   $("rounds-panel").classList.remove("hidden");
 }
 
@@ -116,20 +126,23 @@ function updateLive() {
   const stale = silent || !health || down.length > 0;
   document.body.classList.toggle("stale", stale);
   $("live").classList.toggle("stale", stale);
-  $("live").textContent = silent ? "NOT LIVE: no news from the floor service"
-    : !health ? "connecting…"
-    : down.length ? `NOT LIVE: ${down.map((part) => `${part} down since ${time(health[part].since)}${health[part].detail ? ` (${health[part].detail})` : ""}`).join("; ")}`
-    : "live";
+  const partWord = (part) => ({ ingest: t("ingest"), database: t("database"), broker: t("broker") })[part];
+  const downSince = (part) => t("{part} down since {time}", { part: partWord(part), time: time(health[part].since) })
+    + (health[part].detail ? ` (${health[part].detail})` : "");
+  $("live").textContent = silent ? t("NOT LIVE: no news from the floor service")
+    : !health ? t("connecting…")
+    : down.length ? t("NOT LIVE: {parts}", { parts: down.map(downSince).join("; ") })
+    : t("live");
 }
 
 function connect() {
-  const source = new EventSource("events");
+  const source = new EventSource(`events?lang=${encodeURIComponent(pageLanguage)}`);
   const seen = () => { lastMessage = Date.now(); updateLive(); };
   source.addEventListener("tables", (ev) => {
     seen();
     const data = JSON.parse(ev.data);
     if (data.all) tables.clear();
-    for (const t of list(data.tables)) tables.set(name(t), t);
+    for (const tbl of list(data.tables)) tables.set(name(tbl), tbl);
     renderTables();
   });
   source.addEventListener("floor", (ev) => { seen(); renderTotals(JSON.parse(ev.data)); });
@@ -139,10 +152,11 @@ function connect() {
 }
 
 async function start() {
+  await startLanguage();
   const who = await (await fetch("api/me")).json();
   me = who.name;
   currency = who.currency || "USD";
-  $("who").textContent = me ? `supervisor: ${me}` : "not logged in: reading only";
+  $("who").textContent = me ? t("supervisor: {supervisor}", { supervisor: me }) : t("not logged in: reading only");
   $("login-link").classList.toggle("hidden", Boolean(me));
   $("logout").classList.toggle("hidden", !me);
   connect();

@@ -7,16 +7,16 @@
 "use strict";
 let currency = "USD";
 const money = (units) => units === null || units === undefined ? "…"
-  : new Intl.NumberFormat(undefined, { style: "currency", currency }).format(units);
+  : new Intl.NumberFormat(I18N.tag, { style: "currency", currency }).format(units);
 const num = (text) => el("td", { class: "num" }, text);
-const when = (iso) => iso ? new Date(iso).toLocaleString() : "";
+const when = (iso) => iso ? new Date(iso).toLocaleString(I18N.tag) : "";
 const sum = (values) => Object.values(values || {}).reduce((a, b) => a + b, 0);
 const average = (r) => r.rounds ? money(sum(r.handle) / r.rounds) : "";
 const minutes = (r) => r.end ? Math.round((new Date(r.end) - new Date(r.start)) / 60000) : "";
-const failed = (r) => r.theo_total === null && /could not/.test(r.theo_pending || "");
+const failed = (r) => r.theo_total === null && r.theo_failed === true;
 const theo = (r) => r.theo_total === null
   ? el("td", { class: failed(r) ? "num broken" : "num when", title: r.theo_pending || "" },
-    failed(r) ? "unavailable" : "working out")
+    failed(r) ? t("unavailable") : t("working out"))
   : num(money(r.theo_total));
 const day = () => $("day").value;
 const query = () => day() ? `?day=${encodeURIComponent(day())}` : "";
@@ -26,12 +26,12 @@ const query = () => day() ? `?day=${encodeURIComponent(day())}` : "";
 // its whole record.
 function protection(r) {
   const p = r.protection;
-  if (!p) return [el("td", { class: "num when" }, "–"), el("td", { class: "when" }, r.end ? "not assessed" : "")];
+  if (!p) return [el("td", { class: "num when" }, "–"), el("td", { class: "when" }, r.end ? t("not assessed") : "")];
   const flags = p.flags.map((f) => el("details", { class: "flag" },
     el("summary", {}, `${String(f.kind).replaceAll("_", " ")} (p ${pValue(Number(f.p_value))})`),
-    el("p", {}, f.detail), el("p", {}, "rounds ", ...f.rounds.map((n) => roundButton(r.table, n))),
+    el("p", {}, f.detail), el("p", {}, `${t("rounds")} `, ...f.rounds.map((n) => roundButton(r.table, n))),
     el("div", { class: "evidence" })));
-  return [num(money(p.skill_cost)), el("td", {}, ...(flags.length ? flags : [el("span", { class: "when" }, "none")]))];
+  return [num(money(p.skill_cost)), el("td", {}, ...(flags.length ? flags : [el("span", { class: "when" }, t("none"))]))];
 }
 const pValue = (p) => p < 0.001 ? p.toExponential(1) : p.toPrecision(2);
 function roundButton(table, n) {
@@ -44,25 +44,25 @@ function roundButton(table, n) {
 async function showRound(button, table, n) {
   const [found] = await get(`api/tables/${encodeURIComponent(table)}/rounds?round=${n}`);
   button.closest("details").querySelector(".evidence").replaceChildren(found
-    ? el("div", { class: "round" }, el("strong", {}, `Round ${n} ${found.status_text}`),
+    ? el("div", { class: "round" }, el("strong", {}, `${t("Round {round}", { round: n })} ${found.status_text}`),
       el("div", { class: "cards" }, found.cards_text.join(", ")))
-    : el("span", { class: "when" }, `round ${n} is not on the floor`));
+    : el("span", { class: "when" }, t("round {round} is not on the floor", { round: n })));
 }
 
 function playerLink(r) {
-  if (r.player === null) return el("span", { class: "when" }, `anonymous (seat ${r.seat})`);
+  if (r.player === null) return el("span", { class: "when" }, t("anonymous (seat {seat})", { seat: r.seat }));
   return el("a", { href: `players?player=${encodeURIComponent(r.player)}` }, r.player);
 }
 function rows(id, items, draw, columns) {
   const drawn = items.map((item) => {
     try { return draw(item); } catch (error) {
-      return el("tr", { class: "broken" }, el("td", { colspan: columns }, `cannot show this row: ${error}`));
+      return el("tr", { class: "broken" }, el("td", { colspan: columns }, t("cannot show this row: {error}", { error })));
     }
   });
-  $(id).replaceChildren(...(drawn.length ? drawn : [el("tr", {}, el("td", { colspan: columns, class: "when" }, "none"))]));
+  $(id).replaceChildren(...(drawn.length ? drawn : [el("tr", {}, el("td", { colspan: columns, class: "when" }, t("none")))]));
 }
 async function get(path) {
-  const response = await fetch(path);
+  const response = await ask(path);
   if (!response.ok) throw new Error(`${path}: ${response.status}`);
   return response.json();
 }
@@ -74,9 +74,9 @@ function chart(target, title, xs, series, time = true) {
   const options = {
     title, width, height: 220,
     scales: time ? { x: { time: true } } : { x: { time: false, range: (u, lo, hi) => [lo - 0.5, hi + 0.5] } },
-    axes: [{ stroke: "#9aa39c", ...(time ? {} : { label: "session", incrs: [1, 2, 5, 10, 20, 50, 100] }) },
+    axes: [{ stroke: "#9aa39c", ...(time ? {} : { label: t("session"), incrs: [1, 2, 5, 10, 20, 50, 100] }) },
       { stroke: "#9aa39c", size: 90, values: (u, ticks) => ticks.map(money) }],
-    series: [time ? {} : { label: "session" }, ...series.map((s) => ({ label: s.label, stroke: s.colour, width: 2,
+    series: [time ? {} : { label: t("session") }, ...series.map((s) => ({ label: s.label, stroke: s.colour, width: 2,
       points: { show: s.points || false, size: 8 }, value: (u, v) => money(v) }))],
   };
   const x = time ? xs.map((t) => new Date(t).getTime() / 1000) : xs.map((_, i) => i + 1);
@@ -93,10 +93,10 @@ async function ratings() {
   const items = await get(`api/ratings${query()}`);
   $("day-count").textContent = `(${items.length})`;
   const reasons = [...new Set(items.filter(failed).map((r) => r.theo_pending))];
-  $("theo-note").textContent = reasons.length ? `No theo: ${reasons.join("; ")}` : "";
+  $("theo-note").textContent = reasons.length ? t("No theo: {reasons}", { reasons: reasons.join("; ") }) : "";
   rows("ratings", items, (r) => el("tr", {},
     el("td", {}, playerLink(r)), el("td", {}, r.table), num(r.seat), el("td", {}, when(r.start)),
-    el("td", {}, r.end ? when(r.end) : "playing"), num(r.rounds), num(average(r)),
+    el("td", {}, r.end ? when(r.end) : t("playing")), num(r.rounds), num(average(r)),
     num(money(sum(r.handle))), theo(r), num(money(r.actual)), el("td", {}, r.dealer ?? ""),
     ...protection(r)), 13);
   const tables = [...new Set(items.map((r) => r.table))].sort();
@@ -109,12 +109,12 @@ async function ratings() {
 
 async function tableDay() {
   const table = $("table-pick").value;
-  if (!table) { $("table-chart").replaceChildren(); $("table-note").textContent = "no rated table this day"; return; }
+  if (!table) { $("table-chart").replaceChildren(); $("table-note").textContent = t("no rated table this day"); return; }
   const series = await get(`api/tables/${encodeURIComponent(table)}/day${query()}`);
-  $("table-note").textContent = `${series.times.length} rounds`;
-  chart($("table-chart"), `${table}: the house's win and theo, cumulative`, series.times, [
-    { label: "win", colour: "#f2c14e", values: series.win },
-    { label: "theo", colour: "#5cc27a", values: series.theo }]);
+  $("table-note").textContent = tn("{n} round", "{n} rounds", series.times.length);
+  chart($("table-chart"), t("{table}: the house's win and theo, cumulative", { table }), series.times, [
+    { label: t("win"), colour: "#f2c14e", values: series.win },
+    { label: t("theo"), colour: "#5cc27a", values: series.theo }]);
 }
 
 async function dealers() {
@@ -132,12 +132,12 @@ async function player(id) {
   const found = await get(`api/players/${encodeURIComponent(id)}`);
   rows("sessions", found.ratings, (r) => el("tr", {},
     el("td", {}, r.table), num(r.seat), el("td", {}, when(r.start)),
-    el("td", {}, r.end ? when(r.end) : "playing"), num(minutes(r)), num(r.rounds), num(average(r)),
+    el("td", {}, r.end ? when(r.end) : t("playing")), num(minutes(r)), num(r.rounds), num(average(r)),
     num(money(sum(r.handle))), theo(r), num(money(r.actual)), el("td", {}, r.dealer ?? ""),
     ...protection(r)), 13);
-  chart($("player-chart"), "each session: theo against the house's actual win", found.ratings.map((r) => r.start), [
-    { label: "theo", colour: "#5cc27a", values: found.ratings.map((r) => r.theo_total), points: true },
-    { label: "actual (house)", colour: "#f2c14e", values: found.ratings.map((r) => -r.actual), points: true }],
+  chart($("player-chart"), t("each session: theo against the house's actual win"), found.ratings.map((r) => r.start), [
+    { label: t("theo"), colour: "#5cc27a", values: found.ratings.map((r) => r.theo_total), points: true },
+    { label: t("actual (house)"), colour: "#f2c14e", values: found.ratings.map((r) => -r.actual), points: true }],
     false);
 }
 
@@ -148,10 +148,11 @@ async function refresh() {
   if (id) parts.push(player(id));
   const results = await Promise.allSettled(parts);
   const failed = results.filter((r) => r.status === "rejected").map((r) => String(r.reason));
-  $("who").textContent = failed.length ? `not shown: ${failed.join("; ")}` : "";
+  $("who").textContent = failed.length ? t("not shown: {reasons}", { reasons: failed.join("; ") }) : "";
 }
 
 (async () => {
+  await startLanguage();
   try { currency = (await get("api/me")).currency || currency; } catch (error) { /* the default */ }
   $("day").addEventListener("change", refresh);
   $("table-pick").addEventListener("change", tableDay);

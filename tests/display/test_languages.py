@@ -114,13 +114,16 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z']+", text) if len(w) > 2}
 
 
-def english_left(texts: list[dict[str, Any]], language: str) -> list[str]:
+def english_left(texts: list[dict[str, Any]], language: str,
+                 data: tuple[str, ...] = ()) -> list[str]:
+    """Each text with English words in it, but names and the `data` the test put there (a
+    device's own words, as the system gave them)."""
     left = []
     for each in texts:
         if each["names"]:
             continue
         text = each["text"]
-        for name in NAMES:
+        for name in (*NAMES, *data):
             text = text.replace(name, "")
         words = _words(text) & english() - allowed(language)
         if words:

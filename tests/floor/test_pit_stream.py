@@ -16,7 +16,6 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from controller.display.server import sse
 from floor import pit as pit_module
 from floor.periods import Periods
 from floor.pit import VIEWER_BACKLOG, Pit
@@ -70,7 +69,7 @@ def test_a_stalled_viewer_is_bounded_then_dropped(floor_dsn: str,
                         received.append(line)
             reading = asyncio.create_task(read())
             await until(lambda: len(pit.viewers) == 2, "both viewers following")
-            update = sse("tables", {"tables": [], "all": False, "pad": "x" * 100_000})
+            update = {"tables": {"tables": [], "all": False, "pad": "x" * 100_000}}
             most, sent = 0, 0
             # Updates of 100 kB, faster than either viewer takes them, until the stalled one's
             # socket is full and its write times out (at most 200 MB of them).
@@ -83,7 +82,7 @@ def test_a_stalled_viewer_is_bounded_then_dropped(floor_dsn: str,
             assert most <= VIEWER_BACKLOG
             assert await asyncio.to_thread(cut_off, stalled), "its connection is cut"
             count = len(received)
-            pit.broadcast(sse("floor", {"latest": True}))
+            pit.broadcast({"floor": {"latest": True}})
             await until(lambda: any(b'"latest": true' in line for line in received[count:]),
                         "the reading viewer still follows")
             reading.cancel()

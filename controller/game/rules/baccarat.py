@@ -18,6 +18,7 @@ from controller.game.cards import BACCARAT_POINTS, Card
 from controller.game.money import parse_ratio
 from controller.game.rules.blackjack import RulesError
 from controller.game.rules.settlement import EVEN, Outcome, lose, push, win
+from controller.game.said import said
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +115,12 @@ def main_outcome(wager: str, player: Sequence[Card], banker: Sequence[Card],
     """Outcome of a 'player', 'banker' or 'tie' wager on a finished coup."""
     p, b = points(player), points(banker)
     if p == b:
-        return win(f"tie {p}", rules.tie_ratio) if wager == "tie" else push(f"tie {p}")
+        return win(said("tie {points}", points=p), rules.tie_ratio) if wager == "tie" else \
+            push(said("tie {points}", points=p))
+    high, low = max(p, b), min(p, b)
     winner = "player" if p > b else "banker"
-    reason = f"{winner} {max(p, b)} over {min(p, b)}"
+    reason = said("player {high} over {low}", high=high, low=low) if winner == "player" else \
+        said("banker {high} over {low}", high=high, low=low)
     if wager != winner:
         return lose(reason)
     odds = EVEN - rules.commission if wager == "banker" else EVEN

@@ -14,6 +14,7 @@ from typing import Any, Final, NamedTuple
 from controller.game.cards import Card
 from controller.game.money import parse_ratio
 from controller.game.rules.settlement import EVEN, Outcome, lose, push, win
+from controller.game.said import said
 
 DOUBLE_ON: Final = ("any", "9-11", "10-11")
 SURRENDER_OPTIONS: Final = ("none", "late")
@@ -154,20 +155,22 @@ def main_result(cards: Sequence[Card], from_split: bool, dealer: Sequence[Card],
     by the play engine, which knows when the dealer's blackjack is known)."""
     player = hand_value(cards)
     if player.bust:
-        return lose("player bust")
+        return lose(said("player bust"))
     player_bj = is_natural(cards, from_split)
     dealer_bj = is_natural(dealer, False)
     if player_bj and dealer_bj:
-        return push("both blackjack")
+        return push(said("both blackjack"))
     if player_bj:
-        return win("blackjack", rules.blackjack_ratio)
+        return win(said("blackjack"), rules.blackjack_ratio)
     if dealer_bj:
-        return lose("dealer blackjack")
+        return lose(said("dealer blackjack"))
     dealer_value = hand_value(dealer)
     if dealer_value.bust:
-        return win("dealer bust", EVEN)
+        return win(said("dealer bust"), EVEN)
     if player.total > dealer_value.total:
-        return win(f"{player.total} beats {dealer_value.total}", EVEN)
+        return win(said("{player} beats {dealer}", player=player.total,
+                        dealer=dealer_value.total), EVEN)
     if player.total < dealer_value.total:
-        return lose(f"{player.total} loses to {dealer_value.total}")
-    return push(f"push on {player.total}")
+        return lose(said("{player} loses to {dealer}", player=player.total,
+                         dealer=dealer_value.total))
+    return push(said("push on {total}", total=player.total))

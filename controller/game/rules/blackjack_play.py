@@ -345,7 +345,7 @@ class BlackjackPlay:
             seat.insurance_open = seat.insurance > 0
         elif action == "even_money":
             hand = seat.hands[0]
-            hand.outcome = win("even money", EVEN)
+            hand.outcome = win(said("even money"), EVEN)
             self.settlements.append(settle(seat.number, "main", hand.stake, hand.outcome,
                                            self.unit, hand=1, stage=INSURANCE))
             return [self.settlements[-1], *self._progress()]
@@ -436,14 +436,15 @@ class BlackjackPlay:
             if self.dealer_blackjack is None:
                 return None
             # Late surrender saves half only against a dealer without blackjack.
-            return lose("dealer blackjack") if self.dealer_blackjack else Outcome(
-                SURRENDER, "surrendered")
+            return lose(said("dealer blackjack")) if self.dealer_blackjack else Outcome(
+                SURRENDER, said("surrendered"))
         if hand.bust:
-            return lose("player bust")
+            return lose(said("player bust"))
         if self.dealer_blackjack:
-            return push("both blackjack") if hand.natural else lose("dealer blackjack")
+            return push(said("both blackjack")) if hand.natural else \
+                lose(said("dealer blackjack"))
         if hand.natural and self.dealer_blackjack is False:
-            return win("blackjack", self.rules.blackjack_ratio)
+            return win(said("blackjack"), self.rules.blackjack_ratio)
         if self.stage == DONE:
             return main_result(hand.cards, hand.from_split, self.dealer, self.rules)
         return None
@@ -458,8 +459,8 @@ class BlackjackPlay:
                     new.append(self._main_settlement(seat, index, hand, stage))
             if seat.insurance_open and self.dealer_blackjack is not None:
                 seat.insurance_open = False
-                outcome = (win("dealer blackjack", self.rules.insurance_ratio)
-                           if self.dealer_blackjack else lose("no dealer blackjack"))
+                outcome = (win(said("dealer blackjack"), self.rules.insurance_ratio)
+                           if self.dealer_blackjack else lose(said("no dealer blackjack")))
                 new.append(settle(seat.number, "insurance", seat.insurance, outcome, self.unit,
                                   stage=stage))
             for bet, spots in list(seat.side_open.items()):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from controller.game.rules.blackjack import hand_value
 from controller.game.rules.settlement import Outcome, lose, win
+from controller.game.said import said
 
 if TYPE_CHECKING:
     from controller.game.paytables import PayTable
@@ -38,28 +39,29 @@ def decide(seat: SeatView, play: RoundView, table: PayTable) -> Mapping[str, Out
         wins = (both_naturals and spot in ("BJ", "RS")) or (
             tie_total is not None and tie_total in SPOT_TOTALS[spot])
         outcomes[wager] = (
-            win(f"tie on {reason}", table.pays[spot]) if wins else lose(reason))
+            win(said("tie on {total}", total=reason), table.pays[spot]) if wins else lose(reason))
     return outcomes
 
 
 def _result(seat: SeatView, play: RoundView) -> tuple[str, int | None, bool] | None:
     """(what decided it, the tie total or None, whether both have blackjack), or None if open."""
     if seat.splits >= 2:
-        return ("second split", None, False)
+        return (said("second split"), None, False)
     hand = seat.hands[0]
     if play.dealer_blackjack is not None and (hand.natural or play.dealer_blackjack):
         if hand.natural and play.dealer_blackjack:
-            return ("blackjack", None, True)
-        return ("one side blackjack", None, False)
+            return (said("blackjack"), None, True)
+        return (said("one side blackjack"), None, False)
     if hand.bust:
-        return ("player bust", None, False)
+        return (said("player bust"), None, False)
     if hand.surrendered:
-        return ("surrendered", None, False)
+        return (said("surrendered"), None, False)
     if not play.dealer_done or play.dealer_blackjack is None or hand.natural:
         return None
     dealer = hand_value(play.dealer)
     if dealer.bust:
-        return ("dealer bust", None, False)
+        return (said("dealer bust"), None, False)
     if dealer.total != hand.total:
-        return (f"no tie ({hand.total} v {dealer.total})", None, False)
+        return (said("no tie ({player} v {dealer})", player=hand.total, dealer=dealer.total),
+                None, False)
     return (str(hand.total), hand.total, False)

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from controller.game.rules.settlement import Outcome, lose, win
+from controller.game.said import said
 
 if TYPE_CHECKING:
     from controller.game.cards import Card
@@ -40,7 +41,7 @@ def _outcome(seat: SeatView, play: RoundView, table: PayTable) -> Outcome | None
             return win("ace_eight", table.pays["ace_eight"])
         if ACE in (first.rank, second.rank) or EIGHT in (first.rank, second.rank):
             return win("one_ace_or_eight", table.pays["one_ace_or_eight"])
-        return lose("no ace or eight")
+        return lose(said("no ace or eight"))
     if play.dealer_blackjack is None:
         return None
     if play.dealer_blackjack:

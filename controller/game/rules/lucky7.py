@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from controller.game.rules.settlement import Outcome, lose, win
+from controller.game.said import said
 
 if TYPE_CHECKING:
     from controller.game.cards import Card
@@ -45,7 +46,7 @@ def decide(seat: SeatView, play: RoundView, table: PayTable) -> Mapping[str, Out
     if not counted:
         return None
     if not sevens:
-        return {"lucky7": lose("first card not a 7")}
+        return {"lucky7": lose(said("first card not a 7"))}
     if len(sevens) < len(counted) or len(sevens) == 3:
         return {"lucky7": award_for(sevens, table)}
     no_more_cards = play.initial_deal_done and seat.finished

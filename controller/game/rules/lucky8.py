@@ -14,6 +14,7 @@ from controller.game.cards import Card
 from controller.game.paytables import PayTable
 from controller.game.rules.baccarat import points
 from controller.game.rules.settlement import Outcome, lose, win
+from controller.game.said import said
 
 
 def is_suited_8(cards: Sequence[Card]) -> bool:
@@ -22,7 +23,7 @@ def is_suited_8(cards: Sequence[Card]) -> bool:
 
 def outcome(own: Sequence[Card], other: Sequence[Card], table: PayTable) -> Outcome:
     if points(own) != 8:
-        return lose(f"hand is {points(own)}, not 8")
+        return lose(said("hand is {points}, not 8", points=points(own)))
     if is_suited_8(own):
         name = "double_suited_8" if is_suited_8(other) else "suited_8"
     elif points(other) == 8:

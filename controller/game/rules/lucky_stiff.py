@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from controller.game.rules.blackjack import is_natural
 from controller.game.rules.settlement import LOSE, PUSH, SURRENDER, Outcome, lose, push, win
+from controller.game.said import said
 
 if TYPE_CHECKING:
     from controller.game.paytables import PayTable
@@ -42,11 +43,11 @@ def _outcome(seat: SeatView, play: RoundView, table: PayTable) -> Outcome | None
             return win("stiff_pair_dealer_match", table.pays["stiff_pair_dealer_match"])
         return win("stiff_pair", table.pays["stiff_pair"])
     if not is_stiff(first.bj_value, second.bj_value, first.is_ace or second.is_ace):
-        return lose("no stiff")
+        return lose(said("no stiff"))
     if play.dealer_blackjack is None:
         return None
     if play.dealer_blackjack:
-        return lose("unpaired stiff against dealer blackjack")
+        return lose(said("unpaired stiff against dealer blackjack"))
     main = seat.hands[0].outcome  # an unpaired stiff is never a pair, so never split
     return None if main is None else follow_main(main.kind, table)
 
@@ -54,7 +55,7 @@ def _outcome(seat: SeatView, play: RoundView, table: PayTable) -> Outcome | None
 def follow_main(kind: str, table: PayTable) -> Outcome:
     """An unpaired stiff that qualified, settled by its main hand's outcome kind."""
     if kind == PUSH:
-        return push("stiff, main pushed")
+        return push(said("stiff, main pushed"))
     if kind in (LOSE, SURRENDER):
-        return lose("stiff, main lost" if kind == LOSE else "stiff, surrendered")
+        return lose(said("stiff, main lost") if kind == LOSE else said("stiff, surrendered"))
     return win("stiff_winner", table.pays["stiff_winner"])
