@@ -54,7 +54,7 @@ from controller.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_he
 from controller.display.server import STATIC as DISPLAY_STATIC
 from controller.game.ratings import is_id
 from controller.i18n import catalogs
-from controller.i18n.languages import NAMES, SOURCE, from_accept, language
+from controller.i18n.languages import NAMES, SOURCE, TAGS, from_accept, language
 from floor import books, cash, health, players, queries, slips
 from floor.accounts import MAX_NAME, SESSION_H, Logins, client_key
 from floor.books import Policy
@@ -132,11 +132,12 @@ class Pit:
                  parts: Mapping[str, Part] | None = None, proxy: str | None = None,
                  on_failure: Callable[[BaseException], None] = lambda exc: None,
                  tell_table: Callable[[str, SeatCommand], str | None] = lambda *a: "no broker",
-                 edge_limits: Limits | None = None, books_policy: Policy | None = None
-                 ) -> None:
+                 edge_limits: Limits | None = None, books_policy: Policy | None = None,
+                 config_dir: Path | None = None) -> None:
         self.dsn, self.periods, self.bind, self.currency = dsn, periods, bind, currency
         self.books = books_policy or Policy(periods, currency)
         self.proxy = proxy
+        self.config_dir = config_dir  # an operator's corrections to our words
         self.gate = Gate(bind, hosts)
         self.logins = Logins()
         self.log = structlog.get_logger()
@@ -308,9 +309,25 @@ class Pit:
                 "floor": await self.query(lambda db: queries.floor_totals(db, day, shift)),
                 "alerts": {"alerts": await self.query(queries.alerts)}, "ping": self.health()}
 
-    @staticmethod
-    def _encoded(update: dict[str, Any], language: str) -> bytes:
-        return b"".join(sse(name, _said(data, language)) for name, data in update.items())
+    def _encoded(self, update: dict[str, Any], language: str) -> bytes:
+        return b"".join(sse(name, self._said(data, language)) for name, data in update.items())
+
+    def _said(self, data: Any, language: str) -> Any:
+        """The floor's texts for people in `data`, in `language`."""
+        catalog = self._catalog_of(language)
+        return localized(data, catalog, texts=PIT_TEXTS, lists=PIT_LISTS) if catalog.messages \
+            else data
+
+    def _in_language(self, response: web.StreamResponse, asked: str | None
+                     ) -> web.StreamResponse:
+        """A JSON answer to a GET of a page that asked in its language, its texts for people
+        translated (a GET sets no cookie and asks no retry)."""
+        if asked is None or not isinstance(response, web.Response) or \
+                response.content_type != "application/json" or response.body is None:
+            return response
+        body = response.body
+        data = json.loads(body if isinstance(body, bytes) else str(body))
+        return web.json_response(self._said(data, asked), status=response.status)
 
     # ----- requests ----------------------------------------------------------------------------
 
@@ -351,7 +368,7 @@ class Pit:
             answer = await handler(request)
             if request.method != "GET":
                 return answer
-            return _in_language(answer, language(request.headers.get(LANGUAGE_HEADER)))
+            return self._in_language(answer, language(request.headers.get(LANGUAGE_HEADER)))
         except DatabaseError as exc:
             self.log.warning("pit request failed on the database", path=request.path,
                              error=str(exc).strip())
@@ -640,7 +657,13 @@ class Pit:
         found = await self.query(lambda db: slips.one_request(db, number)) if number else None
         if found is None:
             return web.json_response({"error": f"no request {text[:20]!r}"}, status=404)
-        return web.Response(text=slips.slip_page(found, self.books.money),
+        return self._slip(request, found)
+
+    def _slip(self, request: web.Request, found: dict[str, Any]) -> web.StreamResponse:
+        """A slip to print, in the language its reader's pages are in."""
+        catalog = self._catalog_of(self._reader(request))
+        return web.Response(text=slips.slip_page(found, self.books.money, catalog.sentence,
+                                                 TAGS[catalog.language]),
                             content_type="text/html")
 
     async def _signed_slip(self, request: web.Request) -> web.StreamResponse:
@@ -651,8 +674,7 @@ class Pit:
         if found is None:
             return web.json_response({"error": f"no fill or credit {text[:20]!r} at "
                                       f"{table[:64]!r}"}, status=404)
-        return web.Response(text=slips.slip_page(found, self.books.money),
-                            content_type="text/html")
+        return self._slip(request, found)
 
     async def _alerts(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(await self.query(queries.alerts))
@@ -711,15 +733,21 @@ class Pit:
     async def _language(self, request: web.Request) -> web.StreamResponse:
         """The language the pages speak to this user: the one chosen in their menu (a cookie),
         else the first of ours the browser asks for (Accept-Language), else English."""
-        chosen = language(request.cookies.get(LANGUAGE_COOKIE)) or \
-            from_accept(request.headers.get("Accept-Language"))
-        return web.json_response({"language": chosen, "languages": NAMES})
+        return web.json_response({"language": self._reader(request), "languages": NAMES})
 
     async def _catalog(self, request: web.Request) -> web.StreamResponse:
         name = language(request.match_info["language"])
         if name is None:
             return web.json_response({"error": "no such language"}, status=404)
-        return web.json_response(catalogs.load(name).browser())
+        return web.json_response(self._catalog_of(name).browser())
+
+    def _catalog_of(self, name: str) -> catalogs.Catalog:
+        return catalogs.load(name, self.config_dir)
+
+    def _reader(self, request: web.Request) -> str:
+        """The language a page is read in: chosen in the menu, else the browser's."""
+        return language(request.cookies.get(LANGUAGE_COOKIE)) or \
+            from_accept(request.headers.get("Accept-Language"))
 
     async def _i18n_script(self, request: web.Request) -> web.StreamResponse:
         """The display's script of the pages' words: one for every page of ours."""
@@ -773,24 +801,6 @@ class Pit:
     @staticmethod
     async def _send(response: web.StreamResponse, data: bytes) -> None:
         await asyncio.wait_for(response.write(data), WRITE_S)
-
-
-def _said(data: Any, language: str) -> Any:
-    """The floor's texts for people in `data`, in `language`."""
-    if language == SOURCE:
-        return data
-    return localized(data, catalogs.load(language), texts=PIT_TEXTS, lists=PIT_LISTS)
-
-
-def _in_language(response: web.StreamResponse, asked: str | None) -> web.StreamResponse:
-    """A JSON answer to a GET of a page that asked in its language, its texts for people
-    translated (a GET sets no cookie and asks no retry)."""
-    if asked is None or asked == SOURCE or not isinstance(response, web.Response) or \
-            response.content_type != "application/json" or response.body is None:
-        return response
-    body = response.body
-    data = json.loads(body if isinstance(body, bytes) else str(body))
-    return web.json_response(_said(data, asked), status=response.status)
 
 
 async def _json_body(request: web.Request) -> dict[str, Any]:

@@ -63,6 +63,7 @@ class ServeOptions:
     https: tuple[Path, Path] | None = None  # the pit's certificate and key
     proxy: str | None = None  # a reverse proxy's address, whose X-Forwarded-* are believed
     edges: Limits = field(default_factory=Limits)  # each edge job's (floor.edges)
+    config_dir: Path | None = None  # its locale/<language>.po correct the pit's words
 
     @property
     def process_name(self) -> str:
@@ -151,7 +152,8 @@ async def _serve(options: ServeOptions) -> int:
     ingest = Ingest(options.broker, options.dsn, options.process_name,
                     replace(options.ingest, books=books), fail)
     pit = Pit(options.dsn, options.periods, options.bind, options.hosts, options.currency,
-              ingest.parts, options.proxy, fail, ingest.tell_table, options.edges, books)
+              ingest.parts, options.proxy, fail, ingest.tell_table, options.edges, books,
+              options.config_dir)
     runner = web.AppRunner(pit.app(), handle_signals=False)
     notifier = Notifier.from_environment()
     started = False

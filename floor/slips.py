@@ -7,7 +7,7 @@ text escaped."""
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -111,42 +111,42 @@ async def signed(db: AsyncConnection[Any], table: str, n: int) -> dict[str, Any]
     return None if row is None else {**row[0], "table": table, "n": n, "utc": _iso(row[1])}
 
 
-def slip_page(slip: Mapping[str, Any], money: Currency) -> str:
+def slip_page(slip: Mapping[str, Any], money: Currency,
+              say: Callable[[str], str] = str, tag: str = "en") -> str:
     """A slip to print: a request (`id`, not yet signed, or signed since) or a signed transfer
     (`slip`, with its runner and supervisor), its chips by denomination and total, and lines
-    for what is still to sign."""
+    for what is still to sign; its words as `say` says them (the reader's language, `tag`)."""
     if "slip" in slip:
-        title = _title(slip["transfer"], slip["slip"])
+        title = say(_title(slip["transfer"], slip["slip"]))
         facts = [(said("Table"), slip["table"]), (said("Signed at the table"), slip["utc"]),
                  (said("Runner"), slip["runner"]), (said("Supervisor"), slip["supervisor"])]
         if slip.get("request"):
             facts.append((said("Requested on the pit"),
-                          said("request {request}", request=slip["request"])))
+                          say(said("request {request}", request=slip["request"]))))
         if slip.get("tray_total") is not None:
             facts.append((said("The tray after it"), money.text(int(slip["tray_total"]))))
     else:
-        title = _title(slip["transfer"], slip["id"], request=True)
+        title = say(_title(slip["transfer"], slip["id"], request=True))
         facts = [(said("Table"), slip["table"]), (said("Requested"), slip["requested"]),
                  (said("Requested by"), slip["requested_by"]),
-                 (said("Signed at the table"), said("message {n} at {utc}",
-                                                    n=slip["signed"]["n"],
-                                                    utc=slip["signed"]["utc"])
-                  if slip["signed"] else said("not yet"))]
+                 (said("Signed at the table"), say(said("message {n} at {utc}",
+                                                        n=slip["signed"]["n"],
+                                                        utc=slip["signed"]["utc"])
+                                                   if slip["signed"] else said("not yet")))]
     lines = "".join(f"<tr><td class=num>{html.escape(money.text(int(d)))}</td>"
                     f"<td class=num>{int(n):,}</td>"
                     f"<td class=num>{html.escape(money.text(int(d) * int(n)))}</td></tr>"
                     for d, n in slip["chips"].items())
-    facts_html = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+    facts_html = "".join(f"<tr><th>{html.escape(say(k))}</th><td>{html.escape(str(v))}</td></tr>"
                          for k, v in facts)
     signers = (said("Runner"), said("Supervisor"), said("Cage cashier")) if "slip" not in slip \
         else (said("Cage cashier"),)
-    signatures = "".join(f"<p class=sign>{html.escape(s)}: ______________________</p>"
+    signatures = "".join(f"<p class=sign>{html.escape(say(s))}: ______________________</p>"
                          for s in signers)
-    denomination, chips, value, total = (html.escape(said("Denomination")),
-                                         html.escape(said("Chips")), html.escape(said("Value")),
-                                         html.escape(said("Total")))
+    denomination, chips, value, total = (html.escape(say(word)) for word in (
+        said("Denomination"), said("Chips"), said("Value"), said("Total")))
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<html lang="{html.escape(tag)}"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>body {{ font: 14pt/1.4 serif; margin: 2em; }} h1 {{ font-size: 18pt; }}
 table {{ border-collapse: collapse; margin: .5em 0; }} th, td {{ padding: .2em .8em;
 border-bottom: 1px solid #999; text-align: left; }} .num {{ text-align: right; }}

@@ -42,6 +42,8 @@ from controller.daemon.checked_files import (
     BadInput,
     read_stdin_line,
 )
+from controller.i18n import catalogs
+from controller.i18n.languages import LANGUAGES
 from floor.defaults import (
     CLOCK_TOLERANCE_S,
     EDGE_CPU_S,
@@ -98,9 +100,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                    timedelta(seconds=args.clock_tolerance), args.session_expiry,
                                    policy),
             (args.https_cert, args.https_key) if args.https_cert else None, args.proxy,
-            Limits(args.edge_time, args.edge_cpu, args.edge_memory))
+            Limits(args.edge_time, args.edge_cpu, args.edge_memory), args.config_dir)
         _floor_name(options.process_name)
-    except (ValueError, ZoneInfoNotFoundError) as exc:  # a time, a zone, a period: the input
+        if args.config_dir is not None:  # an operator's correction that cannot be used: now
+            for language in LANGUAGES:
+                catalogs.load(language, args.config_dir)
+    except (ValueError, ZoneInfoNotFoundError) as exc:  # a time, a zone, a period, a .po
         raise BadInput(str(exc)) from None
     try:
         return serve(options)
@@ -339,6 +344,9 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     serve.add_argument("--edge-memory", type=Whole(64, MOST_EDGE_MEMORY_MB),
                        default=EDGE_MEMORY_MB, metavar="MB",
                        help=f"an edge job's limit of address space ({EDGE_MEMORY_MB})")
+    serve.add_argument("--config-dir", type=Folder(), metavar="DIR",
+                       help="where locale/LANGUAGE.po corrects the pit's words, as a table's "
+                       "configuration directory does (docs/display.md, \"Languages\")")
     serve.set_defaults(func=cmd_serve)
 
     retire = floor_commands.add_parser(

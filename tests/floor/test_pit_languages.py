@@ -52,7 +52,12 @@ def shows(page: Page, language: str, where: str) -> None:
 
 def test_the_pit_speaks_the_browser_s_language_or_the_one_chosen(
         tmp_path: Path, broker: Mosquitto, floor_dsn: str, browser: Browser) -> None:
-    floor = FloorProcess(broker.url, floor_dsn, "languages", tmp_path).start()
+    (tmp_path / "locale").mkdir()  # an operator's own word, over ours
+    (tmp_path / "locale" / "es.po").write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Acknowledge"\nmsgstr "Visto bueno"\n')
+    floor = FloorProcess(broker.url, floor_dsn, "languages", tmp_path, "--config-dir",
+                         str(tmp_path)).start()
     with psycopg.connect(floor_dsn, autocommit=True) as db:
         add_supervisor(db, "Dana Pit", "correct horse battery")
     tables = [LinkedTable(tmp_path / "bj", broker.url, "bj-01"),
@@ -70,6 +75,8 @@ def test_the_pit_speaks_the_browser_s_language_or_the_one_chosen(
                 expect(page.locator("#alerts li").first).to_be_visible(timeout=WAIT_MS)
                 expect(page.locator('tr[data-table="bac-01"]')).to_be_visible(timeout=WAIT_MS)
                 shows(page, language, "tables")
+                if language == "es":
+                    expect(page.locator("#alerts li button").first).to_have_text("Visto bueno")
                 row = page.locator('tr[data-table="bj-01"]')
                 said = catalogs.load(language)
                 expect(row).to_contain_text(said.gettext("{device} lost").format(

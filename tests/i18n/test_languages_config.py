@@ -5,6 +5,8 @@ directory over ours; anything wrong refuses the start with the file, key or line
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -13,8 +15,10 @@ import pytest
 from controller.daemon import config_file
 from controller.daemon.config_file import ConfigError, Languages
 from controller.display.server import DisplayServer, Hub
+from controller.game.money import Currency
 from controller.game.supervisors import hash_pin
 from controller.i18n import catalogs
+from floor.slips import slip_page
 
 HASH = hash_pin("1357", iterations=1000)
 OVERRIDE = """msgid ""
@@ -120,3 +124,35 @@ def test_the_catalogs_route_serves_only_our_languages() -> None:
             assert json.load(answer)["tag"] == "fil"
     finally:
         server.stop()
+
+
+def test_a_slip_prints_in_its_reader_s_language() -> None:
+    """The pit's fill slip: every word of ours in Chinese, the table, the people and the
+    amounts as they are; without a language, the English it always printed."""
+    slip = {"slip": 3, "transfer": "fill", "table": "bj-01", "utc": "2026-11-27T10:00:00Z",
+            "runner": "R-1", "supervisor": "sup", "request": 7, "tray_total": 500000,
+            "chips": {"2500": 40}, "total": 100000}
+    money = Currency("USD", "en_US")
+    english = slip_page(slip, money)
+    assert "FILL SLIP No. 3" in english and "Cage cashier" in english
+    chinese = catalogs.load("zh_Hans")
+    page = slip_page(slip, money, chinese.sentence, "zh-Hans")
+    assert '<html lang="zh-Hans">' in page
+    for word in ("FILL SLIP No. 3", "Table", "Runner", "Supervisor", "Cage cashier",
+                 "Denomination", "Total", "request 7"):
+        assert f">{word}<" not in page and f"{word}:" not in page, word
+    assert chinese.sentence("FILL SLIP No. 3") in page
+    for data in ("bj-01", "R-1", "sup", "$1,000.00", "$5,000.00"):
+        assert data in page, data
+
+
+def test_the_floor_refuses_to_start_on_a_correction_it_cannot_use(tmp_path: Path) -> None:
+    (tmp_path / "locale").mkdir()
+    (tmp_path / "locale" / "ko.po").write_text(OVERRIDE + 'msgid "Seat {seat}"\n'
+                                               'msgstr "{좌석}"\n')
+    done = subprocess.run([sys.executable, "-m", "controller", "floor", "serve", "--broker",
+                           "mqtt://127.0.0.1:9", "--db", "postgresql://nobody@127.0.0.1:9/x",
+                           "--config-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert f"{tmp_path}/locale/ko.po:10: msgid 'Seat {{seat}}'" in done.stderr, done.stderr
