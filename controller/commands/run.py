@@ -40,6 +40,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if config is not None and args.dealer_errors:
             raise BadInput("--dealer-errors: the demo's clumsy dealer; a real table's dealer "
                            "is a person")
+        if config is not None and args.language is not None:  # and the operator's correction
+            config.display.languages.catalog(args.language)  # of it: one it cannot use, now
         if args.stay and (config is not None or args.rounds is None):
             raise BadInput("--stay: the demo's, after its --rounds")
         options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,

@@ -34,9 +34,21 @@ TEMPLATE: Final = Path(__file__).with_name(f"{DOMAIN}.pot")
 OVERRIDES: Final = "locale"  # beside the configuration: <config dir>/locale/es.po
 OVERRIDE_MAX_BYTES: Final = 1 << 20
 SENTENCE_MAX_CHARS: Final = 600  # a longer text is no sentence of ours: shown as it came
+MATCH_BUDGET: Final = 2000  # attempts to place a literal, for one text and all its parts
 CACHE_MAX: Final = 4096
 _PART: Final = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _LETTER: Final = re.compile(r"[^\W\d_]")
+_WHOLE: Final = re.compile(r"\d+")
+# What some parts always are, whichever sentence names them: a seat is a number, odds are
+# "10 to 1", "3:2" or "1 to 1 less 5%" (controller/display/view.py), a configuration's key has
+# no space. A part that cannot be one is no match: "Blackjack Tie 9 to 1: pay $45.00" splits
+# as the wager "Blackjack Tie" and the odds "9 to 1", not at its first space.
+PART_SHAPES: Final = {
+    **dict.fromkeys(("seat", "seats", "n", "round", "number", "points", "high", "low"), _WHOLE),
+    "odds": re.compile(r"\d+ to 1|\d+:\d+|1 to 1 less [\d.]+%"),
+    "key": re.compile(r"[^\s:;]+"),
+    "card": re.compile(r"(?:10|[2-9AJQK])[♠♥♣♦]"),
+}
 
 Key = str | tuple[str, str]  # a msgid, or (context, msgid)
 
@@ -59,12 +71,15 @@ def parts(text: str) -> set[str]:
 
 
 def formatted(text: str) -> bool:
-    """Whether `text` is a template whose braces are all named parts (no '{0}', no '{x:g}')."""
+    """Whether `text` is a template whose braces are all plain named parts: no '{0}', no
+    '{x:>9999}' (a part padded to any width), no '{x!r}', no '{x.attribute}'."""
     try:
-        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+        fields = [(name, spec, conversion) for _, name, spec, conversion
+                  in string.Formatter().parse(text) if name is not None]
     except ValueError:
         return False
-    return all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", f) for f in fields)
+    return all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and not spec and conversion is None
+               for name, spec, conversion in fields)
 
 
 def plural_index(language: str) -> Callable[[int], int]:
@@ -135,13 +150,11 @@ class Catalog:
 
     def __post_init__(self) -> None:
         self._plural = plural_index(self.language)
-        templates = [m for m in self.messages if isinstance(m, str) and parts(m) and formatted(m)]
+        templates = [Template.of(m) for m in self.messages
+                     if isinstance(m, str) and parts(m) and formatted(m)]
         # the longest literal first: "seat {seat}: {wager} below the minimum {minimum}" before
         # "seat {seat}: {reason}"
-        templates.sort(key=lambda t: -len(_PART.sub("", t)))
-        self._templates = [(t, t.partition("{")[0], _pattern(t),
-                            not _LETTER.search(_PART.sub("", t)))
-                           for t in templates]
+        self._templates = sorted(templates, key=lambda t: -t.literal_chars)
 
     def gettext(self, msgid: str) -> str:
         found = self.messages.get(msgid)
@@ -163,36 +176,45 @@ class Catalog:
         came."""
         if not self.messages or not text:
             return text
+        return self._said(text, [MATCH_BUDGET])
+
+    def _said(self, text: str, budget: list[int]) -> str:
         found = self._cache.get(text)
         if found is None:
-            found = self._sentence(text)
+            found = self._sentence(text, budget)
             if len(self._cache) >= CACHE_MAX:
                 self._cache.clear()
             self._cache[text] = found
         return found
 
-    def _sentence(self, text: str) -> str:
+    def _sentence(self, text: str, budget: list[int]) -> str:
         exact = self.messages.get(text)
         if isinstance(exact, str):
             return exact
         if len(text) > SENTENCE_MAX_CHARS:
             return text
-        for template, prefix, pattern, loose in self._templates:
-            if not text.startswith(prefix):
+        for template in self._templates:
+            if budget[0] <= 0:  # a text that costs more than any sentence of ours: as it came
+                return text
+            said = template.match(text, budget)
+            if said is None:
                 continue
-            match = pattern.fullmatch(text)
-            if match is None:
-                continue
-            said = match.groupdict()
-            found = {name: self.sentence(value) for name, value in said.items()}
+            found = {name: self._said(value, budget) for name, value in said.items()}
             # A template of parts and punctuation alone ("{wager} · {spot}") matches any text
-            # with a space or a dot in it: it is ours only where one of its parts is.
-            if loose and found == said:
+            # with a space or a dot in it: it is ours only where each of its worded parts is
+            # (a typed reason, "hold the table for the pit boss", stays as it was typed).
+            if template.loose and not all(name in PART_SHAPES or self._ours(value)
+                                          for name, value in said.items()):
                 continue
-            translated = self.messages[template]
+            translated = self.messages[template.text]
             assert isinstance(translated, str)
             return translated.format(**found)
         return text
+
+    def _ours(self, part: str) -> bool:
+        """A part of a loose template that is a message of ours, or has no word in it."""
+        return part in self.messages or not _LETTER.search(part) or \
+            self._cache.get(part, part) != part
 
     def browser(self) -> dict[str, Any]:
         """For the pages' scripts (`t`, `tn`, `tp`): plural forms by CLDR category, so that
@@ -207,18 +229,62 @@ class Catalog:
         return {"language": self.language, "tag": TAGS[self.language], "messages": messages}
 
 
-def _pattern(template: str) -> re.Pattern[str]:
-    """The template as a pattern: each part one or more characters, as few as the literal
-    around it allows; a part named twice must say the same both times."""
-    out, seen, last = [], set(), 0
-    for match in _PART.finditer(template):
-        out.append(re.escape(template[last:match.start()]))
-        name = match[1]
-        out.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
-        seen.add(name)
-        last = match.end()
-    out.append(re.escape(template[last:]))
-    return re.compile("".join(out), re.DOTALL)
+@dataclass(frozen=True)
+class Template:
+    """A sentence's template as its literals and its parts: 'seat ', 'seat', ': ', 'wager',
+    ' below the minimum ', 'minimum', ''. Matched by finding the literals in the text, the
+    nearest first, within a budget of attempts: no regular expression to backtrack on a
+    stranger's text."""
+
+    text: str
+    literals: tuple[str, ...]  # one more than the parts: before, between and after them
+    names: tuple[str, ...]
+    loose: bool  # no word of its own: "{wager} · {spot}"
+
+    @classmethod
+    def of(cls, text: str) -> Template:
+        pieces = _PART.split(text)  # literal, name, literal, name, ..., literal
+        literals, names = tuple(pieces[0::2]), tuple(pieces[1::2])
+        return cls(text, literals, names, not any(_LETTER.search(lit) for lit in literals))
+
+    @property
+    def literal_chars(self) -> int:
+        return sum(len(lit) for lit in self.literals)
+
+    def match(self, text: str, budget: list[int]) -> dict[str, str] | None:
+        """Each part's text where `text` is this template's sentence, else None."""
+        first, last = self.literals[0], self.literals[-1]
+        if not text.startswith(first) or not text.endswith(last) or \
+                len(text) < self.literal_chars + len(self.names):
+            return None
+        return self._parts(text, len(first), len(text) - len(last), 0, {}, budget)
+
+    def _parts(self, text: str, at: int, end: int, index: int, found: dict[str, str],
+               budget: list[int]) -> dict[str, str] | None:
+        name = self.names[index]
+        if index == len(self.names) - 1:  # the last part runs to the last literal
+            return self._taken(found, name, text[at:end])
+        literal = self.literals[index + 1]
+        if not literal:
+            return None  # two parts side by side: no telling where one ends
+        cut = text.find(literal, at + 1, end)
+        while cut != -1 and budget[0] > 0:
+            budget[0] -= 1
+            taken = self._taken(found, name, text[at:cut])
+            if taken is not None:
+                rest = self._parts(text, cut + len(literal), end, index + 1, taken, budget)
+                if rest is not None:
+                    return rest
+            cut = text.find(literal, cut + 1, end)
+        return None
+
+    @staticmethod
+    def _taken(found: dict[str, str], name: str, value: str) -> dict[str, str] | None:
+        shape = PART_SHAPES.get(name)
+        if not value or (shape is not None and not shape.fullmatch(value)) or \
+                found.get(name, value) != value:  # a part named twice says the same twice
+            return None
+        return {**found, name: value}
 
 
 def ours(language: str) -> dict[Key, str | tuple[str, ...]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -178,7 +179,41 @@ def test_a_template_of_parts_alone_translates_only_a_sentence_of_ours() -> None:
     was typed, while a wager named by the template is translated."""
     chinese = Catalog("zh_Hans", {"{device} {alarm}": "{device}{alarm}",
                                   "{wager} · {spot}": "{wager}·{spot}", "Player": "闲",
-                                  "shoe": "牌靴"})
-    assert chinese.sentence("player asked twice") == "player asked twice"
+                                  "shoe": "牌靴", "lost": "失联", "Lucky 8": "Lucky 8",
+                                  "{card} {where}": "{card}{where}", "to {place}": "到{place}",
+                                  "the banker": "庄"})
+    for typed in ("player asked twice", "shoe jammed", "Player complaint about payout"):
+        assert chinese.sentence(typed) == typed  # a word of ours in it is not enough
     assert chinese.sentence("Lucky 8 · Player") == "Lucky 8·闲"
-    assert chinese.sentence("shoe jammed") == "牌靴jammed"
+    assert chinese.sentence("shoe lost") == "牌靴失联"
+    assert chinese.sentence("A♠ to the banker") == "A♠到庄"  # a card is data
+
+
+def test_a_wager_named_in_words_keeps_its_odds_apart() -> None:
+    """'Blackjack Tie 9 to 1: pay $45.00' is the wager 'Blackjack Tie' at '9 to 1', not
+    'Blackjack' at 'Tie 9 to 1': odds have a shape of their own (`PART_SHAPES`)."""
+    chinese = Catalog("zh_Hans", {"{wager} {odds}: pay {amount}":
+                                  "{wager} {odds}: 派彩 {amount}",
+                                  "{n} to 1": "1赔{n}", "Tie": "和",
+                                  "{wager}: {award} {odds}": "{wager}: {award} {odds}",
+                                  "Unlucky 8": "不幸8", "{wager} · {spot}": "{wager}·{spot}",
+                                  "Player": "闲", "Lucky 8": "Lucky 8"})
+    assert chinese.sentence("Blackjack Tie 9 to 1: pay $45.00") == \
+        "Blackjack Tie 1赔9: 派彩 $45.00"
+    assert chinese.sentence("Dead Man's Hand 50 to 1: pay $250.00") == \
+        "Dead Man's Hand 1赔50: 派彩 $250.00"
+    assert chinese.sentence("Lucky 8 · Player: Unlucky 8 10 to 1") == \
+        "Lucky 8·闲: 不幸8 1赔10"
+
+
+@pytest.mark.parametrize("unit", ["a · ", "a: ", "seat 1 ", "to ", " · to 1: pay "])
+def test_a_hostile_text_costs_a_bounded_time(unit: str) -> None:
+    """A text of many separators of our templates is matched within a budget of attempts,
+    in every shipped language: a table's 600 characters never hold up a server's thread."""
+    text = (unit * SENTENCE_MAX_CHARS)[:SENTENCE_MAX_CHARS]
+    for language in LANGUAGES[1:]:
+        catalog = catalogs.load(language)
+        catalog._cache.clear()
+        started = time.process_time()
+        assert isinstance(catalog.sentence(text), str)
+        assert time.process_time() - started < 2.0, (language, unit)

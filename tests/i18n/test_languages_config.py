@@ -18,6 +18,7 @@ from controller.display.server import DisplayServer, Hub
 from controller.game.money import Currency
 from controller.game.supervisors import hash_pin
 from controller.i18n import catalogs
+from controller.i18n.catalogs import CatalogError
 from floor.slips import slip_page
 
 HASH = hash_pin("1357", iterations=1000)
@@ -156,3 +157,27 @@ def test_the_floor_refuses_to_start_on_a_correction_it_cannot_use(tmp_path: Path
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert f"{tmp_path}/locale/ko.po:10: msgid 'Seat {{seat}}'" in done.stderr, done.stderr
+
+
+def test_run_s_language_is_checked_with_the_operator_s_correction(tmp_path: Path) -> None:
+    """`tablectl run --language ko` over a configuration in English: a broken ko.po beside
+    it refuses the start, as it would were ko configured."""
+    path = configured(tmp_path, 'language = "en"')
+    (tmp_path / "locale").mkdir()
+    (tmp_path / "locale" / "ko.po").write_text(OVERRIDE + 'msgid "Seat {seat}"\n'
+                                               'msgstr "좌석 {seats}"\n')
+    done = subprocess.run([sys.executable, "-m", "controller", "run", "--config", str(path),
+                           "--language", "ko", "--port", "0"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "locale/ko.po:10: msgid 'Seat {seat}'" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("translation", ["{seat:>200000000}", "{seat!r}", "{seat} {seat:x}",
+                                         "{seat.__class__}", "{0}"])
+def test_a_correction_that_formats_its_part_is_refused(tmp_path: Path, translation: str) -> None:
+    """A part padded to 200 MB, or shown by its repr, is no translation: refused."""
+    path = tmp_path / "es.po"
+    path.write_text(OVERRIDE + f'msgid "Seat {{seat}}"\nmsgstr "{translation}"\n')
+    with pytest.raises(CatalogError, match=r"es\.po:10: msgid 'Seat \{seat\}'"):
+        catalogs.read_override(path, "es")

@@ -64,13 +64,16 @@ function translatePage() {
 // Loads `language`'s catalog (`url` says where, with any token the page needs) and translates
 // the page; true once it is in force. A catalog that cannot be had leaves the page as it is.
 const catalogs = new Map();
+let languageWanted = null;  // the last asked for: a catalog that arrives after another is asked for is kept, not used
 async function useLanguage(language, url) {
+  languageWanted = language;
   if (document.documentElement.dataset.language === language) return true;
   if (!catalogs.has(language)) {
     const response = await fetch(url).catch(() => null);
     if (!response || !response.ok) return false;
     catalogs.set(language, await response.json());
   }
+  if (languageWanted !== language) return false;
   const catalog = catalogs.get(language);
   Object.assign(I18N, { language, tag: catalog.tag, messages: catalog.messages, plurals: new Intl.PluralRules(catalog.tag) });
   translatePage();
