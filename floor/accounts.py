@@ -47,6 +47,7 @@ import psycopg
 from psycopg import AsyncConnection
 from pydantic import TypeAdapter, ValidationError
 
+from controller.game.said import said
 from controller.game.supervisors import hash_pin, verify_pin
 from protocol.codec import reason
 from protocol.fields import Name
@@ -206,13 +207,14 @@ class Logins:
             return None
         retry_s = max(1, math.ceil(max(waits)))
         if by_client is not None:
-            why = f"too many failed logins from {client}"
+            why = said("too many failed logins from {client}", client=client)
         elif by_name_client is not None:
-            why = "too many wrong passwords for this name from here"
+            why = said("too many wrong passwords for this name from here")
         else:
             assert by_name is not None
-            why = "too many wrong passwords for this name"
-        return Attempt(None, 429, f"{why}: try again in {retry_s} s", retry_s)
+            why = said("too many wrong passwords for this name")
+        return Attempt(None, 429, said("{why}: try again in {seconds} s", why=why,
+                                       seconds=retry_s), retry_s)
 
     async def login(self, db: AsyncConnection[Any], name: str, password: str,
                     client: str | None) -> Attempt:
@@ -232,7 +234,7 @@ class Logins:
         stored = str(row[0]) if row is not None else _dummy_hash()
         right = await asyncio.to_thread(verify_pin, password, stored)
         if row is None or not right:
-            return Attempt(None, 401, "wrong name or password")
+            return Attempt(None, 401, said("wrong name or password"))
         await db.execute("DELETE FROM login_failures WHERE name = %s AND client = %s",
                          (name, client))
         token = secrets.token_urlsafe(32)

@@ -53,6 +53,7 @@ from controller.display.localize import localized
 from controller.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_headers, sse
 from controller.display.server import STATIC as DISPLAY_STATIC
 from controller.game.ratings import is_id
+from controller.game.said import said
 from controller.i18n import catalogs
 from controller.i18n.languages import NAMES, SOURCE, TAGS, from_accept, language
 from floor import books, cash, health, players, queries, slips
@@ -88,8 +89,8 @@ LANGUAGE_HEADER: Final = "X-Tablectl-Language"  # what the pages' own requests a
 # asks in its language (`LANGUAGE_HEADER`, or `lang` on /events); a script's answers stay as the
 # core says them, in English.
 PIT_TEXTS: Final = frozenset({"phase_text", "hold", "text", "status_text", "alert",
-                              "theo_pending", "anonymous_note", "cash_out_note"})
-PIT_LISTS: Final = frozenset({"cards_text", "settlements_text", "lost_devices"})
+                              "theo_pending", "anonymous_note", "cash_out_note", "error"})
+PIT_LISTS: Final = frozenset({"cards_text", "settlements_text", "lost_devices", "errors"})
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -320,14 +321,16 @@ class Pit:
 
     def _in_language(self, response: web.StreamResponse, asked: str | None
                      ) -> web.StreamResponse:
-        """A JSON answer to a GET of a page that asked in its language, its texts for people
-        translated (a GET sets no cookie and asks no retry)."""
+        """A JSON answer to a page that asked in its language (to a GET, or a refusal), its
+        texts for people translated; a refusal's Retry-After kept."""
         if asked is None or not isinstance(response, web.Response) or \
                 response.content_type != "application/json" or response.body is None:
             return response
         body = response.body
         data = json.loads(body if isinstance(body, bytes) else str(body))
-        return web.json_response(self._said(data, asked), status=response.status)
+        retry = response.headers.get("Retry-After")
+        return web.json_response(self._said(data, asked), status=response.status,
+                                 headers={"Retry-After": retry} if retry else None)
 
     # ----- requests ----------------------------------------------------------------------------
 
@@ -363,16 +366,16 @@ class Pit:
             if self.bind not in LOOPBACK and request.path not in OPEN_PATHS and \
                     not request.path.startswith(CATALOGS) and await self._who(request) is None:
                 if request.path.startswith("/api/") or request.path == "/events":
-                    return web.json_response({"error": "log in first"}, status=401)
+                    return web.json_response({"error": said("log in first")}, status=401)
                 raise web.HTTPFound("/login")
             answer = await handler(request)
-            if request.method != "GET":
-                return answer
+            if request.method != "GET" and answer.status < 400:
+                return answer  # a login's cookie: as it is
             return self._in_language(answer, language(request.headers.get(LANGUAGE_HEADER)))
         except DatabaseError as exc:
             self.log.warning("pit request failed on the database", path=request.path,
                              error=str(exc).strip())
-            return web.json_response({"error": "the floor database is not answering"},
+            return web.json_response({"error": said("the floor database is not answering")},
                                      status=503)
 
     async def _who(self, request: web.Request) -> str | None:
@@ -448,7 +451,7 @@ class Pit:
         lets no one but the floor write a table's commands: a table takes none over another."""
         by = await self._who(request)
         if by is None:
-            return web.json_response({"error": "log in to seat a player"}, status=401)
+            return web.json_response({"error": said("log in to seat a player")}, status=401)
         try:
             payload = await _json_body(request)
             table = payload.pop("table", None)
@@ -582,7 +585,7 @@ class Pit:
         site cannot post it."""
         by = await self._who(request)
         if by is None:
-            return web.json_response({"error": "log in to import the drop"}, status=401)
+            return web.json_response({"error": said("log in to import the drop")}, status=401)
         limit = 2 * books.MOST_DROP_BYTES  # its CSV, escaped in JSON
         try:
             payload = load(await request.content.read(limit + 1), limit)
@@ -639,7 +642,7 @@ class Pit:
         /slips/request/ID."""
         by = await self._who(request)
         if by is None:
-            return web.json_response({"error": "log in to request a fill or a credit"},
+            return web.json_response({"error": said("log in to request a fill or a credit")},
                                      status=401)
         try:
             table, transfer, chips, total = slips.checked_request(await _json_body(request))
@@ -682,7 +685,7 @@ class Pit:
     async def _ack(self, request: web.Request) -> web.StreamResponse:
         by = await self._who(request)
         if by is None:
-            return web.json_response({"error": "log in to acknowledge"}, status=401)
+            return web.json_response({"error": said("log in to acknowledge")}, status=401)
         try:
             payload = await _json_body(request)
             table, n = payload.get("table"), payload.get("n")
@@ -694,7 +697,8 @@ class Pit:
                                      status=400)
         when = await self.query(lambda db: queries.acknowledge(db, table, n, by))
         if when is None:
-            return web.json_response({"error": f"no open alert {n} from table {table}"},
+            return web.json_response({"error": said("no open alert {n} from table {table}",
+                                                    n=n, table=table)},
                                      status=404)
         self.log.info("alert acknowledged", table=table, n=n, by=by)
         return web.json_response({"table": table, "n": n, "ack_by": by, "ack_utc": when})

@@ -90,6 +90,11 @@ def test_the_pit_speaks_the_browser_s_language_or_the_one_chosen(
                     page.goto(floor.url + path)
                     page.wait_for_load_state("networkidle")
                     shows(page, language, path)
+                page.fill("#name", f"nobody-{language}")  # a refusal, in the page's language
+                page.fill("#password", "not the password")
+                page.click("button[type=submit]")
+                expect(page.locator("#message")).to_have_text(
+                    said.sentence("wrong name or password"), timeout=WAIT_MS)
             finally:
                 context.close()
 
