@@ -67,6 +67,7 @@ from controller.daemon.broker import Broker, make_client
 from controller.daemon.inputs import PitSeat
 from controller.daemon.loop import ControllerLoop
 from controller.game.round_state import HOLD
+from controller.game.said import said
 from controller.game.table import Table
 from controller.journal import codec
 from controller.journal.files import utc_now
@@ -182,7 +183,7 @@ class FloorLink:
             self.db.execute("BEGIN")
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
                 ("floor_table_id", self.table_id), ("floor_journal", self.journal_id)])
-        self._set_health("connecting", f"to {self.broker}")  # before the thread: no race
+        self._set_health("connecting", said("to {broker}", broker=self.broker))  # no race
         self.client.connect_async(self.broker.host, self.broker.port, KEEPALIVE_S)
         self.client.loop_start()
         self._thread.start()
@@ -304,8 +305,8 @@ class FloorLink:
         for n, reason in done:
             if reason.is_failure:  # the ACL? keep it, and everything after it waits
                 self.log.error("broker refused a floor message", n=n, reason=str(reason))
-                self._set_health("refused", f"the broker refused message {n} ({reason}): "
-                                 "check the ACL")
+                self._set_health("refused", said("the broker refused message {n} ({reason}): "
+                                                  "check the ACL", n=n, reason=reason))
                 self._cursor = min(self._cursor, n - 1)
                 self._retry_at = time.monotonic() + REFUSED_RETRY_S
         if sent:
@@ -379,8 +380,9 @@ class FloorLink:
                 self.other_journal = word.journal
                 self.log.error("the floor has this table from another journal: not sending",
                                journal=self.journal_id, floor_journal=word.journal)
-                self._set_health("refused", f"the floor has table {self.table_id} from another "
-                                 "journal: give this table a new floor table_id")
+                self._set_health("refused", said(
+                    "the floor has table {table} from another journal: give this table a new "
+                    "floor table_id", table=self.table_id))
             return
         if word.from_n != self.from_n:
             self.log.error("the floor counts this table from another message: its word is "
@@ -456,7 +458,8 @@ class FloorLink:
                    reason: ReasonCode, properties: Any) -> None:
         """paho's thread: news for the link's thread, which keeps the health."""
         if reason.is_failure:
-            self._tell("refused", f"{self.broker} refused the table: {reason}")
+            self._tell("refused", said("{broker} refused the table: {reason}",
+                                       broker=self.broker, reason=reason))
             return
         self._connected_now = True
         self._status_sent = 0  # a fresh connection gets a fresh status (the will may have run)
@@ -470,7 +473,7 @@ class FloorLink:
         self._connected_now = False
         if was and self._drain_until is None:
             self.log.warning("floor link lost the broker", reason=str(reason))
-            self._tell("away", f"{self.broker} is not answering")
+            self._tell("away", said("{broker} is not answering", broker=self.broker))
 
     def _tell(self, state: str, detail: str) -> None:
         with self._lock:
@@ -498,9 +501,10 @@ class FloorLink:
         state, detail = self._health["state"], self._health["detail"]
         if state in ("connected", "behind"):
             silent = now - self._word_at
-            state, detail = ("behind", f"the floor has said nothing of {self._waiting()} "
-                             f"messages for {silent:.0f} s") if self._waiting() and \
-                silent > SILENT_S else ("connected", "")
+            seconds = f"{silent:.0f}"
+            state, detail = ("behind", said("the floor has said nothing of {n} messages for "
+                                            "{seconds} s", n=self._waiting(), seconds=seconds)) \
+                if self._waiting() and silent > SILENT_S else ("connected", "")
         self._set_health(state, detail)
 
     @property

@@ -55,6 +55,7 @@ SAFE_METHODS: Final = ("GET", "HEAD")
 # attributes are allowed: the roads place their beads with them (static/roads.js).
 CONTENT_SECURITY_POLICY: Final = ("default-src 'self'; style-src 'self' 'unsafe-inline'; "
                                   "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+SIDE_TEXTS: Final = frozenset({"detail"})  # the floor link's words for the dealer (a tooltip)
 SECURITY_HEADERS: Final[Mapping[str, str]] = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Frame-Options": "DENY",  # frame-ancestors for browsers that predate it
@@ -186,10 +187,15 @@ class Hub:
 
     def side(self, name: str, data: dict[str, Any]) -> None:
         """News beside the table's view, from another thread (the floor link's health): its own
-        event, so that it never stands in for the table's state."""
+        event, so that it never stands in for the table's state; its `detail` in the pages'
+        language as it is now."""
         with self.lock:
             self.sides[name] = data
-        self._call(self._fan_out, name, sse(name, data))
+        self._call(self._fan_out, name, sse(name, self._side_shown(data)))
+
+    def _side_shown(self, data: dict[str, Any]) -> dict[str, Any]:
+        catalog = self.languages.catalog(self.language(self.view))
+        return localized(data, catalog, texts=SIDE_TEXTS) if catalog.messages else data
 
     def _call(self, callback: Callable[..., None], *args: Any) -> None:
         """`callback` on the server's loop, from any thread; nothing once the server is gone
@@ -207,7 +213,7 @@ class Hub:
         with self.lock:
             version, view, sides = self.version, self.view, list(self.sides.items())
         return sse("snapshot", {"version": version, "view": self._in_language(version, view)}) \
-            + b"".join(sse(name, data) for name, data in sides)
+            + b"".join(sse(name, self._side_shown(data)) for name, data in sides)
 
 
 def sse(event: str, data: dict[str, Any]) -> bytes:

@@ -181,3 +181,11 @@ def test_a_correction_that_formats_its_part_is_refused(tmp_path: Path, translati
     path.write_text(OVERRIDE + f'msgid "Seat {{seat}}"\nmsgstr "{translation}"\n')
     with pytest.raises(CatalogError, match=r"es\.po:10: msgid 'Seat \{seat\}'"):
         catalogs.read_override(path, "es")
+
+
+def test_the_floor_link_s_words_follow_the_page_s_language() -> None:
+    hub = Hub(Languages("es"))
+    hub.side("floor", {"state": "away", "detail": "mqtt://pit:1883 is not answering"})
+    spanish = catalogs.load("es").gettext("{broker} is not answering")
+    assert spanish.format(broker="mqtt://pit:1883").encode() in hub.snapshot()
+    assert b'"state": "away"' in hub.snapshot()  # the state is a key: the page says it
