@@ -146,12 +146,14 @@ class Catalog:
 
     language: str
     messages: dict[Key, str | tuple[str, ...]] = field(default_factory=dict)
+    said: frozenset[str] | None = None  # the templates a sentence may be of (None: any)
     _cache: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._plural = plural_index(self.language)
         templates = [Template.of(m) for m in self.messages
-                     if isinstance(m, str) and parts(m) and formatted(m)]
+                     if isinstance(m, str) and parts(m) and formatted(m) and
+                     (self.said is None or m in self.said)]
         # the longest literal first: "seat {seat}: {wager} below the minimum {minimum}" before
         # "seat {seat}: {reason}"
         self._templates = sorted(templates, key=lambda t: -t.literal_chars)
@@ -301,6 +303,17 @@ def ours(language: str) -> dict[Key, str | tuple[str, ...]]:
 
 
 @cache
+def said_templates() -> frozenset[str]:
+    """The templates of the core's sentences (`said()` in Python), from the catalogs' template:
+    a page's own words ("{start} to {end}") are no sentence the core says, and would match
+    one ("Lucky 8 · Banker: Lucky 8 3 to 1")."""
+    with TEMPLATE.open("rb") as file:
+        template = read_po(file)
+    return frozenset(m.id for m in template if isinstance(m.id, str) and parts(m.id)
+                     and any(where.endswith(".py") for where, _ in m.locations))
+
+
+@cache
 def load(language: str, config_dir: Path | None = None) -> Catalog:
     """`language`'s catalog, an operator's `<config_dir>/locale/<language>.po` over ours.
     CatalogError names the file and line of anything that cannot be used."""
@@ -311,4 +324,4 @@ def load(language: str, config_dir: Path | None = None) -> Catalog:
         override = config_dir / OVERRIDES / f"{language}.po"
         if override.exists():
             messages |= read_override(override, language)
-    return Catalog(language, messages)
+    return Catalog(language, messages, said_templates())

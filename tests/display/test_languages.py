@@ -194,8 +194,10 @@ def bets(table: LiveTable, wagers: tuple[tuple[str, int], ...], seats: int = 7) 
 
 
 def test_every_blackjack_state_fits_in_each_language(browser: Browser, language: str) -> None:
-    table = LiveTable(config_change("blackjack", {}, {"lucky_stiff": "1", "lucky7": "1",
-                                                      "blackjack_tie": "1"}, REGISTRY),
+    # the pads check the payout: its list of spots in the action bar, as a real table shows it
+    table = LiveTable(config_change("blackjack", {"payout_verify": "advise"},
+                                    {"lucky_stiff": "1", "lucky7": "1", "blackjack_tie": "1"},
+                                    REGISTRY),
                       languages=Languages(language))
     screen = Screen(browser, table, language, "blackjack")
     try:
@@ -216,6 +218,7 @@ def test_every_blackjack_state_fits_in_each_language(browser: Browser, language:
         table.send(CardDrawn(seq=0, card="9S"))  # the dealer's 16 draws to 25: a bust
         screen.caught_up()
         expect(screen.page.locator("#payout .step")).to_be_visible()
+        expect(screen.page.locator("#checks")).to_be_visible()
         screen.check("payout")
         table.send(PayoutConfirmed(seq=0, by="dealer"))
         table.send(WagerPlaced(seq=0, seat=1, spot="main", amount=1000), BetsLocked(seq=0),
@@ -258,7 +261,10 @@ def test_baccarat_and_its_roads_fit_in_each_language(browser: Browser, language:
                                         ("5H", "5S", "2C", "2D"), ("8H", "4S", "KC", "3D")]
         for cards in coups:  # banker, a tie, a tie, player: the last left to pay
             bets(table, (("banker", 2000), ("player", 1000), ("tie", 500),
-                         ("lucky8_player", 500)), seats=7)
+                         ("lucky8_player", 500)), seats=9)  # nine seats: in two rows
+            if cards[0] == "8H":  # the roads beside the bets, each under its name
+                screen.caught_up()
+                screen.check("betting")
             table.send(BetsLocked(seq=0), *[CardDrawn(seq=0, card=c) for c in cards])
             if cards[0] != "8H":
                 table.send(PayoutConfirmed(seq=0, by="dealer"))

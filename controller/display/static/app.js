@@ -58,10 +58,25 @@ function renderSeats(v) {
 // wager lines; never clipped.
 const TIGHTER = ["tight", "tighter", "tightest"];
 function fitSeats() {
-  const over = (e) => e.scrollHeight > e.clientHeight + 1;
+  let fits = true;
   for (const seat of document.querySelectorAll(".seat")) {
     seat.classList.remove(...TIGHTER);
-    for (const step of TIGHTER) if (over(seat)) seat.classList.add(step);
+    for (const step of TIGHTER) if (overflows(seat)) seat.classList.add(step);
+    fits = fits && !overflows(seat);
+  }
+  return fits;
+}
+const overflows = (e) => e.scrollHeight > e.clientHeight + 1;
+
+// A road's name in a language that says it longer than its box is drawn smaller, never cut.
+function fitCaptions() {
+  for (const el of document.querySelectorAll("#scoreboard figcaption")) {
+    el.style.fontSize = "";
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    while (el.scrollWidth > el.clientWidth + 0.5 && size > 8) {
+      size -= 1;
+      el.style.fontSize = `${size}px`;
+    }
   }
 }
 
@@ -162,7 +177,7 @@ const markWord = (state) => ({ pending: "…", wrong: "✗", corrected: `✓ ${t
 const decisionWord = (option) => ({ hit: t("Hit"), stand: t("Stand"), double: t("Double"), split: t("Split"), surrender: t("Surrender"),
   insurance: t("Insurance"), no_insurance: t("No insurance"), even_money: t("Even money"), no_even_money: t("No even money") })[option] || option;
 const MARKS_SHOWN = 4;
-function renderChecks(c) {
+function renderChecks(c, shown = MARKS_SHOWN) {
   $("checks").classList.toggle("hidden", !c);
   $("checks").classList.toggle("held", !!(c && c.held));
   if (!c) return;
@@ -173,7 +188,7 @@ function renderChecks(c) {
   const open = c.marks.filter((m) => m.state !== "verified");
   const order = ["wrong", "pending", "unverified", "overridden", "corrected"];
   open.sort((a, b) => order.indexOf(a.state) - order.indexOf(b.state));
-  const items = open.slice(0, MARKS_SHOWN).map((m) => {
+  const items = open.slice(0, shown).map((m) => {
     const li = document.createElement("li");
     li.className = `mark ${m.state}`;
     li.dataset.seat = m.seat;
@@ -181,9 +196,9 @@ function renderChecks(c) {
     li.textContent = `${markWord(m.state)} ${m.text}`;
     return li;
   });
-  if (open.length > MARKS_SHOWN) {
+  if (open.length > shown) {
     const more = document.createElement("li");
-    more.textContent = t("and {n} more", { n: open.length - MARKS_SHOWN });
+    more.textContent = t("and {n} more", { n: open.length - shown });
     items.push(more);
   }
   $("checks-list").replaceChildren(...items);
@@ -241,8 +256,13 @@ function render(v) {
     shownRound = v.round;
     send({ action: "payout_shown" });
   }
-  fitSeats();
+  // A small screen whose seats hold more than their boxes, tightened to the last step: the
+  // pads' list of spots gives them its lines (its count stays, and each step's own mark).
+  for (let shown = MARKS_SHOWN; !fitSeats() && v.verification && shown > 0; shown -= 1) {
+    renderChecks(v.verification, shown - 1);
+  }
   fitAmounts();
+  fitCaptions();
   updateBanner();
 }
 

@@ -59,7 +59,10 @@ function translatePage() {
   }
   document.documentElement.lang = I18N.tag;
   document.documentElement.dataset.language = I18N.language;
+  document.documentElement.dataset.shown = "";
 }
+// A catalog that never comes leaves the page in English rather than blank.
+setTimeout(() => { document.documentElement.dataset.shown = ""; }, 2000);
 
 // Loads `language`'s catalog (`url` says where, with any token the page needs) and translates
 // the page; true once it is in force. A catalog that cannot be had leaves the page as it is.
