@@ -56,7 +56,7 @@ function renderSeats(v) {
 // A seat with more than its box holds (a split, every side bet, insurance) is drawn tighter:
 // smaller cards side by side and no net line first, then smaller dues, and only then smaller
 // wager lines; never clipped.
-const TIGHTER = ["tight", "tighter", "tightest"];
+const TIGHTER = ["tight", "tighter", "tightest", "crammed"];
 function fitSeats() {
   let fits = true;
   for (const seat of document.querySelectorAll(".seat")) {
@@ -256,14 +256,19 @@ function render(v) {
     shownRound = v.round;
     send({ action: "payout_shown" });
   }
-  // A small screen whose seats hold more than their boxes, tightened to the last step: the
-  // pads' list of spots gives them its lines (its count stays, and each step's own mark).
+  updateBanner();  // first: a banner takes its room before the seats are fitted
+  fitLayout(v);
+}
+
+// A small screen whose seats hold more than their boxes, tightened to the last step: the
+// pads' list of spots gives them its lines (its count stays, and each step's own mark).
+function fitLayout(v) {
+  renderChecks(v.verification);
   for (let shown = MARKS_SHOWN; !fitSeats() && v.verification && shown > 0; shown -= 1) {
     renderChecks(v.verification, shown - 1);
   }
   fitAmounts();
   fitCaptions();
-  updateBanner();
 }
 
 // Stale (the controller's stream gone quiet): nothing on the page may act on what it shows.
@@ -286,9 +291,13 @@ function updateBanner() {
   if (!stale && was && view) {  // the controls come back as the view allows, the floor mark too
     render(view);
     if (floorHealth) showFloor(floorHealth);
+  } else if (view && (reason || "") + (dealReason || "") !== bannersShown) {
+    bannersShown = (reason || "") + (dealReason || "");
+    fitLayout(view);  // a banner come or gone: the seats have another height
   }
 }
 let wasStale = false;
+let bannersShown = "";
 
 function isStale() { return Date.now() - lastMessage > STALE_MS; }
 
