@@ -213,20 +213,26 @@ def test_every_blackjack_state_fits_in_each_language(browser: Browser, language:
         screen.caught_up()
         expect(screen.page.locator("#buttons button[data-action=hit]")).to_be_visible()
         screen.check("mid-round")
-        # seat 2 splits its 8s and doubles both hands: the most a seat's box holds
+        # seats 2 and 3 split and double both hands: the most a seat's box holds
         table.send(DealerAction(seq=0, seat=1, hand=1, action="stand"),
                    DealerAction(seq=0, seat=2, hand=1, action="split"), CardDrawn(seq=0, card="3C"),
                    DealerAction(seq=0, seat=2, hand=1, action="double"),
                    CardDrawn(seq=0, card="9C"), CardDrawn(seq=0, card="2H"),
                    DealerAction(seq=0, seat=2, hand=2, action="double"),
-                   CardDrawn(seq=0, card="KH"))
-        for seat in range(3, 8):
+                   CardDrawn(seq=0, card="KH"),
+                   DealerAction(seq=0, seat=3, hand=1, action="split"), CardDrawn(seq=0, card="5D"),
+                   DealerAction(seq=0, seat=3, hand=1, action="double"),
+                   CardDrawn(seq=0, card="8D"), CardDrawn(seq=0, card="5S"),
+                   DealerAction(seq=0, seat=3, hand=2, action="double"),
+                   CardDrawn(seq=0, card="9D"))
+        for seat in range(4, 8):
             table.send(DealerAction(seq=0, seat=seat, hand=1, action="stand"))
         table.send(CardDrawn(seq=0, card="9S"))  # the dealer's 16 draws to 25: a bust
         screen.caught_up()
         expect(screen.page.locator("#payout .step")).to_be_visible()
         expect(screen.page.locator("#checks")).to_be_visible()
         expect(screen.page.locator('[data-seat="2"] .hand')).to_have_count(2)
+        expect(screen.page.locator('[data-seat="3"] .hand')).to_have_count(2)
         screen.check("payout")
         table.send(PayoutConfirmed(seq=0, by="dealer"))
         table.send(WagerPlaced(seq=0, seat=1, spot="main", amount=1000), BetsLocked(seq=0),
