@@ -324,4 +324,4 @@ def load(language: str, config_dir: Path | None = None) -> Catalog:
         override = config_dir / OVERRIDES / f"{language}.po"
         if override.exists():
             messages |= read_override(override, language)
-    return Catalog(language, messages, said_templates())
+    return Catalog(language, messages, said_templates() if messages else frozenset())
