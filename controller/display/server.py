@@ -150,11 +150,11 @@ class Hub:
     def language(self, view: dict[str, Any]) -> str:
         return self.languages.of(view.get("dealer_on"))
 
-    def shown(self) -> dict[str, Any]:
-        """The latest view as the pages show it."""
+    def shown(self) -> tuple[int, dict[str, Any]]:
+        """The latest version, and its view as the pages show it."""
         with self.lock:
             version, view = self.version, self.view
-        return self._in_language(version, view)
+        return version, self._in_language(version, view)
 
     def _in_language(self, version: int, view: dict[str, Any]) -> dict[str, Any]:
         cached = self._shown
@@ -210,10 +210,11 @@ class Hub:
             mailbox.put(name, message)
 
     def snapshot(self) -> bytes:
+        version, view = self.shown()
         with self.lock:
-            version, view, sides = self.version, self.view, list(self.sides.items())
-        return sse("snapshot", {"version": version, "view": self._in_language(version, view)}) \
-            + b"".join(sse(name, self._side_shown(data)) for name, data in sides)
+            sides = list(self.sides.items())
+        return sse("snapshot", {"version": version, "view": view}) + b"".join(
+            sse(name, self._side_shown(data)) for name, data in sides)
 
 
 def sse(event: str, data: dict[str, Any]) -> bytes:

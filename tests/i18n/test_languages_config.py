@@ -54,11 +54,11 @@ def test_the_display_speaks_its_language_and_a_dealer_s_own_while_signed_in(
     assert languages.scoreboard_language == "zh_Hans"
     hub = Hub(languages)
     hub.publish({"phase_text": "betting", "dealer_on": None})
-    spanish = hub.shown()["phase_text"]
+    spanish = hub.shown()[1]["phase_text"]
     hub.publish({"phase_text": "betting", "dealer_on": "D-1"})
-    assert (hub.shown()["language"], hub.shown()["scoreboard_language"]) == ("ko", "zh_Hans")
+    assert (hub.shown()[1]["language"], hub.shown()[1]["scoreboard_language"]) == ("ko", "zh_Hans")
     assert spanish == catalogs.load("es").gettext("betting") != "betting"
-    assert hub.shown()["phase_text"] == catalogs.load("ko").gettext("betting") != spanish
+    assert hub.shown()[1]["phase_text"] == catalogs.load("ko").gettext("betting") != spanish
     assert hub.view["phase_text"] == "betting"  # the API keeps the core's English
 
 
@@ -84,7 +84,7 @@ def test_an_operator_s_po_overrides_ours_on_the_display_s_server(tmp_path: Path)
     assert served["messages"]["Clear alerts"] == ours.gettext("Clear alerts") != "Clear alerts"
     hub = Hub(config.display.languages)
     hub.publish({"phase_text": "betting"})
-    assert hub.shown()["phase_text"] == "apuestas abiertas"
+    assert hub.shown()[1]["phase_text"] == "apuestas abiertas"
 
 
 @pytest.mark.parametrize(("display", "po", "error"), [
