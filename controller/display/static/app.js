@@ -68,21 +68,10 @@ function fitSeats() {
 }
 const overflows = (e) => e.scrollHeight > e.clientHeight + 1;
 
-// A road's name in a language that says it longer than its box is drawn smaller, never cut.
-function fitCaptions() {
-  for (const el of document.querySelectorAll("#scoreboard figcaption")) {
-    el.style.fontSize = "";
-    let size = parseFloat(getComputedStyle(el).fontSize);
-    while (el.scrollWidth > el.clientWidth + 0.5 && size > 8) {
-      size -= 1;
-      el.style.fontSize = `${size}px`;
-    }
-  }
-}
-
-// No amount breaks across lines: one that does not fit its box is drawn smaller instead.
-function fitAmounts() {
-  for (const el of document.querySelectorAll(".amount")) {
+// No amount breaks across lines, and no road's name in a language that says it longer than
+// its box is cut: one that does not fit its box is drawn smaller instead.
+function shrinkToFit(selector) {
+  for (const el of document.querySelectorAll(selector)) {
     el.style.fontSize = "";
     let size = parseFloat(getComputedStyle(el).fontSize);
     while (el.scrollWidth > el.clientWidth + 0.5 && size > 8) {
@@ -267,8 +256,8 @@ function fitLayout(v) {
   for (let shown = MARKS_SHOWN; !fitSeats() && v.verification && shown > 0; shown -= 1) {
     renderChecks(v.verification, shown - 1);
   }
-  fitAmounts();
-  fitCaptions();
+  shrinkToFit(".amount");
+  shrinkToFit("#scoreboard figcaption");
 }
 
 // Stale (the controller's stream gone quiet): nothing on the page may act on what it shows.
