@@ -148,6 +148,7 @@ class Catalog:
     messages: dict[Key, str | tuple[str, ...]] = field(default_factory=dict)
     said: frozenset[str] | None = None  # the templates a sentence may be of (None: any)
     _cache: dict[str, str] = field(default_factory=dict, repr=False)
+    _browser: dict[str, Any] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._plural = plural_index(self.language)
@@ -221,7 +222,12 @@ class Catalog:
     def browser(self) -> dict[str, Any]:
         """For the pages' scripts (`t`, `tn`, `tp`): plural forms by CLDR category, so that
         `Intl.PluralRules` picks them; a context's message under 'context\\u0004msgid', as
-        gettext keys it."""
+        gettext keys it. Made once: every page that opens asks for it."""
+        if self._browser is None:
+            self._browser = self._for_browser()
+        return self._browser
+
+    def _for_browser(self) -> dict[str, Any]:
         categories = plural_categories(self.language)
         messages: dict[str, str | dict[str, str]] = {}
         for key, value in self.messages.items():
