@@ -283,6 +283,8 @@ function updateBanner() {
   } else if (view && (reason || "") + (dealReason || "") !== bannersShown) {
     bannersShown = (reason || "") + (dealReason || "");
     fitLayout(view);  // a banner come or gone: the seats have another height
+  } else if (view && [...document.querySelectorAll(".seat")].some(overflows)) {
+    fitLayout(view);  // a font the system found after the seats were fitted: fitted again
   }
 }
 let wasStale = false;
