@@ -24,11 +24,13 @@ from typing import Any, Final
 import structlog
 
 from controller.daemon import translate
+from controller.daemon.cash_desk import DEFAULT_CASH, CashDesk, CashRules
 from controller.daemon.chip_tray import ChipTray
 from controller.daemon.control import DayCloseRequest
 from controller.daemon.gaming_day import DayCloser
 from controller.daemon.inputs import (
     DealerPin,
+    LiftLockout,
     PitSeat,
     SeatTapped,
     Signed,
@@ -45,16 +47,26 @@ from controller.game.books import Transaction
 from controller.game.describe import describe_effect, split_so_far
 from controller.game.events import (
     BetsLocked,
+    BoughtIn,
+    ChipsLeft,
+    DealerSignedIn,
+    DealerSignedOut,
     DeviceFound,
     DeviceLost,
     Event,
+    InputFailed,
     PayoutConfirmed,
     PayoutOverridden,
+    PlayerLeft,
+    PlayerSeated,
+    RatingAssessed,
 )
+from controller.game.names import event_words
 from controller.game.round_machine import Effect
 from controller.game.rules.settlement import Settlement
 from controller.game.said import said
 from controller.game.table import RoundRecord
+from controller.journal import JournalError
 from devices.events import (
     CardGarbled,
     CardRead,
@@ -74,14 +86,36 @@ Listener = Callable[[Event | None, list[Effect]], None]
 NOTICE_S: Final = 30.0  # a table's own alert stays on the display this long
 
 Input = (DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat | DealerPin
-         | Signed | TrayAsked)
+         | Signed | TrayAsked | LiftLockout)
+# The table's own inputs: the books, the people, the PINs, the tray and the day. Code that
+# fails on one of them leaves the round open as it was; any other may be the round's.
+TABLE_INPUTS: Final = (Transaction, PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut,
+                       RatingAssessed, Signed, TrayAsked, PitSeat, DealerPin, SeatTapped,
+                       LiftLockout, DayCloseRequest, TrayRead, CardRead, CardGarbled)
+
+
+def input_kind(item: Input) -> str:
+    """An input's kind as the journal names it: an event's own, a request's event's, else its
+    type's name ('spot_report')."""
+    inner = getattr(item, "event", item)
+    kind = getattr(inner, "kind", None)
+    if isinstance(kind, str):
+        return kind
+    name = type(item).__name__
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
+
+def touches_round(item: Input) -> bool:
+    """Whether an input may be the open round's (the table's own are not)."""
+    return not isinstance(getattr(item, "event", item), TABLE_INPUTS)
 
 
 class ControllerLoop:
     def __init__(self, service: TableService, shoe_protocol: ShoeProtocol = DEFAULT,
                  name: str = "", closer: DayCloser | None = None,
                  readers: dict[str, int | None] | None = None,
-                 clock: Callable[[], float] = time.monotonic, still_s: float = STILL_S) -> None:
+                 clock: Callable[[], float] = time.monotonic, still_s: float = STILL_S,
+                 cash: CashRules = DEFAULT_CASH) -> None:
         self.service = service
         self.clock = clock
         self.closer = closer
@@ -99,6 +133,7 @@ class ControllerLoop:
         config = service.table.config
         self.log = structlog.get_logger().bind(table=name or (config.game if config else ""))
         self.readers = CardReaders(readers or {}, clock, self.log)
+        self.cash = CashDesk(cash, clock, self._cash_refused)
         self._log(Committed(service.started, service.table.current))  # the start's hold, once
 
     @property
@@ -135,6 +170,7 @@ class ControllerLoop:
         return True
 
     def _due(self) -> None:
+        self.cash.due()
         if self.closer is not None and self.closer.tick():
             self._told(None, [])
         if self.readers.expired():
@@ -193,7 +229,38 @@ class ControllerLoop:
     # ----- handling --------------------------------------------------------------------------
 
     def handle(self, item: Input) -> None:
+        """One input, contained: one the code fails on is set aside (`_failed`) and the table
+        deals on; only the journal failing stops it (JournalError goes up)."""
         self.handled[type(item).__name__] += 1
+        try:
+            self._handle(item)
+        except JournalError:
+            raise
+        except Exception as exc:
+            self._failed(item, exc)
+
+    def _failed(self, item: Input, exc: Exception) -> None:
+        """An input the table took, which the code failed on: nothing of it was applied (the
+        service rebuilt the table from its journal); it is logged with its traceback, journaled
+        by its kind and the exception's name, the round it touched put on hold for review, and
+        said on the display. The table goes on with the next input."""
+        kind = input_kind(item)
+        table = self.service.table
+        hold = table.current is not None and touches_round(item)
+        self.log.bind(round=table.current.number if table.current else None).error(
+            "input failed: set aside", input=kind, error=f"{type(exc).__name__}: {exc}"[:300],
+            hold=hold, exc_info=exc)
+        try:
+            self._submit(InputFailed(seq=0, input=kind, error=type(exc).__name__, hold=hold))
+        except JournalError:
+            raise
+        except Exception:  # not even its failure could be applied: said, and the table deals on
+            self.log.exception("input failed, and so did journaling it", input=kind)
+            self._told(None, [Alert("input_failed", said(
+                "the controller could not apply an input ({input}: {error}); nothing of it was "
+                "booked", input=event_words(kind), error=type(exc).__name__))])
+
+    def _handle(self, item: Input) -> None:
         table = self.service.table
         if isinstance(item, DayCloseRequest):
             self._close_asked(item)
@@ -215,13 +282,15 @@ class ControllerLoop:
                 self._submit(seating)
         elif isinstance(item, DealerPin):
             self._dealer_pin(item)
+        elif isinstance(item, LiftLockout):
+            self._lift(item)
         elif isinstance(item, Signed):
             self._signed(item)
         elif isinstance(item, TrayAsked):
-            if (why := self.chip_tray.ask()) is not None:
+            if (why := self.chip_tray.ask(self.clock())) is not None:
                 self._told(None, [Alert("no_tray", why)])
-        elif isinstance(item, Transaction) and (refused := table.books_refusal(item)):
-            self._told(None, [refused])
+        elif isinstance(item, Transaction):
+            self._transaction(item, ())
         elif isinstance(item, BetsLocked) and (why := table.lock_refused()):
             self.log.warning("lock refused", reason=why)  # the page said so before asking
         elif isinstance(item, PayoutConfirmed):
@@ -256,19 +325,52 @@ class ControllerLoop:
             self._submit(event)
 
     def _signed(self, request: Signed) -> None:
-        """A transaction two people sign: each PIN checked with its role's lockouts, in order;
-        the first refused is answered and nothing is journaled, nor is a transaction the table
-        cannot take."""
-        event = request.event
-        if (why := self.service.table.books_refusal(event)) is not None:
+        self._transaction(request.event, request.signers, request.client)
+
+    def _transaction(self, event: Transaction, signers: tuple[tuple[str, str, str], ...],
+                     client: str = "") -> None:
+        """A transaction of the day's books, with the PINs that sign it (two people for a tray
+        count, a fill or a credit; a supervisor for cash over `[books] supervisor_over`): the
+        cash rules first (amounts compared before any is written as money), then what the
+        table can take, then each PIN with its role's lockouts, in order. The first refusal is
+        answered and nothing is journaled."""
+        table = self.service.table
+        if isinstance(event, BoughtIn | ChipsLeft) and table.config is not None:
+            refused, answer = self.cash.refusal(event, bool(signers), table.config.money)
+            if refused:
+                self._told(None, [answer] if answer else [])
+                return
+        if (why := table.books_refusal(event)) is not None:
             self._told(None, [why])
             return
-        for role, who, pin in request.signers:
-            answer = self.service.pin_refusal(role, who, pin, request.client, event.kind)
+        for role, who, pin in signers:
+            answer = self.service.pin_refusal(role, who, pin, client, event.kind)
             if answer is not None:
                 self._told(None, [answer])
                 return
         self._submit(event)
+        if isinstance(event, BoughtIn | ChipsLeft):
+            self.cash.took(event)
+
+    def _lift(self, request: LiftLockout) -> None:
+        """A supervisor's PIN lifts the lockouts of the display it is typed at (the pins
+        journal it); a display that was not locked is told so."""
+        locked = self.service.pins.locked_at(request.client)
+        answer = self.service.pin_refusal("supervisor", request.supervisor, request.pin,
+                                          request.client, "lockout_lifted")
+        if answer is not None:
+            self._told(None, [answer])
+        elif not locked:
+            self._told(None, [Alert("no_lockout", said("no PIN lockout at this display"))])
+
+    def _cash_refused(self, kind: str, seat: int, count: int) -> None:
+        """A minute of refusals by rate at one seat, merged: one line and one notice."""
+        self.log.warning("cash refused at a seat: too soon after the last", input=kind,
+                         seat=seat, refused=count)
+        if count > 1:
+            self._told(None, [Alert("too_soon", said(
+                "{what} at seat {seat}: {count} refused in a minute, too soon after the last; "
+                "nothing was booked", what=event_words(kind), seat=seat, count=count))])
 
     def _device(self, item: DeviceEvent) -> None:
         if isinstance(item, Garbage):
@@ -290,7 +392,7 @@ class ControllerLoop:
                 self.log.warning("chip tray lost", reason=item.reason)
             self._told(None, [])
         elif isinstance(item, TrayRead):
-            if self.chip_tray.read(item, self.service.utc()):
+            if self.chip_tray.read(item, self.service.utc(), self.clock()):
                 self._told(None, [])  # the display offers the count to sign
         elif isinstance(item, Connected | Disconnected | ReaderDied) and item.device in \
                 self.readers:
@@ -370,7 +472,10 @@ class ControllerLoop:
         self.notices.extend((self.clock(), e.message) for e in effects
                             if isinstance(e, Alert) and (aside or e.code == PIN_REFUSED))
         for listener in self.listeners:
-            listener(event, effects)
+            try:
+                listener(event, effects)
+            except Exception:  # a listener's fault is its own: the others are still told
+                self.log.exception("a listener of the table failed", listener=repr(listener))
         self.pads_sync.light(self.service.table)
 
     def _log(self, committed: Committed) -> None:

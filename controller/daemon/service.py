@@ -5,6 +5,8 @@ its effects. One thread owns this object: drivers post inputs to it, never touch
 Effects are released only after the commit, so nothing is shown or acknowledged that a power cut
 could take back. If the journal cannot be written, the table is rebuilt from the journal (the
 event that failed is dropped with it) and JournalError says the controller must stop dealing.
+An event the code fails on is dropped the same way, and its exception goes up: the loop sets the
+input aside (`InputFailed`) and the table deals on.
 
 PINs (supervisors' and dealers') are checked here by the table's PIN policy
 (controller/daemon/pins.py), whose lockouts a restart resumes from the fold; refusals are
@@ -20,10 +22,11 @@ power lost during a close leaves the day closed exactly once or not at all.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,8 +48,8 @@ from controller.game.round_machine import Effect
 from controller.game.round_state import HOLD
 from controller.game.supervisors import PinGuard
 from controller.game.table import OPENS_A_ROUND, Applied, RoundRecord, Table
-from controller.journal import Entry, Journal, JournalError, RoundRow, canonical, chain_hash
-from controller.journal.files import utc_now
+from controller.journal import Entry, Journal, RoundRow, canonical, chain_hash
+from controller.journal.files import JournalError, utc_now
 from controller.journal.fold import fold_recent
 from controller.journal.outbox import messages
 from controller.journal.signing import Signer, day_message
@@ -152,10 +155,30 @@ class TableService:
             self.submit(event)
         return len(due)
 
+    @contextlib.contextmanager
+    def _consistent(self) -> Iterator[None]:
+        """The table stays the fold of its journal: whatever fails between applying events and
+        committing them (the code meeting an input it fails on, a journal that cannot be
+        written) rebuilds the table from the journal, the events that failed dropped with it,
+        and goes up."""
+        try:
+            yield
+        except BaseException:
+            try:
+                self.table = self._load()
+            except Exception as exc:  # its own journal no longer folds here: it cannot go on
+                raise JournalError(f"the table cannot be rebuilt from its journal after "
+                                   f"{type(exc).__name__}: {exc}") from exc
+            raise
+
     def _commit(self, events: Sequence[Event]) -> Committed:
         """Apply `events` (and what they call for: the disk's state before a new round, the
         players who left with it and a checkpoint after one) and journal them in one
         transaction; what they did, once committed."""
+        with self._consistent():
+            return self._apply_and_write(events)
+
+    def _apply_and_write(self, events: Sequence[Event]) -> Committed:
         entries: list[Entry] = []
         effects: list[Effect] = []
         changed: RoundRecord | None = None
@@ -195,13 +218,8 @@ class TableService:
                 for seat in self.table.ratings.idle_seats(config.idle_rounds)]
 
     def _write(self, entries: list[Entry]) -> None:
-        if self.journal is None:
-            return
-        try:
+        if self.journal is not None:
             self.journal.append_batch(entries)
-        except JournalError:
-            self.table = self._load()
-            raise
 
     def _head_after(self, entries: list[Entry]) -> str:
         """The chain value the journal will reach with `entries` (not yet written)."""
@@ -259,6 +277,11 @@ class TableService:
                              "between rounds")
         if self.journal is None:
             raise ValueError("a day is closed in a journal")
+        with self._consistent():
+            self._close_day(label, by, signer)
+
+    def _close_day(self, label: str, by: str, signer: Signer | None) -> None:
+        table = self.table
         ledger = table.day
         first_round = table.rounds_played - sum(ledger.rounds.values()) + 1
         first_seq = ledger.opened_seq or table.last_seq + 1
@@ -278,8 +301,4 @@ class TableService:
         """Stamp and apply one event of a batch that the caller journals."""
         stamped = dataclasses.replace(event, seq=self.table.last_seq + 1, utc=self.utc(),
                                       mono_ns=self.monotonic_ns())
-        try:
-            return stamped, self.table.apply(stamped)
-        except ValueError:
-            self.table = self._load()
-            raise
+        return stamped, self.table.apply(stamped)

@@ -194,6 +194,7 @@ class BoughtIn(Event):
     seat: int
     amount: int
     medium: str  # "cash" or "marker"
+    supervisor: str = ""  # who signed it, over the table's `[books] supervisor_over`
     kind: ClassVar[str] = "bought_in"
 
 
@@ -204,6 +205,7 @@ class ChipsLeft(Event):
     seat: int
     amount: int
     how: str  # "walked" or "colored_up"
+    supervisor: str = ""  # who signed it, over the table's `[books] supervisor_over`
     kind: ClassVar[str] = "chips_left"
 
 
@@ -318,6 +320,28 @@ class PinsRefused(Event):
     locked: list[list[str]]
     lockout_s: int = 0
     kind: ClassVar[str] = "pins_refused"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LockoutLifted(Event):
+    """A supervisor's PIN lifted the PIN lockouts of a display client (the table's own kiosk,
+    locked by wrong PINs typed at it), every role's (docs/devices.md, "PINs")."""
+
+    by: str
+    client: str
+    kind: ClassVar[str] = "lockout_lifted"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InputFailed(Event):
+    """An input the table accepted could not be applied: the code failed on it (a bug met by
+    a valid input). Nothing of it was applied; `input` names its kind, `error` the exception,
+    and the round it touched, if one was open, went on hold for review (`hold`)."""
+
+    input: str
+    error: str
+    hold: bool = False
+    kind: ClassVar[str] = "input_failed"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -455,7 +479,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         NewShoe, CutCardReached, ShoeEmpty, CardMisread, DeviceLost, DeviceFound, DeviceAlarm,
         SupervisorRefused, PinsRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk,
         PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed, PayoutRead,
-        PayoutOverridden, TrayCounted, ChipsTransferred, BoughtIn, ChipsLeft)
+        PayoutOverridden, TrayCounted, ChipsTransferred, BoughtIn, ChipsLeft, LockoutLifted,
+        InputFailed)
 }
 
 

@@ -42,6 +42,8 @@ from controller.game.events import (
     DiskLow,
     DiskOk,
     Event,
+    InputFailed,
+    LockoutLifted,
     NewShoe,
     PayoutConfirmed,
     PinsRefused,
@@ -354,6 +356,13 @@ class Table:
             return self._device(event)
         if isinstance(event, PinsRefused):  # the display answered each refusal at once
             return []
+        if isinstance(event, LockoutLifted):
+            self.pins.note(event)
+            return [Alert("lockout_lifted", said(
+                "PIN lockouts at {client} lifted by supervisor {who}", client=event.client,
+                who=event.by))]
+        if isinstance(event, InputFailed):
+            return self._input_failed(event)
         if isinstance(event, SupervisorRefused):
             return [Alert("supervisor_refused", said(
                 "{action} refused for supervisor {who}: {reason}",
@@ -498,6 +507,19 @@ class Table:
         `audit`: the reason as the day's summary records it, where the words differ."""
         record.table_actions[event.seq] = (what, reason, reason if audit is None else audit)
         return self._feed(record, event)
+
+    def _input_failed(self, event: InputFailed) -> list[Effect]:
+        """An input the code failed on was set aside: the round it touched goes on hold for
+        review (a person checks what the table could not), else it is said."""
+        words = said("the controller could not apply an input ({input}: {error}); nothing of "
+                     "it was booked", input=event_words(event.input), error=event.error)
+        machine = self.round
+        if event.hold and self.current is not None and machine is not None and \
+                not machine.finished:
+            return self._decide(self.current, event, "review", said(
+                "{failure}: check the round, then resume it or void it", failure=words),
+                f"input {event.input} failed: {event.error}")
+        return [Alert("input_failed", words)]
 
     def _journal_event(self, event: Event) -> list[Effect]:
         """The journal's own events: checkpoints and day closes, checked against the fold, and

@@ -10,7 +10,8 @@ table decided. Topics (the last level of `tablectl/tables/<table>/journal/<topic
 - `alert`: a wager changed after bets were locked (past-posting, pinching);
 - `supervisor`: a supervisor's correction, or refused PINs (`pins_refused`, merged: a few a
   minute per id whatever the rate; `supervisor_refused` in journals made before it);
-- `device`: a device lost, found, or raising an alarm;
+- `device`: a device lost, found, or raising an alarm (the controller's own, `controller`, when
+  it set aside an input it failed on);
 - `day`: a gaming day closed, with its summary;
 - `config`: the configuration put in force, with its `edge_key` and each pay table's pays
   (the floor works out the edges of a rating's handle from them);
@@ -53,6 +54,7 @@ from controller.game.events import (
     DeviceFound,
     DeviceLost,
     Event,
+    InputFailed,
     PinsRefused,
     RatingAssessed,
     SupervisorRefused,
@@ -207,6 +209,11 @@ def _event_message(event: Event, number: int | None) -> list[Message]:
         return [Message("device", number, body(
             wire.DeviceBody, device=clean_name(event.device), state="alarm",
             detail=clean(f"{event.code}: {event.text}")))]
+    if isinstance(event, InputFailed):  # the controller itself raising an alarm
+        return [Message("device", number, body(
+            wire.DeviceBody, device="controller", state="alarm",
+            detail=clean(f"input {event.input} failed: {event.error}"
+                         + ("; the round is on hold for review" if event.hold else ""))))]
     if isinstance(event, DayClosed):
         return [Message("day", None, body(wire.DayBody, day=event.day,
                                           by=clean(event.by, MAX_NAME),

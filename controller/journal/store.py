@@ -250,7 +250,7 @@ class Journal:
             self._rollback()
             raise JournalError(f"journal {self.path}: cannot write event "
                                f"{entries[0].event.seq}: {exc}") from None
-        except JournalError:
+        except Exception:  # the event's own fault (one no record can hold): nothing written
             self._rollback()
             raise
         self._commit()
