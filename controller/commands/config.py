@@ -33,6 +33,9 @@ def cmd_config_check(args: argparse.Namespace) -> int:
         f"chip tray {config.tray.vendor:04x}:{config.tray.product:04x}" if config.tray
         else ""]))
     tables = ", ".join(f"{bet} #{table}" for bet, table in config.pay_tables.items())
+    money, books = config.display.cashier.money.text, config.books
+    cash = (f"buy-ins and chips out signed by a supervisor over {money(books.supervisor_over)}"
+            f", at most {money(books.max_amount)}, one a seat every {books.interval_s:g} s")
     days = config.journal_config
     close = (f"closed at {days.day_close:%H:%M} {days.timezone or 'local time'}" if days.day_close
              else "closed on demand")
@@ -40,7 +43,7 @@ def cmd_config_check(args: argparse.Namespace) -> int:
           f"seats; pay tables {tables or 'none'}; {len(config.supervisors)} supervisors; "
           f"devices {devices or 'none'}; display {config.display.bind}:{config.display.port}"
           f" in {config.display.cashier.currency}; payout {VERIFY_WORDS[config.payout.verify]}"
-          f"; journal "
+          f"; {cash}; journal "
           f"{config.journal or default_journal()} (days {close}, kept {days.keep_days or 'all'}"
           f", reserve {days.reserve_mb} MB, {f'signed by {days.key}' if days.key else 'unsigned'})"
           + (f"; floor {config.floor.broker} as {config.floor.table_id}" if config.floor

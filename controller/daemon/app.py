@@ -169,7 +169,7 @@ class Daemon:
         speaks = protocols.get(config.shoe.protocol) if config.shoe else protocols.DEFAULT
         loop = ControllerLoop(service, shoe_protocol=speaks, name=config.name, closer=closer,
                               readers={reader.name: reader.seat for reader in config.readers},
-                              still_s=config.payout.still_s)
+                              still_s=config.payout.still_s, cash=config.books)
         control = ControlServer(socket_path(journal_path), loop.post)
         drivers: list[SerialDevice | UsbDevice | InputDevice] = [
             InputDevice(reader.name, reader.url, loop.post, reader.rules)
@@ -187,7 +187,7 @@ class Daemon:
             drivers.append(loop.pads)
         if config.tray is not None:  # not recorded: its counts are signed, not replayed
             tray_device = UsbDevice("tray", config.tray.vendor, config.tray.product,
-                                    tray.decode_report, loop.post,
+                                    tray.decoder(config.display.cashier.chips), loop.post,
                                     serial_number=config.tray.serial)
             loop.chip_tray.device = tray_device
             drivers.append(tray_device)

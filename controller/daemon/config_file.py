@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from serial import SerialBase
 
 from controller.daemon.broker import Broker, parse_broker
+from controller.daemon.cash_desk import DEFAULT_CASH, MAX_INTERVAL_S, CashRules
 from controller.daemon.checked_files import (
     CERTIFICATE,
     CONFIGURATION,
@@ -32,8 +33,9 @@ from controller.daemon.checked_files import (
     read_text,
 )
 from controller.daemon.payout_watch import STILL_RANGE_S, STILL_S
+from controller.game.books import MOST_AMOUNT
 from controller.game.cashier import Cashier, CashierError
-from controller.game.money import to_minor
+from controller.game.money import MINOR_PER_UNIT, to_minor
 from controller.game.paytables import PayTableError, PayTables
 from controller.game.ratings import is_id
 from controller.game.rules.blackjack import RulesError
@@ -52,7 +54,7 @@ if TYPE_CHECKING:  # cryptography loads when a key is read, not for each configu
     from controller.journal.signing import Signer
 
 SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "runners", "devices",
-                   "readers", "display", "journal", "floor", "payout")
+                   "readers", "display", "journal", "floor", "payout", "books")
 BAUDRATES: Final = SerialBase.BAUDRATES  # the rates pyserial sets on any port
 
 
@@ -189,6 +191,7 @@ class RunConfig:
     payout: PayoutConfig = PayoutConfig()
     runners: dict[str, str] = field(default_factory=dict)  # runner id -> PIN hash (fills)
     tray: UsbConfig | None = None  # an RFID chip tray (issue 38)
+    books: CashRules = DEFAULT_CASH  # buy-ins and chips out at a seat (issue 47)
 
     @property
     def journal(self) -> Path | None:
@@ -257,7 +260,8 @@ def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
                  _languages(path.parent, _section(data, "display", fail), dealers, fail)),
         _journal(path, _section(data, "journal", fail), fail), registry,
         _floor(path, data.get("floor"), fail), _readers(data.get("readers", []), seats, fail),
-        dealers, payout, runners, _usb(devices.get("tray"), "tray", fail))
+        dealers, payout, runners, _usb(devices.get("tray"), "tray", fail),
+        _books(_section(data, "books", fail), fail))
 
 
 def _pins(data: dict[str, Any], section: str, fail: Any) -> dict[str, str]:
@@ -389,6 +393,41 @@ def _payout(raw: dict[str, Any], pads_configured: bool, fail: Any) -> PayoutConf
         raise fail("payout.still_s", f"{str(still)[:40]!r} is not a number of seconds from "
                    f"{low:g} to {high:g}")
     return PayoutConfig(str(verify), float(still))
+
+
+BOOKS_KEYS: Final = ("supervisor_over", "max_buy_in", "seat_interval_s")
+
+
+def _books(raw: dict[str, Any], fail: Any) -> CashRules:
+    """The cash rules at a seat; amounts in currency units, bounded before they are converted
+    (a number of a thousand digits is refused, not multiplied)."""
+    for key in raw:
+        if key not in BOOKS_KEYS:
+            raise fail(f"books.{key}", f"unknown key (known: {', '.join(BOOKS_KEYS)})")
+    most = MOST_AMOUNT // MINOR_PER_UNIT
+    amounts: dict[str, int] = {}
+    for key, default, low in (("supervisor_over", DEFAULT_CASH.supervisor_over, 0),
+                              ("max_buy_in", DEFAULT_CASH.max_amount, 1)):
+        value = raw.get(key)
+        if value is None:
+            amounts[key] = default
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not 0 <= value <= most:
+            raise fail(f"books.{key}", f"{str(value)[:40]!r} is not an amount from 0 to "
+                       f"{most:,} (in currency units, e.g. 3000)")
+        try:
+            amounts[key] = to_minor(value, f"books.{key}")
+        except ValueError as exc:
+            raise fail(f"books.{key}", str(exc).partition(": ")[2]) from None
+        if amounts[key] < low:
+            raise fail(f"books.{key}", "must be more than 0")
+    interval = raw.get("seat_interval_s", DEFAULT_CASH.interval_s)
+    if isinstance(interval, bool) or not isinstance(interval, int | float) \
+            or not 0 <= interval <= MAX_INTERVAL_S:
+        raise fail("books.seat_interval_s", f"{str(interval)[:40]!r} is not a number of seconds "
+                   f"from 0 to {MAX_INTERVAL_S:g}")
+    return CashRules(amounts["supervisor_over"], amounts["max_buy_in"], float(interval))
 
 
 JOURNAL_KEYS: Final = ("path", "day_close", "timezone", "keep_days", "reserve_mb", "key")

@@ -82,10 +82,11 @@ def check_transaction(event: Transaction, config: TableConfig) -> dict[int, int]
     if not 1 <= event.seat <= config.max_seats:
         raise BooksError("seat", said("seat {seat}: this table has seats 1 to {seats}; nothing "
                                       "was booked", seat=event.seat, seats=config.max_seats))
-    if not 1 <= event.amount <= MOST_AMOUNT:
+    if not 1 <= event.amount <= MOST_AMOUNT:  # bounded before it is written as money
+        shown = config.money.text(event.amount) if abs(event.amount) <= MOST_AMOUNT else \
+            said("more than {most}", most=config.money.text(MOST_AMOUNT))
         raise BooksError("amount", said("{amount} is not an amount from {least} to {most}",
-                                        amount=config.money.text(event.amount),
-                                        least=config.money.text(1),
+                                        amount=shown, least=config.money.text(1),
                                         most=config.money.text(MOST_AMOUNT)))
     return {}
 

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from controller.commands import doctor
 from controller.daemon import config_file
+from controller.daemon.cash_desk import CashRules
 from controller.game.supervisors import hash_pin
 from controller.journal.fold import journal_ratings
 from controller.journal.signing import keygen
@@ -324,6 +325,15 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
     ('[table]\ngame = "blackjack"\n[payout]\nhold = true\n', "payout.hold: unknown key"),
     ('[table]\ngame = "blackjack"\n[rules]\npayout_verify = "off"\n',
      "rules.payout_verify: set it as verify in [payout]"),
+    ('[table]\ngame = "blackjack"\n[books]\nmax_buy_in = 1e300\n',
+     "books.max_buy_in: '1e+300' is not an amount from 0 to 100,000,000"),
+    ('[table]\ngame = "blackjack"\n[books]\nsupervisor_over = 2500.001\n',
+     "books.supervisor_over: 2500.001 is finer than one cent"),
+    ('[table]\ngame = "blackjack"\n[books]\nmax_buy_in = 0\n', "books.max_buy_in: must be"),
+    ('[table]\ngame = "blackjack"\n[books]\nseat_interval_s = true\n',
+     "books.seat_interval_s: 'True' is not a number of seconds from 0 to 3600"),
+    ('[table]\ngame = "blackjack"\n[books]\nmax_chips_out = 5\n',
+     "books.max_chips_out: unknown key"),
 ])
 @pytest.mark.slow
 def test_config_errors_name_the_file_key_and_reason(tmp_path: Path, text: str,
@@ -352,6 +362,17 @@ def test_payout_checks_hold_by_default_where_the_pads_read_the_layout(tmp_path: 
     path.write_text('[table]\ngame = "blackjack"\n')
     config = config_file.load(path)
     assert config.payout.verify == "off" and "payout_verify" not in config.rules
+
+
+def test_the_cash_rules_of_a_seat_default_to_what_a_pit_runs(tmp_path: Path) -> None:
+    """Issue 47: `[books]` in currency units, minor units inside; a supervisor signs over
+    $3,000.00, none over $100,000.00, one a seat every 5 s, unless the table says otherwise."""
+    path = tmp_path / "table.toml"
+    path.write_text('[table]\ngame = "blackjack"\n')
+    assert config_file.load(path).books == CashRules(300_000, 10_000_000, 5.0)
+    path.write_text('[table]\ngame = "blackjack"\n[books]\nsupervisor_over = 0\n'
+                    'max_buy_in = 250000.50\nseat_interval_s = 2\n')
+    assert config_file.load(path).books == CashRules(0, 25_000_050, 2.0)
 
 
 def test_a_token_of_16_characters_is_accepted(tmp_path: Path) -> None:
