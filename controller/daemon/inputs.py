@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.game.events import ChipsTransferred, Event, TrayCounted
+from controller.game.books import Transaction
+from controller.game.events import Event
 
 CONSOLE = "console"  # the client of a PIN typed at no display (a keypad, a script)
 
@@ -23,12 +24,12 @@ class Supervised:
 
 @dataclass(frozen=True)
 class Signed:
-    """A console action two people sign with their PINs (issue 38: the tray's count by the
-    dealer and a supervisor, a fill or a credit by the runner and a supervisor): `signers` are
-    (role, id, PIN), checked in order; the ids are in the event already, the PINs never
-    are."""
+    """A transaction signed with PINs: two people for the tray's count (the dealer and a
+    supervisor) and a fill or a credit (the runner and a supervisor, issue 38), a supervisor for
+    a buy-in or chips out over the table's `[books] supervisor_over`. `signers` are (role, id,
+    PIN), checked in order; the ids are in the event already, the PINs never are."""
 
-    event: TrayCounted | ChipsTransferred
+    event: Transaction
     signers: tuple[tuple[str, str, str], ...]
     client: str = CONSOLE
 
@@ -62,6 +63,16 @@ class DealerPin:
 
 
 @dataclass(frozen=True)
+class LiftLockout:
+    """A supervisor lifts the PIN lockouts of the display they type at (a flood of wrong PINs
+    locked the table's own kiosk): their right PIN does it, journaled."""
+
+    supervisor: str
+    pin: str
+    client: str = CONSOLE
+
+
+@dataclass(frozen=True)
 class SeatTapped:
     """The dealer tapped a seat on the display for the card waiting at the dealer's reader."""
 
@@ -70,4 +81,4 @@ class SeatTapped:
 
 
 # What the dealer console posts to the loop (`controller.display.console.parse_action`).
-Action = Event | Supervised | SeatTapped | DealerPin | Signed | TrayAsked
+Action = Event | Supervised | SeatTapped | DealerPin | Signed | TrayAsked | LiftLockout

@@ -2,14 +2,16 @@
 with its lockouts per id, per client and per pair, and its refusals merged into at most a few
 events per id a minute (`controller/game/pin_alarms.py`). A refusal is answered at once with the
 same words whether the id exists or not; what it journals is handed back for the service to
-commit. A restart resumes every lockout from the fold."""
+commit. A supervisor's right PIN lifts the lockouts of the client it was typed at, every role's
+(a flood of wrong PINs locked the table's own kiosk), journaled. A restart resumes every
+lockout from the fold, and none that was lifted."""
 
 from __future__ import annotations
 
 from typing import Final
 
 from controller.game.alerts import Alert
-from controller.game.events import Event
+from controller.game.events import Event, LockoutLifted
 from controller.game.names import decision_words
 from controller.game.pin_alarms import PinAlarms
 from controller.game.pin_state import PinState
@@ -45,12 +47,17 @@ class Pins:
 
     def refusal(self, role: str, who: str, pin: str, client: str, action: str
                 ) -> tuple[Alert | None, list[Event]]:
-        """None if `pin` is `who`'s; otherwise the answer for the display, and the merged
-        refusals due now, to journal."""
+        """None if `pin` is `who`'s; otherwise the answer for the display; and what to journal
+        now: the merged refusals due, or the lifting of the client's lockouts by a supervisor's
+        right PIN typed there (the kiosk a flood of wrong PINs locked)."""
         client = client[:MAX_CLIENT] or "unknown"  # never "", which means any client
-        refusal = self.guards[role].refusal(who, pin, client)
+        supervisor = role == "supervisor"
+        refusal = self.guards[role].refusal(who, pin, client, past_client_lock=supervisor)
         if refusal is None:
-            return None, []
+            lifted = [guard.lift(client) for guard in self.guards.values()] if supervisor \
+                else []
+            return None, [LockoutLifted(seq=0, by=who[:MAX_ID], client=client)] \
+                if any(lifted) else []
         due = self.alarms[role].refused(who, client, action, refusal)
         parts = {"action": decision_words(action), "who": who[:MAX_ID], "reason": refusal.reason}
         if role == "dealer":
@@ -60,6 +67,11 @@ class Pins:
         else:
             text = said("{action} refused for supervisor {who}: {reason}", **parts)
         return Alert(PIN_REFUSED, text), list(due)
+
+    def locked_at(self, client: str) -> bool:
+        """Whether any lockout is on at `client`, in any role."""
+        client = client[:MAX_CLIENT] or "unknown"
+        return any(guard.locked_at(client) for guard in self.guards.values())
 
     def due(self, ending: bool = False) -> list[Event]:
         """The merged refusals whose window is over (all of them when `ending`)."""

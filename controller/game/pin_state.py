@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
-from controller.game.events import PinsRefused, SupervisorRefused
+from controller.game.events import LockoutLifted, PinsRefused, SupervisorRefused
 from controller.game.supervisors import MAX_LOCKS, WINDOW_S
 
 
@@ -28,10 +28,13 @@ class PinState:
     KEEP: ClassVar[int] = 10  # more than any old lockout's threshold
     KEEP_WRONG: ClassVar[int] = 64  # more than a window's events for the ids under attack
 
-    def note(self, event: SupervisorRefused | PinsRefused) -> None:
+    def note(self, event: SupervisorRefused | PinsRefused | LockoutLifted) -> None:
         if not event.utc:
             return
-        if isinstance(event, PinsRefused):
+        if isinstance(event, LockoutLifted):  # every lockout at the client ends
+            self.locks = {key: until for key, until in self.locks.items()
+                          if key[2] != event.client}
+        elif isinstance(event, PinsRefused):
             self._note_merged(event)
         elif event.lockout_s and event.counted:
             self.failures = []

@@ -146,16 +146,21 @@ class PinGuard:
         self.failures: dict[Scope, deque[float]] = {}  # the one touched last, last
         self.locks: dict[Scope, float] = {}  # scope -> until
 
-    def refusal(self, who: str, pin: str, client: str) -> Refusal | None:
+    def refusal(self, who: str, pin: str, client: str, past_client_lock: bool = False
+                ) -> Refusal | None:
         """None if `pin` is `who`'s; otherwise why not. A lockout is checked first and costs no
-        hash; any other answer costs one verification at the configured cost."""
+        hash; any other answer costs one verification at the configured cost.
+        `past_client_lock`: a lockout of the client alone does not refuse unchecked (a
+        supervisor's PIN lifts it: `client_locked`), and a wrong PIN still counts against
+        the id."""
         now = self.clock()
-        until = max(self.locks.get(scope, 0.0)
-                    for scope in ((ANY, client), (ANY, ANY), (who, ANY), (who, client)))
+        scopes = ((ANY, ANY), (who, ANY), (who, client),
+                  *(() if past_client_lock else ((ANY, client),)))
+        until = max(self.locks.get(scope, 0.0) for scope in scopes)
         if now < until:
             return Refusal(said("locked out for {seconds} s after repeated wrong PINs",
                                 seconds=format(until - now, ".0f")),
-                           counted=False, client_lock=self.locks.get((ANY, client), 0.0) > now)
+                           counted=False, client_lock=self.client_locked(client))
         stored = self.pins.get(who)
         right = verify_pin(pin, dummy_hash(self.iterations) if stored is None else stored)
         if stored is not None and right:
@@ -163,6 +168,25 @@ class PinGuard:
             return None
         locked = self._count(who, client, now)
         return Refusal(self.wrong, True, round(LOCKOUT_S) if locked else 0, locked)
+
+    def client_locked(self, client: str) -> bool:
+        """Whether `client` is locked out, whatever the id."""
+        return self.locks.get((ANY, client), 0.0) > self.clock()
+
+    def locked_at(self, client: str) -> bool:
+        """Whether any lockout is on at `client`, its own or an id's there."""
+        now = self.clock()
+        return any(until > now for scope, until in self.locks.items() if scope[1] == client)
+
+    def lift(self, client: str) -> bool:
+        """End every lockout at `client` and its counts, the client's own and each id's there
+        (a supervisor's PIN typed there); whether any was on. An id locked everywhere stays
+        locked: those wrong PINs came from elsewhere too."""
+        now = self.clock()
+        self.failures = {scope: times for scope, times in self.failures.items()
+                         if scope[1] != client}
+        lifted = [scope for scope in self.locks if scope[1] == client]
+        return any([self.locks.pop(scope) > now for scope in lifted])
 
     def _count(self, who: str, client: str, now: float) -> tuple[Scope, ...]:
         """A wrong PIN in each of its scopes; the scopes it locks (their count starts again)."""

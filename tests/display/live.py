@@ -14,10 +14,11 @@ from controller.display.view import view
 
 
 @contextlib.contextmanager
-def displayed(loop: ControllerLoop, shown: Callable[[], dict[str, Any]]
-              ) -> Iterator[DisplayServer]:
+def displayed(loop: ControllerLoop, shown: Callable[[], dict[str, Any]],
+              kiosk: tuple[str, ...] = ()) -> Iterator[DisplayServer]:
     """The display server of `loop`'s table; `shown` gives the view's other arguments
-    (a pending card, notices) each time it is drawn."""
+    (a pending card, notices) each time it is drawn; `kiosk`, the loopback addresses that are
+    the table's own screen (all of them if empty)."""
     hub = Hub()
 
     def publish() -> None:
@@ -25,7 +26,7 @@ def displayed(loop: ControllerLoop, shown: Callable[[], dict[str, Any]]
 
     publish()
     loop.listeners.append(lambda event, effects: publish())
-    server = DisplayServer(hub, loop.post, "127.0.0.1", 0)
+    server = DisplayServer(hub, loop.post, "127.0.0.1", 0, kiosk=kiosk)
     server.start()
     try:
         yield server

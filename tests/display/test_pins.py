@@ -12,6 +12,7 @@ import sqlite3
 import time
 import urllib.parse
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +24,8 @@ from hypothesis import strategies as st
 
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
-from controller.game.events import PinsRefused
+from controller.display.server import KIOSK
+from controller.game.events import LockoutLifted, PinsRefused
 from controller.game.pin_alarms import MAX_WINDOWS, MERGE_S
 from controller.game.supervisors import LIMITS, PinGuard, hash_pin
 from controller.game.table_config import config_change
@@ -31,13 +33,14 @@ from controller.journal import Journal, codec
 from controller.journal.fold import read_events
 from floor.payloads import Incoming, alert_text
 from tests.conftest import REGISTRY
-from tests.display.live import displayed
+from tests.display.live import displayed, until
 from tests.floor.hostile import TABLE, good_message
 
 PIN = "2468"
 HASH = hash_pin(PIN, iterations=1000)
 WAIT_S = 20
-KIOSK, OTHER = "127.0.0.1", "127.0.0.2"  # both reach a display bound to 127.0.0.1
+SCREEN, OTHER = "127.0.0.1", "127.0.0.2"  # both reach a display bound to 127.0.0.1; only the
+# first is the kiosk here (KIOSK to the lockouts), so that the second is another client
 HONEST = "127.0.0.4"  # a client no generated attempt comes from
 RECEIVED = datetime(2026, 11, 22, 10, 0, 5, tzinfo=UTC)  # good_message's utc, 5 s later
 
@@ -49,7 +52,7 @@ class Table:
     path: Path
     clock: list[float]  # the loop's and the guards' monotonic clock, moved by the tests
 
-    def post(self, action: dict[str, Any], source: str = KIOSK) -> int:
+    def post(self, action: dict[str, Any], source: str = SCREEN) -> int:
         """POST one action from `source` (a loopback address of this machine)."""
         parts = urllib.parse.urlsplit(self.url)
         connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=WAIT_S,
@@ -91,22 +94,31 @@ class Table:
                 "SELECT body FROM outbox WHERE topic = 'supervisor' ORDER BY n")]
 
 
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[Table]:
+def services(path: Path, clock: list[float]) -> TableService:
+    return TableService(Journal.open(path),
+                        pin_guard=PinGuard({"sup1": HASH}, clock=lambda: clock[0]),
+                        dealers=PinGuard({"D-7": HASH, "D-8": HASH}, "dealer",
+                                         clock=lambda: clock[0]))
+
+
+@contextmanager
+def served(path: Path, kiosk: tuple[str, ...]) -> Iterator[Table]:
     clock = [1000.0]
-    path = tmp_path / "journal.sqlite3"
-    service = TableService(Journal.open(path),
-                           pin_guard=PinGuard({"sup1": HASH}, clock=lambda: clock[0]),
-                           dealers=PinGuard({"D-7": HASH, "D-8": HASH}, "dealer",
-                                            clock=lambda: clock[0]))
+    service = services(path, clock)
     service.submit(config_change("blackjack", {}, {}, REGISTRY))
     loop = ControllerLoop(service, clock=lambda: clock[0])
     try:
-        with displayed(loop, lambda: {"notices": loop.notices_now()}) as server:
+        with displayed(loop, lambda: {"notices": loop.notices_now()}, kiosk) as server:
             yield Table(loop, server.url, path, clock)
     finally:
         assert service.journal is not None
         service.journal.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    with served(tmp_path / "journal.sqlite3", (SCREEN,)) as table:
+        yield table
 
 
 def sign_in(dealer: str, pin: str) -> dict[str, Any]:
@@ -205,7 +217,7 @@ def test_cycling_ids_from_one_client_locks_it_in_a_dozen_events(table: Table) ->
 ACTIONS = st.sampled_from(["dealer_sign_in", "dealer_sign_out", "resume"])
 IDS = st.sampled_from(["D-7", "sup1"]) | st.text(max_size=80)
 PINS = st.text(max_size=120).filter(lambda pin: pin != PIN)
-SOURCES = st.sampled_from([KIOSK, OTHER, "127.0.0.3"])
+SOURCES = st.sampled_from([SCREEN, OTHER, "127.0.0.3"])
 
 
 @settings(max_examples=15, deadline=None,
@@ -237,3 +249,39 @@ def test_generated_sign_ins_are_answered_counted_and_few(
         assert table.post({"action": action, "dealer": "D-8", "pin": PIN}, HONEST) == 202
         table.handle(handled + accepted + n)
         assert table.loop.service.table.dealer == dealer
+
+
+def test_every_loopback_address_is_the_kiosk_whose_lockout_a_supervisor_lifts(
+        tmp_path: Path) -> None:
+    """Issue 47: every 127.x.y.z address was a client of its own, so ten local POSTs locked
+    ids everywhere. Now the machine's own addresses are one client, the kiosk; the flood locks
+    the kiosk, a supervisor's PIN typed there lifts it (journaled, and a restart keeps it
+    lifted), and a wrong one lifts nothing."""
+    path = tmp_path / "journal.sqlite3"
+    with served(path, ()) as table:  # the default: every loopback address is the kiosk
+        per_client = LIMITS["dealer"].per_client
+        for n in range(per_client):
+            table.post(sign_in(f"X-{n}", "0000"), source=f"127.0.0.{n + 1}")
+        table.post(sign_in("D-8", PIN), source="127.0.0.99")
+        table.handle(per_client + 1)
+        assert table.loop.service.table.dealer is None  # the kiosk is locked for every id
+        assert [e.locked for e in table.refused() if e.locked] == [[["", KIOSK]]]
+        assert {client for e in table.refused() for client in e.clients} == {KIOSK}
+        lift = {"action": "lift_lockout", "supervisor": "sup1"}
+        table.post({**lift, "pin": "0000"})
+        table.post({**lift, "pin": PIN}, source="127.0.0.7")
+        until(table.loop, lambda: table.loop.handled["LiftLockout"] == 2)
+        [lifted] = [e for e in read_events(path) if isinstance(e, LockoutLifted)]
+        assert (lifted.by, lifted.client) == ("sup1", KIOSK)
+        table.post(sign_in("D-8", PIN))
+        table.handle(per_client + 2)
+        assert table.loop.service.table.dealer == "D-8"
+        table.post({**lift, "pin": PIN})  # nothing is locked now: it is said so
+        until(table.loop, lambda: table.loop.handled["LiftLockout"] == 3)
+        assert table.loop.notices_now()[0] == "no PIN lockout at this display"
+    restarted = services(path, [1000.0])
+    try:
+        assert not restarted.pins.locked_at(KIOSK)
+    finally:
+        assert restarted.journal is not None
+        restarted.journal.close()
