@@ -1,4 +1,5 @@
-"""One real example of every message, status and command of the wire, each field filled.
+"""One real example of every message, status and command of the wire, and of every action of the
+dealer display, each field filled.
 
 The published docs show them (`protocol.publish`), and the hostile tests start from them: every
 field of every example is changed in turn into what must be refused. A test checks that each
@@ -140,4 +141,42 @@ COMMANDS: Final[dict[str, dict[str, Any]]] = {
                "floor": "a", "missing": [39, 40]},
     "seat": {"protocol": "1.0", "seat": 3, "player": "P-1001", "leave": False,
              "by": "Dana Pit"},
+}
+
+CHIPS: Final = {"10000": 40, "2500": 80, "500": 200}
+ACTIONS: Final[dict[str, dict[str, Any]]] = {
+    **{name: {"action": name, "seat": 3, "hand": 2}
+       for name in ("hit", "stand", "double", "split", "surrender")},
+    **{name: {"action": name, "seat": 3}
+       for name in ("insurance", "no_insurance", "even_money", "no_even_money")},
+    "lock_bets": {"action": "lock_bets"},
+    "payout_shown": {"action": "payout_shown"},
+    "clear_alerts": {"action": "clear_alerts", "dealer": "D-0042"},
+    "confirm_payout": {"action": "confirm_payout", "dealer": "D-0042"},
+    "seat_card": {"action": "seat_card", "seat": 3, "card": "P-1001"},
+    "dealer_sign_in": {"action": "dealer_sign_in", "dealer": "D-0042", "pin": "2468"},
+    "dealer_sign_out": {"action": "dealer_sign_out", "dealer": "D-0042", "pin": "2468"},
+    **{name: {"action": name, "supervisor": "Dana Pit", "pin": "1357"}
+       for name in ("resume", "void_card", "new_shoe", "lift_lockout")},
+    "void_round": {"action": "void_round", "supervisor": "Dana Pit", "pin": "1357",
+                   "reason": "the dealer exposed the dealer's hole card"},
+    "override_payout": {"action": "override_payout", "supervisor": "Dana Pit", "pin": "1357",
+                        "reason": "the pads misread seat 3's stack; paid as counted"},
+    "assign_card": {"action": "assign_card", "supervisor": "Dana Pit", "pin": "1357",
+                    "to": "seat 3 hand 1", "card": "QS"},
+    "seat_player": {"action": "seat_player", "supervisor": "Dana Pit", "pin": "1357",
+                    "seat": 3, "player": "P-1001"},
+    "unseat_player": {"action": "unseat_player", "supervisor": "Dana Pit", "pin": "1357",
+                      "seat": 3},
+    "buy_in": {"action": "buy_in", "seat": 3, "amount": 500000, "medium": "cash",
+               "supervisor": "Dana Pit", "pin": "1357"},
+    "chips_out": {"action": "chips_out", "seat": 3, "amount": 725000, "how": "colored_up",
+                  "supervisor": "Dana Pit", "pin": "1357"},
+    "tray_count": {"action": "tray_count", "count": "closer", "chips": CHIPS, "dealer": "D-0042",
+                   "dealer_pin": "2468", "supervisor": "Dana Pit", "pin": "1357"},
+    "fill": {"action": "fill", "chips": {"2500": 40}, "runner": "R-0007", "runner_pin": "8642",
+             "supervisor": "Dana Pit", "pin": "1357", "request": 12, "tray": CHIPS},
+    "credit": {"action": "credit", "chips": {"10000": 20}, "runner": "R-0007",
+               "runner_pin": "8642", "supervisor": "Dana Pit", "pin": "1357"},
+    "read_tray": {"action": "read_tray"},
 }

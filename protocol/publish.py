@@ -1,6 +1,7 @@
-"""The protocol, published: docs/protocol.md and one JSON Schema per message, generated from
-`protocol.messages`, so that a casino's own systems can speak to the floor without reading our
-code. `tests/protocol/test_protocol.py` fails when the files and the module differ.
+"""The protocol, published: docs/protocol.md and one JSON Schema per message and per action of
+the dealer display, generated from `protocol.messages` and `protocol.actions`, so that a
+casino's own systems can speak to the floor and a keypad or a script to a table without reading
+our code. `tests/protocol/test_protocol.py` fails when the files and the module differ.
 
     python -m protocol.publish [DOCS]    # writes DOCS/protocol.md and DOCS/protocol/*.json
 """
@@ -16,7 +17,7 @@ from typing import Any, Final
 from pydantic import BaseModel
 
 from controller.game.ratings import ID_PATTERN
-from protocol import examples, fields, topics
+from protocol import actions, examples, fields, topics
 from protocol.codec import MAX_DEPTH, MAX_DIGITS, MAX_MESSAGE
 from protocol.messages import COMMANDS, MESSAGES, VERSION, Status
 
@@ -71,12 +72,20 @@ def schemas() -> dict[str, dict[str, Any]]:
     kinds += [(name, cls, f"`{topics.FLOOR_ROOT}/<table>/{name}`")
               for name, cls in COMMANDS.items()]
     for name, cls, where in kinds:
-        schema = cls.model_json_schema()
-        found[f"{name}.schema.json"] = {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": f"{BASE_URI}{name}.schema.json",
-            **schema, "title": name, "description": f"{where}. {_doc(cls)}"}
+        found[f"{name}.schema.json"] = _schema(name, cls.model_json_schema(),
+                                               f"{where}. {_doc(cls)}")
+    for name, action in actions.ACTIONS.items():
+        schema = action.model_json_schema()
+        schema["properties"]["action"] = {"const": name}
+        found[f"action.{name}.schema.json"] = _schema(
+            f"action.{name}", schema, f"`POST /api/action` on the dealer display. {_doc(action)}")
     return found
+
+
+def _schema(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"{BASE_URI}{name}.schema.json", **schema, "title": name,
+            "description": description}
 
 
 def _doc(cls: type[BaseModel]) -> str:
@@ -146,7 +155,32 @@ or null; a number for `round`), `utc` (when the table committed it) and `body`.
         out.append(f"### `{name}`\n\n{_doc(command)}\n")
         out.append(_fields(command.model_json_schema(), {}))
         out.append(_example(examples.COMMANDS[name]))
+    out.append(ACTIONS_INTRO)
+    for action in dict.fromkeys(actions.ACTIONS.values()):
+        names = [name for name, cls in actions.ACTIONS.items() if cls is action]
+        out.append("### " + ", ".join(f"`{name}`" for name in names) + f"\n\n{_doc(action)} ("
+                   + ", ".join(f"[{name}](protocol/action.{name}.schema.json)" for name in names)
+                   + ")\n")
+        schema = action.model_json_schema()
+        out.append(_fields(schema, schema.get("$defs", {})))
+        out.append(_example(examples.ACTIONS[names[0]]))
     return "\n".join(out)
+
+
+ACTIONS_INTRO: Final = f"""## The dealer display's actions
+
+What the display's buttons, a dealer keypad or a script send a table: one JSON object per
+`POST /api/action` on the dealer display (docs/display.md: its address and its token), at most
+{actions.MAX_ACTION:,} bytes, parsed as the wire's payloads are (no NaN, no number of more than
+{MAX_DIGITS} characters, no key twice, at most {MAX_DEPTH} levels). Its name in `action`, and
+exactly the fields its declaration names. The answer: `202 {{"accepted": true}}`, the table
+then handles it in order (what it refuses, a wrong PIN, a seat it does not have, a buy-in over
+its `[books]` limits, is said on the display); or `400 {{"error": "..."}}` naming the field and
+what it must be (`buy_in: field amount: an amount in minor units ...`), in the display's
+language; `409` for no more bets the table refuses now. The table's configuration bounds the
+fields further where it knows more: its seats, its chips, its largest buy-in
+(docs/floor.md, "What the floor trusts a table for").
+"""
 
 
 def _fields(schema: dict[str, Any], defs: dict[str, Any]) -> str:

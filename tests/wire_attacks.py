@@ -4,8 +4,9 @@ field is changed, in turn, into what its kind must refuse: numbers out of their 
 2^63, negatives, 1e30000000 as a number and as text, NaN), text with NUL, control, bidi,
 zero-width, non-breaking and formula characters, or 500 KB of it, a lone surrogate, the wrong
 kind of value, null where null is not allowed; each object missing each of its fields, with an
-extra one, empty, or nested 200,000 deep; each list one longer than its bound. A new message
-type or field is attacked with no new test code."""
+extra one, empty, or nested 200,000 deep; each list one longer than its bound. The dealer
+display's actions (`protocol.actions`) are attacked the same way. A new message type, action or
+field is attacked with no new test code."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from protocol import examples
+from protocol.actions import ACTIONS
 from protocol.messages import COMMANDS, MESSAGES, Status
 
 RAW: Final = "@@raw@@"  # stands for a value written raw into the JSON text
@@ -47,9 +49,17 @@ def kinds(table: str = "bj-07") -> list[tuple[str, dict[str, Any], dict[str, Any
     return found
 
 
-def attacks(table: str = "bj-07") -> Iterator[Attack]:
-    """Every attack on every kind of payload (from `table`)."""
-    for kind, example, schema in kinds(table):
+def action_kinds() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """Every action of the dealer display: (its name, an example, its schema)."""
+    return [(name, examples.ACTIONS[name], cls.model_json_schema())
+            for name, cls in ACTIONS.items()]
+
+
+def attacks(table: str = "bj-07",
+            of: list[tuple[str, dict[str, Any], dict[str, Any]]] | None = None
+            ) -> Iterator[Attack]:
+    """Every attack on every kind of payload (from `table`), or on those `of`."""
+    for kind, example, schema in kinds(table) if of is None else of:
         for path, what, bad, raw in _changes(example, schema, schema.get("$defs", {}), ()):
             yield Attack(kind, _path(path), what, _dump(_set(example, path, bad), raw))
 

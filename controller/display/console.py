@@ -1,40 +1,28 @@
-"""The dealer console: what the dealer display's touch buttons (and a dealer keypad) send.
+"""The dealer console: what the dealer display's touch buttons (and a dealer keypad or a script)
+send, as the controller's inputs.
 
-One JSON object per action; `parse_action` turns it into the controller's input, or raises
-ConsoleError naming the field. Dealer actions: hit, stand, double, split, surrender (seat, hand),
-insurance, no_insurance, even_money, no_even_money (seat), lock_bets, clear_alerts, payout_shown,
-confirm_payout, seat_card (seat, and card: the number of the card waiting at the dealer's reader,
-as shown), dealer_sign_in and dealer_sign_out (dealer, pin: checked against `[dealers]`).
-Supervisor actions carry "supervisor" and "pin": resume, void_card, void_round (reason),
-assign_card (to, and card for a misread), new_shoe, override_payout (reason: a round held for a
-payout the pads contradict is closed as it lies), seat_player (seat, player: the casino's id, or
-null for anonymous), unseat_player (seat). The day's books (issue 38): buy_in (seat, amount in
-minor units, medium "cash" or "marker"), chips_out (seat, amount, how "walked" or "colored_up"),
-and two signed by two people: tray_count (count "opener", "shift" or "closer", chips {denomination
-in minor units: count}, dealer and dealer_pin, supervisor and pin) and fill or credit (chips,
-runner and runner_pin, supervisor and pin; request, the pit's request it answers; tray, the tray's
-count after it); read_tray asks the RFID chip tray for its count, which the display offers to sign.
-PINs are checked by the controller and never journaled; each carries the client it came from, which
-the lockouts count (the display's remote address; `CONSOLE` for a keypad or script).
-docs/devices.md lists them with examples.
+Every action is declared once, in `protocol/actions.py` (docs/protocol.md, "The dealer
+display's actions"), with the bounds of its fields; `parse_action` takes a parsed JSON object,
+refuses what the declaration refuses (ConsoleError naming the field in words) and turns the
+rest into the loop's input. PINs are checked by the controller and never journaled; each
+carries the client it came from, which the lockouts count (the display's remote address, every
+address of this machine one client, `KIOSK`; `CONSOLE` for a keypad or script).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from controller.daemon.inputs import (
     CONSOLE,
     Action,
     DealerPin,
+    LiftLockout,
     SeatTapped,
     Signed,
     Supervised,
     TrayAsked,
 )
-from controller.game.books import LEAVINGS, MEDIA, TRANSFERS, TRAY_COUNTS
-from controller.game.cards import CardError, parse_card
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
@@ -44,7 +32,6 @@ from controller.game.events import (
     ChipsLeft,
     ChipsTransferred,
     DealerAction,
-    Event,
     NewShoe,
     PayoutConfirmed,
     PayoutOverridden,
@@ -55,171 +42,106 @@ from controller.game.events import (
     RoundVoided,
     TrayCounted,
 )
-from controller.game.ratings import is_id
-from controller.game.said import said
-
-HAND_ACTIONS: Final = ("hit", "stand", "double", "split", "surrender")
-SEAT_ACTIONS: Final = ("insurance", "no_insurance", "even_money", "no_even_money")
-TABLE_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
-    "lock_bets": lambda a: BetsLocked(seq=0),
-    "clear_alerts": lambda a: AlertsCleared(seq=0, by=str(a.get("dealer", "dealer"))),
-    "payout_shown": lambda a: PayoutShown(seq=0),
-    "confirm_payout": lambda a: PayoutConfirmed(seq=0, by=str(a.get("dealer", "dealer"))),
-}
-SUPERVISOR_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
-    "resume": lambda a: Resumed(seq=0, by=""),
-    "void_card": lambda a: CardVoided(seq=0, by=""),
-    "void_round": lambda a: RoundVoided(seq=0, by="", reason=str(a.get("reason", ""))),
-    "assign_card": lambda a: CardAssigned(seq=0, by="", to=_text(a, "to"),
-                                          card=_card(a.get("card", ""))),
-    "new_shoe": lambda a: NewShoe(seq=0, by=""),
-    "seat_player": lambda a: _seating(a),
-    "unseat_player": lambda a: PlayerLeft(seq=0, seat=_number(a, "seat"), reason="walked"),
-    "override_payout": lambda a: PayoutOverridden(seq=0, by="", reason=_text(a, "reason")),
-}
-BOOKS_ACTIONS: Final[dict[str, Callable[[dict[str, Any]], Event]]] = {
-    "buy_in": lambda a: BoughtIn(seq=0, seat=_number(a, "seat"), amount=_number(a, "amount"),
-                                 medium=_choice(a, "medium", MEDIA)),
-    "chips_out": lambda a: ChipsLeft(seq=0, seat=_number(a, "seat"),
-                                     amount=_number(a, "amount"),
-                                     how=_choice(a, "how", LEAVINGS)),
-}
-MOST_REQUEST: Final = 2**53 - 1  # a pit's request number (exact in JSON)
-MOST_DENOMINATIONS: Final = 50  # in one count or transfer (a tray has a dozen or so)
-ACTIONS: Final = (*HAND_ACTIONS, *SEAT_ACTIONS, *TABLE_ACTIONS, "seat_card", "dealer_sign_in",
-                  "dealer_sign_out", *SUPERVISOR_ACTIONS, *BOOKS_ACTIONS, "tray_count",
-                  *TRANSFERS, "read_tray")
+from protocol import actions
+from protocol.actions import (
+    AssignCard,
+    BuyIn,
+    ChipsOut,
+    DealerSign,
+    DealerStep,
+    HandDecision,
+    ReadTray,
+    ReasonedSupervision,
+    SeatCard,
+    SeatDecision,
+    SeatPlayer,
+    Supervision,
+    TableStep,
+    Transfer,
+    TrayCount,
+    UnseatPlayer,
+)
 
 
 class ConsoleError(ValueError):
-    """An action the console sent that is not well formed; names the field."""
+    """An action the console sent that is not as declared; names the field."""
 
 
-def _text(action: dict[str, Any], field: str) -> str:
-    value = action.get(field)
-    if not isinstance(value, str) or not value or not value.isprintable() or len(value) > 100:
-        raise ConsoleError(said("{action}: field {field}: must be printable text of 1 to 100 "
-                                "characters", action=action.get("action"), field=field))
-    return value
-
-
-def _number(action: dict[str, Any], field: str, default: int | None = None) -> int:
-    value = action.get(field, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConsoleError(said("{action}: field {field}: must be a whole number >= 1",
-                                action=action.get("action"), field=field))
-    return value
-
-
-def _choice(action: dict[str, Any], field: str, choices: tuple[str, ...]) -> str:
-    """One of `choices`; the first when the field is not given."""
-    value = action.get(field, choices[0])
-    if value not in choices:
-        raise ConsoleError(said("{action}: field {field}: must be one of {choices}",
-                                action=action.get("action"), field=field,
-                                choices=", ".join(choices)))
-    return str(value)
-
-
-def _chips(action: dict[str, Any], field: str = "chips") -> dict[str, int]:
-    """Chips as `{denomination in minor units: count}`: the shape here, the denominations and
-    counts by the table, which knows its chips (`controller.game.books.check_chips`)."""
-    chips = action.get(field)
-    if not isinstance(chips, dict) or not 0 < len(chips) <= MOST_DENOMINATIONS or any(
-            not isinstance(key, str) or not (key.isascii() and key.isdigit()) or len(key) > 12
-            or isinstance(count, bool) or not isinstance(count, int) for key, count in
-            chips.items()):
-        raise ConsoleError(said("{action}: field {field}: an object of 1 to {most} "
-                                "denominations in minor units (\"2500\") to whole counts of "
-                                "chips", action=action.get("action"), field=field,
-                                most=MOST_DENOMINATIONS))
-    return {key: count for key, count in chips.items()}
-
-
-def _signed(action: dict[str, Any], client: str) -> Signed:
-    """A tray count (the dealer's and a supervisor's signatures) or a fill or credit (the
-    runner's and a supervisor's): two people, never one signing twice."""
-    name = action.get("action")
-    supervisor, pin = _text(action, "supervisor"), _text(action, "pin")
-    if name == "tray_count":
-        dealer = _dealer(action)
-        event: TrayCounted | ChipsTransferred = TrayCounted(
-            seq=0, count=_choice(action, "count", TRAY_COUNTS), chips=_chips(action),
-            dealer=dealer, supervisor=supervisor)
-        first = ("dealer", dealer, _text(action, "dealer_pin"))
-    else:
-        runner = action.get("runner")
-        if not is_id(runner):
-            raise ConsoleError(said("{action}: field runner: the runner's id (1-64 printable "
-                                    "characters)", action=name))
-        request = action.get("request", 0)
-        if request != 0 and not 1 <= _number(action, "request") <= MOST_REQUEST:
-            raise ConsoleError(said("{action}: field request: the pit's request number, at "
-                                    "most {most}", action=name, most=MOST_REQUEST))
-        event = ChipsTransferred(seq=0, transfer=str(name), chips=_chips(action),
-                                 runner=str(runner), supervisor=supervisor, request=request,
-                                 tray=_chips(action, "tray") if "tray" in action else {})
-        first = ("runner", str(runner), _text(action, "runner_pin"))
-    if first[1] == supervisor:
-        raise ConsoleError(said("{action}: field supervisor: two people sign, not {who} twice",
-                                action=name, who=supervisor))
-    return Signed(event, (first, ("supervisor", supervisor, pin)), client)
-
-
-def _seating(action: dict[str, Any]) -> PlayerSeated:
-    """A supervisor seats a player by number (`player`), or rates the seat anonymous (null)."""
-    player = action.get("player")
-    if player is not None and not is_id(player):
-        raise ConsoleError(said("seat_player: field player: the casino's player id (1-64 "
-                                "printable characters) or null for an anonymous rating"))
-    return PlayerSeated(seq=0, seat=_number(action, "seat"), player=player,
-                        how="anonymous" if player is None else "number")
-
-
-def _card(text: Any) -> str:
-    if text in ("", None):
-        return ""
+def parse_action(data: Any, client: str = CONSOLE) -> Action:
+    """`data` (a parsed JSON object) as the loop's input, or ConsoleError."""
     try:
-        return str(parse_card(str(text)))
-    except CardError as exc:
-        raise ConsoleError(said("assign_card: field card: {why}", why=exc)) from None
+        action = actions.parse(data)
+    except actions.Refused as exc:
+        raise ConsoleError(str(exc)) from None
+    return to_input(action, client)
 
 
-def _dealer(action: dict[str, Any]) -> str:
-    dealer = action.get("dealer")
-    if not is_id(dealer):
-        raise ConsoleError(said("{action}: field dealer: the dealer's id (1-64 printable "
-                                "characters)", action=action.get("action")))
-    return str(dealer)
+def to_input(action: actions.Action, client: str) -> Action:
+    """A declared action as the loop's input: an event, or one that needs PINs checked."""
+    match action:
+        case HandDecision():
+            return DealerAction(seq=0, seat=action.seat, hand=action.hand, action=action.action)
+        case SeatDecision():
+            return DealerAction(seq=0, seat=action.seat, action=action.action)
+        case TableStep():
+            return BetsLocked(seq=0) if action.action == "lock_bets" else PayoutShown(seq=0)
+        case DealerStep():
+            return AlertsCleared(seq=0, by=action.dealer) if action.action == "clear_alerts" \
+                else PayoutConfirmed(seq=0, by=action.dealer)
+        case SeatCard():
+            return SeatTapped(action.seat, action.card)
+        case DealerSign():
+            return DealerPin(action.dealer, action.pin, action.action == "dealer_sign_out",
+                             client)
+        case Supervision():
+            if action.action == "lift_lockout":
+                return LiftLockout(action.supervisor, action.pin, client)
+            event = {"resume": Resumed(seq=0, by=""), "void_card": CardVoided(seq=0, by=""),
+                     "new_shoe": NewShoe(seq=0, by="")}[action.action]
+            return Supervised(event, action.supervisor, action.pin, client)
+        case ReasonedSupervision():
+            voided = action.action == "void_round"
+            return Supervised(RoundVoided(seq=0, by="", reason=action.reason) if voided else
+                              PayoutOverridden(seq=0, by="", reason=action.reason),
+                              action.supervisor, action.pin, client)
+        case AssignCard():
+            return Supervised(CardAssigned(seq=0, by="", to=action.to, card=action.card),
+                              action.supervisor, action.pin, client)
+        case SeatPlayer():
+            return Supervised(PlayerSeated(seq=0, seat=action.seat, player=action.player,
+                                           how="anonymous" if action.player is None
+                                           else "number"),
+                              action.supervisor, action.pin, client)
+        case UnseatPlayer():
+            return Supervised(PlayerLeft(seq=0, seat=action.seat, reason="walked"),
+                              action.supervisor, action.pin, client)
+        case BuyIn() | ChipsOut():
+            return _cash(action, client)
+        case TrayCount():
+            return Signed(TrayCounted(seq=0, count=action.count, chips=dict(action.chips),
+                                      dealer=action.dealer, supervisor=action.supervisor),
+                          (("dealer", action.dealer, action.dealer_pin),
+                           ("supervisor", action.supervisor, action.pin)), client)
+        case Transfer():
+            return Signed(ChipsTransferred(seq=0, transfer=action.action,
+                                           chips=dict(action.chips), runner=action.runner,
+                                           supervisor=action.supervisor, request=action.request,
+                                           tray=dict(action.tray or {})),
+                          (("runner", action.runner, action.runner_pin),
+                           ("supervisor", action.supervisor, action.pin)), client)
+        case ReadTray():
+            return TrayAsked()
+    raise AssertionError(f"{action.action}: declared in protocol/actions.py, not handled here")
 
 
-def parse_action(action: Any, client: str = CONSOLE) -> Action:
-    if not isinstance(action, dict):
-        raise ConsoleError(said("an action must be a JSON object"))
-    name = action.get("action")
-    if name in HAND_ACTIONS:
-        return DealerAction(seq=0, seat=_number(action, "seat"), hand=_number(action, "hand", 1),
-                            action=name)
-    if name in SEAT_ACTIONS:
-        return DealerAction(seq=0, seat=_number(action, "seat"), action=name)
-    if name in TABLE_ACTIONS:
-        return TABLE_ACTIONS[name](action)
-    if name == "seat_card":
-        card = action.get("card")
-        if not is_id(card):
-            raise ConsoleError(said("seat_card: field card: the number of the card waiting"))
-        return SeatTapped(_number(action, "seat"), str(card))
-    if name in ("dealer_sign_in", "dealer_sign_out"):
-        return DealerPin(_dealer(action), _text(action, "pin"), name == "dealer_sign_out",
-                         client)
-    if name in BOOKS_ACTIONS:
-        return BOOKS_ACTIONS[name](action)
-    if name == "read_tray":
-        return TrayAsked()
-    if name == "tray_count" or name in TRANSFERS:
-        return _signed(action, client)
-    if name in SUPERVISOR_ACTIONS:
-        event = SUPERVISOR_ACTIONS[name](action)
-        return Supervised(event, _text(action, "supervisor"), _text(action, "pin"), client)
-    raise ConsoleError(said("field action: {action} is not one of {actions}",
-                            action=repr(name), actions=", ".join(ACTIONS)))
+def _cash(action: BuyIn | ChipsOut, client: str) -> Action:
+    """A buy-in or chips out; signed by a supervisor where the action carries one (the loop
+    asks for one over the table's `[books] supervisor_over`)."""
+    supervisor = action.supervisor or ""
+    event = BoughtIn(seq=0, seat=action.seat, amount=action.amount, medium=action.medium,
+                     supervisor=supervisor) if isinstance(action, BuyIn) else \
+        ChipsLeft(seq=0, seat=action.seat, amount=action.amount, how=action.how,
+                  supervisor=supervisor)
+    if action.supervisor is None or action.pin is None:
+        return event
+    return Signed(event, (("supervisor", action.supervisor, action.pin),), client)

@@ -6,10 +6,12 @@
   every committed event, and a `ping` every second so the page can tell a live stream from a
   dead one. A page that reads slowly gets only the newest message of each event (`Mailbox`);
   one that stops reading for `WRITE_TIMEOUT_S` is dropped.
-- `POST /api/action` a dealer or supervisor action (controller/display/console.py), posted to the
-  controller's queue: 202 when queued, 400 naming the field when malformed, 409 with the reason
-  for "no more bets" when the table may not deal (a device lost, the disk at its reserve). A
-  PIN goes with the connection's remote address, the client its lockouts count.
+- `POST /api/action` a dealer or supervisor action (declared in protocol/actions.py, turned into
+  the loop's input by controller/display/console.py), posted to the controller's queue: 202
+  when queued, 400 naming the field when malformed (read as the wire is read: bounded in size,
+  depth and digits), 409 with the reason for "no more bets" when the table may not deal (a
+  device lost, the disk at its reserve). A PIN goes with the client its lockouts count: the
+  connection's remote address, every address of this machine being one client, the kiosk.
 - `GET /i18n/<language>.json` a language's catalog for the pages' scripts (issue 39).
 - `GET /api/snapshot` (the view in English, as the core says it), `GET /health`.
 
@@ -43,12 +45,15 @@ from controller.display.mailbox import Mailbox
 from controller.game.events import BetsLocked
 from controller.game.said import said
 from controller.i18n.languages import language
+from protocol.actions import MAX_ACTION
+from protocol.codec import load
 
 STATIC: Final = Path(__file__).with_name("static")
 FAVICON: Final = "/favicon.ico"  # asked for by every browser before any page, token or login
 PING_S: Final = 1.0
 WRITE_TIMEOUT_S: Final = 10.0  # a page whose stream takes longer than this to write is dropped
 LOOPBACK: Final = ("127.0.0.1", "::1", "localhost")
+KIOSK: Final = "kiosk"  # the client of a PIN typed on this machine: the table's own screen
 WILDCARD: Final = ("0.0.0.0", "::", "")
 SAFE_METHODS: Final = ("GET", "HEAD")
 # Only this server's own scripts, styles and streams; no framing by any page. Inline style
@@ -217,6 +222,22 @@ class Hub:
             sse(name, self._side_shown(data)) for name, data in sides)
 
 
+def client_of(remote: str | None, kiosk: tuple[str, ...] = ()) -> str:
+    """Who typed a PIN, as the lockouts count clients: every address of this machine (or only
+    those of `kiosk`, when given) is the table's own kiosk, one client (a local flood must not
+    lock each id out everywhere, nor be a hundred clients); any other, its address."""
+    if not remote:
+        return "unknown"
+    address = remote.partition("%")[0]
+    if kiosk:
+        return KIOSK if address in kiosk else remote
+    try:
+        loopback = ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return remote
+    return KIOSK if loopback else remote
+
+
 def sse(event: str, data: dict[str, Any]) -> bytes:
     """One Server-Sent Event."""
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
@@ -226,7 +247,7 @@ class DisplayServer:
     def __init__(self, hub: Hub,
                  post: Callable[[Action], None],
                  host: str = "127.0.0.1", port: int = 8080, token: str | None = None,
-                 hosts: tuple[str, ...] = ()) -> None:
+                 hosts: tuple[str, ...] = (), kiosk: tuple[str, ...] = ()) -> None:
         if host not in LOOPBACK and not token:
             raise ValueError(f"display.bind {host}: a display on a non-loopback address "
                              "needs display.token")
@@ -234,6 +255,7 @@ class DisplayServer:
             raise ValueError(f"display.token: must be at least {TOKEN_MIN_CHARS} characters")
         self.hub, self.post, self.host, self.port, self.token = hub, post, host, port, token
         self.gate = Gate(host, hosts)
+        self.kiosk = kiosk  # the addresses of the table's own screen: all loopback if empty
         self.ready = threading.Event()
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="tablectl-display", daemon=True)
@@ -331,9 +353,11 @@ class DisplayServer:
 
     async def _action(self, request: web.Request) -> web.StreamResponse:
         try:
-            payload = await request.json()
-            action = parse_action(payload, client=request.remote or "unknown")
-        except ValueError as exc:  # not JSON (an int of 5,000 digits too), or not an action
+            body = await request.content.read(MAX_ACTION + 1)
+            client = client_of(request.remote, self.kiosk)
+            action = parse_action(load(body, MAX_ACTION), client=client)
+        except ValueError as exc:  # not JSON as the wire takes it (too big, too deep, a number
+            # of 5,000 digits, a key twice), or not an action as protocol/actions.py declares
             return web.json_response({"error": self.hub.say(str(exc)[:300])}, status=400)
         if isinstance(action, BetsLocked) and (why := self.hub.view.get("lock_refused")):
             # the loop refuses it too (the table may have changed since this view)
