@@ -67,12 +67,15 @@ class SpotsComplete:
 @dataclass(frozen=True, slots=True)
 class TrayRead:
     """One part of an RFID chip tray's count (devices/tray.py): `chips` (denomination in minor
-    units, count) of part `part` of `parts`; the parts of one count share its `seq`."""
+    units, count) of part `part` of `parts`; the parts of one count share its `seq`. `foreign`:
+    the denominations the part named that the table has no chip of, dropped where it was
+    read (`tray.decoder`)."""
 
     seq: int
     part: int
     parts: int
     chips: tuple[tuple[int, int], ...]
+    foreign: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ zero. A report that is none of these, or whose CRC is wrong, is garbage: logged 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from typing import Final
 
 from devices.cardid import crc16
@@ -56,6 +57,20 @@ def decode_report(packet: bytes) -> list[DeviceEvent]:
     chips = tuple((int.from_bytes(packet[at:at + 4], "little"),
                    int.from_bytes(packet[at + 4:at + 6], "little")) for at in range(5, end, 6))
     return [TrayRead(packet[1], packet[2], packet[3], chips)]
+
+
+def decoder(denominations: Collection[int]) -> Callable[[bytes], list[DeviceEvent]]:
+    """`decode_report` for a table whose chips are `denominations`: a part's denominations the
+    table has no chip of are dropped as it is read (named in `foreign`, for the log), so that
+    no count holds more than the table's chips."""
+    own = frozenset(denominations)
+
+    def decode(packet: bytes) -> list[DeviceEvent]:
+        events = decode_report(packet)
+        return [replace(event, chips=tuple((d, n) for d, n in event.chips if d in own),
+                        foreign=tuple(d for d, _ in event.chips if d not in own))
+                if isinstance(event, TrayRead) else event for event in events]
+    return decode
 
 
 def request(seq: int) -> bytes:

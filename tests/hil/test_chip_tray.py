@@ -7,10 +7,11 @@ tray says so."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
+from controller.daemon.chip_tray import ANSWER_S, ChipTray
 from controller.daemon.inputs import Signed, TrayAsked
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
@@ -19,7 +20,7 @@ from controller.display.view import view
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
 from devices import tray
-from devices.events import TrayRead
+from devices.events import DeviceEvent, TrayRead
 from drivers.usb_device import UsbDevice
 from simulators.virtual_tray import PRODUCT, VENDOR, VirtualTray
 from tests.conftest import REGISTRY
@@ -29,7 +30,8 @@ TRAY = {500000: 4, 100000: 20, 50000: 20, 10000: 40, 2500: 100, 500: 200, 100: 3
 
 
 class Table:
-    def __init__(self, virtual: VirtualTray | None) -> None:
+    def __init__(self, virtual: VirtualTray | None,
+                 decode: Callable[[bytes], list[DeviceEvent]] = tray.decode_report) -> None:
         hashed = hash_pin(PIN, iterations=1000)
         self.service = TableService(pin_guard=PinGuard({"S-1": hashed}),
                                     dealers=PinGuard({"D-7": hashed}, "dealer"))
@@ -37,7 +39,7 @@ class Table:
         self.loop = ControllerLoop(self.service)
         self.usb: UsbDevice | None = None
         if virtual is not None:
-            self.usb = UsbDevice("tray", VENDOR, PRODUCT, tray.decode_report, self.loop.post,
+            self.usb = UsbDevice("tray", VENDOR, PRODUCT, decode, self.loop.post,
                                  backend=virtual)
             self.loop.chip_tray.device = self.usb
             self.usb.start()
@@ -140,3 +142,52 @@ def test_a_table_without_a_tray_or_with_it_away_says_so() -> None:
         assert away.service.table.lost_devices == set()  # the game goes on without it
     finally:
         away.stop()
+
+
+def test_a_count_nobody_asked_for_or_a_second_answer_is_never_offered(
+        table: Table, virtual: VirtualTray) -> None:
+    """Issue 47: the tray's answers were never matched to the request, so a count nobody asked
+    for, or the same answer sent again, became the tray's last count, offered to sign."""
+    assert table.count() == TRAY
+    signed_for = table.loop.chip_tray.last_utc
+    parts = tray.encode_count(77, [(10000, 1)])  # a count no request asked for
+    answered = tray.encode_count(table.loop.chip_tray._seq, [(10000, 2)])  # answered already
+    read = table.loop.handled["TrayRead"]
+    for report in (*parts, *answered):
+        virtual.put(report)
+    table.until(lambda: table.loop.handled["TrayRead"] == read + 2, "both counts read")
+    assert (table.loop.chip_tray.last, table.loop.chip_tray.last_utc) == (TRAY, signed_for)
+
+
+def test_an_answer_past_its_time_is_stale_and_dropped() -> None:
+    """A request unanswered for `ANSWER_S` is over: a count that comes later is not offered."""
+    sent: list[bytes] = []
+    chip_tray = ChipTray()
+    chip_tray.device = type("Device", (), {"write": lambda self, data: sent.append(data)})()
+    chip_tray.connected = True
+    assert chip_tray.ask(now=100.0) is None
+    [seq] = [tray.decode_request(data) for data in sent]
+    assert seq is not None
+    [part] = tray.decode_report(tray.encode_count(seq, [(500, 3)])[0])
+    assert isinstance(part, TrayRead)
+    assert not chip_tray.read(part, "2026-12-02T10:00:00Z", now=100.0 + ANSWER_S + 0.1)
+    assert chip_tray.last is None
+    assert chip_tray.ask(now=200.0) is None
+    [part] = tray.decode_report(tray.encode_count(seq + 1, [(500, 3)])[0])
+    assert isinstance(part, TrayRead)
+    assert chip_tray.read(part, "2026-12-02T10:01:40Z", now=201.0)  # in time: offered
+    assert chip_tray.last == {500: 3}
+
+
+def test_denominations_the_table_has_no_chip_of_are_dropped_at_the_driver(
+        virtual: VirtualTray) -> None:
+    """Issue 47: 2,295 denominations the table lacks were kept and sent in every snapshot."""
+    for denomination in range(1_000_001, 1_002_001):  # 2,000 chips of none of the table's
+        virtual.move(denomination, 1)
+    table = Table(virtual, tray.decoder(TRAY))
+    try:
+        assert table.count() == TRAY
+        shown = view(table.service.table, tray=table.loop.chip_tray.view())["books"]["tray"]
+        assert len(shown["chips"]) == len(TRAY)
+    finally:
+        table.stop()
