@@ -1,0 +1,259 @@
+"""A table played by generated sequences of everything that reaches it (issue 47, point 6):
+every action of the dealer display, posted to the real display server, and every word a device
+can say (the shoe's cards and statuses, the pads' reports, the card readers' swipes, the chip
+tray's counts, links lost and found), with the pit's seatings and the time passing, through the
+real loop into a real journal. Sequences nobody wrote down, of inputs each of which is valid.
+
+Invariants, at every step: the table serves (the loop handles all it was given, and only a
+journal failure would stop it), no input is one the code fails on (no `InputFailed`), and the
+display's view builds and never shows a payout while its round is held or a result for a seat
+the pads gave no wager to. At the end: the journal verifies from its first record, the table
+and a fold of its journal show the same view, every round reaches the floor once and every
+wager in it is settled once. A new action or device word joins with no new test code:
+`test_every_word_is_played` fails until it has a strategy here (actions are played from
+`protocol.examples`)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import shutil
+import sqlite3
+import tempfile
+import typing
+import urllib.parse
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+
+from controller.daemon.inputs import PitSeat
+from controller.daemon.loop import ControllerLoop
+from controller.daemon.service import TableService
+from controller.display.view import view
+from controller.game.cards import parse_card
+from controller.game.events import InputFailed
+from controller.game.round_state import HOLD
+from controller.game.rules.play import DecisionDue, InsuranceDue
+from controller.game.supervisors import PinGuard, hash_pin
+from controller.game.table import Table as GameTable
+from controller.game.table_config import config_change
+from controller.journal import Journal, codec
+from controller.journal.fold import read_events
+from controller.journal.verify import verify
+from devices import events as device
+from protocol import examples
+from protocol.actions import ACTIONS
+from tests.conftest import REGISTRY
+from tests.display.live import displayed
+
+PINS = ("1357", "2468", "8642", "0000")  # the supervisor's, the dealer's, the runner's, none's
+CARDS = st.sampled_from([r + s for r in "A23456789TJQK" for s in "SHDC"])
+DEVICES = st.sampled_from(["shoe", "pads", "tray", "reader"])
+SEATS = st.integers(1, 7)
+WAIT = 400  # steps of the loop, at most, for what was posted to be handled
+
+DEVICE_WORDS: dict[type, st.SearchStrategy[Any]] = {
+    device.ShoeCard: st.builds(device.ShoeCard, CARDS.map(parse_card),
+                               st.sampled_from(["game", "game", "game", "burn"])),
+    device.Misread: st.builds(device.Misread, st.sampled_from(["", "no read"])),
+    device.Alarm: st.builds(device.Alarm, st.sampled_from(["jam", "lid"]),
+                            st.sampled_from(["card jam", "lid forced"])),
+    device.ShoeWarning: st.builds(device.ShoeWarning, st.integers(0, 255)),
+    device.Status: st.builds(device.Status, st.sampled_from(
+        ["shoe_empty", "cut_card", "lid_open", "lid_closed", "burn_mode_on", "burn_mode_off",
+         "heartbeat"])),
+    device.SpotReport: st.builds(device.SpotReport, SEATS, st.integers(0, 6),
+                                 st.sampled_from([0, 500, 1000, 2500, 10000]),
+                                 st.sampled_from([False, False, False, True])),
+    device.SpotsComplete: st.just(device.SpotsComplete()),
+    device.TrayRead: st.builds(device.TrayRead, st.integers(0, 3), st.just(1), st.just(1),
+                               st.just(((2500, 40), (500, 200)))),
+    device.CardRead: st.builds(device.CardRead, st.just("reader"),
+                               st.sampled_from(["P-1001", "P-2002", "D-0042"]),
+                               st.sampled_from(["player", "dealer"])),
+    device.CardGarbled: st.builds(device.CardGarbled, st.just("reader"),
+                                  st.just("not a card number")),
+    device.Garbage: st.builds(device.Garbage, st.integers(1, 64), st.integers(0, 10**6)),
+    device.Connected: st.builds(device.Connected, DEVICES),
+    device.Disconnected: st.builds(device.Disconnected, DEVICES, st.just("unplugged")),
+    device.ReaderDied: st.builds(device.ReaderDied, DEVICES, st.just("OSError: EIO")),
+}
+VARIED = {"seat": SEATS, "hand": st.integers(1, 2), "pin": st.sampled_from(PINS),
+          "dealer_pin": st.sampled_from(PINS), "runner_pin": st.sampled_from(PINS),
+          "amount": st.sampled_from([500, 10_000, 300_000, 300_001, 10_000_001]),
+          "card": st.sampled_from(["", "QS", "10D"]),
+          "count": st.sampled_from(["opener", "shift", "closer"])}
+
+
+def action(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    """Valid actions of `name`: its example, the fields a dealer varies varied."""
+    example = examples.ACTIONS[name]
+    return st.fixed_dictionaries({key: VARIED.get(key, st.just(value))
+                                  if not (key == "card" and name == "seat_card") else
+                                  st.just(value) for key, value in example.items()})
+
+
+ACTIONS_PLAYED = st.sampled_from(sorted(ACTIONS)).flatmap(action)
+PIT = st.builds(PitSeat, SEATS, st.sampled_from([None, "P-1001", "P-2002"]), st.booleans(),
+                st.just("Dana Pit"))
+PLAYED: Counter[str] = Counter()  # sequences and steps, for the closing note (pytest -s)
+
+
+def test_every_word_is_played() -> None:
+    """Each kind of device word has its strategy, each action its example: a new one fails
+    here until the machine plays it."""
+    assert set(DEVICE_WORDS) == set(typing.get_args(device.DeviceEvent))
+    assert set(examples.ACTIONS) == set(ACTIONS)
+
+
+class Table(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        PLAYED["sequences"] += 1
+        self.dir = Path(tempfile.mkdtemp(prefix="tablectl-stateful-"))
+        self.path = self.dir / "journal.sqlite3"
+        hashed = {pin: hash_pin(pin, iterations=1000) for pin in PINS[:3]}
+        self.service = TableService(
+            Journal.open(self.path), pin_guard=PinGuard({"Dana Pit": hashed["1357"]}),
+            dealers=PinGuard({"D-0042": hashed["2468"]}, "dealer"),
+            runners=PinGuard({"R-0007": hashed["8642"]}, "runner"))
+        self.service.submit(config_change("blackjack", {}, {}, REGISTRY))
+        self.clock = [1000.0]
+        self.loop = ControllerLoop(self.service, readers={"reader": None},
+                                   clock=lambda: self.clock[0])
+        self.display = displayed(self.loop, lambda: {"notices": self.loop.notices_now()})
+        self.server = self.display.__enter__()
+
+    def _handled(self) -> None:
+        for _ in range(WAIT):
+            if self.loop.inputs.empty():
+                return
+            self.loop.step(0.0)
+        raise AssertionError("the loop stopped handling its inputs")
+
+    @rule(body=ACTIONS_PLAYED)
+    def press(self, body: dict[str, Any]) -> None:
+        PLAYED["steps"] += 1
+        parts = urllib.parse.urlsplit(self.server.url)
+        connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
+        try:
+            connection.request("POST", "/api/action", json.dumps(body),
+                               {"Content-Type": "application/json"})
+            answer = connection.getresponse()
+            status, text = answer.status, answer.read()
+        finally:
+            connection.close()
+        assert status in (202, 409), (body, status, text)  # valid: taken, or no more bets now
+        self._handled()
+
+    @rule(word=st.one_of(*DEVICE_WORDS.values()) | PIT)
+    def device_says(self, word: Any) -> None:
+        PLAYED["steps"] += 1
+        self.loop.post(word)
+        self._handled()
+
+    @rule(bets=st.dictionaries(SEATS, st.sampled_from([500, 1000, 2500]), min_size=1,
+                               max_size=3),
+          cards=st.lists(CARDS, min_size=30, max_size=30),
+          choices=st.lists(st.sampled_from(["stand", "stand", "hit", "double"]), min_size=30,
+                           max_size=30))
+    def a_round_is_played(self, bets: dict[int, int], cards: list[str],
+                          choices: list[str]) -> None:
+        """A whole round as a dealer plays it, from wherever the table is: the pads' bets,
+        no more bets, the cards and decisions it asks for, the payout shown and confirmed.
+        (Random words alone seldom finish one.)"""
+        PLAYED["steps"] += 1
+        for seat, amount in bets.items():
+            self.device_says(device.SpotReport(seat, 0, amount))
+        self.press({"action": "lock_bets"})
+        for card, choice in zip(cards, choices, strict=True):
+            machine = self.service.table.round
+            due = machine.expected() if machine is not None else None
+            if isinstance(due, DecisionDue):
+                chosen = choice if choice in due.options else "stand"
+                self.press({"action": chosen, "seat": due.seat, "hand": due.hand})
+            elif isinstance(due, InsuranceDue):
+                self.press({"action": due.options[-1], "seat": due.seat})
+            elif due is not None:
+                self.device_says(device.ShoeCard(parse_card(card)))
+            else:
+                break
+        self.press({"action": "payout_shown"})
+        self.press({"action": "confirm_payout", "dealer": "D-0042"})
+
+    @rule(seconds=st.sampled_from([0.5, 6.0, 61.0, 400.0]))
+    def time_passes(self, seconds: float) -> None:
+        PLAYED["steps"] += 1
+        self.clock[0] += seconds
+        self.loop.step(0.0)
+
+    @invariant()
+    def nothing_failed_and_the_view_is_true(self) -> None:
+        table = self.service.table
+        shown = view(table, "BJ-07", notices=self.loop.notices_now())
+        machine = table.round
+        if machine is not None and machine.state is HOLD and not machine.payout_held:
+            assert shown["do_not_pay"], "a held round's payout shown as if it were due"
+        if machine is not None:
+            wagered = {seat for seat, spots in machine.wagers.items() if any(spots.values())}
+            for seat in shown["seats"]:
+                assert not seat["results"] or seat["seat"] in wagered, (seat, wagered)
+
+    def teardown(self) -> None:
+        try:
+            self.display.__exit__(None, None, None)
+            self.loop.finish()
+            events = read_events(self.path)
+            assert [e for e in events if isinstance(e, InputFailed)] == []
+            assert verify(self.path, deep=True).problem is None
+            again = GameTable(self.service.keep_rounds)  # the journal folds to the same table
+            for event in events:
+                again.apply(event)
+            assert view(again) == view(self.service.table)
+            assert self.service.journal is not None
+            self.service.journal.close()
+            sent = _rounds(self.path)
+            rounds = [body for _, body in sent]
+            numbers = [number for number, _ in sent]
+            PLAYED["rounds to the floor"] += len(numbers)
+            PLAYED["settlements"] += sum(len(r.get("settlements", [])) for r in rounds)
+            assert len(numbers) == len(set(numbers)), "a round reached the floor twice"
+            for body in rounds:
+                settled = [tuple(s[:3]) for s in body.get("settlements", [])]
+                assert len(settled) == len(set(settled)), f"a wager settled twice: {body}"
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _rounds(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The rounds the table sent the floor: (number, body)."""
+    with sqlite3.connect(path) as db:
+        return [(number, json.loads(codec.decode(body, None))) for number, body in db.execute(
+            "SELECT round, body FROM outbox WHERE topic = 'round' ORDER BY n")]
+
+
+def play(sequences: int, steps: int) -> None:
+    """Play the machine; it must have finished rounds (else it tested only the betting), and
+    it says what it played (the closing note's figures, with `pytest -s`)."""
+    PLAYED.clear()
+    run_state_machine_as_test(Table, settings=settings(
+        max_examples=sequences, stateful_step_count=steps, deadline=None,
+        suppress_health_check=[HealthCheck.too_slow]))
+    assert PLAYED["rounds to the floor"] > 0 and PLAYED["settlements"] > 0, PLAYED
+    print(f"table stateful: {dict(PLAYED)}")
+
+
+def test_generated_sequences_keep_the_table_serving_and_true() -> None:
+    play(25, 30)
+
+
+@pytest.mark.slow
+def test_many_more_sequences() -> None:
+    """The same machine, played longer (the slow marker: CI's whole run)."""
+    play(200, 60)
+
