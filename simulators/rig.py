@@ -38,7 +38,7 @@ from controller.game.events import (
 )
 from controller.game.paytables import PayTables
 from controller.game.round_machine import Effect, RoundMachine
-from controller.game.round_state import BETTING, HOLD, SETTLED
+from controller.game.round_state import BETTING, HOLD, SETTLED, VOIDED
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
@@ -62,6 +62,11 @@ TEST_DAYS = JournalConfig(day_close=None, keep_days=None, reserve_mb=0)
 WAIT_S = 15.0  # a bound on every wait, never a synchronisation sleep
 PAYOUT_PACES = 8  # the payout stays on screen 8 paces (4.8 s at the demo's 0.6 s)
 PIN = "1357"  # the rig's supervisor "sup", dealer "D-1" and runner "R-1": not a secret
+
+
+class VoidedMidScript(Exception):
+    """A supervisor voided the round the script was dealing (a `void_round` from the display):
+    the script leaves it as a dealer would, and deals the next."""
 
 
 class Rig:
@@ -105,6 +110,8 @@ class Rig:
             {"lucky8": "1"} if game == "baccarat" else {"lucky_stiff": "1", "lucky7": "1"})
         self.dealt: list[Card] = []
         self.committed_cards = 0
+        self.cards_due = 0  # the cards committed once those dealt from the shoe are in
+        self.script_from: int | None = None  # the first round the script is dealing, if it is
         self.shoe.on_write = None
         self.loop: ControllerLoop | None = None
         self.supervisors = {"sup": hash_pin(PIN, iterations=1000)}
@@ -229,13 +236,24 @@ class Rig:
         """Step the loop until `condition` holds; fail WAIT_S after the `takes_s` seconds the
         wait is meant to take (a pace's wait is long by design, and must not be cut short)."""
         deadline = time.monotonic() + takes_s + WAIT_S
-        while not condition():
+        while True:
+            self.still_dealing()
+            if condition():
+                return
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}")
             if self.loop is not None:
                 self.loop.step(0.02)
             if self.idle is not None:
                 self.idle()
+
+    def still_dealing(self) -> None:
+        """VoidedMidScript if a supervisor voided the round the script is dealing: checked
+        at every wait, where the loop steps, so the script never acts on a round that is gone."""
+        recent = self.service.table.recent
+        if self.script_from is not None and recent and recent[-1].number >= self.script_from \
+                and recent[-1].status is VOIDED:
+            raise VoidedMidScript(recent[-1].number)
 
     def pause(self, paces: float = 1) -> None:
         """The demo dealer's pace: time for a person to watch, the loop kept running."""
@@ -268,9 +286,12 @@ class Rig:
 
     def deal(self, count: int = 1) -> None:
         self.pause()
-        before = self.cards_seen()
+        if self.script_from is not None:  # a void posted before the card is seen before it
+            self.wait(lambda: self.loop is not None and self.loop.inputs.empty(),
+                      "what was posted before the card")
+        self.cards_due = self.cards_seen() + count
         self.dealt += self.shoe.deal(count)
-        self.wait(lambda: self.cards_seen() >= before + count, f"{count} card(s)")
+        self.wait(lambda: self.cards_seen() >= self.cards_due, f"{count} card(s)")
 
     def cards_seen(self) -> int:
         return self.committed_cards
@@ -285,8 +306,18 @@ class Rig:
     # ----- a round by basic strategy -----------------------------------------------------------
 
     def play_round(self) -> None:
-        self.deal_to_payout()
-        self.confirm_payout(self.dealer_errors)
+        """A round from its wagers to its chips collected; one a supervisor voids meanwhile
+        ends there, its chips taken back by the players."""
+        table = self.service.table
+        self.script_from = table.current.number if table.current else table.rounds_played + 1
+        try:
+            self.deal_to_payout()
+            self.confirm_payout(self.dealer_errors)
+        except VoidedMidScript:  # a card already out of the shoe comes to no round
+            self.script_from = None
+            self.wait(lambda: self.cards_seen() >= self.cards_due, "the cards out of the shoe")
+        finally:
+            self.script_from = None
         self.collect()
 
     def deal_to_payout(self) -> None:
