@@ -52,6 +52,7 @@ from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
 from simulators import payout_dealer, virtual_tray
 from simulators.autopilot import MAIN_AMOUNTS
+from simulators.demo_tray import TrayKeeper
 from simulators.payout_dealer import Spot
 from simulators.replay import summary
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
@@ -102,9 +103,11 @@ class Rig:
         self.shoe: VirtualShoe = virtual(folder, protocol, cards=cards, seed=seed,
                                          decks=8 if game == "baccarat" else 6).start()
         self.pads = VirtualPads()
-        # An RFID chip tray holding these chips (denomination -> count), if any (issue 38).
+        # An RFID chip tray holding these chips (denomination -> count), if any (issue 38),
+        # then what the table books (issue 47: `demo_tray`).
         self.tray = None if tray is None else virtual_tray.VirtualTray(tray)
         self.tray_usb: UsbDevice | None = None
+        self.keeper: TrayKeeper | None = None
         self.rng = random.Random(seed)
         self.pay_tables = pay_tables if pay_tables is not None else (
             {"lucky8": "1"} if game == "baccarat" else {"lucky_stiff": "1", "lucky7": "1"})
@@ -124,6 +127,11 @@ class Rig:
         self.serial: SerialDevice | None = None
         self.usb: UsbDevice | None = None
         self.start_controller(as_left=True)
+        if self.tray is not None:
+            config = self.service.table.config
+            assert config is not None and self.service.journal is not None
+            self.keeper = TrayKeeper(self.tray, config.chips, self.journal_path)
+            self.keeper.start(self.service.journal.file)
 
     # ----- the controller's life -------------------------------------------------------------
 
@@ -146,7 +154,7 @@ class Rig:
             self._as_left(service.table)
         self.loop = ControllerLoop(service, shoe_protocol=self.speaks, closer=closer,
                                    still_s=self.still_s)
-        self.loop.listeners.append(self._count)
+        self.loop.listeners.append(self._committed)
         recorder = self.recorder
         self.serial = SerialDevice.shoe(str(self.shoe.path), self.speaks, self.loop.post,
                                         tap=recorder.tap("shoe") if recorder else None)
@@ -181,9 +189,12 @@ class Rig:
         self.rng.shuffle(cards)
         self.shoe.cards = deque(cards)
 
-    def _count(self, event: Event | None, effects: list[Effect]) -> None:
+    def _committed(self, event: Event | None, effects: list[Effect]) -> None:
+        """After each commit: the cards counted, the tray's chips moved as the table booked."""
         if isinstance(event, CardDrawn | CardMisread):
             self.committed_cards += 1
+        if self.keeper is not None and self.service.journal is not None:
+            self.keeper.follow(self.service.journal.file)
 
     def stop_controller(self) -> None:
         """As a crash would, minus the journal: the drivers stop, the journal is closed."""
