@@ -27,7 +27,8 @@ TABLES: Final = {"blackjack": {"lucky_stiff": "1", "blackjack_tie": "1", "lucky7
 SEATS: Final = {"blackjack": 7, "baccarat": 5}
 
 
-# The demo's RFID chip tray (minor units -> chips): $57,850.00, for the Books dialog to read.
+# The demo's RFID chip tray (minor units -> chips) on a new journal: $57,850.00, for the Books
+# dialog to read; then what the table books (`demo_tray`).
 DEMO_TRAY = {500000: 4, 100000: 20, 50000: 20, 10000: 40, 2500: 100, 500: 200, 100: 300, 50: 100}
 
 

@@ -38,7 +38,7 @@ from controller.game.events import (
 )
 from controller.game.paytables import PayTables
 from controller.game.round_machine import Effect, RoundMachine
-from controller.game.round_state import BETTING, HOLD, SETTLED
+from controller.game.round_state import BETTING, HOLD, SETTLED, VOIDED
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay
 from controller.game.rules.play import CardDue, DecisionDue, InsuranceDue
@@ -52,6 +52,7 @@ from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
 from simulators import payout_dealer, virtual_tray
 from simulators.autopilot import MAIN_AMOUNTS
+from simulators.demo_tray import TrayKeeper
 from simulators.payout_dealer import Spot
 from simulators.replay import summary
 from simulators.virtual_pads import PRODUCT, VENDOR, VirtualPads
@@ -62,6 +63,11 @@ TEST_DAYS = JournalConfig(day_close=None, keep_days=None, reserve_mb=0)
 WAIT_S = 15.0  # a bound on every wait, never a synchronisation sleep
 PAYOUT_PACES = 8  # the payout stays on screen 8 paces (4.8 s at the demo's 0.6 s)
 PIN = "1357"  # the rig's supervisor "sup", dealer "D-1" and runner "R-1": not a secret
+
+
+class VoidedMidScript(Exception):
+    """A supervisor voided the round the script was dealing (a `void_round` from the display):
+    the script leaves it as a dealer would, and deals the next."""
 
 
 class Rig:
@@ -97,14 +103,18 @@ class Rig:
         self.shoe: VirtualShoe = virtual(folder, protocol, cards=cards, seed=seed,
                                          decks=8 if game == "baccarat" else 6).start()
         self.pads = VirtualPads()
-        # An RFID chip tray holding these chips (denomination -> count), if any (issue 38).
+        # An RFID chip tray holding these chips (denomination -> count), if any (issue 38),
+        # then what the table books (issue 47: `demo_tray`).
         self.tray = None if tray is None else virtual_tray.VirtualTray(tray)
         self.tray_usb: UsbDevice | None = None
+        self.keeper: TrayKeeper | None = None
         self.rng = random.Random(seed)
         self.pay_tables = pay_tables if pay_tables is not None else (
             {"lucky8": "1"} if game == "baccarat" else {"lucky_stiff": "1", "lucky7": "1"})
         self.dealt: list[Card] = []
         self.committed_cards = 0
+        self.cards_due = 0  # the cards committed once those dealt from the shoe are in
+        self.script_from: int | None = None  # the first round the script is dealing, if it is
         self.shoe.on_write = None
         self.loop: ControllerLoop | None = None
         self.supervisors = {"sup": hash_pin(PIN, iterations=1000)}
@@ -117,6 +127,11 @@ class Rig:
         self.serial: SerialDevice | None = None
         self.usb: UsbDevice | None = None
         self.start_controller(as_left=True)
+        if self.tray is not None:
+            config = self.service.table.config
+            assert config is not None and self.service.journal is not None
+            self.keeper = TrayKeeper(self.tray, config.chips, self.journal_path)
+            self.keeper.start(self.service.journal.file)
 
     # ----- the controller's life -------------------------------------------------------------
 
@@ -139,7 +154,7 @@ class Rig:
             self._as_left(service.table)
         self.loop = ControllerLoop(service, shoe_protocol=self.speaks, closer=closer,
                                    still_s=self.still_s)
-        self.loop.listeners.append(self._count)
+        self.loop.listeners.append(self._committed)
         recorder = self.recorder
         self.serial = SerialDevice.shoe(str(self.shoe.path), self.speaks, self.loop.post,
                                         tap=recorder.tap("shoe") if recorder else None)
@@ -174,9 +189,12 @@ class Rig:
         self.rng.shuffle(cards)
         self.shoe.cards = deque(cards)
 
-    def _count(self, event: Event | None, effects: list[Effect]) -> None:
+    def _committed(self, event: Event | None, effects: list[Effect]) -> None:
+        """After each commit: the cards counted, the tray's chips moved as the table booked."""
         if isinstance(event, CardDrawn | CardMisread):
             self.committed_cards += 1
+        if self.keeper is not None and self.service.journal is not None:
+            self.keeper.follow(self.service.journal.file)
 
     def stop_controller(self) -> None:
         """As a crash would, minus the journal: the drivers stop, the journal is closed."""
@@ -229,13 +247,24 @@ class Rig:
         """Step the loop until `condition` holds; fail WAIT_S after the `takes_s` seconds the
         wait is meant to take (a pace's wait is long by design, and must not be cut short)."""
         deadline = time.monotonic() + takes_s + WAIT_S
-        while not condition():
+        while True:
+            self.still_dealing()
+            if condition():
+                return
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}")
             if self.loop is not None:
                 self.loop.step(0.02)
             if self.idle is not None:
                 self.idle()
+
+    def still_dealing(self) -> None:
+        """VoidedMidScript if a supervisor voided the round the script is dealing: checked
+        at every wait, where the loop steps, so the script never acts on a round that is gone."""
+        recent = self.service.table.recent
+        if self.script_from is not None and recent and recent[-1].number >= self.script_from \
+                and recent[-1].status is VOIDED:
+            raise VoidedMidScript(recent[-1].number)
 
     def pause(self, paces: float = 1) -> None:
         """The demo dealer's pace: time for a person to watch, the loop kept running."""
@@ -268,9 +297,12 @@ class Rig:
 
     def deal(self, count: int = 1) -> None:
         self.pause()
-        before = self.cards_seen()
+        if self.script_from is not None:  # a void posted before the card is seen before it
+            self.wait(lambda: self.loop is not None and self.loop.inputs.empty(),
+                      "what was posted before the card")
+        self.cards_due = self.cards_seen() + count
         self.dealt += self.shoe.deal(count)
-        self.wait(lambda: self.cards_seen() >= before + count, f"{count} card(s)")
+        self.wait(lambda: self.cards_seen() >= self.cards_due, f"{count} card(s)")
 
     def cards_seen(self) -> int:
         return self.committed_cards
@@ -285,8 +317,18 @@ class Rig:
     # ----- a round by basic strategy -----------------------------------------------------------
 
     def play_round(self) -> None:
-        self.deal_to_payout()
-        self.confirm_payout(self.dealer_errors)
+        """A round from its wagers to its chips collected; one a supervisor voids meanwhile
+        ends there, its chips taken back by the players."""
+        table = self.service.table
+        self.script_from = table.current.number if table.current else table.rounds_played + 1
+        try:
+            self.deal_to_payout()
+            self.confirm_payout(self.dealer_errors)
+        except VoidedMidScript:  # a card already out of the shoe comes to no round
+            self.script_from = None
+            self.wait(lambda: self.cards_seen() >= self.cards_due, "the cards out of the shoe")
+        finally:
+            self.script_from = None
         self.collect()
 
     def deal_to_payout(self) -> None:

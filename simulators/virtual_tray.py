@@ -11,6 +11,7 @@ from devices import tray
 from simulators.virtual_usb import VirtualUsb
 
 VENDOR, PRODUCT = 0x1209, 0x7AB2  # pid.codes test range: the simulator's own ids
+MOST_CHIPS = 0xFFFF  # of one denomination: what a count says of it (u16)
 
 
 class VirtualTray(VirtualUsb):
@@ -24,9 +25,9 @@ class VirtualTray(VirtualUsb):
         """Chips put in (count > 0) or taken out (count < 0) of the tray."""
         with self._lock:
             left = self.chips.get(denomination, 0) + count
-            if left < 0:
+            if not 0 <= left <= MOST_CHIPS:
                 raise ValueError(f"the tray has {self.chips.get(denomination, 0)} chips of "
-                                 f"{denomination}")
+                                 f"{denomination}, and holds at most {MOST_CHIPS}")
             self.chips[denomination] = left
 
     def corrupt_report(self) -> None:

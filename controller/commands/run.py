@@ -31,7 +31,8 @@ MAX_PACE_S = 10.0  # the demo's slowest dealer: a payout stays up 8 paces, 80 s
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The table; one that fails before it is ready leaves nothing it made (a journal it
-    started, the demo's key pair, the recording, the folders above the journal)."""
+    started, the demo's key pair and chip tray, the recording, the folders above the
+    journal)."""
     from controller.daemon import config_file
     from controller.daemon.app import Daemon, Options
     from controller.display.attach import attach
@@ -74,8 +75,14 @@ def _made_by_run(journal: Path, demo: bool, record: Path | None) -> list[Path]:
     beside = [journal.with_name(journal.name + end) for end in ("-wal", "-shm", ".lock")]
     key = default_key(journal)
     return [*([journal, *beside, socket_path(journal)] if not journal.exists() else []),
-            *([key, public_path(key)] if demo else []), *([record] if record else []),
-            *journal.parents]
+            *([key, public_path(key), *_demo_tray(journal)] if demo else []),
+            *([record] if record else []), *journal.parents]
+
+
+def _demo_tray(journal: Path) -> list[Path]:
+    """The demo's chip tray, kept beside the journal once chips moved."""
+    from simulators.demo_tray import tray_path  # the simulators load for the demo alone
+    return [tray_path(journal)]
 
 
 def _remove(made: list[Path]) -> None:

@@ -39,6 +39,7 @@ CACHE_MAX: Final = 4096
 _PART: Final = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _LETTER: Final = re.compile(r"[^\W\d_]")
 _WHOLE: Final = re.compile(r"\d+")
+_CHARSET: Final = re.compile(rb"charset=([^\s;\"\\]*)", re.IGNORECASE)
 # What some parts always are, whichever sentence names them: a seat is a number, odds are
 # "10 to 1", "3:2" or "1 to 1 less 5%" (controller/display/view.py), a configuration's key has
 # no space. A part that cannot be one is no match: "Blackjack Tie 9 to 1: pay $45.00" splits
@@ -135,9 +136,24 @@ def read_override(path: Path, language: str) -> dict[Key, str | tuple[str, ...]]
             catalog = read_po(file, locale=Locale.parse(language), abort_invalid=True)
     except CatalogError:
         raise
+    except LookupError:  # the header's charset: no codec, or one of bytes (rot13, base64)
+        raise _charset_refused(path) from None
     except (OSError, ValueError, PoFileError) as exc:
         raise CatalogError(f"{path}: {exc}") from None
     return dict(_entries(catalog, str(path)))
+
+
+def _charset_refused(path: Path) -> CatalogError:
+    """A file whose charset decodes no text, named by the line of its Content-Type header and
+    the charset as written there (a repr: the name is the operator's bytes, escapes and all)."""
+    with path.open("rb") as file:
+        lines = file.read().splitlines()
+    number = next((n for n, line in enumerate(lines, start=1) if b"content-type:" in line.lower()),
+                  None)
+    found = _CHARSET.search(lines[number - 1]) if number is not None else None
+    charset = f"charset {found.group(1).decode('latin-1')[:40]!r}" if found else "its charset"
+    return CatalogError(f"{path}:{number or 1}: Content-Type: {charset} is not a text encoding: "
+                        "write the file in UTF-8, charset=UTF-8")
 
 
 @dataclass

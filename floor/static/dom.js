@@ -1,14 +1,6 @@
-// What the pit's pages share: an element made with its attributes and children, where text is
-// always set as text (never markup), and an element by its id.
+// What the pit's pages share: an element by its id, the pages' language, a request in it.
+// (An element made with its text as text, `el`, is i18n.js's: every page's.)
 "use strict";
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value; else node.setAttribute(key, value);
-  }
-  for (const child of children) node.append(child instanceof Node ? child : String(child ?? ""));
-  return node;
-}
 const $ = (id) => document.getElementById(id);
 
 // The pages' language (issue 39): the one chosen in the menu (kept in a cookie), else the

@@ -4,11 +4,13 @@ SIGINT with the journal intact; `tablectl config check` and `tablectl doctor`.""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -26,7 +28,9 @@ from hypothesis import strategies as st
 from controller.commands import doctor
 from controller.daemon import config_file
 from controller.daemon.cash_desk import CashRules
+from controller.game.money import USD
 from controller.game.supervisors import hash_pin
+from controller.journal import codec
 from controller.journal.fold import journal_ratings
 from controller.journal.signing import keygen
 from controller.journal.verify import verify_chain
@@ -142,7 +146,8 @@ def test_a_demo_that_stays_deals_no_more_and_keeps_its_books(tmp_path: Path,
                                                             systemd: FakeSystemd) -> None:
     """`--rounds N --stay`: the demo deals its N rounds, then stays open dealing no more, so a
     closer counted then matches its tray (issue 38): the display still takes the books'
-    actions, read the chip tray included, and nothing else changes the layout."""
+    actions, read the chip tray included, and nothing else changes the layout. The tray holds
+    its $57,850.00 and what the rounds won (issue 47), not a sum that never moves."""
     journal = tmp_path / "demo.sqlite3"
     proc = start(["--port", "0", "--pace", "0", "--rounds", "2", "--stay", "--journal",
                   str(journal)], systemd, tmp_path)
@@ -158,11 +163,15 @@ def test_a_demo_that_stays_deals_no_more_and_keeps_its_books(tmp_path: Path,
             assert answer.status == 202
         wait_until(lambda: (snapshot(url)["books"]["tray"] or {}).get("chips"),
                    "the demo's chip tray read")
-        assert snapshot(url)["books"]["tray"]["text"] == "$57,850.00"
+        tray = snapshot(url)["books"]["tray"]["text"]
         assert snapshot(url)["round"] == 2  # dealing no more
     finally:
         code, stderr = stop(proc)
     assert code == 0, stderr
+    with contextlib.closing(sqlite3.connect(journal)) as db:
+        won = sum(json.loads(codec.decode(body, None))["win"] for (body,) in
+                  db.execute("SELECT body FROM outbox WHERE topic = 'round'"))
+    assert tray == USD.text(5_785_000 + won)
     refused = subprocess.run([sys.executable, "-m", "controller", "run", "--stay"],
                              capture_output=True, text=True, cwd=ROOT, timeout=WAIT_S)
     assert refused.returncode == 2 and "--stay: the demo's, after its --rounds" in refused.stderr

@@ -189,3 +189,35 @@ def test_the_floor_link_s_words_follow_the_page_s_language() -> None:
     spanish = catalogs.load("es").gettext("{broker} is not answering")
     assert spanish.format(broker="mqtt://pit:1883").encode() in hub.snapshot()
     assert b'"state": "away"' in hub.snapshot()  # the state is a key: the page says it
+
+
+@pytest.mark.parametrize("charset", ["klingon-8", "rot13", "base64", "x\x1b[31mred"])
+def test_a_correction_in_a_charset_nothing_reads_is_refused_by_its_header(
+        tmp_path: Path, charset: str) -> None:
+    """Issue 47: a charset no text codec reads (unknown, or a codec of bytes such as rot13)
+    raised a LookupError naming no file. It is refused with the file and the line of the
+    Content-Type header, the charset's name shown as written (an escape never reaches a
+    terminal)."""
+    path = tmp_path / "es.po"
+    path.write_text(OVERRIDE.replace("UTF-8", charset))
+    with pytest.raises(CatalogError) as refused:
+        catalogs.read_override(path, "es")
+    said = str(refused.value)
+    assert said.startswith(f"{path}:3: Content-Type: charset {charset!r} ")
+    assert "\x1b" not in said
+
+
+def test_run_refuses_a_correction_in_an_unknown_charset_in_one_line(tmp_path: Path) -> None:
+    path = configured(tmp_path, 'language = "es"', OVERRIDE.replace("UTF-8", "klingon-8"))
+    done = subprocess.run([sys.executable, "-m", "controller", "run", "--config", str(path),
+                           "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "locale/es.po:3: Content-Type: charset 'klingon-8'" in done.stderr, done.stderr
+
+
+def test_a_charset_on_a_line_of_its_own_is_refused_by_its_header_s_line(tmp_path: Path) -> None:
+    path = tmp_path / "es.po"
+    path.write_text(OVERRIDE.replace("charset=UTF-8", '"\n"charset=klingon-8'))
+    with pytest.raises(CatalogError, match=rf"^{path}:3: Content-Type: its charset is not a "):
+        catalogs.read_override(path, "es")

@@ -131,3 +131,38 @@ def test_a_pace_beyond_its_bound_is_refused_in_one_line(tmp_path: Path, pace: st
         [sys.executable, "-m", "controller", "run", "--help"], capture_output=True, text=True,
         cwd=ROOT, timeout=WAIT_S).stdout) and "0 to 10" in " ".join(help_text.split())
     assert RUN_PARSER.parse_args(["run", "--pace", "10"]).pace == 10
+
+
+@pytest.mark.slow
+def test_a_supervisor_s_void_on_the_display_never_stops_the_demo(tmp_path: Path) -> None:
+    """Issue 47: `void_round` from the display while the demo dealt killed the demo (its script
+    asserted the round it dealt was settled). The round is voided, and the demo deals on."""
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    journal = tmp_path / "state" / "tablectl" / "journal.sqlite3"
+    proc = demo(env, "--pace", "0.05")
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split("dealer display at ")[1].strip()
+        deadline = time.monotonic() + WAIT_S
+        while (view := snapshot(url)).get("phase") not in ("dealing", "player_turns") \
+                or (view.get("round") or 0) < 2:
+            assert time.monotonic() < deadline, "timed out waiting for a round being dealt"
+            time.sleep(0.02)  # polling a condition with a bound, not a synchronisation sleep
+        request = urllib.request.Request(url + "api/action", json.dumps(
+            {"action": "void_round", "supervisor": "sup", "pin": "1357",
+             "reason": "a misdeal"}).encode(), {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            assert answer.status == 202
+        voided = int(view["round"])
+        while proc.poll() is None and (snapshot(url).get("round") or 0) < voided + 2:
+            assert time.monotonic() < deadline, "timed out waiting for the next rounds"
+            time.sleep(0.02)  # polling a condition with a bound, not a synchronisation sleep
+        assert proc.poll() is None, "the demo stopped"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=WAIT_S)
+    assert proc.returncode == 0, stderr
+    ended = {e.to_dict()["seq"]: e for e in read_events(journal)
+             if e.kind in ("payout_confirmed", "round_voided")}
+    voids = [e.to_dict() for e in ended.values() if e.kind == "round_voided"]
+    assert [(v["by"], v["reason"]) for v in voids] == [("sup", "a misdeal")]

@@ -11,10 +11,9 @@ pageTexts = findPageTexts();  // before anything is drawn over the page's own wo
 let lastMessage = 0;
 let shownRound = null;
 
-function cardHtml(card) {
-  const hole = t("hole card");  // said before the markup: the extraction reads no nested t()
-  if (card.hidden) return `<div class="card back" title="${hole}"></div>`;
-  return `<div class="card${card.red ? " red" : ""}" data-card="${card.text}">${card.rank}${card.suit}</div>`;
+function cardEl(card) {
+  if (card.hidden) return el("div", { class: "card back", title: t("hole card") });
+  return el("div", { class: `card${card.red ? " red" : ""}`, "data-card": card.text }, `${card.rank}${card.suit}`);
 }
 function totalText(hand) {
   if (hand.total == null || !hand.cards.length) return "";  // no card yet: no total of 0
@@ -29,28 +28,30 @@ const actionWord = (action) => ({ pay: t("PAY"), collect: t("COLLECT"), return: 
 
 // A seat's box names every wager the table holds for it, each with its result once settled and
 // its stake while open: a side bet that settles after the deal never hides the main wager.
-function lineHtml(line, current, seat) {
-  if (line.state === "open") return `<li class="open"><span>${line.name}</span> <b class="amount">${line.text}</b></li>`;
+function lineEl(line, current, seat) {
+  if (line.state === "open") return el("li", { class: "open" }, el("span", {}, line.name), " ", el("b", { class: "amount" }, line.text));
   const here = current && current.seat === seat && current.wager === line.wager ? " current" : "";
   const sign = line.action === "push" ? t("push") : (line.action === "collect" ? "−" : "+") + line.amount_text;
-  return `<li class="${line.action}${here}" title="${line.text}"><span>${line.name}</span> <b class="amount">${sign}</b></li>`;
+  return el("li", { class: `${line.action}${here}`, title: line.text }, el("span", {}, line.name), " ", el("b", { class: "amount" }, sign));
 }
 
 function renderSeats(v) {
   const current = currentStep(v);
   $("seats").style.setProperty("--seats", v.seats.length);
   $("seats").classList.toggle("many", v.seats.length > 7);
-  $("seats").innerHTML = v.seats.map((s) => {
-    const hands = s.hands.map((h, i) => `<div class="hand${h.active ? " active" : ""}" data-hand="${i + 1}">
-        <div class="cards">${h.cards.map(cardHtml).join("")}</div>
-        <div class="total">${totalText(h)}${h.doubled ? ` (${t("doubled")})` : ""}${h.result_text ? " · " + h.result_text : ""}</div></div>`).join("");
-    const lines = (s.lines || []).map((l) => lineHtml(l, current, s.seat)).join("");
-    const due = (s.collect_text ? `<div class="due collect"><small>${t("COLLECT")}</small><b class="amount">${s.collect_text}</b></div>` : "")
-      + (s.pay_text ? `<div class="due pay"><small>${t("PAY")}</small><b class="amount">${s.pay_text}</b></div>` : "");
-    const net = s.net == null ? "" : `<div class="net">${t("net")} ${s.net > 0 ? "+" : s.net < 0 ? "−" : ""}<span class="amount">${s.net_text}</span></div>`;
-    return `<div class="seat${current && current.seat === s.seat ? " current" : ""}${s.wager_list.length || lines ? "" : " empty"}" data-seat="${s.seat}">
-      <h3>${t("Seat {seat}", { seat: s.seat })}</h3><div class="hands">${hands}</div><ul class="wagers">${lines}</ul><div class="dues">${due}${net}</div></div>`;
-  }).join("");
+  $("seats").replaceChildren(...v.seats.map((s) => {
+    const hands = s.hands.map((h, i) => el("div", { class: `hand${h.active ? " active" : ""}`, "data-hand": i + 1 },
+      el("div", { class: "cards" }, ...h.cards.map(cardEl)),
+      el("div", { class: "total" }, `${totalText(h)}${h.doubled ? ` (${t("doubled")})` : ""}${h.result_text ? " · " + h.result_text : ""}`)));
+    const lines = (s.lines || []).map((l) => lineEl(l, current, s.seat));
+    const dues = [[s.collect_text, "collect", t("COLLECT")], [s.pay_text, "pay", t("PAY")]].filter(([text]) => text)
+      .map(([text, kind, word]) => el("div", { class: `due ${kind}` }, el("small", {}, word), el("b", { class: "amount" }, text)));
+    const net = s.net == null ? [] : [el("div", { class: "net" }, `${t("net")} ${s.net > 0 ? "+" : s.net < 0 ? "−" : ""}`,
+      el("span", { class: "amount" }, s.net_text))];
+    return el("div", { class: `seat${current && current.seat === s.seat ? " current" : ""}${s.wager_list.length || lines.length ? "" : " empty"}`,
+      "data-seat": s.seat }, el("h3", {}, t("Seat {seat}", { seat: s.seat })), el("div", { class: "hands" }, ...hands),
+    el("ul", { class: "wagers" }, ...lines), el("div", { class: "dues" }, ...dues, ...net));
+  }));
 }
 
 // A seat with more than its box holds (a split, every side bet, insurance) is drawn tighter:
@@ -84,7 +85,7 @@ function shrinkToFit(selector) {
 function renderDealer(v) {
   $("dealer").classList.toggle("hidden", !v.dealer);
   if (!v.dealer) return;
-  $("dealer-cards").innerHTML = v.dealer.cards.map(cardHtml).join("");
+  $("dealer-cards").replaceChildren(...v.dealer.cards.map(cardEl));
   $("dealer-total").textContent = v.dealer.total == null ? "" :
     v.dealer.revealed ? (v.dealer.blackjack ? t("Blackjack") : (v.dealer.total > 21 ? t("{total} bust", { total: v.dealer.total }) : `${v.dealer.total}`))
       : t("showing {total}", { total: v.dealer.total });
@@ -96,7 +97,7 @@ function renderBaccarat(v) {
   for (const side of ["player", "banker"]) {
     const hand = v.baccarat[side] || { cards: [], points: null };
     const box = $(`bac-${side}`);
-    box.querySelector(".cards").innerHTML = hand.cards.map(cardHtml).join("");
+    box.querySelector(".cards").replaceChildren(...hand.cards.map(cardEl));
     box.querySelector(".total").textContent = hand.points == null ? "" : hand.points;
   }
   const b = v.baccarat;
@@ -135,26 +136,34 @@ function renderActions(v) {
   }
   if (v.phase === "locked" && v.alerts.some((a) => a.blocking)) buttons.push(["clear_alerts", t("Clear alerts"), {}]);
   $("prompt").textContent = prompt;
-  $("buttons").innerHTML = buttons.map(([a, label, f, off]) =>
-    `<button type="button" data-action="${a}" data-fields='${JSON.stringify(f)}'${off ? " disabled" : ""}>${label}</button>`).join("");
+  $("buttons").replaceChildren(...buttons.map(([a, label, f, off]) =>
+    Object.assign(el("button", { type: "button", "data-action": a, "data-fields": JSON.stringify(f) }, label), { disabled: !!off })));
   const p = v.payout;
   const step = currentStep(v);
-  let html = "";
+  const shown = [];
   if (p) {
     const n = Math.min(walk.index, p.steps.length - 1);
-    const [back, next, nothing] = [t("Back"), t("Next"), t("nothing to pay or collect")];
-    const totals = `${t("pay")} <span class="amount">${p.pay_text}</span> · ${t("collect")} <span class="amount">${p.collect_text}</span>`;
-    const status = p.status_text || "";
+    const totals = () => [`${t("pay")} `, el("span", { class: "amount" }, p.pay_text), ` · ${t("collect")} `,
+      el("span", { class: "amount" }, p.collect_text)];
     const checked = v.verification && v.verification.marks.find((m) => step && m.seat === step.seat && m.spot === step.wager);
-    html = (step ? `<div class="step ${step.action}"><small>${n + 1}/${p.steps.length} · ${step.moment} · ${totals}</small>
-        <strong>${t("Seat {seat}", { seat: step.seat })} · ${step.name}: ${actionWord(step.action)} <span class="amount">${step.amount_text}</span>${checked ? ` <span class="mark ${checked.state}">${markWord(checked.state)}</span>` : ""}</strong>
-        ${step.chips.length ? `<span class="chips">${chipsText(step.chips)}</span>` : ""}</div>
-        <button type="button" data-walk="-1" aria-label="${back}"${n === 0 ? " disabled" : ""}>◀</button>
-        <button type="button" data-walk="1" aria-label="${next}"${n >= p.steps.length - 1 ? " disabled" : ""}>▶</button>`
-      : `<div class="totals">${p.steps.length ? `${totals} · ${status}` : nothing}</div>`) +
-      (p.status !== "confirmed" && !v.do_not_pay && !(v.verification && v.verification.held) ? `<button type="button" class="primary" data-action="confirm_payout" data-fields="{}">${t("Confirm payout (C)")}</button>` : "");
+    const walkButton = (by, label, off) => Object.assign(el("button", { type: "button", "data-walk": by, "aria-label": label },
+      by < 0 ? "◀" : "▶"), { disabled: off });
+    if (step) {
+      shown.push(el("div", { class: `step ${step.action}` },
+        el("small", {}, `${n + 1}/${p.steps.length} · ${step.moment} · `, ...totals()),
+        el("strong", {}, `${t("Seat {seat}", { seat: step.seat })} · ${step.name}: ${actionWord(step.action)} `,
+          el("span", { class: "amount" }, step.amount_text),
+          ...(checked ? [" ", el("span", { class: `mark ${checked.state}` }, markWord(checked.state))] : [])),
+        ...(step.chips.length ? [el("span", { class: "chips" }, chipsText(step.chips))] : [])),
+      walkButton(-1, t("Back"), n === 0), walkButton(1, t("Next"), n >= p.steps.length - 1));
+    } else {
+      shown.push(el("div", { class: "totals" }, ...(p.steps.length ? [...totals(), ` · ${p.status_text || ""}`] : [t("nothing to pay or collect")])));
+    }
+    if (p.status !== "confirmed" && !v.do_not_pay && !(v.verification && v.verification.held)) {
+      shown.push(el("button", { type: "button", class: "primary", "data-action": "confirm_payout", "data-fields": "{}" }, t("Confirm payout (C)")));
+    }
   }
-  $("payout").innerHTML = html;
+  $("payout").replaceChildren(...shown);
   document.body.classList.toggle("paying", !!step);
   renderChecks(v.verification);
 }
@@ -239,8 +248,10 @@ function render(v) {
   }));
   renderDealer(v); renderBaccarat(v); renderSeats(v); renderPeople(v); renderActions(v); renderPendingCard(v);
   renderBooks(v);
-  $("recall-list").innerHTML = (v.recall || []).map((r) => `<li>${t("Round {round}", { round: r.round })} ${r.status_text || ""}${r.hold ? ` · ${t("on hold")}` : ""}: `
-    + Object.entries(r.nets_text).map(([s, n]) => t("seat {seat} {amount}", { seat: s, amount: n })).join(", ") + `<br><small>${r.cards.join(", ")}</small></li>`).join("");
+  $("recall-list").replaceChildren(...(v.recall || []).map((r) => el("li", {},
+    `${t("Round {round}", { round: r.round })} ${r.status_text || ""}${r.hold ? ` · ${t("on hold")}` : ""}: `
+    + Object.entries(r.nets_text).map(([s, n]) => t("seat {seat} {amount}", { seat: s, amount: n })).join(", "),
+    el("br"), el("small", {}, r.cards.join(", ")))));
   if (v.payout && v.payout.status === "computed" && !v.do_not_pay && shownRound !== v.round) {
     shownRound = v.round;
     send({ action: "payout_shown" });

@@ -3,7 +3,18 @@
 // controller/i18n/catalogs.py); t(), tn() and tp() say a message in it, and the page's own text
 // (its HTML) is translated in place, as controller/i18n/extract.py reads it for the catalogs:
 // whitespace run together, nothing under translate="no", nothing without a letter.
+// What the pages draw goes in through el(): an element with its attributes and children, where
+// a text is always set as text, never parsed as markup: an operator's translation, a name a
+// supervisor typed or a reason is shown as written (issue 47).
 "use strict";
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value; else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : String(child ?? ""));
+  return node;
+}
 const I18N = { language: "en", tag: "en", messages: {}, plurals: new Intl.PluralRules("en") };
 const I18N_ATTRIBUTES = ["placeholder", "title", "aria-label"];
 

@@ -26,31 +26,31 @@ function layOut(box) {
   const fit = Math.max(1, Math.floor((box.clientWidth - 1) / (size + 1)));  // 1px gaps and padding
   const last = cells.reduce((m, c) => Math.max(m, c.col), -1);
   const first = Math.max(0, last - fit + 1);
-  box.innerHTML = cells.filter((c) => c.col >= first).map((c) => {
+  box.replaceChildren(...cells.filter((c) => c.col >= first).map((c) => {
     const value = c[key];
-    const ties = c.ties ? `<i class="ties">${c.ties > 1 ? c.ties : ""}</i>` : "";
-    const pairs = (c.banker_pair ? '<i class="pair banker-pair"></i>' : "") +
-      (c.player_pair ? '<i class="pair player-pair"></i>' : "");
+    const marks = [...(c.ties ? [el("i", { class: "ties" }, ...(c.ties > 1 ? [c.ties] : []))] : []),
+      ...(c.banker_pair ? [el("i", { class: "pair banker-pair" })] : []),
+      ...(c.player_pair ? [el("i", { class: "pair player-pair" })] : [])];
     const label = key === "result" && box.classList.contains("bead") ? beadLetter(value) : "";
     // a big road cell of ties before the first win has no colour until that win
-    return `<b class="${ROAD_COLOURS[value] || "open"}" style="grid-column:${c.col - first + 1};grid-row:${c.row + 1}">${label}${ties}${pairs}</b>`;
-  }).join("");
+    return el("b", { class: ROAD_COLOURS[value] || "open", style: `grid-column:${c.col - first + 1};grid-row:${c.row + 1}` },
+      ...(label ? [label] : []), ...marks);
+  }));
 }
 
-const scoreboardHtml = () => '<div class="counts"></div>' + roadNames().map(([name, label]) =>
-  `<figure class="road-box ${name}"><figcaption>${label}</figcaption><div class="road ${name}"></div></figure>`).join("");
+const scoreboardParts = () => [el("div", { class: "counts" }), ...roadNames().map(([name, label]) =>
+  el("figure", { class: `road-box ${name}` }, el("figcaption", {}, label), el("div", { class: `road ${name}` })))];
 
 function drawRoads(root, roads) {
   if (!roads) return;
   if (root.dataset.language !== I18N.language) {  // drawn anew in the page's language
-    root.innerHTML = scoreboardHtml();
+    root.replaceChildren(...scoreboardParts());
     root.dataset.language = I18N.language;
   }
   const c = roads.counts;  // first: their width sets the roads'
-  root.querySelector(".counts").innerHTML =
-    `<span class="player">${t("Player {n}", { n: c.player })}</span><span class="banker">${t("Banker {n}", { n: c.banker })}</span>` +
-    `<span class="tie">${t("Tie {n}", { n: c.tie })}</span><span>${t("Naturals {n}", { n: c.naturals })}</span>` +
-    `<span>${t("Lucky 8 {n}", { n: c.lucky8 })}</span>`;
+  root.querySelector(".counts").replaceChildren(el("span", { class: "player" }, t("Player {n}", { n: c.player })),
+    el("span", { class: "banker" }, t("Banker {n}", { n: c.banker })), el("span", { class: "tie" }, t("Tie {n}", { n: c.tie })),
+    el("span", {}, t("Naturals {n}", { n: c.naturals })), el("span", {}, t("Lucky 8 {n}", { n: c.lucky8 })));
   drawRoad(root.querySelector(".road.bead"), roads.bead_plate, "result");
   drawRoad(root.querySelector(".road.big"), roads.big_road, "result");
   for (const name of ["big_eye_boy", "small_road", "cockroach_pig"]) {
