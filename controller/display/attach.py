@@ -40,7 +40,7 @@ def attach(loop: ControllerLoop, name: str, config: DisplayConfig,
 
     def shown() -> dict[str, Any]:
         return view(loop.service.table, name, cashier, loop.pending_card(), loop.notices_now(),
-                    loop.chip_tray.view())
+                    loop.chip_tray.view(), loop.cash.rules.supervisor_over)
 
     hub.publish(shown())
     loop.listeners.append(lambda event, effects: hub.publish(shown()))

@@ -84,17 +84,20 @@ def expected_view(machine: RoundMachine | None) -> dict[str, Any] | None:
 
 def view(table: Table, name: str = "", cashier: Cashier = DEFAULT_CASHIER,
          pending_card: dict[str, Any] | None = None,
-         notices: list[str] | None = None, tray: dict[str, Any] | None = None
-         ) -> dict[str, Any]:
+         notices: list[str] | None = None, tray: dict[str, Any] | None = None,
+         supervisor_over: int | None = None) -> dict[str, Any]:
     """The display's view of the table; `pending_card` is a card read at the dealer's reader
     that waits for the dealer to tap its seat, `notices` the table's own recent alerts (a
     garbled card, a refused PIN), `tray` the RFID chip tray's last count
-    (`controller.daemon.chip_tray`): the loop's, never journaled as such."""
+    (`controller.daemon.chip_tray`): the loop's, never journaled as such; `supervisor_over`,
+    the amount over which a buy-in or chips out needs a supervisor (`[books]`)."""
     data = {**_View(table, cashier).build(name), "pending_card": pending_card,
             "notices": notices or []}
     data["books"]["tray"] = None if tray is None else {
         **tray, "text": None if tray["chips"] is None else
         cashier.text(sum(int(d) * n for d, n in tray["chips"].items()))}
+    data["books"]["supervisor_over"] = None if supervisor_over is None else {
+        "minor": supervisor_over, "text": cashier.text(supervisor_over)}
     return data
 
 

@@ -55,7 +55,8 @@ class Table:
 
     def publish(self) -> None:
         self.hub.publish(view(self.service.table, "bj-07", notices=self.loop.notices_now(),
-                              tray=self.loop.chip_tray.view()))
+                              tray=self.loop.chip_tray.view(),
+                              supervisor_over=self.loop.cash.rules.supervisor_over))
 
     def pump(self, page: Page, condition: object) -> None:
         """Handle what the page posts until `condition()` holds, bounded."""
@@ -161,3 +162,33 @@ def test_the_books_dialog_at_800x480(screen: tuple[Page, Table]) -> None:
     expect(page.locator("#books-said")).to_contain_text("fills 1 ($7,500.00)")
     assert page.evaluate(FITS)
     page.screenshot(path=str(SHOTS / "books-display-signed-800x480.png"))
+
+
+def test_cash_over_the_supervisors_limit_is_signed_in_the_dialog(
+        screen: tuple[Page, Table]) -> None:
+    """Issue 47: over `[books] supervisor_over` ($3,000.00 by default) a buy-in needs a
+    supervisor's id and PIN: the dialog says so and sends nothing without them, and books it
+    with them; the supervisor's dialog lifts a PIN lockout at this display."""
+    page, table = screen
+    books = table.service.table.day.books
+    page.goto(table.server.url)
+    page.click("[data-seat='2']")
+    expect(page.locator("#buy-limit")).to_have_text("Over $3,000.00: a supervisor signs")
+    page.locator("#buy-amounts button", has_text="$5,000.00").click()
+    expect(page.locator("#books-message")).to_have_text(
+        "Over $3,000.00: a supervisor signs with their id and PIN")
+    assert not books.cash_in and table.loop.inputs.empty()
+    page.fill("#buy-sup-id", "S-1")
+    page.fill("#buy-sup-pin", PIN)
+    page.locator("#buy-amounts button", has_text="$5,000.00").click()
+    table.pump(page, lambda: books.cash_in and books.cash_in["cash"].total == 500000)
+    expect(page.locator("#books-message")).to_have_text("Seat 2: cash buy-in sent")
+    expect(page.locator("#buy-sup-pin")).to_have_value("")
+    assert page.evaluate(FITS)
+    page.click("#books button[value=close]")
+    page.click("#supervisor-button")
+    page.fill("#sup-id", "S-1")
+    page.fill("#sup-pin", PIN)
+    page.click("button[data-sup=lift_lockout]")
+    table.pump(page, lambda: bool(table.loop.notices))
+    assert table.loop.notices_now()[0] == "no PIN lockout at this display"

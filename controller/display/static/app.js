@@ -390,6 +390,7 @@ function renderBooks(v) {
   const b = v.books;
   if (!b) return;
   $("books-said").replaceChildren(...b.said.map((line) => Object.assign(document.createElement("li"), { textContent: line })));
+  $("buy-limit").textContent = b.supervisor_over ? t("Over {limit}: a supervisor signs", { limit: b.supervisor_over.text }) : "";
   const seats = v.seats.map((s) => s.seat);
   if ($("buy-seats").childElementCount !== seats.length) {
     $("buy-seats").replaceChildren(...seats.map((n) => Object.assign(document.createElement("button"),
@@ -437,13 +438,31 @@ function minorOf(text, digits) {
   return Number(match[1] + (match[2] || "").padEnd(digits, "0"));
 }
 const digitsOf = () => view.books.decimals;
+// A supervisor's id and PIN for cash over the table's [books] supervisor_over: the fields
+// sent with it, or null (said) when it needs them and they are not there
+function cashSigner(minor) {
+  const over = view.books.supervisor_over, supervisor = $("buy-sup-id").value, pin = $("buy-sup-pin").value;
+  if (supervisor && pin) return { supervisor, pin };
+  if (over && minor > over.minor) {
+    $("books-message").textContent = t("Over {limit}: a supervisor signs with their id and PIN", { limit: over.text });
+    return null;
+  }
+  return {};
+}
+function sendCash(action, sent) {
+  const signer = cashSigner(action.amount);
+  if (signer === null) return;
+  send({ ...action, ...signer }).then((ok) => {
+    if (!ok) return;
+    $("buy-sup-pin").value = "";
+    if (sent) $("books-message").textContent = sent;
+  });
+}
 function buyIn(minor) {
   if (buySeat === null) { $("books-message").textContent = t("Tap the seat first"); return; }
   const seat = buySeat;
   const sent = medium() === "marker" ? t("Seat {seat}: marker buy-in sent", { seat }) : t("Seat {seat}: cash buy-in sent", { seat });
-  send({ action: "buy_in", seat, amount: minor, medium: medium() }).then((ok) => {
-    if (ok) $("books-message").textContent = sent;
-  });
+  sendCash({ action: "buy_in", seat, amount: minor, medium: medium() }, sent);
 }
 function otherAmount() {
   const minor = minorOf($("buy-other").value, digitsOf());
@@ -456,7 +475,7 @@ for (const [id, how] of [["chips-walked", "walked"], ["chips-colored", "colored_
     const minor = otherAmount();
     if (minor === null) return;
     if (buySeat === null) { $("books-message").textContent = t("Tap the seat first"); return; }
-    send({ action: "chips_out", seat: buySeat, amount: minor, how });
+    sendCash({ action: "chips_out", seat: buySeat, amount: minor, how });
   };
 }
 const trayKind = () => document.querySelector("input[name=tray-kind]:checked").value;
