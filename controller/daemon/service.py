@@ -22,11 +22,10 @@ power lost during a close leaves the day closed exactly once or not at all.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import shutil
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,28 +154,27 @@ class TableService:
             self.submit(event)
         return len(due)
 
-    @contextlib.contextmanager
-    def _consistent(self) -> Iterator[None]:
-        """The table stays the fold of its journal: whatever fails between applying events and
-        committing them (the code meeting an input it fails on, a journal that cannot be
-        written) rebuilds the table from the journal, the events that failed dropped with it,
-        and goes up."""
+    def _rebuild(self) -> None:
+        """The table stays the fold of its journal: whatever failed between applying events
+        and committing them (the code meeting an input it fails on, a journal that cannot be
+        written) is undone by folding the journal again, the events that failed dropped with
+        it. If the journal no longer folds, the table cannot go on: JournalError."""
         try:
-            yield
-        except BaseException:
-            try:
-                self.table = self._load()
-            except Exception as exc:  # its own journal no longer folds here: it cannot go on
-                raise JournalError(f"the table cannot be rebuilt from its journal after "
-                                   f"{type(exc).__name__}: {exc}") from exc
-            raise
+            self.table = self._load()
+        except Exception as exc:
+            raise JournalError(f"the table cannot be rebuilt from its journal after "
+                               f"{type(exc).__name__}: {exc}") from exc
 
     def _commit(self, events: Sequence[Event]) -> Committed:
         """Apply `events` (and what they call for: the disk's state before a new round, the
         players who left with it and a checkpoint after one) and journal them in one
-        transaction; what they did, once committed."""
-        with self._consistent():
+        transaction; what they did, once committed. A failure is undone (`_rebuild`) and goes
+        up."""
+        try:
             return self._apply_and_write(events)
+        except BaseException:
+            self._rebuild()
+            raise
 
     def _apply_and_write(self, events: Sequence[Event]) -> Committed:
         entries: list[Entry] = []
@@ -277,8 +275,11 @@ class TableService:
                              "between rounds")
         if self.journal is None:
             raise ValueError("a day is closed in a journal")
-        with self._consistent():
+        try:
             self._close_day(label, by, signer)
+        except BaseException:
+            self._rebuild()
+            raise
 
     def _close_day(self, label: str, by: str, signer: Signer | None) -> None:
         table = self.table
