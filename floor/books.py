@@ -444,10 +444,13 @@ def books_alert(books: Mapping[str, Any], policy: Policy) -> str:
     if not counted:  # else the shift the closer found it in
         counted = [next((k, s) for k, s in enumerate(books["shifts"], start=1)
                         if _moment(closer["utc"]) < _moment(s["end"]))]
+    # A shift's tray has a difference only with a drop of its own (a `shift` column): a drop
+    # for the whole day leaves it None (issue 47), and the shift is named without one.
     where = ", ".join(
         said("shift {shift} ({start}-{end} UTC, its tray by {difference})", shift=k,
              start=s["start"][11:16], end=s["end"][11:16],
-             difference=signed(s["tray"]["difference"])) if s["tray"] else
+             difference=signed(s["tray"]["difference"]))
+        if s["tray"] and s["tray"]["difference"] is not None else
         said("shift {shift} ({start}-{end} UTC)", shift=k, start=s["start"][11:16],
              end=s["end"][11:16]) for k, s in counted)
     opener = books["opener"]
