@@ -38,6 +38,7 @@ from controller.daemon.checked_files import DROP
 from controller.daemon.gaming_day import DayPolicy
 from controller.game.money import Currency
 from controller.game.said import said
+from floor import aside
 from floor.periods import Periods
 from protocol.fields import TABLE_PATTERN
 
@@ -218,14 +219,15 @@ def import_drop_to(dsn: str, text: str, by: str, source: str, policy: Policy
 def import_drop(db: psycopg.Connection, text: str, by: str, source: str,
                 policy: Policy) -> list[dict[str, Any]]:
     """Store a drop file (all of it, or none: DropError) and check each day's books it
-    completes; what was imported."""
+    completes, in one transaction: a check that raises is set aside on its own (`checked`),
+    never the file's import; what was imported."""
     rows = parse_drop(text, policy.money, policy.shifts)
     with db.transaction():
         for row in rows:
             db.execute(UPSERT_DROP, (row.table, row.day, row.shift, row.amount, by[:64],
                                      source[:200]))
         for table, day in sorted({(row.table, row.day) for row in rows}):
-            check_day(db, table, day, policy)
+            checked(db, table, day, policy, f"drop import by {by[:64]}")
     return [{"table": row.table, "gaming_day": row.day.isoformat(), "drop": row.amount,
              **({"shift": row.shift} if row.shift else {})} for row in rows]
 
@@ -488,8 +490,8 @@ WHERE table_id = %s AND kind = 'books' AND ack_by IS NULL AND utc >= %s AND utc 
 UPSERT_ALERT: Final = """
 INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, received)
 VALUES (%s, %s, %s, NULL, %s, %s, now())
-ON CONFLICT (table_id, n) DO UPDATE SET text = EXCLUDED.text
-WHERE a.kind = EXCLUDED.kind AND a.ack_by IS NULL AND a.text <> EXCLUDED.text
+ON CONFLICT (table_id, n, kind) DO UPDATE SET text = EXCLUDED.text
+WHERE a.ack_by IS NULL AND a.text <> EXCLUDED.text
 """
 
 
@@ -526,6 +528,22 @@ def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
         db.execute("UPDATE alerts SET text = %s WHERE table_id = %s AND n = %s AND "
                    "kind = 'books' AND ack_by IS NULL", (superseded, table, closer["n"]))
     db.execute(RESOLVE, (superseded, table, start, end, closer["n"]))
+
+
+def checked(db: psycopg.Connection, table: str, day: date, policy: Policy, floor: str,
+            through: int | None = None) -> None:
+    """`check_day` in a savepoint of the caller's transaction: one that raises (a bug met by
+    this day's figures) is rolled back alone and set aside (`floor.aside`), and what brought
+    it (a message, a drop) is stored all the same; one that succeeds ends any failure of the
+    day's check set aside before. The floor's own failures go up."""
+    try:
+        with db.transaction():
+            check_day(db, table, day, policy, through)
+            aside.mended_check(db, table, day, floor)
+    except Exception as exc:
+        if aside.of_the_service(exc):
+            raise
+        aside.set_check_aside(db, table, day, exc, floor, policy.periods.day(day))
 
 
 def books_of_day(db: psycopg.Connection, day: date, policy: Policy, table: str | None
@@ -608,18 +626,19 @@ def fit(text: str, most: int = 2000) -> str:
 
 
 def after_batch(db: psycopg.Connection, new: Sequence[Sequence[Any]],
-                marks: Mapping[str, Any], policy: Policy) -> None:
+                marks: Mapping[str, Any], policy: Policy, floor: str = "floor") -> None:
     """In the writer's transaction, after a batch is stored: `new`, the books' messages it
     brought (table, n, topic, round, body); `marks`, how far each table of the batch is now
     stored without a gap (`floor.store.Mark`). Each day a transaction of this batch belongs
-    to, and each day waiting for a gap of these tables to fill, is checked."""
+    to, and each day waiting for a gap of these tables to fill, is checked (`checked`: a check
+    that raises is set aside by `floor`, the batch stored)."""
     days = {(table, business(stored_utc(db, table, n), policy)) for table, n, *_ in new}
     if marks:
         days |= {(str(t), d) for t, d in db.execute(
             "SELECT table_id, day FROM books_pending WHERE table_id = ANY(%s)", (list(marks),))}
     for table, day in sorted(days):
         mark = marks.get(table)
-        check_day(db, table, day, policy, None if mark is None else mark.through)
+        checked(db, table, day, policy, floor, None if mark is None else mark.through)
 
 
 def stored_utc(db: psycopg.Connection, table: str, n: int) -> datetime:
