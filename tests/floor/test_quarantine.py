@@ -12,7 +12,8 @@
   it once it is gone.
 - A day's books check that raises is set aside on its own: the closer, or the drop, that
   brought it is stored, and the day's books alert says the check could not be made.
-- The pit: Retry is a logged-in supervisor's.
+- The pit: a handler's unexpected failure is a 500 with one line of JSON and an error id the
+  log carries with its traceback; Retry is a logged-in supervisor's.
 Real Mosquitto, real PostgreSQL."""
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from zoneinfo import ZoneInfo
 import psycopg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from structlog.testing import capture_logs
 
 from controller.daemon.broker import parse_broker
-from floor import books, cash, retry
+from floor import books, cash, queries, retry
 from floor.ingest import Ingest
 from floor.periods import Periods
 from floor.pit import Pit
@@ -263,6 +265,30 @@ def test_a_closer_after_the_drop_is_booked_and_the_floor_lives_through_restarts(
     finally:
         sender.close()
         floor.stop()
+
+
+def test_the_pits_unexpected_failure_is_one_line_with_an_id_the_log_has(
+        floor_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("a bug in the pit")
+
+    monkeypatch.setattr(queries, "tables", broken)
+
+    async def main() -> None:
+        pit = Pit(floor_dsn, Periods(zone=ZoneInfo("UTC")))
+        async with TestClient(TestServer(pit.app(), host="127.0.0.1")) as client:
+            with capture_logs() as logs:
+                response = await client.get("/api/tables")
+                body = await response.text()
+            assert response.status == 500 and "\n" not in body.strip()
+            answer = json.loads(body)
+            assert set(answer) == {"error", "id"} and len(answer["id"]) == 12
+            assert answer["error"] == ("the floor failed on this request; its log has the "
+                                       f"details under error {answer['id']}")
+            [logged] = [e for e in logs if e.get("error_id") == answer["id"]]
+            assert logged["path"] == "/api/tables" and logged["exc_info"] is True
+            assert (await client.get("/health")).status in (200, 503)  # it serves on
+    asyncio.run(main())
 
 
 def test_retry_on_the_pit_is_a_logged_in_supervisors(
