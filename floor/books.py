@@ -25,7 +25,7 @@ import csv
 import io
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
@@ -97,12 +97,13 @@ class Drop(NamedTuple):
     shift: int = 0  # 0: the whole gaming day; else its shift, 1 the first
 
 
-def parse_drop(text: str, money: Currency, shifts: int = 24) -> list[Drop]:
+def parse_drop(text: str, money: Currency, shifts: int = 24,
+               known: Callable[[set[str]], set[str]] | None = None) -> list[Drop]:
     """The count room's CSV: a header naming `gaming_day`, `table_id` and `drop` (in any
     order), and `shift` if the drop boxes are counted by shift (1 to `shifts`; empty or 0: the
     whole day), no other column; then one row per table and gaming day (or shift), the drop in
-    currency units ("1234.50"). Every row is checked; any bad one refuses the file, each
-    named."""
+    currency units ("1234.50"), for a table the floor knows (`known`: which of these tables
+    it has heard from). Every row is checked; any bad one refuses the file, each named."""
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         rows = [(reader.line_num, row) for row in reader]  # a quoted field may span lines
@@ -166,6 +167,13 @@ def parse_drop(text: str, money: Currency, shifts: int = 24) -> list[Drop]:
             continue
         seen[key] = line
         found.append(Drop(table, day, amount, shift))
+    if not errors and known is not None and found:
+        first: dict[str, int] = {}
+        for (table, _, _), line in seen.items():
+            first.setdefault(table, line)
+        errors = [said("line {line}, field table_id: no table {table} on this floor (a table "
+                       "is known from its first message)", line=first[table], table=table)
+                  for table in sorted(first.keys() - known(set(first)), key=first.__getitem__)]
     if errors:
         raise DropError(errors)
     return found
@@ -221,7 +229,7 @@ def import_drop(db: psycopg.Connection, text: str, by: str, source: str,
     """Store a drop file (all of it, or none: DropError) and check each day's books it
     completes, in one transaction: a check that raises is set aside on its own (`checked`),
     never the file's import; what was imported."""
-    rows = parse_drop(text, policy.money, policy.shifts)
+    rows = parse_drop(text, policy.money, policy.shifts, lambda tables: known(db, tables))
     with db.transaction():
         for row in rows:
             db.execute(UPSERT_DROP, (row.table, row.day, row.shift, row.amount, by[:64],
@@ -230,6 +238,18 @@ def import_drop(db: psycopg.Connection, text: str, by: str, source: str,
             checked(db, table, day, policy, f"drop import by {by[:64]}")
     return [{"table": row.table, "gaming_day": row.day.isoformat(), "drop": row.amount,
              **({"shift": row.shift} if row.shift else {})} for row in rows]
+
+
+# A table is known to the floor from its first message (stored, or set aside): a status alone
+# is anyone's word on an open broker.
+KNOWN: Final = """
+SELECT table_id FROM tables WHERE table_id = ANY(%s) AND (stored_n > 0 OR from_n IS NOT NULL)
+"""
+
+
+def known(db: psycopg.Connection, tables: set[str]) -> set[str]:
+    """Which of `tables` the floor has heard from."""
+    return {str(row[0]) for row in db.execute(KNOWN, (sorted(tables),))}
 
 
 # ----- a table's day -----------------------------------------------------------------------

@@ -672,6 +672,10 @@ class Pit:
         except Rejected as exc:
             return web.json_response({"error": f'send {{"table", "transfer", "chips"}}: '
                                       f'{exc}'}, status=400)
+        if not await self.query(lambda db: queries.known(db, table)):
+            return web.json_response({"error": said(
+                "table {table}: no such table on this floor (a table is known from its first "
+                "message)", table=table)}, status=400)
         made = await self.query(lambda db: slips.request(db, table, transfer, chips, total, by))
         self.log.info("transfer requested", table=table, transfer=transfer, total=total, by=by,
                       request=made["id"])

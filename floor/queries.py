@@ -23,7 +23,7 @@ from controller.game.names import (
     shipped,
     split_seats,
 )
-from floor import aside
+from floor import aside, books
 
 TABLES: Final = """
 SELECT t.table_id, t.game, t.status, t.detail, t.status_utc, t.last_n, t.rounds, t.stored_n,
@@ -213,3 +213,9 @@ async def set_aside(db: AsyncConnection[Any]) -> list[dict[str, Any]]:
     """What is set aside now, as `floor.aside.open_ones` lists it."""
     cursor = await db.execute(aside.OPEN, {"table": None, "most": 1000})
     return [aside.listed(row) for row in await cursor.fetchall()]
+
+
+async def known(db: AsyncConnection[Any], table: str) -> bool:
+    """Whether the floor has heard from `table` (floor.books.KNOWN)."""
+    cursor = await db.execute(books.KNOWN, ([table],))
+    return await cursor.fetchone() is not None
