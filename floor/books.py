@@ -524,8 +524,11 @@ def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
     the closer's message, its words kept up to date while it is not acknowledged; a day that
     balances now says so on the alerts it had raised."""
     books = books_of_day(db, day, policy, table)
-    if not books or books[0]["closer"] is None or books[0]["drop"] is None:
-        return  # the closer, or the drop, will bring the check when it comes
+    if not books or books[0]["tray_win"] is None:
+        # The opener (or a closer carried from before), the closer or the drop is missing:
+        # no tray's win to compare. Each is a transaction of the day, or the drop, and brings
+        # the check when it comes (a closer and a drop without an opener raised, issue 47).
+        return
     closer = books[0]["closer"]
     if through is None:
         row = db.execute("SELECT through FROM tables WHERE table_id = %s", (table,)).fetchone()

@@ -234,3 +234,22 @@ def test_a_whole_days_drop_for_a_tray_counted_by_shift_raises_the_alert(
         assert f"books of gaming day {day}, shift 2 (" in alert and "its tray" not in alert
         assert "by -$75.00 (tolerance $0.00)" in alert
         assert db.execute("SELECT count(*) FROM drops").fetchone() == (1,)
+
+
+def test_a_closer_and_a_drop_without_an_opener_wait_for_one(floor_dsn: str) -> None:
+    """Found by the floor's state machine (issue 47): a table whose day has its closer and
+    its drop but no opener, and no closer before it to carry, has no tray's win; the check
+    formatted that None as money, and raised (the floor died). It waits for the opener, which
+    brings the check when it comes."""
+    table = f"bj-{next(_tables)}"
+    day = books.business(NOW, POLICY)
+    with connect(floor_dsn) as db:
+        store(db, message(table, 1, "tray", tray("closer", 1_000_000), 2))
+        books.import_drop(db, f"gaming_day,table_id,drop\n{day},{table},0.00\n", "count room",
+                          "test", POLICY)
+        [found] = books.books_of_day(db, day, POLICY, table)
+        assert (found["opener"], found["tray_win"], found["alert"]) == (None, None, False)
+        assert books_alerts(db, table) == []
+        store(db, message(table, 2, "tray", tray("opener", 990_000), 1))
+        [alert] = books_alerts(db, table)
+        assert "by +$100.00" in alert
