@@ -40,6 +40,7 @@ from controller.game.money import Currency
 from controller.game.said import said
 from floor import aside
 from floor.periods import Periods
+from floor.turns import take_turn
 from protocol.fields import TABLE_PATTERN
 
 TOPICS: Final = ("tray", "transfer", "buy_in", "chips_out")
@@ -231,6 +232,7 @@ def import_drop(db: psycopg.Connection, text: str, by: str, source: str,
     never the file's import; what was imported."""
     rows = parse_drop(text, policy.money, policy.shifts, lambda tables: known(db, tables))
     with db.transaction():
+        take_turn(db)  # the day's closer may be on its way in a batch: one after the other
         for row in rows:
             db.execute(UPSERT_DROP, (row.table, row.day, row.shift, row.amount, by[:64],
                                      source[:200]))

@@ -19,6 +19,7 @@ import psycopg
 from floor import aside, books
 from floor.payloads import Incoming
 from floor.store import ASIDE_ALERT, set_message_aside, write_batch
+from floor.turns import take_turn
 
 MOST: Final = 1000  # set-asides tried in one go (the pit's request); the command tries all
 OPEN: Final = """
@@ -55,6 +56,7 @@ def retry(db: psycopg.Connection, policy: books.Policy, by: str, only: int | Non
             with db.transaction():
                 db.execute(RELEASE, (by, number))
                 if message is None:
+                    take_turn(db)
                     books.check_day(db, table, day, policy)
                 else:
                     conflicts, _ = write_batch(db, [message], [], policy, by)
@@ -84,6 +86,7 @@ def _failed_again(db: psycopg.Connection, number: int, what: tuple[Any, ...],
         set_message_aside(db, message, exc, by)
         return
     with db.transaction():
+        take_turn(db)
         if n is None:
             aside.set_check_aside(db, table, day, exc, by, policy.periods.day(day))
         else:  # the protocol refuses it now: nothing to store, and the refusal is why

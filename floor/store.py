@@ -26,6 +26,7 @@ import structlog
 from floor import aside, books, cash, ratings
 from floor.arrays import columns
 from floor.payloads import Incoming, Status, alert_text
+from floor.turns import take_turn
 from protocol.messages import StoredWord
 
 CHANNEL: Final = "floor"
@@ -177,18 +178,6 @@ ON CONFLICT (sha256) DO UPDATE SET received = EXCLUDED.received, times = rejecte
 TRIM_REJECTED: Final = """
 DELETE FROM rejected WHERE id <= (SELECT max(id) FROM rejected) - %s
 """
-
-
-# The floor processes' write transactions take turns: each stores every table's status and
-# updates the tables' counters, in whatever order its batch arrived, and row locks taken in
-# different orders deadlock (PostgreSQL breaks a deadlock only after a second, aborting one).
-# A batch is a few milliseconds of the database's time: turns cost little, and parsing,
-# the broker and the pit stay in parallel.
-WRITE_LOCK: Final = 0x74616272  # "tabr"
-
-
-def take_turn(db: psycopg.Connection) -> None:
-    db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
 
 
 class Mark(NamedTuple):

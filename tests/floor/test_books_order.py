@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,10 +17,11 @@ import psycopg
 import pytest
 
 from floor import books, cash
-from floor.payloads import Incoming
+from floor.payloads import Incoming, Status
 from floor.periods import Periods
 from floor.store import connect, write_batch
 from protocol import examples
+from tests.floor.harness import one, wait_until
 
 pytestmark = pytest.mark.servers
 _tables = itertools.count(1)
@@ -253,3 +255,51 @@ def test_a_closer_and_a_drop_without_an_opener_wait_for_one(floor_dsn: str) -> N
         store(db, message(table, 2, "tray", tray("opener", 990_000), 1))
         [alert] = books_alerts(db, table)
         assert "by +$100.00" in alert
+
+
+def test_a_drop_imported_while_a_batch_brings_the_closer_is_in_the_alert(
+        floor_dsn: str) -> None:
+    """Found by the floor's state machine (issue 47): the drop's import and a batch with the
+    day's closer, each in its own transaction, checked the day without the other's part, and
+    the alert kept the drop before the import. The import now takes the writers' turn. The
+    batch is held, after its check, by a status whose row the test holds."""
+    table = f"bj-{next(_tables)}"
+    day = books.business(NOW, POLICY)
+    drop = "gaming_day,table_id,drop\n{day},{table},{amount}\n"
+    now = datetime.now(UTC)
+    gate = Status("gate", "j1", "open", now, 0, {}, now, True, b"")
+    with connect(floor_dsn) as db:
+        write_batch(db, [message(table, 1, "tray", tray("opener", 1_000_000))], [gate], POLICY)
+        books.import_drop(db, drop.format(day=day, table=table, amount="0.00"), "count room",
+                          "test", POLICY)
+    done: list[str] = []
+
+    def closer() -> None:
+        with connect(floor_dsn) as db:
+            write_batch(db, [message(table, 2, "tray", tray("closer", 990_000), 1)], [gate],
+                        POLICY)
+        done.append("closer")
+
+    def the_drop() -> None:
+        with connect(floor_dsn) as db:
+            books.import_drop(db, drop.format(day=day, table=table, amount="100.00"),
+                              "count room", "test", POLICY)
+        done.append("drop")
+
+    def waiting() -> int:
+        return int(one(floor_dsn, "SELECT count(*) FROM pg_stat_activity "
+                                  "WHERE wait_event_type = 'Lock'"))
+
+    batch, importer = threading.Thread(target=closer), threading.Thread(target=the_drop)
+    with psycopg.connect(floor_dsn) as holder:
+        holder.execute("SELECT 1 FROM tables WHERE table_id = 'gate' FOR UPDATE")
+        batch.start()
+        wait_until(lambda: waiting() == 1, "the batch checked, held at the gate")
+        importer.start()
+        wait_until(lambda: waiting() == 2 or done == ["drop"], "the import waiting, or done")
+    batch.join(30)
+    importer.join(30)
+    with connect(floor_dsn) as db:
+        [alert] = books_alerts(db, table)
+    assert alert == (f"books of gaming day {day} now balance: the tray's win $0.00 is the "
+                     "layout's (message 2)")  # not the -$100.00 the batch saw alone
