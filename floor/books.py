@@ -25,7 +25,7 @@ import csv
 import io
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
@@ -38,7 +38,9 @@ from controller.daemon.checked_files import DROP
 from controller.daemon.gaming_day import DayPolicy
 from controller.game.money import Currency
 from controller.game.said import said
+from floor import aside
 from floor.periods import Periods
+from floor.turns import take_turn
 from protocol.fields import TABLE_PATTERN
 
 TOPICS: Final = ("tray", "transfer", "buy_in", "chips_out")
@@ -96,12 +98,13 @@ class Drop(NamedTuple):
     shift: int = 0  # 0: the whole gaming day; else its shift, 1 the first
 
 
-def parse_drop(text: str, money: Currency, shifts: int = 24) -> list[Drop]:
+def parse_drop(text: str, money: Currency, shifts: int = 24,
+               known: Callable[[set[str]], set[str]] | None = None) -> list[Drop]:
     """The count room's CSV: a header naming `gaming_day`, `table_id` and `drop` (in any
     order), and `shift` if the drop boxes are counted by shift (1 to `shifts`; empty or 0: the
     whole day), no other column; then one row per table and gaming day (or shift), the drop in
-    currency units ("1234.50"). Every row is checked; any bad one refuses the file, each
-    named."""
+    currency units ("1234.50"), for a table the floor knows (`known`: which of these tables
+    it has heard from). Every row is checked; any bad one refuses the file, each named."""
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         rows = [(reader.line_num, row) for row in reader]  # a quoted field may span lines
@@ -165,6 +168,13 @@ def parse_drop(text: str, money: Currency, shifts: int = 24) -> list[Drop]:
             continue
         seen[key] = line
         found.append(Drop(table, day, amount, shift))
+    if not errors and known is not None and found:
+        first: dict[str, int] = {}
+        for (table, _, _), line in seen.items():
+            first.setdefault(table, line)
+        errors = [said("line {line}, field table_id: no table {table} on this floor (a table "
+                       "is known from its first message)", line=first[table], table=table)
+                  for table in sorted(first.keys() - known(set(first)), key=first.__getitem__)]
     if errors:
         raise DropError(errors)
     return found
@@ -218,16 +228,30 @@ def import_drop_to(dsn: str, text: str, by: str, source: str, policy: Policy
 def import_drop(db: psycopg.Connection, text: str, by: str, source: str,
                 policy: Policy) -> list[dict[str, Any]]:
     """Store a drop file (all of it, or none: DropError) and check each day's books it
-    completes; what was imported."""
-    rows = parse_drop(text, policy.money, policy.shifts)
+    completes, in one transaction: a check that raises is set aside on its own (`checked`),
+    never the file's import; what was imported."""
+    rows = parse_drop(text, policy.money, policy.shifts, lambda tables: known(db, tables))
     with db.transaction():
+        take_turn(db)  # the day's closer may be on its way in a batch: one after the other
         for row in rows:
             db.execute(UPSERT_DROP, (row.table, row.day, row.shift, row.amount, by[:64],
                                      source[:200]))
         for table, day in sorted({(row.table, row.day) for row in rows}):
-            check_day(db, table, day, policy)
+            checked(db, table, day, policy, f"drop import by {by[:64]}")
     return [{"table": row.table, "gaming_day": row.day.isoformat(), "drop": row.amount,
              **({"shift": row.shift} if row.shift else {})} for row in rows]
+
+
+# A table is known to the floor from its first message (stored, or set aside): a status alone
+# is anyone's word on an open broker.
+KNOWN: Final = """
+SELECT table_id FROM tables WHERE table_id = ANY(%s) AND (stored_n > 0 OR from_n IS NOT NULL)
+"""
+
+
+def known(db: psycopg.Connection, tables: set[str]) -> set[str]:
+    """Which of `tables` the floor has heard from."""
+    return {str(row[0]) for row in db.execute(KNOWN, (sorted(tables),))}
 
 
 # ----- a table's day -----------------------------------------------------------------------
@@ -444,10 +468,13 @@ def books_alert(books: Mapping[str, Any], policy: Policy) -> str:
     if not counted:  # else the shift the closer found it in
         counted = [next((k, s) for k, s in enumerate(books["shifts"], start=1)
                         if _moment(closer["utc"]) < _moment(s["end"]))]
+    # A shift's tray has a difference only with a drop of its own (a `shift` column): a drop
+    # for the whole day leaves it None (issue 47), and the shift is named without one.
     where = ", ".join(
         said("shift {shift} ({start}-{end} UTC, its tray by {difference})", shift=k,
              start=s["start"][11:16], end=s["end"][11:16],
-             difference=signed(s["tray"]["difference"])) if s["tray"] else
+             difference=signed(s["tray"]["difference"]))
+        if s["tray"] and s["tray"]["difference"] is not None else
         said("shift {shift} ({start}-{end} UTC)", shift=k, start=s["start"][11:16],
              end=s["end"][11:16]) for k, s in counted)
     opener = books["opener"]
@@ -485,8 +512,8 @@ WHERE table_id = %s AND kind = 'books' AND ack_by IS NULL AND utc >= %s AND utc 
 UPSERT_ALERT: Final = """
 INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, received)
 VALUES (%s, %s, %s, NULL, %s, %s, now())
-ON CONFLICT (table_id, n) DO UPDATE SET text = EXCLUDED.text
-WHERE a.kind = EXCLUDED.kind AND a.ack_by IS NULL AND a.text <> EXCLUDED.text
+ON CONFLICT (table_id, n, kind) DO UPDATE SET text = EXCLUDED.text
+WHERE a.ack_by IS NULL AND a.text <> EXCLUDED.text
 """
 
 
@@ -499,8 +526,11 @@ def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
     the closer's message, its words kept up to date while it is not acknowledged; a day that
     balances now says so on the alerts it had raised."""
     books = books_of_day(db, day, policy, table)
-    if not books or books[0]["closer"] is None or books[0]["drop"] is None:
-        return  # the closer, or the drop, will bring the check when it comes
+    if not books or books[0]["tray_win"] is None:
+        # The opener (or a closer carried from before), the closer or the drop is missing:
+        # no tray's win to compare. Each is a transaction of the day, or the drop, and brings
+        # the check when it comes (a closer and a drop without an opener raised, issue 47).
+        return
     closer = books[0]["closer"]
     if through is None:
         row = db.execute("SELECT through FROM tables WHERE table_id = %s", (table,)).fetchone()
@@ -523,6 +553,22 @@ def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
         db.execute("UPDATE alerts SET text = %s WHERE table_id = %s AND n = %s AND "
                    "kind = 'books' AND ack_by IS NULL", (superseded, table, closer["n"]))
     db.execute(RESOLVE, (superseded, table, start, end, closer["n"]))
+
+
+def checked(db: psycopg.Connection, table: str, day: date, policy: Policy, floor: str,
+            through: int | None = None) -> None:
+    """`check_day` in a savepoint of the caller's transaction: one that raises (a bug met by
+    this day's figures) is rolled back alone and set aside (`floor.aside`), and what brought
+    it (a message, a drop) is stored all the same; one that succeeds ends any failure of the
+    day's check set aside before. The floor's own failures go up."""
+    try:
+        with db.transaction():
+            check_day(db, table, day, policy, through)
+            aside.mended_check(db, table, day, floor)
+    except Exception as exc:
+        if aside.of_the_service(exc):
+            raise
+        aside.set_check_aside(db, table, day, exc, floor, policy.periods.day(day))
 
 
 def books_of_day(db: psycopg.Connection, day: date, policy: Policy, table: str | None
@@ -605,18 +651,19 @@ def fit(text: str, most: int = 2000) -> str:
 
 
 def after_batch(db: psycopg.Connection, new: Sequence[Sequence[Any]],
-                marks: Mapping[str, Any], policy: Policy) -> None:
+                marks: Mapping[str, Any], policy: Policy, floor: str = "floor") -> None:
     """In the writer's transaction, after a batch is stored: `new`, the books' messages it
     brought (table, n, topic, round, body); `marks`, how far each table of the batch is now
     stored without a gap (`floor.store.Mark`). Each day a transaction of this batch belongs
-    to, and each day waiting for a gap of these tables to fill, is checked."""
+    to, and each day waiting for a gap of these tables to fill, is checked (`checked`: a check
+    that raises is set aside by `floor`, the batch stored)."""
     days = {(table, business(stored_utc(db, table, n), policy)) for table, n, *_ in new}
     if marks:
         days |= {(str(t), d) for t, d in db.execute(
             "SELECT table_id, day FROM books_pending WHERE table_id = ANY(%s)", (list(marks),))}
     for table, day in sorted(days):
         mark = marks.get(table)
-        check_day(db, table, day, policy, None if mark is None else mark.through)
+        checked(db, table, day, policy, floor, None if mark is None else mark.through)
 
 
 def stored_utc(db: psycopg.Connection, table: str, n: int) -> datetime:

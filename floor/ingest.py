@@ -10,10 +10,13 @@ unacknowledged in its session (the client id is stable, the session outlives a r
 message delivered twice is stored once.
 
 Every payload is checked on its own (`floor.payloads`): one that fails is kept in `rejected`
-with the reason, acknowledged, and the rest go on. A batch the database refuses is stored
-message by message, so that only the culprit is kept aside. Nothing else stops the writer: if
-its thread dies all the same, `on_failure` is told and the process must end (systemd restarts
-it), rather than stay up and deaf.
+with the reason, acknowledged, and the rest go on. A batch the database refuses, or that raises
+while it is stored or booked, is stored message by message, so that only the culprit is kept
+aside: in `rejected` if the database refused its content, else set aside whole in `quarantine`
+(`floor.aside`: a bug met by a valid message), acknowledged either way, so that it never comes
+back to stop the floor. Only the floor's own failures stop the writer (its database away past
+its patience, a privilege missing, a set-aside it cannot write): then `on_failure` is told and
+the process must end (systemd restarts it), rather than stay up and deaf.
 
 After each batch (at once for a table with a gap, else at most every `REPORT_S`), and every
 `NAG_S` for tables it lacks messages of, it publishes to each table (retained,
@@ -29,7 +32,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import paho.mqtt.client as mqtt
 import psycopg
@@ -40,6 +43,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from pydantic import ValidationError
 
 from controller.daemon.broker import Broker, make_client
+from floor.aside import Failure, of_the_service
 from floor.books import Policy
 from floor.defaults import GROUP, MAX_MESSAGE, PACKET_ROOM, SESSION_S
 from floor.health import Part
@@ -52,6 +56,7 @@ from floor.store import (
     behind,
     connect,
     keep_rejected,
+    set_message_aside,
     write_batch,
 )
 from protocol import codec, topics
@@ -90,6 +95,7 @@ class Delivery:
 class Counters:
     messages: int = 0  # stored (or found stored already)
     rejected: int = 0
+    quarantined: int = 0  # set aside: they raised while stored or booked
     conflicts: int = 0
     dropped: int = 0  # statuses dropped while too many waited
 
@@ -297,8 +303,7 @@ class Ingest:
         delay = RETRY_S[0]
         while True:
             try:
-                conflicts, stored, rejected, kept = self._write(self._database(), messages,
-                                                                statuses, refused)
+                written = self._write(self._database(), messages, statuses, refused)
                 self.parts["database"].set(True, "")
                 break
             except psycopg.OperationalError as exc:  # the database is away or unwell
@@ -311,58 +316,69 @@ class Ingest:
                     return  # stopping: unacknowledged, the broker delivers them again
                 self.parts["ingest"].set(True, "")
                 delay = min(delay * 2, RETRY_S[1])
-        for refusal in rejected:
+        for refusal in written.rejected:
             self.log.error("payload rejected", table=refusal.table, topic=refusal.topic,
                            reason=refusal.reason, bytes=len(refusal.payload))
-        for conflict in conflicts:
+        for conflict in written.conflicts:
             self.log.error("message kept aside as a conflict", table=conflict.table,
                            n=conflict.n, reason=conflict.reason)
-        self.counters.rejected += len(rejected)
-        self.counters.conflicts += len(conflicts)
-        self.counters.messages += kept
+        self.counters.rejected += len(written.rejected)
+        self.counters.conflicts += len(written.conflicts)
+        self.counters.quarantined += written.quarantined
+        self.counters.messages += written.kept
         for delivery in batch:  # only now may the broker forget them
             if delivery.qos and delivery.generation == self._generation:
                 self.client.ack(delivery.mid, delivery.qos)
-        self._report(stored)
+        self._report(written.stored)
 
     def _write(self, db: psycopg.Connection, messages: list[Incoming], statuses: list[Status],
-               refused: list[Refusal]
-               ) -> tuple[list[Conflict], dict[str, Mark], list[Refusal], int]:
-        """Store a batch; one the database refuses for its content is stored one by one, and
-        what it refuses of them kept in `rejected`. Also: the messages kept. Any other error
-        goes up: a database away is waited for, anything else ends the writer (and the process)
-        with nothing acknowledged."""
+               refused: list[Refusal]) -> Written:
+        """Store a batch. One that the database refuses for its content, or that raises while
+        it is stored or booked, is stored one by one (`_write_each`). The floor's own failures
+        go up with nothing acknowledged: a database away is waited for, anything else ends the
+        writer (and the process)."""
         rejected = list(refused)
         try:
-            conflicts, stored = write_batch(db, messages, statuses, self.options.books)
-            kept = len(messages)
-        except REFUSALS:
-            conflicts, stored, kept = self._write_each(db, messages, statuses, rejected)
+            conflicts, stored = write_batch(db, messages, statuses, self.options.books,
+                                            self.name)
+            written = Written(conflicts, stored, rejected, len(messages), 0)
+        except Exception as exc:
+            if of_the_service(exc):
+                raise
+            written = self._write_each(db, messages, statuses, rejected)
         keep_rejected(db, rejected, self.name)
-        return conflicts, stored, rejected, kept
+        return written
 
     def _write_each(self, db: psycopg.Connection, messages: list[Incoming],
-                    statuses: list[Status], rejected: list[Refusal]
-                    ) -> tuple[list[Conflict], dict[str, Mark], int]:
-        conflicts: list[Conflict] = []
-        stored: dict[str, Mark] = {}
-        kept = 0
+                    statuses: list[Status], rejected: list[Refusal]) -> Written:
+        """Each message and status alone: what the database refuses for its content is kept in
+        `rejected`; a message that raises otherwise is set aside whole (`quarantine`); a status
+        that raises is kept in `rejected` with the exception."""
+        written = Written([], {}, rejected, 0, 0)
         singles: list[tuple[list[Incoming], list[Status]]] = [([m], []) for m in messages]
         singles += [([], [s]) for s in statuses]
         for alone, status in singles:
             one: Incoming | Status = (alone or status)[0]
             try:
-                more, advanced = write_batch(db, alone, status, self.options.books)
-            except REFUSALS as exc:
+                more, advanced = write_batch(db, alone, status, self.options.books, self.name)
+            except Exception as exc:
+                if of_the_service(exc):
+                    raise
+                if isinstance(one, Incoming) and not isinstance(exc, REFUSALS):
+                    written.stored.update(set_message_aside(db, one, exc, self.name))
+                    written = written._replace(quarantined=written.quarantined + 1)
+                    continue
                 topic = (topics.message(one.table, one.topic) if isinstance(one, Incoming)
                          else topics.status(one.table))
+                why = "the database refused it" if isinstance(exc, REFUSALS) else \
+                    "the floor failed on it"
                 rejected.append(Refusal(one.received, topic, one.table, printable(
-                    f"the database refused it: {str(exc).strip()}"), one.payload))
+                    f"{why}: {Failure.of(exc).error}"), one.payload))
                 continue
-            conflicts += more
-            stored.update(advanced)
-            kept += len(alone)
-        return conflicts, stored, kept
+            written.conflicts.extend(more)
+            written.stored.update(advanced)
+            written = written._replace(kept=written.kept + len(alone))
+        return written
 
     def _report(self, stored: dict[str, Mark]) -> None:
         """Tell each table how far the floor has its messages (retained): at once where there
@@ -416,6 +432,17 @@ class Ingest:
         if self._db is None or self._db.closed or self._db.broken:
             self._db = connect(self.dsn)
         return self._db
+
+
+class Written(NamedTuple):
+    """What a batch came to: conflicts kept aside, how far each table is had, what was
+    rejected, the messages kept, and those set aside."""
+
+    conflicts: list[Conflict]
+    stored: dict[str, Mark]
+    rejected: list[Refusal]
+    kept: int
+    quarantined: int
 
 
 def remember(memory: dict[str, Any], table: str, value: Any) -> None:

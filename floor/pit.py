@@ -19,8 +19,13 @@ handle.
 - `POST /api/login`, `POST /api/logout`, `POST /api/alerts/ack` (`{"table", "n"}`): the
   acknowledgement is stored with the logged-in supervisor's name.
 - `GET /health`: the writer, the database and the broker, each up or down since when; 503 when
-  one is down.
+  one is down; and how many messages and checks are set aside (`quarantined`).
+- `GET /api/quarantine`: what is set aside (floor.aside); `POST /api/quarantine/retry`
+  (`{}`, or `{"id"}` for one): a logged-in supervisor has it tried again (floor.retry).
 - `GET /favicon.ico`: the table's icon, the dealer display's, before any login.
+
+A handler's unexpected failure is a 500 with one line of JSON, `{"error", "id"}`, and the log
+has the same id with the traceback; a database that is gone is a 503.
 
 It binds to 127.0.0.1 unless told otherwise. On loopback, reading needs no login (as the dealer
 display); on any other address every request but the login needs a session. Acknowledging
@@ -35,8 +40,9 @@ one mark that it needs everything again, and a write that stalls past `WRITE_S` 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import re
+import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
@@ -45,7 +51,7 @@ from typing import Any, Final
 
 import structlog
 from aiohttp import web
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, InterfaceError
 from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
@@ -56,7 +62,7 @@ from controller.game.ratings import is_id
 from controller.game.said import said
 from controller.i18n import catalogs
 from controller.i18n.languages import NAMES, SOURCE, TAGS, from_accept, language
-from floor import books, cash, health, players, queries, slips
+from floor import books, cash, health, players, queries, retry, slips
 from floor.accounts import MAX_NAME, SESSION_H, Logins, client_key
 from floor.books import Policy
 from floor.edge_job import Limits
@@ -70,6 +76,8 @@ from protocol.codec import load, printable
 from protocol.fields import MAX_COUNT, MAX_N
 from protocol.messages import SeatCommand
 from protocol.topics import TABLE_ID
+
+KIND: Final = re.compile(r"[a-z_]{1,20}")  # an alert's kind (`hold`, `books`, `quarantine`)
 
 STATIC: Final = Path(__file__).with_name("static")
 TICK_S: Final = 0.25  # the pages are told at most this often
@@ -145,6 +153,7 @@ class Pit:
         self.viewers: set[Viewer] = set()
         self.changed: set[str] = set()
         self.database = Part()  # the pit's own connection
+        self.quarantined: int | None = None  # set aside, as last counted (None: not yet)
         self.parts = dict(parts or {})
         self.on_failure = on_failure
         self._wake = asyncio.Event()
@@ -176,6 +185,8 @@ class Pit:
             web.post("/api/transfers", self._request_transfer),
             web.get("/slips/request/{id}", self._request_slip),
             web.get("/slips/{table}/{n}", self._signed_slip),
+            web.get("/api/quarantine", self._quarantine),
+            web.post("/api/quarantine/retry", self._retry),
             web.get("/health", self._health), web.get(FAVICON, favicon),
             web.get("/api/language", self._language),
             web.get(CATALOGS + "{language}.json", self._catalog),
@@ -198,7 +209,7 @@ class Pit:
         parts = dict(self.parts)
         writer = parts.get("database")
         parts["database"] = writer if writer is not None and not writer.up else self.database
-        return health.report(parts)
+        return {**health.report(parts), "quarantined": self.quarantined}
 
     # ----- the database and the live feed ------------------------------------------------------
 
@@ -250,10 +261,13 @@ class Pit:
         """The pit's own connection, checked every `WATCH_S` (and made anew if it was lost)."""
         while True:
             try:
-                await self.query(lambda db: db.execute("SELECT 1"))
+                await self._count_set_aside()
             except DatabaseError as exc:
                 self.log.warning("pit cannot reach the database", error=str(exc).strip())
             await asyncio.sleep(WATCH_S)  # a cadence, not a synchronisation
+
+    async def _count_set_aside(self) -> None:
+        self.quarantined = await self.query(queries.set_aside_count)
 
     async def _listen(self) -> None:
         """Every floor process's NOTIFY: which tables changed. Reconnects when the database
@@ -369,14 +383,23 @@ class Pit:
                     return web.json_response({"error": said("log in first")}, status=401)
                 raise web.HTTPFound("/login")
             answer = await handler(request)
-            if request.method != "GET" and answer.status < 400:
-                return answer  # a login's cookie: as it is
-            return self._in_language(answer, language(request.headers.get(LANGUAGE_HEADER)))
-        except DatabaseError as exc:
+        except (OperationalError, InterfaceError) as exc:  # the database is gone
             self.log.warning("pit request failed on the database", path=request.path,
                              error=str(exc).strip())
-            return web.json_response({"error": said("the floor database is not answering")},
-                                     status=503)
+            answer = web.json_response({"error": said("the floor database is not answering")},
+                                       status=503)
+        except web.HTTPException:
+            raise
+        except Exception:  # a bug met by this request: said, with where to read the rest
+            number = secrets.token_hex(6)
+            self.log.error("pit request failed", error_id=number, method=request.method,
+                           path=request.path, exc_info=True)
+            answer = web.json_response({"error": said(
+                "the floor failed on this request; its log has the details under error {id}",
+                id=number), "id": number}, status=500)
+        if request.method != "GET" and answer.status < 400:
+            return answer  # a login's cookie: as it is
+        return self._in_language(answer, language(request.headers.get(LANGUAGE_HEADER)))
 
     async def _who(self, request: web.Request) -> str | None:
         token = request.cookies.get(COOKIE)
@@ -649,6 +672,10 @@ class Pit:
         except Rejected as exc:
             return web.json_response({"error": f'send {{"table", "transfer", "chips"}}: '
                                       f'{exc}'}, status=400)
+        if not await self.query(lambda db: queries.known(db, table)):
+            return web.json_response({"error": said(
+                "table {table}: no such table on this floor (a table is known from its first "
+                "message)", table=table)}, status=400)
         made = await self.query(lambda db: slips.request(db, table, transfer, chips, total, by))
         self.log.info("transfer requested", table=table, transfer=transfer, total=total, by=by,
                       request=made["id"])
@@ -679,6 +706,36 @@ class Pit:
                                       f"{table[:64]!r}"}, status=404)
         return self._slip(request, found)
 
+    async def _quarantine(self, request: web.Request) -> web.StreamResponse:
+        """What is set aside (floor.aside), the oldest tables first."""
+        return web.json_response(await self.query(queries.set_aside))
+
+    async def _retry(self, request: web.Request) -> web.StreamResponse:
+        """A logged-in supervisor has what is set aside tried again (`{}`: all of it, at most
+        `retry.MOST`; `{"id"}`: that one), after an upgrade: each outcome, and how many are
+        still set aside. In a thread, on a connection of its own, as the drop's import."""
+        by = await self._who(request)
+        if by is None:
+            return web.json_response({"error": said("log in to retry what is set aside")},
+                                     status=401)
+        try:
+            payload = await _json_body(request)
+            number = payload.get("id")
+            if set(payload) - {"id"} or (number is not None and (
+                    not isinstance(number, int) or isinstance(number, bool)
+                    or not 0 < number <= MAX_N)):
+                raise Rejected("id: the number of one set aside, or nothing for all")
+        except Rejected as exc:
+            return web.json_response({"error": f'send {{}} or {{"id": N}}: {exc}'},
+                                     status=400)
+        outcomes = await asyncio.to_thread(retry.retry_to, self.dsn, self.books,
+                                           f"pit {by}", number)
+        self.log.info("set-asides retried", by=by, tried=len(outcomes),
+                      released=sum(o["released"] for o in outcomes))
+        await self._count_set_aside()
+        self._changed(["*"])
+        return web.json_response({"retried": outcomes, "open": self.quarantined})
+
     async def _alerts(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(await self.query(queries.alerts))
 
@@ -688,14 +745,16 @@ class Pit:
             return web.json_response({"error": said("log in to acknowledge")}, status=401)
         try:
             payload = await _json_body(request)
-            table, n = payload.get("table"), payload.get("n")
+            table, n, kind = payload.get("table"), payload.get("n"), payload.get("kind")
             if not isinstance(table, str) or not TABLE_ID.fullmatch(table) or \
                     not isinstance(n, int) or isinstance(n, bool) or not 0 < n <= MAX_N:
                 raise Rejected("a table id and a message number")
+            if kind is not None and (not isinstance(kind, str) or not KIND.fullmatch(kind)):
+                raise Rejected("kind: an alert's kind, or none for every alert of the message")
         except Rejected as exc:
             return web.json_response({"error": f'send {{"table": ID, "n": NUMBER}}: {exc}'},
                                      status=400)
-        when = await self.query(lambda db: queries.acknowledge(db, table, n, by))
+        when = await self.query(lambda db: queries.acknowledge(db, table, n, by, kind))
         if when is None:
             return web.json_response({"error": said("no open alert {n} from table {table}",
                                                     n=n, table=table)},
@@ -763,8 +822,10 @@ class Pit:
     async def _health(self, request: web.Request) -> web.StreamResponse:
         """Open to monitoring without a login; the details (addresses, the database's words)
         only on loopback or to a supervisor."""
-        with contextlib.suppress(DatabaseError):  # the part says it
-            await self.query(lambda db: db.execute("SELECT 1"))
+        try:
+            await self._count_set_aside()
+        except DatabaseError:  # the part says it
+            self.quarantined = None
         report = self.health()
         if self.bind not in LOOPBACK and await self._who(request) is None:
             for part in report.values():

@@ -23,6 +23,7 @@ from controller.game.names import (
     shipped,
     split_seats,
 )
+from floor import aside, books
 
 TABLES: Final = """
 SELECT t.table_id, t.game, t.status, t.detail, t.status_utc, t.last_n, t.rounds, t.stored_n,
@@ -64,7 +65,7 @@ UNION ALL
 """
 ACKNOWLEDGE: Final = """
 UPDATE alerts SET ack_by = %s, ack_utc = now()
-WHERE table_id = %s AND n = %s AND ack_by IS NULL
+WHERE table_id = %s AND n = %s AND (%s::text IS NULL OR kind = %s) AND ack_by IS NULL
 RETURNING ack_utc
 """
 
@@ -189,11 +190,32 @@ async def alerts(db: AsyncConnection[Any], open_limit: int = 200, done_limit: in
             for t, n, kind, number, utc, received, text, by, when in await cursor.fetchall()]
 
 
-async def acknowledge(db: AsyncConnection[Any], table: str, n: int, by: str
-                      ) -> str | None:
-    """Acknowledge an open alert; when, or None if there is no such open alert."""
-    cursor = await db.execute(ACKNOWLEDGE, (by, table, n))
+async def acknowledge(db: AsyncConnection[Any], table: str, n: int, by: str,
+                      kind: str | None = None) -> str | None:
+    """Acknowledge an open alert of a message (of `kind`, or of every kind: a message set
+    aside and then stored has its `quarantine` alert and its own); when, or None if there is
+    no such open alert."""
+    cursor = await db.execute(ACKNOWLEDGE, (by, table, n, kind, kind))
     row = await cursor.fetchone()
     if row is not None:
         await db.execute("SELECT pg_notify('floor', %s)", (json.dumps([table]),))
     return _iso(row[0]) if row else None
+
+
+async def set_aside_count(db: AsyncConnection[Any]) -> int:
+    """How many messages and books checks are set aside now (floor.aside)."""
+    cursor = await db.execute(aside.COUNT)
+    row = await cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def set_aside(db: AsyncConnection[Any]) -> list[dict[str, Any]]:
+    """What is set aside now, as `floor.aside.open_ones` lists it."""
+    cursor = await db.execute(aside.OPEN, {"table": None, "most": 1000})
+    return [aside.listed(row) for row in await cursor.fetchall()]
+
+
+async def known(db: AsyncConnection[Any], table: str) -> bool:
+    """Whether the floor has heard from `table` (floor.books.KNOWN)."""
+    cursor = await db.execute(books.KNOWN, ([table],))
+    return await cursor.fetchone() is not None

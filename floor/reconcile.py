@@ -11,6 +11,9 @@ What must agree:
 - the floor has the table from this journal (its id, made when it was first linked);
 - no message from the table was kept aside as a conflict, and none was refused by the broker
   (a stand-in took its number on the floor: `controller.journal.outbox.refused_body`);
+- nothing of the table is set aside (`floor.aside`: a message or a books check the floor failed
+  on, held whole until `tablectl floor retry`); a message set aside counts as on the floor, and
+  is compared by its content, but it is listed until a retry books it;
 - the ratings: each rating the floor stores is the table's (the fold of its journal, as of
   the moment read), with the same player, seat, rounds, handle, result and close; a rating
   the journal has (since its outbox began) is on the floor, once the floor has every message.
@@ -45,6 +48,7 @@ from controller.journal import History, JournalError, codec
 from controller.journal.files import settlements_text
 from controller.journal.fold import journal_ratings
 from controller.journal.outbox import refused_body
+from floor.aside import open_ones
 from floor.books import TOPICS as BOOKS_TOPICS
 
 WAIT_S: Final = 10.0  # how long the floor is given to store what a dealing table has made
@@ -64,6 +68,7 @@ class Side:
     refused: dict[int, str] = field(default_factory=dict)  # n -> its topic and why
     ratings: dict[int, dict[str, Any]] | None = field(default_factory=dict)  # number -> state
     transactions: dict[int, tuple[str, int]] = field(default_factory=dict)  # n -> kind, amount
+    aside: list[str] = field(default_factory=list)  # what the floor set aside, in words
     from_seq: int = 1  # the first record whose messages went to the outbox
     last_seq: int = 0  # the last record when the journal was read
 
@@ -125,9 +130,11 @@ def floor_side(db: psycopg.Connection, table_id: str, upto: int) -> tuple[Side, 
     """What the floor holds of the table: every message, and the rounds up to message `upto`
     (a round the table finished after the journal was read is not compared)."""
     side = Side()
-    for n, digest in db.execute("SELECT n, digest FROM messages WHERE table_id = %s",
-                                (table_id,)):
+    for n, digest in db.execute("SELECT n, digest FROM messages WHERE table_id = %s UNION ALL "
+                                "SELECT n, digest FROM quarantine WHERE table_id = %s AND "
+                                "n IS NOT NULL AND released IS NULL", (table_id, table_id)):
         side.digests[n] = bytes(digest)
+    side.aside = [set_aside_line(item) for item in open_ones(db, table_id)]
     side.last_n = max(side.digests, default=0)
     for number, body in db.execute("SELECT round, body FROM messages WHERE table_id = %s AND "
                                    "topic = 'round' AND n <= %s", (table_id, upto)):
@@ -150,8 +157,10 @@ def floor_side(db: psycopg.Connection, table_id: str, upto: int) -> tuple[Side, 
 def in_flight(db: psycopg.Connection, table: str, journal: Side) -> bool:
     """Messages the table had made that the floor does not have yet (which time may bring):
     counted in the database, without reading them."""
-    row = db.execute("SELECT count(*) FROM messages WHERE table_id = %s AND n BETWEEN %s AND "
-                     "%s", (table, journal.first_n, journal.last_n)).fetchone()
+    row = db.execute("SELECT count(*) FROM (SELECT n FROM messages WHERE table_id = %(t)s "
+                     "UNION SELECT n FROM quarantine WHERE table_id = %(t)s) had "
+                     "WHERE n BETWEEN %(first)s AND %(last)s",
+                     {"t": table, "first": journal.first_n, "last": journal.last_n}).fetchone()
     return (int(row[0]) if row else 0) < journal.last_n - journal.first_n + 1
 
 
@@ -196,7 +205,16 @@ def differences(journal: Side, floor: Side, conflicts: int, made_by_now: int) ->
     if conflicts:
         found.append(f"{conflicts} messages kept aside as conflicts (same number, other "
                      "content): see the conflicts table")
-    return found
+    return found + floor.aside
+
+
+def set_aside_line(item: dict[str, Any]) -> str:
+    """One thing the floor set aside (`floor.aside.listed`), in words."""
+    what = f"message {item['n']} ({item['topic']})" if item["n"] is not None else \
+        f"the books check of gaming day {item['day']}"
+    tries = f"{item['times']} tries" if item["times"] != 1 else "1 try"
+    return (f"{what} is set aside since {item['first']} ({tries}): {item['error']}, at "
+            f"{item['where']}; tablectl floor retry tries it again")
 
 
 def reconcile(dsn: str, journal: Path, table_id: str | None = None,

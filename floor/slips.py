@@ -16,6 +16,7 @@ from psycopg import AsyncConnection
 from controller.game.money import Currency
 from controller.game.said import said
 from protocol.codec import Refused
+from protocol.fields import MAX_TOTAL
 from protocol.topics import TABLE_ID
 
 MOST_DENOMINATIONS: Final = 50
@@ -70,7 +71,11 @@ def checked_request(payload: Mapping[str, Any]) -> tuple[str, str, dict[str, int
                 not 0 < count <= MOST_CHIPS:
             raise Refused(f"chips.{key}: a count of chips from 1 to {MOST_CHIPS:,}")
     ordered = {k: chips[k] for k in sorted(chips, key=int, reverse=True)}
-    return table, str(transfer), ordered, sum(int(k) * n for k, n in ordered.items())
+    total = sum(int(k) * n for k, n in ordered.items())
+    if total > MAX_TOTAL:  # what no table could sign: the wire's bound on a transfer
+        raise Refused(f"chips: worth {total} minor units, over the most a fill or a credit "
+                      f"carries ({MAX_TOTAL})")
+    return table, str(transfer), ordered, total
 
 
 async def request(db: AsyncConnection[Any], table: str, transfer: str, chips: dict[str, int],

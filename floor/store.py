@@ -21,10 +21,12 @@ from datetime import datetime
 from typing import Any, Final, NamedTuple
 
 import psycopg
+import structlog
 
-from floor import books, cash, ratings
+from floor import aside, books, cash, ratings
 from floor.arrays import columns
 from floor.payloads import Incoming, Status, alert_text
+from floor.turns import take_turn
 from protocol.messages import StoredWord
 
 CHANNEL: Final = "floor"
@@ -44,6 +46,8 @@ WITH incoming AS (
                          %b::timestamptz[], %b::jsonb[], %b::bytea[], %b::text[],
                          %b::timestamptz[], %b::timestamptz[], %b::bigint[])
         AS i(table_id, n, seq, topic, round, utc, body, digest, alert, received, dated, from_n)
+    WHERE NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.table_id = i.table_id AND q.n = i.n
+                                                   AND q.released IS NULL)
 ), new AS (
     INSERT INTO messages (table_id, n, seq, topic, round, utc, body, digest, received,
                           clock_off)
@@ -99,12 +103,14 @@ WITH incoming AS (
 SELECT table_id, n, topic, round, body FROM new
 WHERE topic IN ('rating', 'credit') OR topic IN BOOKS_TOPICS
 """.replace("BOOKS_TOPICS", "('tray', 'transfer', 'buy_in', 'chips_out')")
-# The messages whose number was stored with other content (rare): found by digest alone, and
-# only those are sent again with their bodies, to be kept aside.
+# The messages whose number was stored (or set aside) with other content (rare): found by
+# digest alone, and only those are sent again with their bodies, to be kept aside.
 FIND_CONFLICTS: Final = """
 SELECT i.table_id, i.n, i.digest
 FROM unnest(%b::text[], %b::bigint[], %b::bytea[]) AS i(table_id, n, digest)
-JOIN messages m USING (table_id, n)
+JOIN (SELECT table_id, n, digest FROM messages
+      UNION ALL SELECT table_id, n, digest FROM quarantine
+                WHERE n IS NOT NULL AND released IS NULL) m USING (table_id, n)
 WHERE m.digest <> i.digest
 """
 KEEP_CONFLICT: Final = """
@@ -133,16 +139,19 @@ WHERE (t.received IS NULL OR EXCLUDED.received >= t.received)
 """
 
 
-# How far each table's messages are stored without a gap: from its journal's first message for
-# the floor (which its stored messages name), or `through` once past it, along the run of
-# numbers that follows (probes of the primary key, as long as the advance).
-ADVANCE: Final = """
+# How far each table's messages are had without a gap (stored, or set aside whole in
+# `quarantine`): from its journal's first message for the floor (which its stored messages
+# name), or `through` once past it, along the run of numbers that follows (probes of the
+# primary keys, as long as the advance).
+HAD: Final = "(SELECT table_id, n FROM messages UNION ALL " \
+    "SELECT table_id, n FROM quarantine WHERE n IS NOT NULL)"
+ADVANCE: Final = f"""
 UPDATE tables t SET through = CASE
-    WHEN EXISTS (SELECT 1 FROM messages f WHERE f.table_id = t.table_id AND f.n = s.start + 1)
-    THEN (SELECT min(m.n) FROM messages m
+    WHEN EXISTS (SELECT 1 FROM {HAD} f WHERE f.table_id = t.table_id AND f.n = s.start + 1)
+    THEN (SELECT min(m.n) FROM {HAD} m
           WHERE m.table_id = t.table_id AND m.n > s.start
-            AND NOT EXISTS (SELECT 1 FROM messages g WHERE g.table_id = m.table_id
-                                                      AND g.n = m.n + 1))
+            AND NOT EXISTS (SELECT 1 FROM {HAD} g WHERE g.table_id = m.table_id
+                                                  AND g.n = m.n + 1))
     ELSE s.start END
 FROM (SELECT table_id, greatest(through, coalesce(from_n, 1) - 1) AS start FROM tables
       WHERE table_id = ANY(%b)) s
@@ -150,9 +159,9 @@ WHERE t.table_id = s.table_id
 """
 # What the floor tells each table: how far it has the table's messages, from which message and
 # journal, and the first message it holds past a gap (None: no gap).
-MARKS: Final = """
+MARKS: Final = f"""
 SELECT table_id, through, journal, coalesce(from_n, 1),
-       (SELECT min(m.n) FROM messages m WHERE m.table_id = t.table_id AND m.n > t.through)
+       (SELECT min(m.n) FROM {HAD} m WHERE m.table_id = t.table_id AND m.n > t.through)
 FROM tables t WHERE table_id = ANY(%b)
 """
 BEHIND: Final = """
@@ -169,18 +178,6 @@ ON CONFLICT (sha256) DO UPDATE SET received = EXCLUDED.received, times = rejecte
 TRIM_REJECTED: Final = """
 DELETE FROM rejected WHERE id <= (SELECT max(id) FROM rejected) - %s
 """
-
-
-# The floor processes' write transactions take turns: each stores every table's status and
-# updates the tables' counters, in whatever order its batch arrived, and row locks taken in
-# different orders deadlock (PostgreSQL breaks a deadlock only after a second, aborting one).
-# A batch is a few milliseconds of the database's time: turns cost little, and parsing,
-# the broker and the pit stay in parallel.
-WRITE_LOCK: Final = 0x74616272  # "tabr"
-
-
-def take_turn(db: psycopg.Connection) -> None:
-    db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
 
 
 class Mark(NamedTuple):
@@ -282,10 +279,12 @@ def keep_conflicts(db: psycopg.Connection, messages: Sequence[Incoming]) -> list
 
 
 def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
-                statuses: Sequence[Status], policy: books.Policy = books.DEFAULT
-                ) -> tuple[list[Conflict], dict[str, Mark]]:
+                statuses: Sequence[Status], policy: books.Policy = books.DEFAULT,
+                floor: str = "floor") -> tuple[list[Conflict], dict[str, Mark]]:
     """Store a batch in one transaction: the messages kept aside as conflicts, and how far
-    each table in the batch is now stored without a gap."""
+    each table in the batch is now stored without a gap. A message set aside before
+    (`quarantine`) is not tried again here: `floor.retry` does. A books check that fails is
+    set aside on its own (`floor.books.checked`), by `floor`."""
     conflicts: list[Conflict] = []
     stored: dict[str, Mark] = {}
     new: list[Any] = []
@@ -308,7 +307,7 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
             stored = throughs(db, sorted({m.table for m in messages}))
             booked = [row for row in new if row[2] in books.TOPICS]
             cash.after_batch(db, booked, policy)
-            books.after_batch(db, booked, stored, policy)
+            books.after_batch(db, booked, stored, policy, floor)
         latest = {s.table: s for s in statuses}  # a batch keeps each table's last status
         if latest:
             db.execute(UPSERT_STATUS, columns([
@@ -318,6 +317,52 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
         db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, touched if len(touched) < 7900
                                                   else "*"))  # NOTIFY's payload limit
     return conflicts, stored
+
+
+SET_MESSAGE_ASIDE: Final = """
+INSERT INTO quarantine AS q (table_id, n, topic, payload, digest, received, dated, error,
+                             raised_at, floor)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (table_id, n) WHERE n IS NOT NULL DO UPDATE SET error = EXCLUDED.error,
+    raised_at = EXCLUDED.raised_at, last = now(), times = q.times + 1, floor = EXCLUDED.floor
+"""
+# A table whose first message is set aside is known from it all the same: its journal, and the
+# first message that journal sends the floor, which `through` counts from.
+NOTE_TABLE: Final = """
+INSERT INTO tables AS t (table_id, journal, from_n) VALUES (%s, %s, %s)
+ON CONFLICT (table_id) DO UPDATE SET journal = coalesce(t.journal, EXCLUDED.journal),
+    from_n = greatest(t.from_n, EXCLUDED.from_n)
+"""
+ASIDE_ALERT: Final = """
+INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, received)
+VALUES (%s, %s, %s, %s, %s, %s, now())
+ON CONFLICT (table_id, n, kind) DO UPDATE SET text = EXCLUDED.text
+"""
+
+
+def set_message_aside(db: psycopg.Connection, message: Incoming, exc: BaseException,
+                      floor: str) -> dict[str, Mark]:
+    """A message that raised while it was stored or booked (its own transaction rolled back):
+    kept whole in `quarantine` with the exception and where it was raised, logged with its
+    traceback, and an alert in words on the pit, in one transaction of the writers' turn. It
+    counts as had (the table is told so); how far its table is had now. Raises only if the
+    floor cannot write it: then the floor itself is failing."""
+    failure = aside.Failure.of(exc)
+    structlog.get_logger().error("message set aside", table=message.table, n=message.n,
+                                 topic=message.topic, error=failure.error,
+                                 where=failure.where, floor=floor, exc_info=exc)
+    with db.transaction():
+        take_turn(db)
+        db.execute(SET_MESSAGE_ASIDE, (message.table, message.n, message.topic,
+                                       message.payload, message.digest, message.received,
+                                       message.dated, failure.error, failure.where, floor))
+        db.execute(NOTE_TABLE, (message.table, message.journal, message.from_n))
+        db.execute(ASIDE_ALERT, (message.table, message.n, aside.QUARANTINE_ALERT,
+                                 message.round, message.dated, aside.message_words(
+                                     message.table, message.n, message.topic, failure)))
+        marks = throughs(db, [message.table])
+        db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps([message.table])))
+    return marks
 
 
 def connect(dsn: str) -> psycopg.Connection:

@@ -74,7 +74,7 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
                               "detail": "the main bet follows the Hi-Lo true count",
                               "rounds": [12, 13, 30]}]},
     "tray": {"count": "opener", "chips": {"10000": 40, "2500": 120, "500": 200, "100": 300},
-             "total": 808000, "dealer": "D-0042", "supervisor": "S-7 Dana"},
+             "total": 830000, "dealer": "D-0042", "supervisor": "S-7 Dana"},
     "transfer": {"transfer": "fill", "slip": 2101, "chips": {"2500": 40, "500": 100},
                  "total": 150000, "runner": "R-3", "supervisor": "S-7 Dana", "request": 88,
                  "tray_total": 958000},

@@ -18,7 +18,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from controller.game.table_config import MOST_SEATS
 from protocol.fields import (
@@ -322,6 +330,19 @@ Denomination: TypeAlias = Annotated[str, Strict(), Field(pattern=r"^[1-9][0-9]{0
 Chips: TypeAlias = Annotated[dict[Denomination, Count], _items()]
 
 
+def _the_chips_sum(total: int, info: ValidationInfo) -> int:
+    """A `total` is the sum of its `chips` (issue 47: a slip printed chips worth about
+    $2.1 x 10^21 over "total $0.01", and the books used the total), so the chips are bounded by
+    the total's meaning too. Each model with both declares it (`_counted`)."""
+    chips = info.data.get("chips")
+    if chips is not None:
+        counted = sum(int(denomination) * count for denomination, count in chips.items())
+        if counted != total:
+            raise ValueError(f"is not the sum of its chips, {counted} (each denomination times "
+                             "its count)")
+    return total
+
+
 class TrayCount(Model):
     """The tray counted (its record in the day's books)."""
 
@@ -330,6 +351,8 @@ class TrayCount(Model):
     total: Total
     dealer: ShortText
     supervisor: ShortText
+
+    _counted = field_validator("total")(_the_chips_sum)
 
 
 class TransferItem(Model):
@@ -340,6 +363,8 @@ class TransferItem(Model):
     runner: ShortText
     supervisor: ShortText
     tray_total: Total | None = None
+
+    _counted = field_validator("total")(_the_chips_sum)
 
 
 class CashItem(Model):
@@ -398,7 +423,8 @@ class DayBooks(Model):
 class TrayBody(Model):
     """The chip tray counted at the table's open (`opener`), at a shift change (`shift`: it
     closes the shift it is counted in) or at its close (`closer`), by denomination in minor
-    units, signed by the dealer and a supervisor."""
+    units, its `total` their sum (each denomination times its count), signed by the dealer and
+    a supervisor."""
 
     count: Literal["opener", "shift", "closer"]
     chips: Chips
@@ -406,10 +432,13 @@ class TrayBody(Model):
     dealer: ShortText
     supervisor: ShortText
 
+    _counted = field_validator("total")(_the_chips_sum)
+
 
 class TransferBody(Model):
     """A fill (chips from the cage to the tray) or a credit (from the tray to the cage), by
-    denomination, signed by the runner and a supervisor; `slip` is its number."""
+    denomination, its `total` their sum (each denomination times its count), signed by the
+    runner and a supervisor; `slip` is its number."""
 
     transfer: Literal["fill", "credit"]
     slip: N
@@ -419,6 +448,8 @@ class TransferBody(Model):
     supervisor: ShortText
     request: N | None = None  # the pit's request it answers
     tray_total: Total | None = None  # the tray counted after it, if it was
+
+    _counted = field_validator("total")(_the_chips_sum)
 
 
 class BuyInBody(Model):

@@ -8,6 +8,8 @@
 - `floor user add NAME` / `floor user disable NAME --db DSN`: the pit's supervisors.
 - `floor drop FILE --db DSN`: the count room's drop per table and gaming day (CSV), every row
   checked; the days it completes have their books checked (`floor.books`).
+- `floor retry --db DSN`: try again what the floor set aside (a message or a books check that
+  raised, `floor.aside`), after an upgrade; prints each outcome, exits 1 if any stays aside.
 - `floor migrate --db DSN`: bring the schema up to date without serving.
 """
 
@@ -151,6 +153,35 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     print(f"{table}: the journal and the floor agree: {journal.last_n} messages, "
           f"{len(journal.rounds)} rounds")
     return 0
+
+
+def cmd_retry(args: argparse.Namespace) -> int:
+    """Everything set aside tried again, each in a transaction of its own (`floor.retry`)."""
+    import psycopg
+
+    from floor.retry import retry
+    from floor.schema import SchemaError, migrate
+    try:
+        policy = _policy(args)
+    except (ValueError, ZoneInfoNotFoundError) as exc:
+        raise BadInput(str(exc)) from None
+    try:
+        with psycopg.connect(args.db, autocommit=True, connect_timeout=5) as db:
+            migrate(db)
+            outcomes = retry(db, policy, f"retry by {args.by or getpass.getuser()}",
+                             most=None)
+    except (psycopg.Error, SchemaError) as exc:
+        raise Broken(f"floor: {str(exc).strip()}") from None
+    for outcome in outcomes:
+        what = (f"message {outcome['n']} ({outcome['topic']})" if outcome["n"] is not None
+                else f"books of gaming day {outcome['day']}")
+        print(f"{outcome['table']}: {what}: " + (
+            "booked" if outcome["released"] else
+            f"still set aside: {outcome['error']}, at {outcome['where']}"))
+    left = sum(not outcome["released"] for outcome in outcomes)
+    print(f"floor retry: {len(outcomes) - left} of {len(outcomes)} booked" if outcomes else
+          "floor retry: nothing is set aside")
+    return 1 if left else 0
 
 
 def _password(args: argparse.Namespace) -> str:
@@ -391,6 +422,13 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     drop.add_argument("--by", metavar="NAME", help="who imports it (default: the login name)")
     _books_arguments(drop)
     drop.set_defaults(func=cmd_drop)
+
+    again = floor_commands.add_parser(
+        "retry", help="try again the messages and books checks the floor set aside")
+    _db_argument(again)
+    again.add_argument("--by", metavar="NAME", help="who retries (default: the login name)")
+    _books_arguments(again)
+    again.set_defaults(func=cmd_retry)
 
     migrate = floor_commands.add_parser("migrate", help="bring the floor schema up to date")
     _db_argument(migrate)

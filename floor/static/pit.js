@@ -12,6 +12,7 @@ let currency = "USD";
 let me = null;
 let lastMessage = 0;
 let health = null; // this floor process's parts, with every ping
+let retrying = false; // a Retry of what is set aside is under way
 
 const money = (minor) => new Intl.NumberFormat(I18N.tag, { style: "currency", currency }).format(minor / 100);
 const pct = (value) => value === null || value === undefined ? "–"
@@ -25,7 +26,7 @@ const gameWord = (game) => ({ blackjack: t("blackjack"), baccarat: t("baccarat")
 // An alert's kind, as the floor files it (floor/payloads.py).
 const kindWord = (kind) => ({ hold: tp("alert", "hold"), alert: tp("alert", "alert"), supervisor: tp("alert", "supervisor"),
   device: tp("alert", "device"), assessment: tp("alert", "assessment"), refused: tp("alert", "refused"),
-  books: tp("alert", "books"), ctr: tp("alert", "ctr") })[kind] || kind;
+  books: tp("alert", "books"), ctr: tp("alert", "ctr"), quarantine: tp("alert", "set aside") })[kind] || kind;
 function linkText(tbl) {
   if (tbl.status === "offline") return tp("table status", "offline");
   const lag = tbl.lag_s === null ? "" : t("{seconds} s", { seconds: tbl.lag_s.toFixed(1) });
@@ -81,7 +82,7 @@ function renderAlerts(alerts) {
     button.disabled = !me;
     button.title = me ? t("acknowledge as {supervisor}", { supervisor: me }) : t("log in to acknowledge");
     button.addEventListener("click", () => acknowledge(a, button));
-    return el("li", { "data-alert": `${a.table}/${a.n}` }, el("span", { class: "when" }, time(a.received)),
+    return el("li", { "data-alert": `${a.table}/${a.n}/${a.kind}` }, el("span", { class: "when" }, time(a.received)),
       el("strong", {}, a.table), el("span", { class: "text" }, `${kindWord(a.kind)}: ${a.text}`), button);
   }, unreadable));
   $("acknowledged").replaceChildren(...each(list(alerts).filter((a) => a.ack_by), (a) =>
@@ -92,7 +93,7 @@ function renderAlerts(alerts) {
 async function acknowledge(alert, button) {
   button.disabled = true;
   const response = await ask("api/alerts/ack", { method: "POST",
-    headers: { "Content-Type": "application/json" }, body: JSON.stringify({ table: alert.table, n: alert.n }) });
+    headers: { "Content-Type": "application/json" }, body: JSON.stringify({ table: alert.table, n: alert.n, kind: alert.kind }) });
   if (!response.ok) {
     const body = await response.json().catch(() => ({}));
     button.textContent = body.error || t("refused ({status})", { status: response.status });
@@ -116,6 +117,33 @@ async function showRounds(table) {
     (r, error) => el("div", { class: "round broken" }, t("a round that cannot be shown: {error}", { error: error.message }))));
   if (!rounds.length) $("rounds").textContent = t("no rounds received from this table");
   $("rounds-panel").classList.remove("hidden");
+}
+
+// What the floor set aside (a message or a books check it failed on): counted with every ping; a
+// logged-in supervisor has it tried again, after an upgrade (docs/floor.md, "Set aside").
+function renderSetAside() {
+  const count = health && Number.isInteger(health.quarantined) ? health.quarantined : 0;
+  $("set-aside").classList.toggle("hidden", count === 0 && !$("retried").textContent);
+  $("set-aside-text").textContent = tn("{n} message or books check is set aside: the floor failed on it",
+    "{n} messages or books checks are set aside: the floor failed on them", count);
+  const button = $("retry");
+  button.textContent = t("Retry");
+  button.disabled = !me || retrying;
+  button.title = me ? t("retry as {supervisor}", { supervisor: me }) : t("log in to retry what is set aside");
+}
+
+async function retrySetAside() {
+  retrying = true;
+  renderSetAside();
+  const response = await ask("api/quarantine/retry", { method: "POST",
+    headers: { "Content-Type": "application/json" }, body: "{}" });
+  const body = await response.json().catch(() => ({}));
+  retrying = false;
+  const tried = list(body.retried);
+  $("retried").textContent = response.ok
+    ? t("{booked} of {tried} booked", { booked: tried.filter((o) => o.released).length, tried: tried.length })
+    : body.error || t("refused ({status})", { status: response.status });
+  renderSetAside();
 }
 
 // "live" only while the stream is fresh and the floor service's writer, database and broker are
@@ -147,7 +175,7 @@ function connect() {
   });
   source.addEventListener("floor", (ev) => { seen(); renderTotals(JSON.parse(ev.data)); });
   source.addEventListener("alerts", (ev) => { seen(); renderAlerts(JSON.parse(ev.data).alerts); });
-  source.addEventListener("ping", (ev) => { health = JSON.parse(ev.data); seen(); });
+  source.addEventListener("ping", (ev) => { health = JSON.parse(ev.data); seen(); renderSetAside(); });
   source.onerror = updateLive;
 }
 
@@ -166,4 +194,5 @@ async function start() {
 $("logout").addEventListener("click", async () => { await fetch("api/logout", { method: "POST",
   headers: { "Content-Type": "application/json" }, body: "{}" }); location.reload(); });
 $("rounds-close").addEventListener("click", () => $("rounds-panel").classList.add("hidden"));
+$("retry").addEventListener("click", retrySetAside);
 start();

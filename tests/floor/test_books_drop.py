@@ -90,3 +90,26 @@ def test_any_file_is_taken_whole_or_refused_with_reasons(rows: list[list[str]]) 
         return
     for table, day, amount, shift in found:
         assert isinstance(day, date) and amount >= 0 and table.isprintable() and shift == 0
+
+
+def test_a_drop_for_a_table_the_floor_never_heard_from_is_refused() -> None:
+    """Issue 47: a drop imported for a table that never sent a message then listed as a
+    table; the file is refused whole, naming each stranger's first line."""
+    text = ("gaming_day,table_id,drop\n2026-11-27,bj-01,100.00\n2026-11-27,bj-99,5.00\n"
+            "2026-11-28,bj-99,6.00\n2026-11-27,zz-1,1.00\n")
+    asked: list[set[str]] = []
+
+    def known(tables: set[str]) -> set[str]:
+        asked.append(tables)
+        return {"bj-01"}
+
+    with pytest.raises(DropError) as refused:
+        parse_drop(text, USD, known=known)
+    assert refused.value.errors == [
+        "line 3, field table_id: no table bj-99 on this floor (a table is known from its "
+        "first message)",
+        "line 5, field table_id: no table zz-1 on this floor (a table is known from its "
+        "first message)"]
+    assert asked == [{"bj-01", "bj-99", "zz-1"}]
+    assert parse_drop(text.split("2026-11-27,bj-99")[0], USD, known=known) == [
+        Drop("bj-01", date(2026, 11, 27), 10000)]

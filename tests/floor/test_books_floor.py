@@ -17,23 +17,33 @@ The count room's drop comes in by `tablectl floor drop`.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
 import urllib.error
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import psycopg
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from floor.cash import CSV_COLUMNS
+from floor.payloads import Incoming
+from floor.periods import Periods
+from floor.pit import Pit
+from floor.store import connect, write_batch
+from protocol import examples
 from tests.floor.books_day import MISCOUNT, THEFT, Desk, import_drop, play_the_day
 from tests.floor.harness import FloorProcess, reconciled
 from tests.floor.test_floor import get
+from tests.floor.test_logins import DANA, RIGHT, cheap
 from tests.servers import Mosquitto
 
 pytestmark = pytest.mark.servers
@@ -152,6 +162,7 @@ def test_generated_requests_and_drops_are_refused_or_taken_never_a_server_error(
     try:
         with psycopg.connect(floor_dsn, autocommit=True) as db:
             add_supervisor(db, "Dana Pit", "correct horse battery")
+            write_batch(db, [heard_from("bj-01")], [])  # a table the floor knows
         session = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
         post(session, floor.url + "api/login",
              {"name": "Dana Pit", "password": "correct horse battery"})
@@ -185,3 +196,50 @@ def test_generated_requests_and_drops_are_refused_or_taken_never_a_server_error(
                 taken["requests"],)
     finally:
         floor.stop()
+
+
+def heard_from(table: str) -> Incoming:
+    """A first message of `table`: the floor knows it from then on."""
+    payload = json.dumps(examples.message("device", table=table, n=1, journal="j1")).encode()
+    return Incoming.parse(payload, table, "device", datetime.now(UTC), 2**18)
+
+
+def test_the_pit_takes_drops_and_requests_only_for_tables_it_knows(floor_dsn: str) -> None:
+    """Issue 47: the pit imported a drop for a table it never heard of (which then listed as a
+    table), and took fill and credit requests for tables that do not exist, of any size. Each
+    is refused in words now, naming the table, and nothing of it is kept."""
+    with connect(floor_dsn) as db:
+        write_batch(db, [heard_from("bj-01")], [])
+    cheap(floor_dsn, DANA)
+
+    async def main() -> None:
+        pit = Pit(floor_dsn, Periods(zone=ZoneInfo("UTC")))
+        async with TestClient(TestServer(pit.app(), host="127.0.0.1")) as client:
+            await client.post("/api/login", json={"name": DANA, "password": RIGHT})
+
+            async def request(table: str, chips: dict[str, int]) -> tuple[int, Any]:
+                answer = await client.post("/api/transfers", json={
+                    "table": table, "transfer": "fill", "chips": chips})
+                return answer.status, await answer.json()
+
+            assert await request("bj-99", {"2500": 40}) == (400, {
+                "error": "table bj-99: no such table on this floor (a table is known from "
+                         "its first message)"})
+            status, made = await request("bj-01", {"2500": 40})
+            assert (status, made["total"]) == (201, 100000)
+            status, body = await request("bj-01", {"999999999999": 100_000, "2500": 1})
+            assert status == 400 and body["error"].endswith(
+                "chips: worth 99999999999902500 minor units, over the most a fill or a "
+                "credit carries (1000000000000000)")
+            drop = await client.post("/api/drop", json={
+                "file": "count.csv",
+                "csv": "gaming_day,table_id,drop\n2026-11-27,bj-01,1.00\n"
+                       "2026-11-27,bj-99,2.00\n"})
+            assert drop.status == 400 and (await drop.json())["errors"] == [
+                "line 3, field table_id: no table bj-99 on this floor (a table is known from "
+                "its first message)"]
+    asyncio.run(main())
+    with psycopg.connect(floor_dsn) as db:
+        assert db.execute("SELECT count(*) FROM transfer_requests").fetchone() == (1,)
+        assert db.execute("SELECT count(*) FROM drops").fetchone() == (0,)
+        assert db.execute("SELECT table_id FROM tables").fetchall() == [("bj-01",)]

@@ -162,3 +162,32 @@ def test_the_pit_says_every_phase_and_round_in_words(tmp_path: Path, broker: Mos
         bj.close()
         bac.close()
         floor.stop()
+
+
+def test_a_supervisor_retries_what_is_set_aside(tmp_path: Path, broker: Mosquitto,
+                                                floor_dsn: str, browser: Browser) -> None:
+    """Issue 47: what the floor set aside is counted in the pit's header with a Retry button,
+    a logged-in supervisor's, which tries it again and says how many were booked."""
+    floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path).start()
+    with psycopg.connect(floor_dsn, autocommit=True) as db:
+        add_supervisor(db, "Dana Pit", "correct horse battery")
+        db.execute("INSERT INTO quarantine (table_id, day, topic, error, raised_at, floor) "
+                   "VALUES ('bj-01', '2026-11-27', 'books', 'KeyError: x', 'f.py:1 f', 'a')")
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(floor.url)
+        expect(page.locator("#set-aside-text")).to_have_text(
+            "1 message or books check is set aside: the floor failed on it", timeout=WAIT_MS)
+        expect(page.locator("#retry")).to_be_disabled()  # reading only, not logged in
+        page.goto(floor.url + "login")
+        page.fill("#name", "Dana Pit")
+        page.fill("#password", "correct horse battery")
+        page.click("button[type=submit]")
+        expect(page.locator("#who")).to_have_text("supervisor: Dana Pit", timeout=WAIT_MS)
+        expect(page.locator("#retry")).to_be_enabled(timeout=WAIT_MS)
+        page.locator("#retry").click()
+        expect(page.locator("#retried")).to_have_text("1 of 1 booked", timeout=WAIT_MS)
+        expect(page.locator("#set-aside-text")).to_contain_text("0 messages", timeout=WAIT_MS)
+    finally:
+        page.close()
+        floor.stop()

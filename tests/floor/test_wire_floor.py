@@ -129,7 +129,26 @@ def _extremes() -> Iterator[tuple[str, dict[str, Any]]]:
     for kind, (example, schema) in payloads.items():
         for path, leaf in _leaves(example, schema, schema.get("$defs", {}), ()):
             for value in _extreme_values(leaf):
-                yield kind, _set(example, path, value)
+                yield kind, _counted(_set(example, path, value), path)
+
+
+def _counted(data: dict[str, Any], path: tuple[Any, ...]) -> dict[str, Any]:
+    """`data` whose chips and total agree again (a total is the sum of its chips) where `path`
+    changed one: chips made up to a total at its extreme, a total summed from a count at
+    its extreme."""
+    for depth in range(len(path) - 1, -1, -1):
+        owner = data
+        for step in path[:depth]:
+            owner = owner[step]
+        if isinstance(owner, dict) and {"chips", "total"} <= owner.keys():
+            if path[depth] == "total":
+                largest, rest = divmod(owner["total"], 10**12 - 1)
+                owner["chips"] = {k: v for k, v in (
+                    (str(10**12 - 1), largest), (str(rest or 1), 1 if rest else 0)) if v}
+            else:
+                owner["total"] = sum(int(k) * v for k, v in owner["chips"].items())
+            break
+    return data
 
 
 def _leaves(value: Any, schema: dict[str, Any], defs: dict[str, Any], path: tuple[Any, ...]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from controller.game.table_config import config_change
 from controller.journal import Journal
 from controller.journal import codec as stored
 from protocol import codec, examples, publish, topics
-from protocol.fields import MAX_NAME, NAME_PATTERN, TEXT_PATTERN, clean, clean_name
+from protocol.fields import MAX_NAME, MAX_TOTAL, NAME_PATTERN, TEXT_PATTERN, clean, clean_name
 from protocol.messages import COMMANDS, MESSAGES, SeatCommand, Status, StoredWord
 from simulators.autopilot import Autopilot
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
@@ -199,6 +200,36 @@ def test_a_credit_names_each_rating_once_and_times_are_utc() -> None:
             codec.message(json.dumps(examples.message("credit", utc=utc)).encode())
     for utc in ("2026-11-25T23:38:50Z", "2026-11-25T23:38:50.123+00:00"):
         codec.message(json.dumps(examples.message("credit", utc=utc)).encode())
+
+
+@given(st.dictionaries(st.integers(1, 10**12 - 1).map(str), st.integers(0, 2**31 - 1),
+                       max_size=6), st.integers(-3, 3),
+       st.sampled_from([("tray", (), "body"), ("transfer", (), "body"),
+                        ("day", ("summary", "books", "opener"), "body.summary.books.opener"),
+                        ("day", ("summary", "books", "fills", "list", 0),
+                         "body.summary.books.fills[0]")]))  # a `list` field is not named
+def test_a_total_is_the_sum_of_its_chips(chips: dict[str, int], off: int,
+                                         where: tuple[str, tuple[Any, ...], str]) -> None:
+    """Issue 47, the floor's part: a tray's or a transfer's total (in a message, or in a
+    day's books) that is not its chips' sum (denomination times count) is refused, naming
+    the field; one that is (bounded as a total is) is taken."""
+    topic, path, place = where
+    data = examples.message(topic, examples.VARIANTS["day"][0] if topic == "day" else None)
+    counted = data["body"]
+    for step in path:
+        counted = counted[step]
+    total = sum(int(d) * n for d, n in chips.items())
+    counted.update(chips=chips, total=total + off)
+    if off == 0 and total <= MAX_TOTAL:
+        codec.message(json.dumps(data).encode())
+    elif 0 <= total + off <= MAX_TOTAL:
+        with pytest.raises(codec.Refused) as refused:
+            codec.message(json.dumps(data).encode())
+        assert str(refused.value) == (f"{place}.total: {total + off} is not the sum of its "
+                                      f"chips, {total} (each denomination times its count)")
+    else:  # a total past its bound: refused by the bound
+        with pytest.raises(codec.Refused, match=rf"^{re.escape(place)}\.total: "):
+            codec.message(json.dumps(data).encode())
 
 
 def test_a_stored_word_and_a_seat_command_are_checked() -> None:
