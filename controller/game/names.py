@@ -49,7 +49,8 @@ DECISIONS: Final = {"no_insurance": said("no insurance"), "even_money": said("ev
                     "stand": said("stand"), "double": said("double"), "split": said("split"),
                     "surrender": said("surrender")}
 # What happened (an event's kind), where its key made readable would not say it.
-EVENTS: Final = {"payout_shown": said("payout on the dealer display")}
+EVENTS: Final = {"payout_shown": said("payout on the dealer display"), "bought_in": said("buy-in"),
+                  "chips_left": said("chips out")}
 # Why a rating closed (PlayerLeft.reason).
 LEFT_WORDS: Final = {"card_out": said("card taken out"), "walked": said("walked"),
                      "no_wager": said("no wager for too many rounds"),

@@ -32,7 +32,7 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 # Python; t(), tn() and tp() in the pages' scripts.
 SOURCES: Final[list[tuple[list[tuple[str, str]], dict[str, Any]]]] = [
     ([("controller/**.py", "python"), ("floor/**.py", "python"), ("drivers/**.py", "python"),
-      ("devices/**.py", "python")], {"said": None}),
+      ("devices/**.py", "python"), ("protocol/**.py", "python")], {"said": None}),
     ([("controller/display/static/**.js", "javascript"), ("floor/static/*.js", "javascript"),
       ("controller/display/static/**.html", "controller.i18n.extract:extract_html"),
       ("floor/static/*.html", "controller.i18n.extract:extract_html"),
