@@ -32,7 +32,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 import paho.mqtt.client as mqtt
 import psycopg
@@ -341,7 +341,7 @@ class Ingest:
         try:
             conflicts, stored = write_batch(db, messages, statuses, self.options.books,
                                             self.name)
-            written = Written(conflicts, stored, rejected, len(messages), 0)
+            written = Written(rejected, conflicts, stored, len(messages))
         except Exception as exc:
             if of_the_service(exc):
                 raise
@@ -354,7 +354,7 @@ class Ingest:
         """Each message and status alone: what the database refuses for its content is kept in
         `rejected`; a message that raises otherwise is set aside whole (`quarantine`); a status
         that raises is kept in `rejected` with the exception."""
-        written = Written([], {}, rejected, 0, 0)
+        written = Written(rejected)
         singles: list[tuple[list[Incoming], list[Status]]] = [([m], []) for m in messages]
         singles += [([], [s]) for s in statuses]
         for alone, status in singles:
@@ -366,7 +366,7 @@ class Ingest:
                     raise
                 if isinstance(one, Incoming) and not isinstance(exc, REFUSALS):
                     written.stored.update(set_message_aside(db, one, exc, self.name))
-                    written = written._replace(quarantined=written.quarantined + 1)
+                    written.quarantined += 1
                     continue
                 topic = (topics.message(one.table, one.topic) if isinstance(one, Incoming)
                          else topics.status(one.table))
@@ -377,7 +377,7 @@ class Ingest:
                 continue
             written.conflicts.extend(more)
             written.stored.update(advanced)
-            written = written._replace(kept=written.kept + len(alone))
+            written.kept += len(alone)
         return written
 
     def _report(self, stored: dict[str, Mark]) -> None:
@@ -434,15 +434,16 @@ class Ingest:
         return self._db
 
 
-class Written(NamedTuple):
-    """What a batch came to: conflicts kept aside, how far each table is had, what was
-    rejected, the messages kept, and those set aside."""
+@dataclass
+class Written:
+    """What a batch came to: what was rejected, conflicts kept aside, how far each table is
+    had, the messages kept, and those set aside."""
 
-    conflicts: list[Conflict]
-    stored: dict[str, Mark]
     rejected: list[Refusal]
-    kept: int
-    quarantined: int
+    conflicts: list[Conflict] = field(default_factory=list)
+    stored: dict[str, Mark] = field(default_factory=dict)
+    kept: int = 0
+    quarantined: int = 0
 
 
 def remember(memory: dict[str, Any], table: str, value: Any) -> None:
