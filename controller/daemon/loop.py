@@ -178,6 +178,7 @@ class ControllerLoop:
         self._payout_still()
         self._notices_due()
         self.service.refusals_due()
+        self._tell_aside()
 
     def _payout_still(self) -> None:
         """Journal the pads' still readings. A report waiting in the queue may be of a spot
@@ -238,6 +239,13 @@ class ControllerLoop:
             raise
         except Exception as exc:
             self._failed(item, exc)
+        self._tell_aside()
+
+    def _tell_aside(self) -> None:
+        """What the PINs' own events said (a lockout lifted) is told as the table's own."""
+        if self.service.aside:
+            effects, self.service.aside = self.service.aside, []
+            self._told(None, effects)
 
     def _failed(self, item: Input, exc: Exception) -> None:
         """An input the table took, which the code failed on: nothing of it was applied (the

@@ -94,6 +94,8 @@ class TableService:
                  runners: PinGuard | None = None) -> None:
         self.journal = journal
         self.keep_rounds, self.checkpoint_rounds = keep_rounds, checkpoint_rounds
+        # What the PINs' own events said (a lockout lifted), for the loop to tell the display.
+        self.aside: list[Effect] = []
         self.disk = disk
         self.utc, self.monotonic_ns = utc, monotonic_ns
         self.pins = Pins(pin_guard or PinGuard(supervisors), dealers or PinGuard({}, "dealer"),
@@ -143,7 +145,7 @@ class TableService:
         when due."""
         answer, due = self.pins.refusal(role, who, pin, client, action)
         for event in due:
-            self.submit(event)
+            self.aside += self.submit(event)
         return answer
 
     def refusals_due(self, ending: bool = False) -> int:
@@ -151,7 +153,7 @@ class TableService:
         controller stops); how many events that made."""
         due = self.pins.due(ending)
         for event in due:
-            self.submit(event)
+            self.aside += self.submit(event)
         return len(due)
 
     def _rebuild(self) -> None:

@@ -273,6 +273,7 @@ def test_every_loopback_address_is_the_kiosk_whose_lockout_a_supervisor_lifts(
         until(table.loop, lambda: table.loop.handled["LiftLockout"] == 2)
         [lifted] = [e for e in read_events(path) if isinstance(e, LockoutLifted)]
         assert (lifted.by, lifted.client) == ("sup1", KIOSK)
+        assert f"PIN lockouts at {KIOSK} lifted by supervisor sup1" in table.loop.notices_now()
         table.post(sign_in("D-8", PIN))
         table.handle(per_client + 2)
         assert table.loop.service.table.dealer == "D-8"
