@@ -25,6 +25,8 @@ from controller.game.events import (
     DiskLow,
     DiskOk,
     Event,
+    InputFailed,
+    LockoutLifted,
     PayoutRead,
     PinsRefused,
     PlayerLeft,
@@ -79,6 +81,11 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES,
                 f"{event.reason}{lockout}")
     if isinstance(event, PinsRefused):
         return _pins_refused(event)
+    if isinstance(event, InputFailed):
+        return (f"input set aside: the controller could not apply it ({event_words(event.input)}"
+                f": {event.error})" + ("; the round held for review" if event.hold else ""))
+    if isinstance(event, LockoutLifted):
+        return f"PIN lockouts at {event.client} lifted by supervisor {event.by}"
     if isinstance(event, DeviceAlarm):
         return f"{event.device} alarm: {seat_wagers_in_words(event.text, tables)}" + (
             " (on hold)" if event.hold else "")

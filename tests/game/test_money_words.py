@@ -30,6 +30,8 @@ from hypothesis import strategies as st
 
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
+from controller.daemon.inputs import LiftLockout
+from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.display.view import view
 from controller.game.alerts import Alert
@@ -57,6 +59,7 @@ from controller.game.events import (
     DiskLow,
     DiskOk,
     Event,
+    InputFailed,
     NewShoe,
     PayoutConfirmed,
     PayoutOverridden,
@@ -167,9 +170,13 @@ class Stream:
     def __init__(self, game: str, money: Currency, seed: int, said: Said) -> None:
         self.game, self.money, self.said = game, money, said
         self.rng = random.Random(seed)
-        self.service = TableService(pin_guard=GUARD)
+        self.service = TableService(pin_guard=PinGuard(GUARD.pins))  # its own lockouts
         self.cashier = Cashier(money.code, money.locale)
         self.submit(config_change(game, RULES[game], TABLES[game], REGISTRY, money))
+        # The loop's own words (the cash rules, a lockout lifted): what it tells, noted too.
+        self.clock = [1000.0]
+        self.loop = ControllerLoop(self.service, clock=lambda: self.clock[0])
+        self.loop.listeners.append(lambda event, effects: self.note(effects))
 
     def submit(self, event: Event) -> None:
         self.note(self.service.submit(event))
@@ -337,7 +344,7 @@ class Stream:
         """What happens beside the rounds: devices, the shoe, the disk, people, PINs, the
         books."""
         rng, service = self.rng, self.service
-        choice = rng.randrange(17)
+        choice = rng.randrange(18)
         device = rng.choice(("shoe", "pads"))
         if choice == 0:
             self.submit(DeviceLost(seq=0, device=device, reason=rng.choice(("", "unplugged"))))
@@ -386,6 +393,8 @@ class Stream:
             self.submit(RoundVoided(seq=0, by=self.sup()))
         elif choice == 15:
             self.books()
+        elif choice == 16:
+            self.at_the_loop()
         else:
             self.submit(PayoutConfirmed(seq=0))
 
@@ -405,6 +414,26 @@ class Stream:
                      medium=rng.choice(("cash", "marker"))),
             ChipsLeft(seq=0, seat=seat, amount=rng.choice(AMOUNTS),
                       how=rng.choice(("walked", "colored_up"))))))
+
+
+    def at_the_loop(self) -> None:
+        """What only the loop says: cash past the table's rules (unsigned over the supervisor's
+        limit, over the largest, twice at a seat within seconds, a minute of those merged), a
+        lockout lifted by a supervisor's PIN, or none to lift; and an input set aside."""
+        rng, loop = self.rng, self.loop
+        seat = rng.randint(1, 7)
+        amount = rng.choice((rng.choice(AMOUNTS), rng.choice(AMOUNTS), 300_001, 10_000_001))
+        cash = rng.choice((BoughtIn(seq=0, seat=seat, amount=amount, medium="cash"),
+                           ChipsLeft(seq=0, seat=seat, amount=amount, how="walked")))
+        for _ in range(rng.randint(2, 3)):  # the second too soon after the first
+            loop.handle(cash)
+        self.clock[0] += rng.choice((1.0, 61.0))
+        loop.step(0.0)
+        for n in range(rng.choice((0, 5))):  # five wrong PINs there lock the client out
+            loop.handle(LiftLockout(f"X-{n}", "0000", "kiosk"))
+        loop.handle(LiftLockout(SUPERVISOR, PIN, "kiosk"))
+        self.submit(InputFailed(seq=0, input=rng.choice(("card_drawn", "bought_in")),
+                                error="ZeroDivisionError", hold=rng.random() < 0.5))
 
 
 def streams(seeds: range) -> Iterator[tuple[Currency, Said]]:
