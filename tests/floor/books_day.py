@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from controller.daemon.cash_desk import DEFAULT_CASH
 from controller.game.cashier import Cashier
 from simulators.rig import PIN
 from tests.display.live import displayed
@@ -74,7 +75,10 @@ class Desk:
                   "supervisor": "sup", "pin": PIN, **({"request": request} if request else {})})
 
     def buy_in(self, seat: int, amount: int, medium: str = "cash") -> None:
-        self.act({"action": "buy_in", "seat": seat, "amount": amount, "medium": medium})
+        signed = {"supervisor": "sup", "pin": PIN} if amount > DEFAULT_CASH.supervisor_over \
+            else {}  # over $3,000.00 a supervisor signs it (issue 47)
+        self.act({"action": "buy_in", "seat": seat, "amount": amount, "medium": medium,
+                  **signed})
         self.sold += amount
 
     def layout_win(self) -> int:
