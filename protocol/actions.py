@@ -189,9 +189,14 @@ class Cash(Action):
     """Cash (or chips) leaving or joining a seat's chips: a supervisor signs it with their
     PIN where the table asks for one."""
 
+    seat: SeatNumber
+    amount: Amount
+    supervisor: Who | None = None
+    pin: Pin | None = None
+
     @model_validator(mode="after")
     def _signed_whole(self) -> Cash:
-        if (getattr(self, "supervisor", None) is None) != (getattr(self, "pin", None) is None):
+        if (self.supervisor is None) != (self.pin is None):
             raise ValueError(said("field supervisor: a supervisor signs with their id and PIN "
                                   "together"))
         return self
@@ -202,11 +207,7 @@ class BuyIn(Cash):
     supervisor_over`, with a supervisor's id and PIN."""
 
     action: Literal["buy_in"]
-    seat: SeatNumber
-    amount: Amount
     medium: Literal["cash", "marker"] = "cash"
-    supervisor: Who | None = None
-    pin: Pin | None = None
 
 
 class ChipsOut(Cash):
@@ -214,11 +215,7 @@ class ChipsOut(Cash):
     table's `[books] supervisor_over`, with a supervisor's id and PIN."""
 
     action: Literal["chips_out"]
-    seat: SeatNumber
-    amount: Amount
     how: Literal["walked", "colored_up"] = "walked"
-    supervisor: Who | None = None
-    pin: Pin | None = None
 
 
 class TrayCount(Action):
