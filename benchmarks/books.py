@@ -94,9 +94,10 @@ def fill(db: psycopg.Connection, tables: int, days: int, buy_ins: int, patrons: 
                 for d in range(days - 1):  # the last day's comes by the import timed
                     copy.write_row((f"t-{t:04d}", last - timedelta(days=days - 1 - d),
                                     3_000_000, "bench", "bench"))
-        # every message stored without a gap: the drop's checks run whole
-        cursor.execute("INSERT INTO tables (table_id, through) SELECT DISTINCT table_id, "
-                       "%s FROM tallies ON CONFLICT DO NOTHING", (10**10,))
+        # every message stored without a gap (the drop's checks run whole), and each table
+        # heard from (a drop is imported only for a table the floor knows)
+        cursor.execute("INSERT INTO tables (table_id, through, stored_n) SELECT DISTINCT "
+                       "table_id, %s, %s FROM tallies ON CONFLICT DO NOTHING", (10**10, 10**10))
     db.execute("ANALYZE")
 
 
