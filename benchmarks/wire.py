@@ -26,7 +26,7 @@ from benchmarks.common import machine
 from floor.defaults import PACKET_ROOM
 from floor.schema import migrate
 from floor.store import connect
-from protocol import codec, topics
+from protocol import limits, topics
 from protocol.messages import MESSAGES
 from tests.floor.harness import FloorProcess, Sender, wait_until
 from tests.servers import Mosquitto, Postgres
@@ -63,7 +63,7 @@ def main() -> None:
     try:
         chosen = [a for a in attacks("rogue-1") if a.kind in (*MESSAGES, "status")]
         chosen = chosen[::20] if args.quick else chosen
-        kept = [a for a in chosen if len(a.payload) <= codec.MAX_MESSAGE + PACKET_ROOM]
+        kept = [a for a in chosen if len(a.payload) <= limits.MAX_MESSAGE + PACKET_ROOM]
         for phase in ("at rest", "under attack"):
             took: list[float] = []
             until = threading.Event()

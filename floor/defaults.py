@@ -4,7 +4,7 @@ from the modules that use them, so the command line loads none of their dependen
 import re
 from typing import Final
 
-from protocol.codec import MAX_MESSAGE
+from protocol.limits import MAX_MESSAGE
 
 GROUP: Final = "tablectl-floor"  # the shared subscription group: a secret in production
 GROUP_VARIABLE: Final = "TABLECTL_FLOOR_GROUP"  # where a floor process finds the secret one

@@ -20,6 +20,7 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from protocol.fields import MEANINGS
+from protocol.limits import MAX_DEPTH, MAX_DIGITS, MAX_MESSAGE
 from protocol.messages import (
     COMMANDS,
     MAJOR,
@@ -30,9 +31,6 @@ from protocol.messages import (
     TableMessage,
 )
 
-MAX_MESSAGE: Final = 256 * 1024  # the largest payload: the shipped broker's limit too
-MAX_DEPTH: Final = 32  # a round's body nests 4 deep; a day's summary 6
-MAX_DIGITS: Final = 24  # a number's characters: 2**63 has 19 digits
 # Strings, each taken whole, closed or not (so a text that never ends is one match, never
 # started again inside it): what is left is the payload's structure.
 _STRINGS: Final = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?', re.DOTALL)

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from controller.game.ratings import ID_PATTERN
 from protocol import actions, examples, fields, topics
-from protocol.codec import MAX_DEPTH, MAX_DIGITS, MAX_MESSAGE
+from protocol.limits import MAX_DEPTH, MAX_DIGITS, MAX_MESSAGE
 from protocol.messages import COMMANDS, MESSAGES, VERSION, Status
 
 DOCS: Final = Path(__file__).resolve().parent.parent / "docs"

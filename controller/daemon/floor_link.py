@@ -74,8 +74,9 @@ from controller.journal.files import utc_now
 from controller.journal.outbox import refused_body
 from protocol import codec as wire
 from protocol import topics
-from protocol.codec import MAX_MESSAGE, Refused
+from protocol.codec import Refused
 from protocol.fields import clean, clean_name
+from protocol.limits import MAX_MESSAGE
 from protocol.messages import VERSION, SeatCommand, Status, StoredWord
 
 WINDOW: Final = 200  # messages published and not yet acknowledged by the broker

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from controller.game.events import DeviceFound, DeviceLost
 from floor.defaults import PACKET_ROOM
 from protocol import topics
-from protocol.codec import MAX_MESSAGE
+from protocol.limits import MAX_MESSAGE
 from tests.floor.harness import FloorProcess, LinkedTable, Sender, one, reconciled, wait_until
 from tests.floor.hostile import TABLE, good_message, hostile
 from tests.servers import Mosquitto, Postgres

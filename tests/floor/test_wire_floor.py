@@ -22,7 +22,7 @@ import pytest
 from floor.defaults import PACKET_ROOM
 from floor.ingest import Ingest
 from floor.store import REJECTED_KEEP
-from protocol import codec, examples, topics
+from protocol import codec, examples, limits, topics
 from protocol.fields import TEXT_PATTERN, UTC_PATTERN
 from protocol.messages import MESSAGES, Status
 from tests.floor.harness import (
@@ -91,7 +91,7 @@ def test_every_attack_is_refused_while_the_floor_serves(tmp_path: Path, broker: 
         targets += [(attack, "bj-01") for attack in honest[::-(-len(honest) // room)]]
         for index, (attack, table_id) in enumerate(targets):
             rogue.send(_topic(attack.kind, table_id), attack.payload)
-            if len(attack.payload) <= codec.MAX_MESSAGE + PACKET_ROOM:
+            if len(attack.payload) <= limits.MAX_MESSAGE + PACKET_ROOM:
                 sent.append(attack.payload)
             if index % 1000 == 0:
                 table.play(1)  # the honest table deals on meanwhile

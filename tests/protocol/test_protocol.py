@@ -35,7 +35,7 @@ from controller.game.events import (
 from controller.game.table_config import config_change
 from controller.journal import Journal
 from controller.journal import codec as stored
-from protocol import codec, examples, publish, topics
+from protocol import codec, examples, limits, publish, topics
 from protocol.fields import MAX_NAME, MAX_TOTAL, NAME_PATTERN, TEXT_PATTERN, clean, clean_name
 from protocol.messages import COMMANDS, MESSAGES, SeatCommand, Status, StoredWord
 from simulators.autopilot import Autopilot
@@ -50,7 +50,7 @@ def decode(kind: str, payload: bytes) -> object:
     if kind == "status":
         return codec.status(payload)
     if kind in COMMANDS:
-        return codec.command(kind, payload, codec.MAX_MESSAGE)
+        return codec.command(kind, payload, limits.MAX_MESSAGE)
     return codec.message(payload)[0]
 
 
@@ -101,7 +101,7 @@ def test_two_faults_at_once_are_refused(first: Attack, second: Attack) -> None:
 
 
 @pytest.mark.parametrize(("payload", "reason"), [
-    (b"x" * (codec.MAX_MESSAGE + 1), "over the limit"),
+    (b"x" * (limits.MAX_MESSAGE + 1), "over the limit"),
     (b'{"a": "\xff"}', "not UTF-8 at byte 7"),
     (b'{"n": NaN}', "NaN is not a number"),
     (b'{"n": 1e999}', "not a number a table sends"),
