@@ -31,7 +31,7 @@ from benchmarks.common import machine, upper
 from controller.analysis import skill
 from controller.analysis.edges import ShoeEdges, effects
 from controller.analysis.protection import assess
-from controller.commands.settle import settle_session
+from controller.commands.script import settle_session
 from controller.game.cards import Card
 from controller.game.events import ConfigChanged
 from controller.game.observations import Observed, Watch

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from controller.commands.settle import settle_session
+from controller.commands.script import settle_session
 from controller.game.paytables import PayTables
 
 # No property test fails for being slow on a loaded machine: examples have no deadline.

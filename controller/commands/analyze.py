@@ -18,10 +18,6 @@ from controller.commands.inputs import (
     Whole,
 )
 from controller.daemon.checked_files import CONFIGURATION, BadInput
-from controller.game.names import by_bet
-from controller.game.paytables import PayTableError, PayTables
-from controller.game.rules.blackjack import RulesError
-from controller.game.table_config import TABLE_OPTIONS
 
 if TYPE_CHECKING:
     from controller.daemon.config_file import RunConfig
@@ -35,6 +31,8 @@ MAX_SEED: Final = 2**64 - 1  # the seeds numpy's generators take whole
 def cmd_analyze(args: argparse.Namespace) -> int:
     # The analysis extra (numpy) is needed here only: every other command runs without it.
     from controller.analysis.analyze import AnalysisError
+    from controller.game.paytables import PayTableError
+    from controller.game.rules.blackjack import RulesError
     try:
         return _analyze(args)
     except (AnalysisError, RulesError, PayTableError) as exc:
@@ -71,6 +69,9 @@ def _analyze(args: argparse.Namespace) -> int:
         raise BadInput(f"--pay-table {args.pay_table}: a pay table is one side bet's: name the "
                        "bet with --bet (without --bet every pay table of every wager is priced)")
     from controller.analysis.analyze import analyze, chosen_bet, options_from, render
+    from controller.game.names import by_bet
+    from controller.game.paytables import PayTables
+    from controller.game.table_config import TABLE_OPTIONS
     options = options_from(args.rules)
     bets: list[str] | None = None
     config: RunConfig | None = None
@@ -148,6 +149,7 @@ def _refuse_strays(args: argparse.Namespace) -> None:
 def _decisions(args: argparse.Namespace) -> int:
     """`analyze hand` and `--chart`: blackjack's decisions."""
     from controller.analysis.analyze import chart, hand, options_from
+    from controller.game.table_config import TABLE_OPTIONS
     options = options_from(args.rules)
     game = args.game
     if args.config:

@@ -15,7 +15,6 @@ from controller.commands.inputs import (
     TextFile,
 )
 from controller.daemon.checked_files import CONFIGURATION, PIN, BadInput, read_stdin_line
-from controller.game.supervisors import check_pin, hash_pin
 
 # How the pads' check of the payout (`[payout] verify`) is said in the summary.
 VERIFY_WORDS: Final = {"hold": "checked by the pads (a wrong one holds the round)",
@@ -58,6 +57,7 @@ def cmd_config_check(args: argparse.Namespace) -> int:
 def cmd_pin_hash(args: argparse.Namespace) -> int:
     """The hash of the PIN on standard input's first line, without its line ending (\\n or
     \\r\\n: what `printf '1234\\r\\n'` gives is 1234); typed at a terminal, not echoed."""
+    from controller.game.supervisors import check_pin, hash_pin
     typed = sys.stdin is not None and sys.stdin.isatty()
     pin = getpass.getpass("PIN: ") if typed else read_stdin_line(PIN)
     try:

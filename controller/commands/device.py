@@ -24,13 +24,6 @@ from controller.commands.inputs import (
     parse_usb_id,
 )
 from controller.daemon.checked_files import RECORDING, BadInput
-from controller.daemon.recording import RecordingError
-from controller.game.describe import round_line
-from controller.game.paytables import PayTableError, PayTables
-from controller.game.rules.blackjack import RulesError
-from controller.game.table_config import config_change
-from controller.journal import JournalError
-from controller.journal.fold import AnotherGame
 from devices import protocols
 
 MAX_SPEED: Final = 1000.0  # a replay's pace against the recording's: past it, as fast as it can
@@ -144,6 +137,9 @@ def reader_device(url: str, dealer_pattern: str | None,
 def record(path: Path, port: str, protocol: str, baud: int, game: str,
            pay_tables: dict[str, str]) -> int:
     from controller.daemon.recording import Recorder
+    from controller.game.paytables import PayTableError, PayTables
+    from controller.game.rules.blackjack import RulesError
+    from controller.game.table_config import config_change
     try:
         config_change(game, {}, pay_tables, PayTables.load())  # refuse a bad table up front
         recorder = Recorder(path, {"shoe": {"protocol": protocol, "port": {
@@ -158,6 +154,10 @@ def record(path: Path, port: str, protocol: str, baud: int, game: str,
 
 
 def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) -> int:
+    from controller.daemon.recording import RecordingError
+    from controller.game.describe import round_line
+    from controller.journal import JournalError
+    from controller.journal.fold import AnotherGame
     from simulators.replay import Replayer, summary
     try:
         records = Replayer(path, journal, speed).run()

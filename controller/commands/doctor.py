@@ -29,8 +29,6 @@ from controller.commands.inputs import (
     TextFile,
 )
 from controller.daemon.checked_files import CONFIGURATION
-from controller.journal import JournalError
-from controller.journal.verify import verify_chain
 
 if TYPE_CHECKING:  # the daemon's modules load when the doctor runs, not for every command
     from controller.daemon.config_file import JournalConfig, RunConfig, UsbConfig
@@ -182,6 +180,8 @@ def check_journal(path: Path) -> list[Finding]:
                         f"sudo chown the service user {folder}")]
     if not path.exists():
         return [Finding("ok", "journal", f"{path} will be created on the first start")]
+    from controller.journal import JournalError
+    from controller.journal.verify import verify_chain
     try:
         count, problem = verify_chain(path)
     except JournalError as exc:

@@ -44,7 +44,6 @@ from controller.daemon.checked_files import (
     BadInput,
     read_stdin_line,
 )
-from controller.i18n import catalogs
 from controller.i18n.languages import LANGUAGES
 from floor.defaults import (
     CLOCK_TOLERANCE_S,
@@ -105,6 +104,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             Limits(args.edge_time, args.edge_cpu, args.edge_memory), args.config_dir)
         _floor_name(options.process_name)
         if args.config_dir is not None:  # an operator's correction that cannot be used: now
+            from controller.i18n import catalogs
             for language in LANGUAGES:
                 catalogs.load(language, args.config_dir)
     except (ValueError, ZoneInfoNotFoundError) as exc:  # a time, a zone, a period, a .po

@@ -17,15 +17,14 @@ from typing import Any
 
 from controller.commands.common import Broken, journal_arguments, journal_path
 from controller.commands.inputs import MAX_NUMBER, MAX_RECORD, MAX_WORKERS, Day, Whole
-from controller.game.observations import Watch
-from controller.journal import JournalError
-from controller.journal.fold import journal_ratings
 
 
 def report(path: Path, day: str | None, archive: Sequence[Path], workers: int,
            number: int | None = None, start: int | None = None) -> dict[str, Any]:
     from controller.analysis.edges import edges
     from controller.analysis.protection import protect
+    from controller.game.observations import Watch
+    from controller.journal.fold import journal_ratings
     watch = Watch()
     ratings, configs = journal_ratings(path, day, archive, watch=watch, start=start)
     if number is not None:
@@ -72,6 +71,7 @@ def render(data: dict[str, Any]) -> str:
 
 
 def cmd_players_report(args: argparse.Namespace) -> int:
+    from controller.journal import JournalError
     path = journal_path(args)
     try:
         data = report(path, args.day, args.archive, args.workers or os.cpu_count() or 1,

@@ -21,7 +21,6 @@ from controller.commands.inputs import (
 )
 from controller.daemon.checked_files import CONFIGURATION, BadInput
 from controller.i18n.languages import LANGUAGES
-from controller.journal import JournalError
 
 if TYPE_CHECKING:
     from controller.daemon.app import Daemon
@@ -36,6 +35,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from controller.daemon import config_file
     from controller.daemon.app import Daemon, Options
     from controller.display.attach import attach
+    from controller.journal import JournalError
     try:
         config = config_file.load(args.config) if args.config else None
         if config is not None and args.dealer_errors:

@@ -29,7 +29,7 @@ from controller.analysis.protection import (
     ranks,
     spearman,
 )
-from controller.commands.settle import settle_session
+from controller.commands.script import settle_session
 from controller.game.cards import Card, parse_card
 from controller.game.decisions import DecisionPoint
 from controller.game.observations import Observed, RoundSeen, Watch

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from controller.commands.settle import settle_session
+from controller.commands.script import settle_session
 from controller.daemon.service import TableService
 from controller.game.events import CardDrawn, WagerPlaced
 from controller.journal import Journal

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.commands.settle import ScriptError, settle_session
+from controller.commands.script import ScriptError, settle_session
 from controller.game.layout import SPOTS
 from controller.game.paytables import PayTables
 

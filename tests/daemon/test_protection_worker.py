@@ -18,7 +18,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from controller.commands.players import report
-from controller.commands.settle import settle_session
+from controller.commands.script import settle_session
 from controller.daemon.protection import NEEDS_ANALYSIS, TIMEOUT_S, ProtectionWorker
 from controller.game.events import Event, RatingAssessed
 from controller.game.ratings import Rating

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from controller.commands.settle import ScriptedDealer, parse_script, settle_session
+from controller.commands.script import ScriptedDealer, parse_script, settle_session
 from controller.daemon.service import TableService
 from controller.game.cards import Card, parse_card
 from controller.game.decisions import decisions_of

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.commands.recall import round_view
+from controller.commands.rounds import round_view
 from controller.game.events import (
     Checkpoint,
     ControllerStarted,

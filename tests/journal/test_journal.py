@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from controller.commands.settle import settle_session
+from controller.commands.script import settle_session
 from controller.daemon.service import TableService
 from controller.journal import Journal, JournalError
 from controller.journal.files import KEPT
