@@ -5,38 +5,44 @@ from __future__ import annotations
 
 import argparse
 import functools
-import logging
+import importlib
 import os
 import re
 import sys
 import threading
 import traceback
 from collections.abc import Iterator, Sequence
-from importlib import metadata
-from typing import NoReturn
+from typing import Any, Final, NoReturn
 
-from controller.commands import (
-    analyze,
-    config,
-    device,
-    doctor,
-    floor,
-    journal,
-    players,
-    recall,
-    run,
-    settle,
-)
 from controller.commands.common import EXIT_BROKEN, EXIT_INTERRUPTED, EXIT_USAGE, Broken
-from controller.daemon import logs
 from controller.daemon.checked_files import BadInput
 
-# Each family adds its commands, in the order `tablectl --help` lists them.
-FAMILIES = (run.add_commands, config.add_commands, analyze.add_commands, doctor.add_commands,
-            settle.add_commands, recall.add_commands, players.add_commands, journal.add_commands,
-            config.add_pin_hash, floor.add_commands, device.add_commands)
+# Every command, in the order `tablectl --help` lists them: the family module that adds it, and
+# the function there that does. A command given loads its own family alone, so that `tablectl
+# run` loads no other command's modules (issue 48); `--help`, or no command, loads them all.
+COMMANDS: Final = (
+    ("run", "run", "add_commands"), ("config", "config", "add_commands"),
+    ("analyze", "analyze", "add_commands"), ("doctor", "doctor", "add_commands"),
+    ("settle", "settle", "add_commands"), ("recall", "recall", "add_commands"),
+    ("players", "players", "add_commands"), ("journal", "journal", "add_commands"),
+    ("day", "journal", "add_commands"), ("pin-hash", "config", "add_pin_hash"),
+    ("floor", "floor", "add_commands"), ("monitor", "device", "add_commands"),
+    ("record", "device", "add_commands"), ("replay", "device", "add_commands"))
 # A package missing -> the extra that installs it.
 EXTRAS = {"psycopg": "floor", "numpy": "analysis", "rich": "analysis"}
+
+
+class Version(argparse.Action):
+    """--version: the installed package's, read when asked (importlib.metadata takes longer to
+    load than the rest of `tablectl --help`)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        from importlib import metadata
+        print(f"{parser.prog} {metadata.version('tablectl')}")
+        parser.exit()
 
 
 class Parser(argparse.ArgumentParser):
@@ -48,13 +54,17 @@ class Parser(argparse.ArgumentParser):
                   f"{_one_line(f'{where[2]} ({where[1]})' if where else message)}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser for `argv`: its command's family alone where it names one, else every
+    family's."""
     parser = Parser(prog="tablectl", description="The `tablectl` command line.")
-    parser.add_argument("--version", action="version",
-                        version=f"%(prog)s {metadata.version('tablectl')}")
+    parser.add_argument("--version", action=Version)
     commands = parser.add_subparsers(dest="command", required=True)
-    for add_commands in FAMILIES:
-        add_commands(commands)
+    given = next((word for word in argv if not word.startswith("-")), None)
+    chosen = [(m, f) for name, m, f in COMMANDS if name == given] or \
+        [(m, f) for _, m, f in COMMANDS]
+    for module, function in dict.fromkeys(chosen):
+        getattr(importlib.import_module(f"controller.commands.{module}"), function)(commands)
     for sub in subcommands(parser):
         sub.set_defaults(said_by=_said_by(sub.prog))
         if sub.get_default("func") is not None and "verbose" not in {
@@ -95,11 +105,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     said_by, verbose = "tablectl", False
     before = threading.excepthook
     try:
-        args, extra = build_parser().parse_known_args(argv)
+        argv = sys.argv[1:] if argv is None else argv
+        args, extra = build_parser(argv).parse_known_args(argv)
         said_by, verbose = args.said_by, args.verbose
         if extra:  # argparse would say so as `tablectl`, not as the command given them
             print(f"{said_by}: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
             return EXIT_USAGE
+        import logging
+
+        from controller.daemon import logs  # structlog: loaded for a command that runs
         logs.configure(logging.DEBUG if verbose else logging.INFO)
         threading.excepthook = functools.partial(_thread_failed, said_by, verbose)
         code: int = args.func(args)

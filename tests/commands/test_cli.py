@@ -261,7 +261,7 @@ def test_bad_input_is_one_line_and_exit_2(case: Case, tmp_path: Path,
     parser = build_parser()
     for sub in leaves(parser).values():
         sub.set_defaults(func=taken)
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda argv=(): parser)
     argv = case.argv(tmp_path)
     before = tree(tmp_path)
     try:

@@ -233,7 +233,7 @@ def test_a_bug_is_one_line_naming_the_command_and_v_gives_its_traceback(
         verbose: bool, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     parser = cli.build_parser()
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda argv=(): parser)
     leaves = {sub.prog: sub for sub in cli.subcommands(parser)}
     leaves["tablectl recall"].set_defaults(func=a_bug)
     leaves["tablectl journal verify"].set_defaults(func=a_thread_dies)
