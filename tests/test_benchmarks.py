@@ -59,7 +59,8 @@ def test_every_benchmark_runs_with_one_command() -> None:
                    "counter 1-12       counting", "skill cost of the flat player",
                    "bets by place in the shoe", "Lucky 8 in runs, 1 in 20",
                    "edge job, blackjack-table.toml", "a dealer who pays right",
-                   "last chip's report to the mark on the display"):
+                   "last chip's report to the mark on the display",
+                   "tablectl --help", "MiB at READY"):
         assert figure in result.stdout
 
 
