@@ -99,7 +99,8 @@ class Model(BaseModel):
     """Exactly the fields declared: a missing one, an extra one or one of the wrong kind is
     refused, naming it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True,
+                              defer_build=True)
 
 
 # ----- a round ---------------------------------------------------------------------------------
