@@ -382,7 +382,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
 
     retire = floor_commands.add_parser(
         "retire", help="end a stopped floor process's broker session for good")
-    retire.add_argument("name", help="the process's --name")
+    retire.add_argument("name", metavar="NAME", help="the process's --name")
     _broker_arguments(retire)
     _db_argument(retire, "the floor database (to refuse a process that is running)")
     retire.set_defaults(func=cmd_retire)
@@ -406,7 +406,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     disable = user_commands.add_parser("disable",
                                        help="disable a supervisor and end their sessions")
     for command in (add, disable):
-        command.add_argument("name", help="the supervisor's login name")
+        command.add_argument("name", metavar="NAME", help="the supervisor's login name")
         _db_argument(command)
         command.set_defaults(func=cmd_user)
     add.add_argument("--reset-password", action="store_true",
