@@ -16,6 +16,7 @@ from controller.commands.common import (
     journal_arguments,
     journal_config,
     journal_path,
+    os_error,
 )
 from controller.commands.inputs import (
     Day,
@@ -61,7 +62,11 @@ def cmd_journal_export(args: argparse.Namespace) -> int:
     except JournalError as exc:
         raise Broken(str(exc)) from None
     if args.out:
-        with args.out.open("w", newline="", encoding="utf-8") as out:
+        try:
+            out = args.out.open("w", newline="", encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(os_error(exc, {"--out": args.out})) from None
+        with out:
             count = write(iter(rows), args.format, out)
         print(f"{args.out}: {count} rows of day {args.day}", file=sys.stderr)
     else:
@@ -74,8 +79,10 @@ def cmd_journal_archive(args: argparse.Namespace) -> int:
     path = journal_path(args)
     try:
         copied = copy_out(path, args.to)
-    except (JournalError, OSError) as exc:
+    except JournalError as exc:
         raise Broken(str(exc)) from None
+    except OSError as exc:  # the folder copied to, as a rule
+        raise Broken(os_error(exc, {"--to": args.to, "--journal": path})) from None
     print(f"copied {len(copied)} closed days to {args.to}" +
           (f": {', '.join(copied)}" if copied else " (none was waiting)"))
     return 0
@@ -84,11 +91,15 @@ def cmd_journal_archive(args: argparse.Namespace) -> int:
 def cmd_journal_keygen(args: argparse.Namespace) -> int:
     from controller.daemon.config_file import default_key
     from controller.journal.signing import keygen
-    key = args.key or journal_config(args).key or default_key(journal_path(args, existing=False))
+    configured = None if args.key else journal_config(args).key
+    key = args.key or configured or default_key(journal_path(args, existing=False))
+    given = "--key" if args.key else "journal.key of --config" if configured else "--journal"
     try:
         public, fingerprint = keygen(key)
-    except (JournalError, OSError) as exc:
+    except JournalError as exc:
         raise BadInput(str(exc)) from None
+    except OSError as exc:  # a folder that cannot be made, a key that cannot be written
+        raise BadInput(os_error(exc, {given: key})) from None
     print(f"signing key {key} (readable by this user only), public key {public}, "
           f"fingerprint {fingerprint}; name the key in [journal] key of the configuration")
     return 0
