@@ -44,6 +44,13 @@ def os_error(exc: OSError, paths: Mapping[str, Path | None]) -> str:
     return f"{failed}: {why}" if failed is not None else why
 
 
+def counted(n: int, word: str, words: str = "") -> str:
+    """`n` of a thing in English, its word in the plural unless n is 1 (issue 48: "1 closed
+    days"): counted(1, "day") is "1 day", counted(2, "day") "2 days"; `words` where the plural
+    is not the word and an s ("1 copy", counted(2, "copy", "copies"))."""
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
 def default_journal() -> Path:
     """The journal in the user's state directory (XDG_STATE_HOME, else ~/.local/state)."""
     state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")

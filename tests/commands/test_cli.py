@@ -502,3 +502,12 @@ def test_every_usage_line_names_what_a_person_types() -> None:
         for action in parser._actions:
             if not action.option_strings and not action.choices:
                 assert str(action.metavar).isupper(), (parser.prog, action.dest)
+
+
+def test_a_count_is_said_in_its_number() -> None:
+    """Issue 48: `journal verify` said "1 closed days" (and `config check` "1 supervisors")."""
+    from controller.commands.common import counted
+    assert [counted(n, "closed day") for n in (0, 1, 2)] == [
+        "0 closed days", "1 closed day", "2 closed days"]
+    assert counted(1, "signature holds", "signatures hold") == "1 signature holds"
+    assert counted(3, "signature holds", "signatures hold") == "3 signatures hold"

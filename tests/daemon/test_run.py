@@ -132,7 +132,7 @@ def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
             rounds = json.loads(result.stdout)["rounds"]
             assert [r["status"] for r in rounds][:1] == ["confirmed"]
             assert {r["dealer"] for r in rounds} == {"DEMO-D1"}  # the demo's dealer signed in
-    assert "1 closed days, 1 signatures hold" in result.stdout
+    assert "1 closed day, 1 signature holds" in result.stdout
     ratings, _ = journal_ratings(journal)  # the demo rates its seats, one of them anonymous
     assert sorted((r.seat, r.player) for r in ratings) == [
         *((seat, f"DEMO-{seat}") for seat in range(1, 7)), (7, None)]
@@ -240,7 +240,7 @@ def test_the_demo_s_day_closed_offline_is_signed_with_its_key(tmp_path: Path) ->
     verify = tablectl("journal", "verify", "--public-key",
                       str(journal.with_name("table.key.pub")))
     assert verify.returncode == 0, verify.stdout + verify.stderr
-    assert "1 closed days, 1 signatures hold" in verify.stdout
+    assert "1 closed day, 1 signature holds" in verify.stdout
 
 
 @pytest.mark.slow
@@ -512,7 +512,7 @@ def test_config_check_summary_is_words_and_flags_no_supervisors(tmp_path: Path) 
     path.write_text(path.read_text() + f'[supervisors]\nfloor1 = "{hash_pin("4321")}"\n')
     result = config_check(path)
     assert result.returncode == 0 and len(result.stdout.splitlines()) == 1
-    assert "; 1 supervisors;" in result.stdout
+    assert "; 1 supervisor;" in result.stdout
 
 
 def doctor_command(*args: str, env: dict[str, str] | None = None
