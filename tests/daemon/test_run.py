@@ -268,7 +268,8 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
         code, stderr = stop(proc)
         shoe.stop()
     assert code == 0, stderr
-    assert json.loads(stderr.splitlines()[-1])["event"] == "stopped"
+    last = json.loads(stderr.splitlines()[-1])
+    assert (last["event"], last["rounds_ended"]) == ("stopped", 0)  # no round was dealt
     assert verify_chain(tmp_path / "journal.sqlite3")[1] is None
 
 
