@@ -538,6 +538,49 @@ def test_doctor_knows_the_demo_signs_with_its_own_key(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_doctor_passes_a_demo_machine_without_a_configuration(tmp_path: Path) -> None:
+    """Issue 48: without --config, doctor failed on a machine that only runs the demo (no udev
+    rule, the journal's folder not made yet: the demo makes it). It checks what the demo
+    needs, warns of what only a real table needs, says how to give a configuration, and
+    exits 0."""
+    result = doctor_command(env={"XDG_STATE_HOME": str(tmp_path / "state")})
+    assert result.returncode == 0, result.stdout
+    out = result.stdout
+    assert "FAIL" not in out
+    for line in ("  ok  python: ", "  ok  packages: the ", "  ok  demo shoe: ",
+                 "  ok  demo: the simulators load",
+                 f"  ok  journal: {tmp_path}/state/tablectl/journal.sqlite3 will be created"):
+        assert line in out, out
+    assert "warn  configuration: none given" in out
+    assert "fix: for a real table: tablectl doctor --config " in out
+    assert "udev rule" in out and "groups" in out  # said, as warnings at most
+
+
+def test_doctor_fails_a_demo_machine_that_cannot_run_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """What the demo needs is a failure when it is missing: a pseudo-terminal for the virtual
+    shoe, a package the table needs."""
+    from importlib import metadata
+
+    def no_pty() -> tuple[int, int]:
+        raise OSError(2, "No such file or directory")
+
+    known = metadata.version
+
+    def no_pyserial(name: str) -> str:
+        if name == "pyserial":
+            raise metadata.PackageNotFoundError(name)
+        return known(name)
+
+    monkeypatch.setattr(os, "openpty", no_pty)
+    monkeypatch.setattr(metadata, "version", no_pyserial)
+    failed = {f.check: f.detail for f in doctor.run_checks(None, tmp_path / "j.sqlite3")
+              if f.level == "FAIL"}
+    assert failed == {"demo shoe": "no pseudo-terminal: No such file or directory",
+                      "packages": "missing: pyserial"}
+
+
+@pytest.mark.slow
 def test_doctor_says_how_to_make_a_missing_key(tmp_path: Path) -> None:
     """The fix for a missing key is `journal keygen`, not "run doctor as the service user"."""
     path = tmp_path / "table.toml"
