@@ -94,9 +94,13 @@ def table_row(row: tuple[Any, ...], day: datetime, shift: datetime, now: datetim
      through, received, d_rounds, d_drop, d_win, s_rounds, s_drop, s_win, open_alerts) = row
     lag = (last_stored - last_utc).total_seconds() if last_stored and last_utc else None
     clock = (status_utc - received).total_seconds() if status_utc and received else None
+    # A clean stop's status keeps the last one's detail: its phase was the round's when the
+    # table stopped, no phase it is in (issue 48: "closed", "paying out"). A round it left
+    # deals on from its journal when it opens again; until then it has none.
+    phase = detail.get("phase") if status != "closed" else None
     return {"table": table, "game": game, "status": status, "rounds": rounds,
-            "round": detail.get("round"), "phase": detail.get("phase"),
-            "phase_text": phase_words(detail["phase"]) if detail.get("phase") else None,
+            "round": detail.get("round"), "phase": phase,
+            "phase_text": phase_words(phase) if phase else None,
             "hold": detail.get("hold"), "lost_devices": detail.get("lost_devices", []),
             "standing": detail.get("alerts", []), "status_utc": _iso(status_utc),
             "messages": stored_n, "through": through,

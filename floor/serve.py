@@ -2,7 +2,7 @@
 pit page (`floor.pit`) and then takes its share of every table's messages into PostgreSQL
 (`floor.ingest`). Run as many as the load needs, each with its own `--name`: they split the
 tables' messages between them and each pit page shows every table. SIGTERM or Ctrl-C stops it
-between two batches.
+between two batches, and it logs one `stopped` line with the messages it stored.
 
 A name is one process's: the broker keeps that process's session under it, and a second process
 under the same name would knock the first off the broker. The name is held as a PostgreSQL
@@ -187,8 +187,9 @@ async def _serve(options: ServeOptions) -> int:
         threading.excepthook = told
     if failures:
         log.critical("floor process ends on a failure", error=repr(failures[0]))
-        return 1
-    return 0
+    # One stop line, as `tablectl run` logs: the messages this process stored.
+    log.info("stopped", messages=ingest.counters.messages)
+    return 1 if failures else 0
 
 
 async def _watch(name: NameLock, ingest: Ingest, notifier: Notifier,

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-from controller.daemon.app import Daemon, Stopped
+from controller.daemon.app import Daemon, RoundsEnded, Stopped
 from controller.daemon.config_file import DisplayConfig, JournalConfig, default_key
 from controller.daemon.control import ControlServer, socket_path
 from controller.daemon.service import KEEP_ROUNDS
@@ -51,6 +51,7 @@ def demo(daemon: Daemon) -> int:
                   journal_config=JournalConfig(key=key), floor=options.floor is not None,
                   verify="hold", dealer_errors=options.dealer_errors, tray=DEMO_TRAY)
         assert rig.loop is not None
+        ended = RoundsEnded(rig.loop)  # the round a previous run left too, once it ends
         control = ControlServer(socket_path(journal), rig.loop.post)
         control.start()
         screen = daemon.display(rig.loop, f"demo {game}", DisplayConfig())
@@ -74,5 +75,5 @@ def demo(daemon: Daemon) -> int:
                 link.stop()  # drains, the display still showing how
             screen.stop()
             rig.close()
-    daemon.log.info("stopped", rounds=played)
+    daemon.log.info("stopped", rounds=ended.count)
     return 0

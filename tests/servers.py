@@ -7,6 +7,7 @@ its commands run as that user."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import pwd
 import shutil
@@ -23,10 +24,23 @@ PG_BIN = max(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.pare
              default=Path("/usr/lib/postgresql/15/bin"))
 
 
+# Ports the servers of the tests are started on: below the kernel's ephemeral range (32768 and up,
+# where a `port=0` listener or an outgoing connection lands), one block per pytest-xdist worker,
+# so that two workers never pick the same port between probing it and starting a server on it.
+PORTS_FROM, PORTS_PER_WORKER = 10000, 1000
+_next_port = itertools.count()
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A port nobody listens on, from this worker's own block."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    first = PORTS_FROM + int(worker.removeprefix("gw")) * PORTS_PER_WORKER
+    for _ in range(PORTS_PER_WORKER):
+        port = first + next(_next_port) % PORTS_PER_WORKER
+        with socket.socket() as probe, contextlib.suppress(OSError):
+            probe.bind(("127.0.0.1", port))
+            return port
+    raise RuntimeError(f"no free port in {first}-{first + PORTS_PER_WORKER - 1}")
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes] | None = None,

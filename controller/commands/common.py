@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,35 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ende
 class Broken(Exception):
     """Not the input but what a command found where it looked: a journal that is broken, a
     round not over, a database that refuses. One line, exit 1."""
+
+
+def os_error(exc: OSError, paths: Mapping[str, Path | None]) -> str:
+    """An OS error in words naming its path and the option that gave it (issue 48): "[Errno 2]
+    No such file or directory: '/proc/nope'" is "/proc/nope/j.sqlite3: its folder /proc/nope:
+    no such file or directory (--journal)". `paths` holds each path-taking option's path; the
+    error's file is one of them, a folder made for one, a file in one (an archive's days) or a
+    file kept beside one (the demo's key beside its journal)."""
+    why = exc.strerror[:1].lower() + exc.strerror[1:] if exc.strerror else str(exc)
+    failed = Path(os.fsdecode(exc.filename)) if exc.filename is not None else None
+    for option, path in paths.items():
+        if path is None or failed is None:
+            continue
+        if failed == path:
+            return f"{path}: {why} ({option})"
+        if failed in path.parents:
+            return f"{path}: its folder {failed}: {why} ({option})"
+        if path in failed.parents:
+            return f"{path}: {failed} in it: {why} ({option})"
+        if failed.parent == path.parent:
+            return f"{path}: {failed} beside it: {why} ({option})"
+    return f"{failed}: {why}" if failed is not None else why
+
+
+def counted(n: int, word: str, words: str = "") -> str:
+    """`n` of a thing in English, its word in the plural unless n is 1 (issue 48: "1 closed
+    days"): counted(1, "day") is "1 day", counted(2, "day") "2 days"; `words` where the plural
+    is not the word and an s ("1 copy", counted(2, "copy", "copies"))."""
+    return f"{n} {word if n == 1 else words or word + 's'}"
 
 
 def default_journal() -> Path:

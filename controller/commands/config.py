@@ -9,6 +9,7 @@ import sys
 from typing import Any, Final
 
 from controller.commands.common import (
+    counted,
     default_journal,
 )
 from controller.commands.inputs import (
@@ -38,8 +39,9 @@ def cmd_config_check(args: argparse.Namespace) -> int:
     days = config.journal_config
     close = (f"closed at {days.day_close:%H:%M} {days.timezone or 'local time'}" if days.day_close
              else "closed on demand")
-    print(f"{args.file}: ok: {config.game} table {config.name or '(no name)'}, {config.seats} "
-          f"seats; pay tables {tables or 'none'}; {len(config.supervisors)} supervisors; "
+    print(f"{args.file}: ok: {config.game} table {config.name or '(no name)'}, "
+          f"{counted(config.seats, 'seat')}; pay tables {tables or 'none'}; "
+          f"{counted(len(config.supervisors), 'supervisor')}; "
           f"devices {devices or 'none'}; display {config.display.bind}:{config.display.port}"
           f" in {config.display.cashier.currency}; payout {VERIFY_WORDS[config.payout.verify]}"
           f"; {cash}; journal "

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from controller.commands.common import os_error
 from controller.commands.inputs import (
     Baud,
     DeviceUrl,
@@ -145,8 +146,10 @@ def record(path: Path, port: str, protocol: str, baud: int, game: str,
         recorder = Recorder(path, {"shoe": {"protocol": protocol, "port": {
             "baudrate": baud, "bytesize": 8, "parity": "N", "stopbits": 1}}},
                             {"game": game, "rules": {}, "pay_tables": pay_tables})
-    except (RulesError, PayTableError, OSError) as exc:
+    except (RulesError, PayTableError) as exc:
         raise BadInput(str(exc)) from None
+    except OSError as exc:
+        raise BadInput(os_error(exc, {"FILE": path})) from None
     try:
         return monitor("shoe", port, protocol, baud, None, tap=recorder)
     finally:
@@ -161,8 +164,10 @@ def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) 
     from simulators.replay import Replayer, summary
     try:
         records = Replayer(path, journal, speed).run()
-    except (RecordingError, AnotherGame, JournalError, OSError, TimeoutError) as exc:
+    except (RecordingError, AnotherGame, JournalError, TimeoutError) as exc:
         raise BadInput(str(exc)) from None
+    except OSError as exc:  # the journal's folder, or the recording
+        raise BadInput(os_error(exc, {"--journal": journal, "FILE": path})) from None
     for record, entry in zip(records, summary(records), strict=True):
         # JSON Lines keep the keys and minor units; a person reads words and money
         print(json.dumps(entry) if as_json_lines else

@@ -1,12 +1,17 @@
 """`tablectl doctor`: what an installer gets wrong, each with how to fix it.
 
-Checks: the configuration, the shoe's device (present, readable and writable, the dialout
-group, unless root), the pads (libusb, present, permissions, the plugdev group), the card
-readers (present, readable, the input group), the udev
-rule, the journal (writable, and its chain verified), the signing key (the configuration's, or
-the demo's), the floor link (messages the floor lacks, messages refused
+Checks: the Python and the packages a table needs, the configuration, the shoe's device
+(present, readable and writable, the dialout group, unless root), the pads (libusb, present,
+permissions, the plugdev group), the card readers (present, readable, the input group), the
+udev rule, the journal (writable, and its chain verified), the signing key (the
+configuration's, or the demo's), the floor link (messages the floor lacks, messages refused
 for good), the clock (synchronised), the display (reachable). Exits 1 if any check fails;
 warnings alone exit 0.
+
+Without --config it checks the demo's machine (issue 48: it failed there on the udev rule and
+on a journal folder the demo makes itself): what the demo needs (a pseudo-terminal for its
+virtual shoe, the simulators, its journal's folder, its display's port) must hold; what only a
+real table needs (the udev rule, the dialout and plugdev groups) is a warning.
 """
 
 from __future__ import annotations
@@ -15,9 +20,12 @@ import argparse
 import grp
 import os
 import pwd
+import re
 import shutil
+import socket
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +43,8 @@ if TYPE_CHECKING:  # the daemon's modules load when the doctor runs, not for eve
 
 UDEV_RULE = Path("/etc/udev/rules.d/99-tablectl.rules")
 SERVICE_USER = "tablectl"  # systemd/tablectl.service's User=
+PYTHON = (3, 11)  # pyproject's requires-python
+A_REAL_TABLE = "a real table's devices need it; the demo does not"
 
 
 @dataclass(frozen=True)
@@ -63,11 +73,81 @@ def _in_group(name: str) -> bool:
     return group.gr_gid in os.getgroups() or group.gr_gid == os.getgid()
 
 
+def check_python() -> list[Finding]:
+    """The interpreter, and each package a table needs (the `analysis` extra: a warning, as
+    the table's own at its start)."""
+    from importlib import metadata
+
+    from controller.daemon.protection import NEEDS_ANALYSIS
+    version = ".".join(map(str, sys.version_info[:3]))
+    findings = [Finding("ok" if sys.version_info >= PYTHON else "FAIL", "python",
+                        f"{version} at {sys.executable}",
+                        f"Python {'.'.join(map(str, PYTHON))} or newer")]
+    try:
+        wanted = [req for req in metadata.requires("tablectl") or [] if "extra ==" not in req]
+    except metadata.PackageNotFoundError:
+        return [*findings, Finding("FAIL", "packages", "tablectl is not installed in this "
+                                   "Python", "pip install -e . (from the checkout)")]
+    missing = []
+    for requirement in wanted:
+        name = re.match(r"[A-Za-z0-9._-]+", requirement)
+        try:
+            metadata.version(name[0] if name else requirement)
+        except metadata.PackageNotFoundError:
+            missing.append(name[0] if name else requirement)
+    findings.append(Finding("FAIL", "packages", f"missing: {', '.join(missing)}",
+                            "pip install -e . (from the checkout)") if missing else
+                    Finding("ok", "packages", f"the {len(wanted)} packages a table needs are "
+                                                   "installed"))
+    try:
+        metadata.version("numpy")
+    except metadata.PackageNotFoundError:
+        findings.append(Finding("warn", "analysis extra", NEEDS_ANALYSIS.partition(": pip")[0],
+                                "pip install 'tablectl[analysis]'"))
+    return findings
+
+
+def check_demo() -> list[Finding]:
+    """What the demo deals on besides the journal: a pseudo-terminal for its virtual shoe,
+    and the simulators (in the checkout's install, not in a table's wheel alone)."""
+    findings = []
+    try:
+        for fd in os.openpty():
+            os.close(fd)
+        findings.append(Finding("ok", "demo shoe", "a pseudo-terminal opens for the virtual "
+                                "shoe"))
+    except OSError as exc:
+        findings.append(Finding("FAIL", "demo shoe", f"no pseudo-terminal: {exc.strerror}",
+                                "mount /dev/pts (a container: run it with a tty)"))
+    try:
+        import simulators.demo  # noqa: F401  (the demo's table: the rig, the virtual devices)
+        findings.append(Finding("ok", "demo", "the simulators load"))
+    except ImportError as exc:
+        findings.append(Finding("FAIL", "demo", f"the simulators do not load: {exc}",
+                                "pip install -e . (from the checkout)"))
+    return findings
+
+
+def check_groups() -> list[Finding]:
+    """The groups a real table's devices need, without a configuration to name them: dialout
+    (the shoe's serial port), plugdev (the pads, the tray), input (card readers)."""
+    if os.geteuid() == 0:  # root opens any device
+        return [Finding("ok", "groups", "root: every device opens")]
+    lacking = [name for name in ("dialout", "plugdev", "input") if not _in_group(name)]
+    if not lacking:
+        return [Finding("ok", "groups", "this user is in dialout, plugdev and input")]
+    return [Finding("warn", "groups", f"this user is not in {', '.join(lacking)} "
+                    f"({A_REAL_TABLE})",
+                    f"sudo usermod -aG {','.join(lacking)} $USER (then log in again)")]
+
+
 def check_config(path: Path | None) -> tuple[list[Finding], RunConfig | None]:
     from controller.daemon import config_file
     if path is None:
-        return [Finding("warn", "configuration", "none given: `tablectl run` would start the "
-                        "demo table", "pass --config /etc/tablectl/table.toml")], None
+        return [Finding("warn", "configuration", "none given: these are the demo's checks "
+                        "(`tablectl run` without --config starts the demo table)",
+                        "for a real table: tablectl doctor --config /etc/tablectl/table.toml "
+                        "(examples/blackjack-table.toml is annotated)")], None
     try:
         config = config_file.load(path)
     except config_file.ConfigError as exc:
@@ -162,17 +242,23 @@ def check_readers(config: RunConfig) -> list[Finding]:
     return findings
 
 
-def check_udev() -> list[Finding]:
+def check_udev(demo: bool = False) -> list[Finding]:
     if UDEV_RULE.exists():
         return [Finding("ok", "udev rule", f"{UDEV_RULE} installed")]
-    return [Finding("FAIL", "udev rule", f"{UDEV_RULE} is missing",
+    return [Finding("warn" if demo else "FAIL", "udev rule",
+                    f"{UDEV_RULE} is missing{f' ({A_REAL_TABLE})' if demo else ''}",
                     "sudo cp systemd/99-tablectl.rules /etc/udev/rules.d/ && "
                     "sudo udevadm control --reload && sudo udevadm trigger")]
 
 
-def check_journal(path: Path) -> list[Finding]:
+def check_journal(path: Path, demo: bool = False) -> list[Finding]:
+    """The journal: its folder writable (the demo makes its own where it may), its chain."""
     folder = path.parent
     if not folder.exists():
+        above = next(p for p in folder.parents if p.exists())
+        if demo and os.access(above, os.W_OK):
+            return [Finding("ok", "journal", f"{path} will be created on the first start, "
+                            f"with its folder")]
         return [Finding("FAIL", "journal", f"{folder} does not exist",
                         f"sudo mkdir -p {folder} and give it to the service user")]
     if not os.access(folder, os.W_OK):
@@ -307,21 +393,32 @@ def check_display(config: RunConfig | None) -> list[Finding]:
         ok = False
     if ok:
         return [Finding("ok", "display", f"{url} answers")]
+    if config is None:  # the demo's: not running is no fault, its port held by another is
+        try:
+            with socket.create_server((host, port)):
+                pass
+        except OSError:
+            return [Finding("warn", "display", f"port {port} is held by a program that is not "
+                            "tablectl", "tablectl run --port 8081 (any free port)")]
+        return [Finding("ok", "display", f"port {port} is free for the demo's display")]
     return [Finding("warn", "display", f"{url} does not answer (is tablectl running?)",
                     "sudo systemctl status tablectl")]
 
 
 def run_checks(config_path: Path | None, journal: Path | None) -> list[Finding]:
     findings, config = check_config(config_path)
+    findings = check_python() + findings
     if config is not None:
         findings += check_shoe(config) + check_pads(config) + check_tray(config) + \
             check_readers(config)
-    findings += check_udev()
+    else:
+        findings += check_demo() + check_groups()
+    findings += check_udev(demo=config is None)
     from controller.daemon.config_file import JournalConfig
     path = journal or (config.journal if config and config.journal else default_journal())
     days = config.journal_config if config else JournalConfig()
-    findings += check_journal(path) + check_key(config, path) + check_days(path, days) + \
-        check_floor(path) + check_clock() + check_display(config)
+    findings += check_journal(path, demo=config is None) + check_key(config, path) + \
+        check_days(path, days) + check_floor(path) + check_clock() + check_display(config)
     return findings
 
 

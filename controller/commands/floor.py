@@ -24,7 +24,7 @@ from datetime import time, timedelta
 from typing import TYPE_CHECKING, Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from controller.commands.common import Broken
+from controller.commands.common import Broken, counted
 from controller.commands.inputs import (
     Address,
     BrokerUrl,
@@ -150,8 +150,8 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
         print(f"{table}: {line}")
     if found:
         return 1
-    print(f"{table}: the journal and the floor agree: {journal.last_n} messages, "
-          f"{len(journal.rounds)} rounds")
+    print(f"{table}: the journal and the floor agree: {counted(journal.last_n, 'message')}, "
+          f"{counted(len(journal.rounds), 'round')}")
     return 0
 
 
@@ -316,12 +316,11 @@ def cmd_drop(args: argparse.Namespace) -> int:
     except DropError as exc:
         for error in exc.errors:
             print(f"{args.file}: {error}", file=sys.stderr)
-        count = len(exc.errors)
-        raise BadInput(f"{args.file}: {count} error{'s' if count != 1 else ''}: nothing "
+        raise BadInput(f"{args.file}: {counted(len(exc.errors), 'error')}: nothing "
                        "imported") from None
     except psycopg.Error as exc:
         raise Broken(f"floor: {str(exc).strip()}") from None
-    print(f"{args.file}: {len(imported)} drops imported")
+    print(f"{args.file}: {counted(len(imported), 'drop')} imported")
     return 0
 
 
@@ -382,7 +381,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
 
     retire = floor_commands.add_parser(
         "retire", help="end a stopped floor process's broker session for good")
-    retire.add_argument("name", help="the process's --name")
+    retire.add_argument("name", metavar="NAME", help="the process's --name")
     _broker_arguments(retire)
     _db_argument(retire, "the floor database (to refuse a process that is running)")
     retire.set_defaults(func=cmd_retire)
@@ -406,7 +405,7 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     disable = user_commands.add_parser("disable",
                                        help="disable a supervisor and end their sessions")
     for command in (add, disable):
-        command.add_argument("name", help="the supervisor's login name")
+        command.add_argument("name", metavar="NAME", help="the supervisor's login name")
         _db_argument(command)
         command.set_defaults(func=cmd_user)
     add.add_argument("--reset-password", action="store_true",

@@ -13,9 +13,11 @@ from controller.commands.common import (
     EXIT_BROKEN,
     Broken,
     config_of,
+    counted,
     journal_arguments,
     journal_config,
     journal_path,
+    os_error,
 )
 from controller.commands.inputs import (
     Day,
@@ -43,13 +45,15 @@ def cmd_journal_verify(args: argparse.Namespace) -> int:
     if verdict.problem:
         print(f"journal {path}: BROKEN: {verdict.problem}")
         return EXIT_BROKEN
-    signed = (f", {verdict.signed} signatures hold" if key else
+    signed = (f", {counted(verdict.signed, 'signature holds', 'signatures hold')}" if key else
               ", signatures not checked (give --public-key)" if verdict.days else "")
-    away = (f"; days {', '.join(verdict.not_here)} were copied out and removed (give "
-            "--archive DIR to check them)" if verdict.not_here else "")
-    print(f"journal {path}: {verdict.records} records, chain intact, {verdict.days} closed "
-          f"days{signed}; settlements match the events (folded from record "
-          f"{verdict.folded_from}){away}")
+    gone = len(verdict.not_here)
+    away = (f"; {'day' if gone == 1 else 'days'} {', '.join(verdict.not_here)} "
+            f"{'was' if gone == 1 else 'were'} copied out and removed (give --archive DIR to "
+            f"check {'it' if gone == 1 else 'them'})" if gone else "")
+    print(f"journal {path}: {counted(verdict.records, 'record')}, chain intact, "
+          f"{counted(verdict.days, 'closed day')}{signed}; settlements match the events "
+          f"(folded from record {verdict.folded_from}){away}")
     return 0
 
 
@@ -61,9 +65,13 @@ def cmd_journal_export(args: argparse.Namespace) -> int:
     except JournalError as exc:
         raise Broken(str(exc)) from None
     if args.out:
-        with args.out.open("w", newline="", encoding="utf-8") as out:
+        try:
+            out = args.out.open("w", newline="", encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(os_error(exc, {"--out": args.out})) from None
+        with out:
             count = write(iter(rows), args.format, out)
-        print(f"{args.out}: {count} rows of day {args.day}", file=sys.stderr)
+        print(f"{args.out}: {counted(count, 'row')} of day {args.day}", file=sys.stderr)
     else:
         write(iter(rows), args.format, sys.stdout)
     return 0
@@ -74,9 +82,11 @@ def cmd_journal_archive(args: argparse.Namespace) -> int:
     path = journal_path(args)
     try:
         copied = copy_out(path, args.to)
-    except (JournalError, OSError) as exc:
+    except JournalError as exc:
         raise Broken(str(exc)) from None
-    print(f"copied {len(copied)} closed days to {args.to}" +
+    except OSError as exc:  # the folder copied to, as a rule
+        raise Broken(os_error(exc, {"--to": args.to, "--journal": path})) from None
+    print(f"copied {counted(len(copied), 'closed day')} to {args.to}" +
           (f": {', '.join(copied)}" if copied else " (none was waiting)"))
     return 0
 
@@ -84,11 +94,15 @@ def cmd_journal_archive(args: argparse.Namespace) -> int:
 def cmd_journal_keygen(args: argparse.Namespace) -> int:
     from controller.daemon.config_file import default_key
     from controller.journal.signing import keygen
-    key = args.key or journal_config(args).key or default_key(journal_path(args, existing=False))
+    configured = None if args.key else journal_config(args).key
+    key = args.key or configured or default_key(journal_path(args, existing=False))
+    given = "--key" if args.key else "journal.key of --config" if configured else "--journal"
     try:
         public, fingerprint = keygen(key)
-    except (JournalError, OSError) as exc:
+    except JournalError as exc:
         raise BadInput(str(exc)) from None
+    except OSError as exc:  # a folder that cannot be made, a key that cannot be written
+        raise BadInput(os_error(exc, {given: key})) from None
     print(f"signing key {key} (readable by this user only), public key {public}, "
           f"fingerprint {fingerprint}; name the key in [journal] key of the configuration")
     return 0
@@ -106,8 +120,8 @@ def cmd_journal_migrate(args: argparse.Namespace) -> int:
         print(f"journal {path}: schema {SCHEMA_VERSION} already, nothing to migrate")
         return 0
     count, kept = done
-    print(f"journal {path}: {count} records migrated to schema {SCHEMA_VERSION}; the original "
-          f"is kept as {kept}")
+    print(f"journal {path}: {counted(count, 'record')} migrated to schema {SCHEMA_VERSION}; "
+          f"the original is kept as {kept}")
     return 0
 
 

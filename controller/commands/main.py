@@ -49,9 +49,22 @@ class Parser(argparse.ArgumentParser):
     """argparse whose usage errors are one line, like every other refusal (see `main`)."""
 
     def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{_said_by(self.prog)}: {_one_line(self._in_words(message))}\n")
+
+    def _in_words(self, message: str) -> str:
+        """argparse's message, naming what a person types (issue 48): a missing command or
+        device as the choices to type, never its internal name (`floor_command`); any other
+        argument by its option or metavar, after the message."""
+        for action in self._actions:
+            if action.option_strings or not action.choices:
+                continue
+            noun = "command" if isinstance(action, argparse._SubParsersAction) else action.dest
+            if message == f"the following arguments are required: {action.dest}":
+                return f"choose a {noun}: {', '.join(action.choices)}"
+            if message.startswith(f"argument {action.dest}: "):  # its choices say which
+                return message.removeprefix(f"argument {action.dest}: ")
         where = re.fullmatch(r"argument (\S+): (.*)", message, re.S)
-        self.exit(EXIT_USAGE, f"{_said_by(self.prog)}: "
-                  f"{_one_line(f'{where[2]} ({where[1]})' if where else message)}\n")
+        return f"{where[2]} ({where[1]})" if where else message
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:

@@ -7,9 +7,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from controller.commands.common import (
-    default_journal,
-)
+from controller.commands.common import default_journal, os_error
 from controller.commands.inputs import (
     MAX_NUMBER,
     BrokerUrl,
@@ -36,6 +34,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from controller.daemon.app import Daemon, Options
     from controller.display.attach import attach
     from controller.journal import JournalError
+    paths: dict[str, Path | None] = {"--config": args.config}  # what an OSError names
     try:
         config = config_file.load(args.config) if args.config else None
         if config is not None and args.dealer_errors:
@@ -49,16 +48,22 @@ def cmd_run(args: argparse.Namespace) -> int:
                           args.journal, _floor_option(args, config), args.dealer_errors,
                           args.stay, args.language)
         daemon = Daemon(options, default_journal().parent, attach)
-        made = [path for path in _made_by_run(daemon.journal_path(config), config is None,
-                                              args.record) if not path.exists()]
+        journal = daemon.journal_path(config)
+        given = "journal.path of --config" if config and config.journal and not args.journal \
+            else "--journal"
+        paths = {given: journal, "--record": args.record, **paths}
+        made = [path for path in _made_by_run(journal, config is None, args.record)
+                if not path.exists()]
         try:
             return daemon.run((lambda: _demo(daemon)) if config is None else None)
         except BaseException:
             if not daemon.ready:
                 _remove(made)
             raise
-    except (config_file.ConfigError, JournalError, ValueError, OSError) as exc:
+    except (config_file.ConfigError, JournalError, ValueError) as exc:
         raise BadInput(str(exc)) from None
+    except OSError as exc:  # the journal's folder, the demo's key, the recording
+        raise BadInput(os_error(exc, paths)) from None
 
 
 def _demo(daemon: Daemon) -> int:

@@ -62,6 +62,29 @@ class Stopped(Exception):
     """Ctrl-C or SIGTERM: leave the main loop between two events."""
 
 
+class RoundsEnded:
+    """The rounds this process saw end, paid and confirmed or voided: the stop line's
+    `rounds` (issue 48: a restarted demo said `"rounds": 0` after it confirmed the round a
+    previous run left). A round a previous run opened counts once it ends here; the journal's
+    rounds ended before the start do not. Told after each commit, as the display is."""
+
+    def __init__(self, loop: ControllerLoop) -> None:
+        self.loop = loop
+        self.count = 0
+        self.open = self._current()
+        loop.listeners.append(lambda event, effects: self._committed())
+
+    def _current(self) -> int | None:
+        current = self.loop.service.table.current  # the table's: a failed write reloads it
+        return current.number if current else None
+
+    def _committed(self) -> None:
+        now = self._current()
+        if self.open is not None and now != self.open:
+            self.count += 1
+        self.open = now
+
+
 @dataclass
 class Options:
     config: RunConfig | None
@@ -197,7 +220,7 @@ class Daemon:
         for driver in drivers:
             driver.start()
         control.start()
-        played = service.table.rounds_played
+        ended = RoundsEnded(loop)
         try:
             self.announce_ready(screen, f"table {config.name or config.game} ready, journal "
                         f"{journal_path}")
@@ -216,7 +239,7 @@ class Daemon:
             journal.close()
             if recorder is not None:
                 recorder.close()
-        self.log.info("stopped", rounds=service.table.rounds_played - played)
+        self.log.info("stopped", rounds=ended.count)
         return 0
 
     def _recorder(self, config: RunConfig) -> Recorder | None:

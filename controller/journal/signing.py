@@ -81,17 +81,17 @@ def public_path(key: Path) -> Path:
 
 
 def keygen(path: Path) -> tuple[Path, str]:
-    """A new key at `path` (mode 0600, never overwritten) and its public half at `path.pub`."""
+    """A new key at `path` (mode 0600, never overwritten) and its public half at `path.pub`.
+    An OSError (a folder that cannot be made, a file that cannot be written) is the caller's
+    to word, by the option that named the path."""
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
+    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         raise JournalError(f"signing key {path}: exists already; a table keeps its key") from None
-    except OSError as exc:
-        raise JournalError(f"signing key {path}: cannot be written: {exc.strerror}") from None
     with os.fdopen(fd, "wb") as out:
         out.write(pem)
     public = public_path(path)

@@ -470,3 +470,44 @@ def test_archive_is_an_option_only_where_it_is_read() -> None:
                     if any("--archive" in a.option_strings for a in parser._actions)}
     assert with_archive == {"recall", "journal verify", "journal export", "floor reconcile",
                             "players report"}
+
+
+def test_a_missing_command_is_said_as_the_commands_to_type(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 48: `tablectl floor` said "the following arguments are required: floor_command".
+    Every family without its command (and `monitor` without its device) lists what to type."""
+    families = [parser for parser in [build_parser(), *subcommands(build_parser())]
+                if parser.get_default("func") is None or parser.prog == "tablectl monitor"]
+    assert {"tablectl", "tablectl floor", "tablectl journal", "tablectl floor user"} <= {
+        parser.prog for parser in families}
+    for parser in families:
+        words = parser.prog.split()[1:]
+        with pytest.raises(SystemExit) as ended:
+            main(words)
+        choices = next(action.choices for action in parser._actions
+                       if not action.option_strings and action.choices)
+        said = capsys.readouterr().err
+        assert ended.value.code == 2
+        assert said == (f"{cli._said_by(parser.prog)}: choose a "
+                        f"{'device' if words == ['monitor'] else 'command'}: "
+                        f"{', '.join(choices)}\n")
+
+
+def test_every_usage_line_names_what_a_person_types() -> None:
+    """Issue 48: a positional shows in usage lines and errors by its metavar (NAME, FILE) or
+    its choices, never by its internal dest (`name`, `floor_command`)."""
+    for parser in [build_parser(), *subcommands(build_parser())]:
+        usage = parser.format_usage()
+        assert "_command" not in usage, usage
+        for action in parser._actions:
+            if not action.option_strings and not action.choices:
+                assert str(action.metavar).isupper(), (parser.prog, action.dest)
+
+
+def test_a_count_is_said_in_its_number() -> None:
+    """Issue 48: `journal verify` said "1 closed days" (and `config check` "1 supervisors")."""
+    from controller.commands.common import counted
+    assert [counted(n, "closed day") for n in (0, 1, 2)] == [
+        "0 closed days", "1 closed day", "2 closed days"]
+    assert counted(1, "signature holds", "signatures hold") == "1 signature holds"
+    assert counted(3, "signature holds", "signatures hold") == "3 signatures hold"

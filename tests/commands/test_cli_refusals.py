@@ -298,3 +298,56 @@ def test_a_pay_table_file_is_read_as_far_as_its_limit(tmp_path: Path) -> None:
         assert result.returncode == 2
         assert result.stderr == f"tablectl: settle: {path}: {said}\n"
         path.unlink()
+
+
+# ----- OS errors -----------------------------------------------------------------------------
+
+def closed_journal(folder: Path) -> tuple[Path, str]:
+    """A journal with one closed day (unsigned), and that day's label."""
+    journal = folder / "j.sqlite3"
+    assert tablectl("settle", "--journal", str(journal),
+                    str(ROOT / "examples" / "blackjack-round.json")).returncode == 0
+    assert tablectl("day", "close", "--journal", str(journal)).returncode == 0
+    return journal, next((folder / "j.days").glob("*.sqlite3")).stem
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["run --journal", "run --journal (its key)", "run --record",
+                                  "journal keygen --key", "journal archive --to",
+                                  "journal export --out", "record FILE"])
+def test_an_os_error_names_its_option_and_its_path(case: str, tmp_path: Path) -> None:
+    """Issue 48: `tablectl run --journal /proc/nope/j.sqlite3` said a bare "[Errno 2] No such
+    file or directory: '/proc/nope'". Each path-taking option's OS error names the option and
+    the path it gave (and the file it failed on, where that is another)."""
+    shut = tmp_path / "shut"  # a folder that exists, read-only to this user (root too)
+    shut.mkdir()
+    journal, day = closed_journal(tmp_path) if case.startswith("journal") else (
+        tmp_path / "j.sqlite3", "")
+    command, given, said, option = {
+        "run --journal": ("run", ["--journal", "/proc/nope/j.sqlite3"],
+                          "/proc/nope/j.sqlite3: its folder /proc/nope: ", "--journal"),
+        "run --journal (its key)": ("run", ["--journal", "/proc/self/j.sqlite3"],
+                                    "/proc/self/j.sqlite3: /proc/self/table.key beside it: ",
+                                    "--journal"),
+        "run --record": ("run", ["--journal", str(journal), "--record", str(shut / "r.jsonl")],
+                         f"{shut / 'r.jsonl'}: ", "--record"),
+        "journal keygen --key": ("journal keygen", ["--journal", str(journal), "--key",
+                                                    str(shut / "k")], f"{shut / 'k'}: ", "--key"),
+        "journal archive --to": ("journal archive", ["--journal", str(journal), "--to",
+                                                     str(shut)],
+                                 f"{shut}: {shut / day}.sqlite3.tmp in it: ", "--to"),
+        "journal export --out": ("journal export", ["--journal", str(journal), "--day", day,
+                                                    "--out", str(shut / "day.csv")],
+                                 f"{shut / 'day.csv'}: ", "--out"),
+        "record FILE": ("record", ["--shoe", "/dev/null", str(shut / "r.jsonl")],
+                        f"{shut / 'r.jsonl'}: ", "FILE"),
+    }[case]
+    port = ["--port", "0"] if command == "run" else []
+    with read_only(shut):
+        result = tablectl(*command.split(), *port, *given, cwd=tmp_path,
+                          env={"XDG_STATE_HOME": str(tmp_path / "state")})
+    assert result.returncode in (1, 2)
+    assert result.stderr.startswith(f"tablectl: {command}: {said}"), result.stderr
+    assert result.stderr.endswith(f" ({option})\n"), result.stderr
+    assert "Errno" not in result.stderr and len(result.stderr.splitlines()) == 1
+    assert command != "run" or not journal.exists()  # a failed start leaves nothing it made

@@ -178,7 +178,7 @@ def test_a_second_close_of_a_date_is_found_by_the_name_it_was_given(tmp_path: Pa
 
     assert rounds(first) == [1, 2, 3, 4, 5] and rounds(second) == [3, 4, 5]
     verified = cli("journal", "verify", "--journal", journal, "--day", second)
-    assert verified.returncode == 0 and "1 closed days" in verified.stdout, verified.stderr
+    assert verified.returncode == 0 and "1 closed day," in verified.stdout, verified.stderr
     exported = cli("journal", "export", "--journal", journal, "--day", second, "--format",
                    "jsonl")
     assert {json.loads(line)["day"] for line in exported.stdout.splitlines()} == {second}
@@ -471,7 +471,7 @@ def test_the_signatures_hold_with_the_tables_key(three_days: tuple[Path, list[st
     assert "3 closed days, 3 signatures hold" in result.stdout
     day = cli("journal", "verify", "--journal", str(journal), "--day", labels[1],
               "--public-key", str(public))
-    assert day.returncode == 0 and "1 closed days, 1 signatures hold" in day.stdout
+    assert day.returncode == 0 and "1 closed day, 1 signature holds" in day.stdout
 
 
 @pytest.mark.slow

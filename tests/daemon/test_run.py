@@ -132,7 +132,7 @@ def test_demo_runs_reports_ready_and_stops_cleanly(tmp_path: Path,
             rounds = json.loads(result.stdout)["rounds"]
             assert [r["status"] for r in rounds][:1] == ["confirmed"]
             assert {r["dealer"] for r in rounds} == {"DEMO-D1"}  # the demo's dealer signed in
-    assert "1 closed days, 1 signatures hold" in result.stdout
+    assert "1 closed day, 1 signature holds" in result.stdout
     ratings, _ = journal_ratings(journal)  # the demo rates its seats, one of them anonymous
     assert sorted((r.seat, r.player) for r in ratings) == [
         *((seat, f"DEMO-{seat}") for seat in range(1, 7)), (7, None)]
@@ -240,7 +240,7 @@ def test_the_demo_s_day_closed_offline_is_signed_with_its_key(tmp_path: Path) ->
     verify = tablectl("journal", "verify", "--public-key",
                       str(journal.with_name("table.key.pub")))
     assert verify.returncode == 0, verify.stdout + verify.stderr
-    assert "1 closed days, 1 signatures hold" in verify.stdout
+    assert "1 closed day, 1 signature holds" in verify.stdout
 
 
 @pytest.mark.slow
@@ -268,7 +268,8 @@ def test_a_configured_table_with_its_shoe(tmp_path: Path, systemd: FakeSystemd) 
         code, stderr = stop(proc)
         shoe.stop()
     assert code == 0, stderr
-    assert json.loads(stderr.splitlines()[-1])["event"] == "stopped"
+    last = json.loads(stderr.splitlines()[-1])
+    assert (last["event"], last["rounds"]) == ("stopped", 0)  # no round was dealt
     assert verify_chain(tmp_path / "journal.sqlite3")[1] is None
 
 
@@ -512,7 +513,7 @@ def test_config_check_summary_is_words_and_flags_no_supervisors(tmp_path: Path) 
     path.write_text(path.read_text() + f'[supervisors]\nfloor1 = "{hash_pin("4321")}"\n')
     result = config_check(path)
     assert result.returncode == 0 and len(result.stdout.splitlines()) == 1
-    assert "; 1 supervisors;" in result.stdout
+    assert "; 1 supervisor;" in result.stdout
 
 
 def doctor_command(*args: str, env: dict[str, str] | None = None
@@ -534,6 +535,49 @@ def test_doctor_knows_the_demo_signs_with_its_own_key(tmp_path: Path) -> None:
     after = doctor_command(env=state).stdout
     assert f"  ok  signing key: {key} (the demo's)" in after
     assert "none configured" not in before + after
+
+
+@pytest.mark.slow
+def test_doctor_passes_a_demo_machine_without_a_configuration(tmp_path: Path) -> None:
+    """Issue 48: without --config, doctor failed on a machine that only runs the demo (no udev
+    rule, the journal's folder not made yet: the demo makes it). It checks what the demo
+    needs, warns of what only a real table needs, says how to give a configuration, and
+    exits 0."""
+    result = doctor_command(env={"XDG_STATE_HOME": str(tmp_path / "state")})
+    assert result.returncode == 0, result.stdout
+    out = result.stdout
+    assert "FAIL" not in out
+    for line in ("  ok  python: ", "  ok  packages: the ", "  ok  demo shoe: ",
+                 "  ok  demo: the simulators load",
+                 f"  ok  journal: {tmp_path}/state/tablectl/journal.sqlite3 will be created"):
+        assert line in out, out
+    assert "warn  configuration: none given" in out
+    assert "fix: for a real table: tablectl doctor --config " in out
+    assert "udev rule" in out and "groups" in out  # said, as warnings at most
+
+
+def test_doctor_fails_a_demo_machine_that_cannot_run_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """What the demo needs is a failure when it is missing: a pseudo-terminal for the virtual
+    shoe, a package the table needs."""
+    from importlib import metadata
+
+    def no_pty() -> tuple[int, int]:
+        raise OSError(2, "No such file or directory")
+
+    known = metadata.version
+
+    def no_pyserial(name: str) -> str:
+        if name == "pyserial":
+            raise metadata.PackageNotFoundError(name)
+        return known(name)
+
+    monkeypatch.setattr(os, "openpty", no_pty)
+    monkeypatch.setattr(metadata, "version", no_pyserial)
+    failed = {f.check: f.detail for f in doctor.run_checks(None, tmp_path / "j.sqlite3")
+              if f.level == "FAIL"}
+    assert failed == {"demo shoe": "no pseudo-terminal: No such file or directory",
+                      "packages": "missing: pyserial"}
 
 
 @pytest.mark.slow

@@ -284,3 +284,23 @@ def test_the_gaming_day_and_shift_follow_the_casino_clock() -> None:
                                                     "2026-11-22T08:30:00+00:00")
     with pytest.raises(ValueError, match="quarter hour"):
         Periods(time(6, 10))
+
+
+@pytest.mark.parametrize(("status", "phase", "words"), [
+    ("open", "shown", "paying out"), ("offline", "shown", "paying out"),
+    ("closed", None, None)])
+def test_a_closed_table_shows_no_live_phase(status: str, phase: str | None,
+                                            words: str | None) -> None:
+    """Issue 48: a stopped table showed on the pit as "closed" in phase "paying out": a clean
+    stop's status keeps the last status's detail, the phase the round was in when the table
+    stopped. A closed table is in no phase (its round number stays: the round it left deals on
+    when it opens again); an open one, or one the broker lost (it may deal on), shows its own."""
+    from datetime import UTC, datetime
+
+    from floor.queries import table_row
+    now = datetime(2026, 11, 22, 13, 30, tzinfo=UTC)
+    detail = {"round": 12, "phase": "shown", "hold": None, "lost_devices": [], "alerts": []}
+    row = table_row(("bj-01", "blackjack", status, detail, now, 40, 12, 40, now, now, 40, now,
+                     0, 0, 0, 0, 0, 0, 0), now, now, now)
+    assert (row["status"], row["round"], row["phase"], row["phase_text"]) == (
+        status, 12, phase, words)

@@ -253,3 +253,20 @@ def test_retiring_a_floor_process(tmp_path: Path, broker: Mosquitto, floor_dsn: 
     retired = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
     assert retired.returncode == 0, retired.stderr
     assert "its session at" in retired.stdout
+
+
+def test_a_stopped_floor_logs_its_stop_line(tmp_path: Path, broker: Mosquitto,
+                                            floor_dsn: str) -> None:
+    """Issue 48: every long-running process logs one `stopped` line when it stops (README, "The
+    service"), as `run` does; `floor serve` logged none. Its count is this process's."""
+    floor = FloorProcess(broker.url, floor_dsn, "a", tmp_path).start().subscribed()
+    try:
+        sender = Sender(broker.port)
+        sender.send("tablectl/tables/bj-01/journal/device", message("bj-01", 1))
+        sender.close()
+        wait_until(lambda: one(floor_dsn, "SELECT count(*) FROM messages") == 1, "stored")
+    finally:
+        floor.stop()
+    assert floor.process is not None and floor.process.returncode == 0
+    last = json.loads(floor.log.read_text().splitlines()[-1])
+    assert (last["event"], last["floor"], last["messages"]) == ("stopped", "a", 1)

@@ -72,7 +72,8 @@ def test_a_demo_stopped_mid_round_resumes_it_without_a_false_alarm(tmp_path: Pat
     a layout through a power cut, and so do the demo's: the round deals on with no alert. A
     payout shown but not confirmed comes back on hold for review (at most once, logged once
     with its reason), and is then confirmed. Bets still open go back to the demo's players,
-    who bet anew."""
+    who bet anew. The stop line counts the rounds the restarted run ended, the resumed one
+    included (issue 48)."""
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     journal = tmp_path / "state" / "tablectl" / "journal.sqlite3"
     number = stop_at(demo(env, "--pace", "0.2"), where)
@@ -88,6 +89,11 @@ def test_a_demo_stopped_mid_round_resumes_it_without_a_false_alarm(tmp_path: Pat
     ended = [e for e in events if e.kind in ("payout_confirmed",
                                                               "round_voided")]
     assert [e.kind for e in ended] == ["payout_confirmed"] * len(ended)  # nothing voided
+    # Issue 48: the stop line said "rounds": 0 after the restart confirmed the round left
+    # open. It counts the rounds this run ended: those confirmed after its start.
+    started = max(i for i, e in enumerate(events) if e.kind == "controller_started")
+    here = [e for e in events[started:] if e.kind in ("payout_confirmed", "round_voided")]
+    assert logged[-1]["rounds"] == len(here) == (1 if where == "betting" else 2)
     with contextlib.closing(sqlite3.connect(journal)) as db:
         topics = [row[0] for row in db.execute("SELECT topic FROM outbox ORDER BY n")]
         rounds = db.execute("SELECT round, status FROM rounds ORDER BY round").fetchall()
