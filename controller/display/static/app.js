@@ -271,9 +271,13 @@ function render(v) {
 }
 
 // A small screen whose seats hold more than their boxes, tightened to the last step: the
-// pads' list of spots gives them its lines (its count stays, and each step's own mark).
+// roads step aside (the scoreboard's screen shows them; issue 48: between rounds the last
+// coup's dues were cut off under them), then the pads' list of spots gives the seats its lines
+// (its count stays, and each step's own mark).
 function fitLayout(v) {
+  document.body.classList.remove("seats-first");
   renderChecks(v.verification);
+  document.body.classList.toggle("seats-first", !fitSeats());
   for (let shown = MARKS_SHOWN; !fitSeats() && v.verification && shown > 0; shown -= 1) {
     renderChecks(v.verification, shown - 1);
   }
