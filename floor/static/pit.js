@@ -42,15 +42,19 @@ function each(items, draw, broken) {
 const list = (value) => Array.isArray(value) ? value : [];
 const name = (tbl) => String(tbl && tbl.table);
 
+// Each cell carries its column's heading: a narrow screen shows a table as a card of labelled
+// cells (pit.css), the list fitting its panel in every language (issue 48).
+const headings = () => [...$("tables").tHead.rows[0].cells].map((th) => th.textContent);
 function tableRow(tbl) {
   const trouble = [tbl.hold ? t("ON HOLD: {reason}", { reason: tbl.hold }) : "",
     ...list(tbl.lost_devices).map((d) => t("{device} lost", { device: d }))].filter(Boolean).join(" · ");
-  const row = el("tr", { "data-table": tbl.table },
-    el("td", {}, tbl.table), el("td", {}, gameWord(tbl.game)), el("td", { class: `status-${tbl.status}` }, statusWord(tbl.status)),
-    num(tbl.round ?? ""), el("td", {}, tbl.phase_text ?? ""), el("td", { class: "hold" }, trouble),
+  const cells = [el("td", {}, tbl.table), el("td", {}, gameWord(tbl.game)), el("td", { class: `status-${tbl.status}` }, statusWord(tbl.status)),
+    num(tbl.round ?? ""), el("td", { class: "phase" }, tbl.phase_text ?? ""), el("td", { class: "hold" }, trouble),
     el("td", {}, linkText(tbl)), num(tbl.rounds), num(money(tbl.day.drop)), num(money(tbl.day.win)),
     num(pct(tbl.day.hold_pct)), num(tbl.shift.rounds_per_hour), num(money(tbl.shift.win)),
-    num(tbl.open_alerts || ""));
+    num(tbl.open_alerts || "")];
+  headings().forEach((heading, i) => { cells[i].dataset.label = heading; });
+  const row = el("tr", { "data-table": tbl.table }, ...cells);
   row.addEventListener("click", () => showRounds(tbl.table));
   return row;
 }

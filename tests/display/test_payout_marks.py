@@ -11,15 +11,19 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from controller.daemon.config_file import Languages
 from controller.daemon.pins import Pins
 from controller.game.events import BetsLocked, CardDrawn, DealerAction
 from controller.game.round_machine import RoundMachine
 from controller.game.supervisors import PinGuard, hash_pin
 from controller.game.table_config import config_change
+from controller.i18n import catalogs
+from controller.i18n.languages import LANGUAGES
 from devices import pads
 from devices.events import SpotReport
 from tests.conftest import REGISTRY
 from tests.display.test_browser import WAIT_MS, LiveTable
+from tests.display.test_layout import SIZES
 from tests.display.test_states import bet
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "payout"
@@ -178,6 +182,51 @@ def test_baccarat_commission_not_taken_and_lucky8_left_are_shown_and_held(
         layout.chips(2, "banker", 3900)
         layout.chips(2, "lucky8_banker", 0)
         layout.shown("baccarat-corrected", ["pads: 3 of 3 spots verified"], ["PAYOUT HELD", "✗"])
+    finally:
+        table.close()
+        page.close()
+
+
+# The walk's step while the pads have not read its spot: its mark, and whether the mark shares a
+# line with the amount it ends.
+WAITING = """() => {
+  const mark = document.querySelector("#payout .step .mark");
+  const amount = document.querySelector("#payout .step strong .amount").getBoundingClientRect();
+  const box = mark.getBoundingClientRect();
+  return {state: mark.className, text: mark.textContent, role: mark.getAttribute("role"),
+          label: mark.getAttribute("aria-label"), title: mark.title,
+          turns: getComputedStyle(mark.firstElementChild || mark).animationName,
+          beside: box.top < amount.bottom && box.bottom > amount.top && box.left >= amount.right,
+          actions: document.getElementById("actions").innerText};
+}"""
+
+
+@pytest.mark.parametrize("game", ["blackjack", "baccarat"])
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_walk_s_waiting_mark_reads_as_one(browser: Browser, language: str, game: str) -> None:
+    """Issue 48: the "…" that ended the walk's line while the pads had not read its spot read as
+    text cut off, and wrapped alone onto a line in Vietnamese. It is a ring that turns, with
+    "waiting for the pads" in the page's language as its text alternative, on the line of the
+    amount it follows at every size; no "…" is left in the action bar."""
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    page.set_default_timeout(WAIT_MS)
+    side_bet = {"blackjack": "lucky7", "baccarat": "lucky8"}[game]
+    table = LiveTable(config_change(game, {"payout_verify": "hold"}, {side_bet: "1"}, REGISTRY),
+                      languages=Languages(language))
+    words = catalogs.load(language).gettext("waiting for the pads")
+    try:
+        Layout(page, table, game)
+        page.wait_for_function("(l) => document.documentElement.dataset.language === l",
+                               arg=language)
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            mark = page.evaluate(WAITING)
+            where = f"{game} {language} {width}x{height}"
+            assert mark["state"] == "mark pending" and mark["text"] == "", (where, mark)
+            assert mark["role"] == "img" and mark["label"] == mark["title"] == words, where
+            assert mark["turns"] == "turn", where
+            assert mark["beside"], f"{where}: the mark is not beside its amount"
+            assert "…" not in mark["actions"], (where, mark["actions"])
     finally:
         table.close()
         page.close()

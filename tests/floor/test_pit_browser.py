@@ -20,8 +20,10 @@ from controller.game.events import (
 )
 from controller.game.names import phase_words
 from controller.game.rules.play import DecisionDue, InsuranceDue
+from controller.i18n.languages import LANGUAGES
 from floor.accounts import add_supervisor
 from tests.floor.harness import FloorProcess, LinkedTable
+from tests.floor.test_pit_languages import ASKED
 from tests.servers import Mosquitto
 from tests.words import raw_names
 
@@ -190,4 +192,50 @@ def test_a_supervisor_retries_what_is_set_aside(tmp_path: Path, broker: Mosquitt
         expect(page.locator("#set-aside-text")).to_contain_text("0 messages", timeout=WAIT_MS)
     finally:
         page.close()
+        floor.stop()
+
+
+# The brief's sizes, and the narrowest at which the list is still a table (pit.css).
+SIZES = ((800, 480), (1024, 600), (1100, 700), (1280, 800), (1920, 1080))
+# The page and the tables' panel, each as wide as it draws and as wide as it is.
+WIDTHS = """() => [document.documentElement, document.getElementById("tables").closest("section")]
+  .map((e) => [e.scrollWidth, e.clientWidth])"""
+
+
+def test_the_table_list_fits_every_width_from_800(tmp_path: Path, broker: Mosquitto,
+                                                  floor_dsn: str, browser: Browser) -> None:
+    """Issue 48: the table list ran past its panel at 1280x800 (the alerts column cut) and about
+    450 px past it at 800x480. With a table on hold and missing a device, in every language,
+    neither the page nor the list's panel is wider than it is at any of SIZES."""
+    floor = FloorProcess(broker.url, floor_dsn, "widths", tmp_path).start()
+    tables = [LinkedTable(tmp_path / "bj", broker.url, "bj-01"),
+              LinkedTable(tmp_path / "bac", broker.url, "bac-01", game="baccarat")]
+    try:
+        for table in tables:
+            table.play(2)
+        rig = tables[0].rig
+        rig.place(1, "main", 1000)
+        rig.lock_bets()
+        rig.place(1, "main", 5000)  # past-posting: the row says why it is on hold
+        rig.console(DeviceLost(seq=0, device="pads", reason="unplugged"))
+        for language in LANGUAGES:
+            context = browser.new_context(locale=ASKED[language],
+                                          viewport={"width": 800, "height": 480})
+            page = context.new_page()
+            try:
+                page.goto(floor.url)
+                expect(page.locator('tr[data-table="bj-01"] .hold')).to_contain_text(
+                    "·", timeout=WAIT_MS)  # the hold and the lost pads
+                expect(page.locator('tr[data-table="bac-01"]')).to_be_visible(timeout=WAIT_MS)
+                for width, height in SIZES:
+                    page.set_viewport_size({"width": width, "height": height})
+                    (page_w, page_in), (list_w, list_in) = page.evaluate(WIDTHS)
+                    where = f"{language} {width}x{height}"
+                    assert page_w <= page_in, f"{where}: the page is {page_w} px wide"
+                    assert list_w <= list_in, f"{where}: the list is {list_w} px in {list_in}"
+            finally:
+                context.close()
+    finally:
+        for table in tables:
+            table.close()
         floor.stop()

@@ -152,8 +152,8 @@ function renderActions(v) {
       shown.push(el("div", { class: `step ${step.action}` },
         el("small", {}, `${n + 1}/${p.steps.length} · ${step.moment} · `, ...totals()),
         el("strong", {}, `${t("Seat {seat}", { seat: step.seat })} · ${step.name}: ${actionWord(step.action)} `,
-          el("span", { class: "amount" }, step.amount_text),
-          ...(checked ? [" ", el("span", { class: `mark ${checked.state}` }, markWord(checked.state))] : [])),
+          el("span", { class: "tail" }, el("span", { class: "amount" }, step.amount_text),
+            ...(checked ? [" ", markEl(checked.state)] : []))),
         ...(step.chips.length ? [el("span", { class: "chips" }, chipsText(step.chips))] : [])),
       walkButton(-1, t("Back"), n === 0), walkButton(1, t("Next"), n >= p.steps.length - 1));
     } else {
@@ -170,8 +170,17 @@ function renderActions(v) {
 
 // The pads' check of the payout: how many spots read what is due, and every other spot in words
 // the dealer acts on (set as text). Held: the chips are put right, or a supervisor overrides.
-const markWord = (state) => ({ pending: "…", wrong: "✗", corrected: `✓ ${t("corrected")}`, overridden: t("overridden"), unverified: "?",
+const markWord = (state) => ({ wrong: "✗", corrected: `✓ ${t("corrected")}`, overridden: t("overridden"), unverified: "?",
   verified: `✓ ${t("verified")}` })[state];
+// A spot the pads have not read yet: a turning ring, never an "…" that reads as text cut off
+// (issue 48), its words for a screen reader and under the finger; `said`, where the text beside
+// it says them already.
+function markEl(state, said = false) {
+  if (state !== "pending") return el("span", { class: `mark ${state}` }, markWord(state));
+  const ring = el("span", { class: "waiting", "aria-hidden": "true" });
+  return said ? el("span", { class: "mark pending" }, ring)
+    : el("span", { class: "mark pending", role: "img", "aria-label": t("waiting for the pads"), title: t("waiting for the pads") }, ring);
+}
 const decisionWord = (option) => ({ hit: t("Hit"), stand: t("Stand"), double: t("Double"), split: t("Split"), surrender: t("Surrender"),
   insurance: t("Insurance"), no_insurance: t("No insurance"), even_money: t("Even money"), no_even_money: t("No even money") })[option] || option;
 const MARKS_SHOWN = 4;
@@ -191,7 +200,8 @@ function renderChecks(c, shown = MARKS_SHOWN) {
     li.className = `mark ${m.state}`;
     li.dataset.seat = m.seat;
     li.dataset.spot = m.spot;
-    li.textContent = `${markWord(m.state)} ${m.text}`;
+    if (m.state === "pending") li.append(markEl(m.state, true), " ", m.text);
+    else li.textContent = `${markWord(m.state)} ${m.text}`;
     return li;
   });
   if (open.length > shown) {
@@ -261,9 +271,13 @@ function render(v) {
 }
 
 // A small screen whose seats hold more than their boxes, tightened to the last step: the
-// pads' list of spots gives them its lines (its count stays, and each step's own mark).
+// roads step aside (the scoreboard's screen shows them; issue 48: between rounds the last
+// coup's dues were cut off under them), then the pads' list of spots gives the seats its lines
+// (its count stays, and each step's own mark).
 function fitLayout(v) {
+  document.body.classList.remove("seats-first");
   renderChecks(v.verification);
+  document.body.classList.toggle("seats-first", !fitSeats());
   for (let shown = MARKS_SHOWN; !fitSeats() && v.verification && shown > 0; shown -= 1) {
     renderChecks(v.verification, shown - 1);
   }
