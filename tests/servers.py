@@ -139,10 +139,11 @@ class Postgres:
     def dsn(self, database: str = "postgres") -> str:
         return f"postgresql://{self.user}@127.0.0.1:{self.port}/{database}"
 
-    def create_database(self, name: str) -> str:
+    def create_database(self, name: str, template: str = "template1") -> str:
+        """A new database, a copy of `template` (which nobody may be connected to)."""
         import psycopg
         with psycopg.connect(self.dsn(), autocommit=True) as db:
-            db.execute(f'CREATE DATABASE "{name}"')
+            db.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
         return self.dsn(name)
 
     def destroy(self) -> None:
