@@ -255,5 +255,5 @@ def test_generated_sequences_keep_the_table_serving_and_true() -> None:
 @pytest.mark.slow
 def test_many_more_sequences() -> None:
     """The same machine, played longer (the slow marker: CI's whole run)."""
-    play(200, 60)
+    play(80, 60)
 

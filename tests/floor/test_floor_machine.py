@@ -483,4 +483,4 @@ def test_the_floor_holds_under_random_valid_sequences(machine_floor: Floor) -> N
 
 @pytest.mark.slow
 def test_the_floor_holds_under_many_random_valid_sequences(machine_floor: Floor) -> None:
-    play(machine_floor, 40, 80)
+    play(machine_floor, 15, 60)
