@@ -46,12 +46,21 @@ IMPLIED_MARKERS = {
 }
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The markers the fixtures imply; and the tests of a module that share a module-scoped
+    fixture (a session simulated, a package installed, a browser) run on one pytest-xdist
+    worker (`--dist loadgroup`), which makes that fixture once rather than once a worker."""
     for item in items:
         asked = set(getattr(item, "fixturenames", ()))
         for marker, fixtures in IMPLIED_MARKERS.items():
             if asked & fixtures:
                 item.add_marker(marker)
+        info = getattr(item, "_fixtureinfo", None)
+        if info is not None and any(
+                definition.scope == "module"
+                for definitions in info.name2fixturedefs.values() for definition in definitions):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(scope="session")
@@ -75,9 +84,14 @@ def _ours() -> tuple[set[str], set[str]]:
 @pytest.fixture(autouse=True, scope="session")
 def chart_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Derived strategy charts are cached in the user's cache folder (analysis/derive.py): the
-    tests and the commands they run share one temporary folder instead, for the session."""
+    tests and the commands they run share one temporary folder instead, for the session, and
+    the pytest-xdist workers of a run share theirs (a chart is written whole or not at all), so
+    that each chart is derived once a run rather than once a worker."""
     saved = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if "PYTEST_XDIST_WORKER" in os.environ else base
+    (shared / "cache").mkdir(exist_ok=True)
+    os.environ["XDG_CACHE_HOME"] = str(shared / "cache")
     yield
     if saved is None:
         del os.environ["XDG_CACHE_HOME"]
