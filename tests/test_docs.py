@@ -175,3 +175,16 @@ def test_the_numpy_warning_is_the_one_the_readme_quotes() -> None:
     word, so the two cannot drift apart."""
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert f'"{NEEDS_ANALYSIS}"' in readme
+
+
+@pytest.mark.slow
+def test_the_suite_s_figures_are_its_own() -> None:
+    """README.md and CONTRIBUTING.md say how many tests the fast command runs of all of them
+    (issue 48: they said 1,048 of 2,303 long after): `python -m benchmarks.suite --write` writes
+    the figures, and they are what pytest collects now."""
+    from benchmarks.suite import FAST, SENTENCES, collected
+    figures = (f"{collected(FAST):,}", f"{collected():,}")
+    for path, sentence in SENTENCES.items():
+        found = sentence.search(path.read_text())
+        assert found is not None, f"{path.name}: the sentence with the suite's figures is gone"
+        assert (found[1], found[2]) == figures, path.name
