@@ -97,7 +97,12 @@ def ask(path: Path, request: dict[str, Any]) -> dict[str, Any] | None:
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             client.settimeout(ANSWER_S + 5)
-            client.connect(str(path))
+            try:
+                client.connect(str(path))
+            except OSError as exc:
+                if exc.errno is None:  # "AF_UNIX path too long": no socket can be there
+                    return None
+                raise
             client.sendall(json.dumps(request).encode() + b"\n")
             answer: dict[str, Any] = json.loads(client.makefile("rb").readline())
             return answer

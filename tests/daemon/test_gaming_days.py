@@ -21,6 +21,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from structlog.testing import capture_logs
 
 from controller.daemon.control import ControlServer, socket_path
 from controller.daemon.gaming_day import DayPolicy
@@ -153,6 +154,21 @@ def test_a_close_set_for_the_end_of_the_round_is_a_success(tmp_path: Path) -> No
             1, "", "tablectl: day close: this controller keeps no gaming days\n")
     finally:
         table.close()
+
+
+def test_a_journal_too_deep_for_a_control_socket_still_starts(tmp_path: Path) -> None:
+    """A Unix socket's path holds at most 107 bytes: a journal deeper than that has no control
+    socket (logged), and its start is not refused as if another controller answered there
+    (it was, once the tests ran in pytest-xdist's deeper folders)."""
+    deep = tmp_path / ("d" * 100) / "journal.sqlite3"
+    control = ControlServer(socket_path(deep), lambda request: None)
+    with capture_logs() as logs:
+        control.start()
+    control.stop()
+    assert [e["event"] for e in logs] == [
+        "no control socket: `tablectl day close` cannot reach this controller"]
+    result = cli("day", "close", "--journal", str(deep))
+    assert result.returncode != 0 and "another controller" not in result.stderr
 
 
 @pytest.mark.slow
