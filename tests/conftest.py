@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -119,3 +122,13 @@ def browser() -> Iterator[Any]:
             "--disable-component-update", "--disable-sync", "--no-first-run"])
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def short_tmp_path() -> Iterator[Path]:
+    """A temporary folder of a short path, for a test of a journal's folder: the control
+    socket beside a journal holds at most 107 bytes, and pytest-xdist's folders are deep enough
+    to leave none (a table then logs that it has no control socket)."""
+    folder = Path(tempfile.mkdtemp(prefix="t-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
