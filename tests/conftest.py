@@ -4,6 +4,7 @@ that the fixtures a test asks for imply (CONTRIBUTING.md: the fast command leave
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import tempfile
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 from hypothesis import settings
 
 from controller.commands.script import settle_session
@@ -124,11 +126,31 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-@pytest.fixture
-def short_tmp_path() -> Iterator[Path]:
-    """A temporary folder of a short path, for a test of a journal's folder: the control
-    socket beside a journal holds at most 107 bytes, and pytest-xdist's folders are deep enough
-    to leave none (a table then logs that it has no control socket)."""
-    folder = Path(tempfile.mkdtemp(prefix="t-"))
+@pytest.fixture(scope="session")
+def short_root() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="tablectl-"))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+_folders = itertools.count(1)
+
+
+@pytest.fixture
+def tmp_path(short_root: Path) -> Path:
+    """Each test's own folder, in a short root rather than pytest's: the control socket beside
+    a journal holds at most 107 bytes, and pytest-xdist's folders
+    (pytest-of-USER/pytest-N/popen-gwN/TEST_NAME0/) left too few of them for a test's journal
+    (a table then logs that it has no control socket)."""
+    folder = short_root / str(next(_folders))
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def default_logs() -> Iterator[None]:
+    """Each test starts from structlog's defaults: a test that runs `tablectl` in its own
+    process configures them (at info, which hides debug), and which test follows it on a
+    pytest-xdist worker is not fixed."""
+    yield
+    structlog.reset_defaults()

@@ -168,21 +168,19 @@ def port_taken() -> socket.socket:
 
 
 @pytest.mark.slow
-def test_a_run_that_fails_to_start_leaves_nothing_it_made(short_tmp_path: Path) -> None:
+def test_a_run_that_fails_to_start_leaves_nothing_it_made(tmp_path: Path) -> None:
     """The display's port is taken: the demo fails after it made its journal (and the files
-    beside it), its key pair, the recording and the folders above the journal; all go. In a
-    folder of a short path: its one line on stderr is this one, with a control socket."""
-    folder = short_tmp_path
-    state = folder / "state"
+    beside it), its key pair, the recording and the folders above the journal; all go."""
+    state = tmp_path / "state"
     with port_taken() as taken:
         port = str(taken.getsockname()[1])
-        for where in ([], ["--journal", str(folder / "new" / "deeper" / "j.sqlite3")]):
-            result = tablectl("run", "--port", port, "--record", str(folder / "r.jsonl"),
-                              *where, cwd=folder, env={"XDG_STATE_HOME": str(state)})
+        for where in ([], ["--journal", str(tmp_path / "new" / "deeper" / "j.sqlite3")]):
+            result = tablectl("run", "--port", port, "--record", str(tmp_path / "r.jsonl"),
+                              *where, cwd=tmp_path, env={"XDG_STATE_HOME": str(state)})
             assert result.returncode == 2
             assert result.stderr == (f"tablectl: run: port {port} is in use; choose another "
                                      "with --port\n")
-            assert not any(folder.iterdir()), list(folder.rglob("*"))
+            assert not any(tmp_path.iterdir()), list(tmp_path.rglob("*"))
 
 
 @pytest.mark.slow
