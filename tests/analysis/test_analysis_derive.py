@@ -79,6 +79,7 @@ def test_a_cached_chart_is_read_back_and_a_damaged_one_is_not(tmp_path: Path) ->
     assert derive._read(path, rules) is None
 
 
+@pytest.mark.slow
 def test_the_cache_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     """A second process finds the chart the first derived: no derivation runs."""
     rules = BlackjackRules()

@@ -156,6 +156,7 @@ def test_the_chance_of_a_helpful_hole_card_is_counted_from_the_cards_left() -> N
     assert protection._chance([point], rules) == pytest.approx(len(helpful) / len(left))
 
 
+@pytest.mark.slow
 def test_a_rounds_departures_share_one_hole_card_and_count_as_one_trial() -> None:
     """docs/protection.md, hole-carding: split hands standing on 15 and 13 against a ten
     (basic strategy hits both) are right together when the hole card leaves a stiff; the

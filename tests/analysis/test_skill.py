@@ -3,6 +3,8 @@ play, what the exact values say for a mistake, and never negative against optima
 
 from __future__ import annotations
 
+import pytest
+
 from controller.analysis.decision import action_values
 from controller.analysis.skill import cost
 from controller.game.cards import parse_card
@@ -18,6 +20,7 @@ def point(cards: list[str], up: str, taken: str, seen: tuple[str, ...] = ()) -> 
                          1, False, False, None)
 
 
+@pytest.mark.slow
 def test_the_charts_play_costs_nothing_against_basic_and_a_mistake_its_exact_loss() -> None:
     right = cost(point(["TS", "6H"], "TD", "hit"), RULES)  # basic: hit 16 v 10
     assert right.basic_action == "hit" and right.basic == 0 and right.optimal >= 0

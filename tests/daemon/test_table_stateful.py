@@ -249,7 +249,7 @@ def play(sequences: int, steps: int) -> None:
 
 
 def test_generated_sequences_keep_the_table_serving_and_true() -> None:
-    play(25, 30)
+    play(12, 30)
 
 
 @pytest.mark.slow
