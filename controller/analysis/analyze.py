@@ -401,7 +401,7 @@ def chart(options: dict[str, Any], as_json: bool, workers: int) -> str:
     rules = blackjack_rules(options)
     played = derive.basic(rules, workers)
     if as_json:
-        return json.dumps(charts.as_json(played), indent=1) + "\n"
+        return json.dumps(charts.as_json(played) | charts.printed_json(played), indent=1) + "\n"
     return charts.render(played, f"Basic strategy: {_described(rules)}")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from itertools import groupby
 from typing import Any, NamedTuple
 
 from controller.game.cards import Card
@@ -115,7 +116,8 @@ def from_decide(decide: Decide, rules: BlackjackRules) -> Chart:
 
 
 def as_json(chart: Chart) -> dict[str, Any]:
-    """`--chart --json`: one object per situation; `may_split` only for pairs."""
+    """`--chart --json`'s situations, and the cache's: one object per situation; `may_split`
+    only for pairs."""
     decisions = []
     for s, action in chart.actions.items():
         row: dict[str, Any] = {"total": s.total, "soft": s.soft, "pair": s.pair, "up": s.up,
@@ -127,7 +129,42 @@ def as_json(chart: Chart) -> dict[str, Any]:
     return {"rules": asdict(chart.rules), "decisions": decisions}
 
 
+def printed_json(chart: Chart) -> dict[str, Any]:
+    """What the printed chart says besides its situations (issue 49): each cell's code, what
+    the codes mean and the notes under the table, so a program reading `--chart --json` plays
+    what a person reading the chart plays."""
+    return {"chart": [{"row": row.label, "total": row.total, "soft": row.soft, "pair": row.pair,
+                       "up": up, "code": code(chart, row.total, row.soft, row.pair, up)}
+                      for row in ROWS for up in SHOWN_UPS],
+            "codes": {letters: {"action": action} | ({"else": fallback} if fallback else {})
+                      for letters, (action, fallback) in CODES.items()},
+            "notes": [note._asdict() | {"min_cards": 3, "text": note.sentence()}
+                      for note in three_card_notes(chart)]}
+
+
 _LETTER = {"stand": "S", "hit": "H", "double": "D", "split": "P", "surrender": "R"}
+# Each printed code: the action with everything offered, and what is done where it is not.
+CODES: dict[str, tuple[str, str | None]] = {
+    "H": ("hit", None), "S": ("stand", None), "P": ("split", None),
+    "Dh": ("double", "hit"), "Ds": ("double", "stand"),
+    "Rh": ("surrender", "hit"), "Rs": ("surrender", "stand"), "Rp": ("surrender", "split")}
+
+
+class Row(NamedTuple):
+    """A printed row: its section and label, and the two-card hand it stands for."""
+
+    section: str
+    label: str
+    total: int
+    soft: bool
+    pair: int | None
+
+
+ROWS = (*(Row("Hard", str(t), t, False, None) for t in range(5, 22)),
+        *(Row("Soft", f"A,{t - 11}" if t < 21 else "A,10", t, True, None)
+          for t in range(13, 22)),
+        *(Row("Pairs", "A,A" if p == 1 else f"{p},{p}", 12 if p == 1 else 2 * p, p == 1, p)
+          for p in range(1, 11)))
 
 
 def code(chart: Chart, total: int, soft: bool, pair: int | None, up: int) -> str:
@@ -152,29 +189,37 @@ def code(chart: Chart, total: int, soft: bool, pair: int | None, up: int) -> str
 
 def render(chart: Chart, title: str) -> str:
     """The chart as printed for a table: hard, soft and pair rows by up card."""
-    header = "      " + "".join(f"{'A' if u == 1 else u:>4}" for u in SHOWN_UPS)
-    lines = [title, "", "Hard" + header[4:]]
-
-    def row(label: str, total: int, soft: bool, pair: int | None) -> str:
-        return f"{label:<6}" + "".join(f"{code(chart, total, soft, pair, u):>4}"
-                                       for u in SHOWN_UPS)
-
-    lines += [row(str(t), t, False, None) for t in range(5, 22)]
-    lines += ["", "Soft" + header[4:]]
-    lines += [row(f"A,{t - 11}" if t < 21 else "A,10", t, True, None) for t in range(13, 22)]
-    lines += ["", "Pairs" + header[5:]]
-    lines += [row("A,A" if p == 1 else f"{p},{p}", 12 if p == 1 else 2 * p, p == 1, p)
-              for p in range(1, 11)]
+    header = "".join(f"{'A' if u == 1 else u:>4}" for u in SHOWN_UPS)
+    lines = [title]
+    for section, rows in groupby(ROWS, key=lambda row: row.section):
+        lines += ["", f"{section:<6}{header}"]
+        lines += [f"{row.label:<6}" + "".join(f"{code(chart, row.total, row.soft, row.pair, u):>4}"
+                                              for u in SHOWN_UPS) for row in rows]
     lines += ["", "H hit, S stand, P split, D double (Dh: else hit, Ds: else stand), "
                   "R surrender (Rh: else hit, Rs: else stand, Rp: else split)."]
-    lines += [f"With three or more cards: {note}." for note in _three_card_notes(chart)]
+    lines += [note.sentence() for note in three_card_notes(chart)]
     return "\n".join(lines) + "\n"
 
 
-_FALLBACK = {"H": "hit", "S": "stand", "Dh": "hit", "Ds": "stand", "Rh": "hit", "Rs": "stand"}
+class Note(NamedTuple):
+    """A hand of three or more cards that does not play as its row's code says."""
+
+    total: int
+    soft: bool
+    up: int
+    action: str
+
+    def sentence(self) -> str:
+        return (f"With three or more cards: {'soft' if self.soft else 'hard'} {self.total} v "
+                f"{'A' if self.up == 1 else self.up}: {self.action}.")
 
 
-def _three_card_notes(chart: Chart) -> list[str]:
+# What a code does where only hit and stand are offered (a split code has no such play).
+_FALLBACK = {letters: fallback or action for letters, (action, fallback) in CODES.items()
+             if (fallback or action) in ("hit", "stand")}
+
+
+def three_card_notes(chart: Chart) -> list[Note]:
     """Where a hand of three or more cards (nothing but hit and stand offered) does not do
     what its two-card code says: the chart takes every such hand into account."""
     notes = []
@@ -184,22 +229,12 @@ def _three_card_notes(chart: Chart) -> list[str]:
                 printed = _FALLBACK.get(code(chart, total, soft, None, up))
                 action = chart.action(Situation(total, soft, None, up, False, False, False))
                 if printed is not None and action != printed:
-                    notes.append(f"{'soft' if soft else 'hard'} {total} v "
-                                 f"{'A' if up == 1 else up}: {action}")
+                    notes.append(Note(total, soft, up, action))
     return notes
 
 
 def codes(chart: Chart) -> Mapping[tuple[str, int], str]:
     """Every printed cell, by row and up card: for tests and comparisons."""
-    cells: dict[tuple[str, int], str] = {}
-    for t in range(5, 22):
-        for u in UPS:
-            cells[f"hard {t}", u] = code(chart, t, False, None, u)
-    for t in range(13, 22):
-        for u in UPS:
-            cells[f"soft {t}", u] = code(chart, t, True, None, u)
-    for p in range(1, 11):
-        for u in UPS:
-            cells[f"pair {p}", u] = code(chart, 12 if p == 1 else 2 * p, p == 1, p, u)
-    return cells
-
+    kinds = {"Hard": "hard", "Soft": "soft", "Pairs": "pair"}
+    return {(f"{kinds[r.section]} {r.total if r.pair is None else r.pair}", u):
+            code(chart, r.total, r.soft, r.pair, u) for r in ROWS for u in UPS}

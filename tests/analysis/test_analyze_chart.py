@@ -4,13 +4,23 @@ is the strategy the analysis plays, in the form the acceptance checks read."""
 from __future__ import annotations
 
 import json
+from itertools import groupby
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.analysis.charts import codes, from_decide, situations
+from controller.analysis.charts import (
+    Chart,
+    Situation,
+    as_json,
+    codes,
+    from_decide,
+    printed_json,
+    render,
+    situations,
+)
 from controller.game.cards import Card
 from controller.game.rules.blackjack import BlackjackRules, hand_value, is_pair, may_double
 from controller.game.strategy import decide
@@ -101,6 +111,72 @@ def test_the_printed_chart_has_the_codes_of_a_dealers_chart() -> None:
     assert row["8,8"] == ["P"] * 9 + ["Rp"]
     # A 16 of three or more cards stands against a ten (docs/analysis.md, "Basic strategy").
     assert "With three or more cards: hard 16 v 10: stand." in lines
+
+
+def rebuilt(found: dict[str, Any], title: str) -> str:
+    """The printed chart, rebuilt from `--chart --json` alone: its cells, the codes' meanings
+    and the notes' fields (not their `text`)."""
+    ups = [cell["up"] for cell in found["chart"] if cell["row"] == found["chart"][0]["row"]]
+    header = "".join(f"{'A' if u == 1 else u:>4}" for u in ups)
+    lines, section = [title], ""
+    for label, group in groupby(found["chart"], key=lambda cell: cell["row"]):
+        cells = list(group)
+        first = cells[0]
+        kind = "Pairs" if first["pair"] else "Soft" if first["soft"] else "Hard"
+        if kind != section:
+            lines += ["", f"{kind:<6}{header}"]
+            section = kind
+        lines.append(f"{label:<6}" + "".join(f"{cell['code']:>4}" for cell in cells))
+    plain = [f"{letters} {meaning['action']}" for letters, meaning in found["codes"].items()
+             if "else" not in meaning]
+    for (letter, action), group in groupby(
+            [((letters[0], m["action"]), f"{letters}: else {m['else']}")
+             for letters, m in found["codes"].items() if "else" in m], key=lambda item: item[0]):
+        plain.append(f"{letter} {action} ({', '.join(e for _, e in group)})")
+    lines += ["", ", ".join(plain) + "."]
+    for note in found["notes"]:
+        assert note["min_cards"] == 3
+        lines.append(f"With three or more cards: {'soft' if note['soft'] else 'hard'} "
+                     f"{note['total']} v {'A' if note['up'] == 1 else note['up']}: "
+                     f"{note['action']}.")
+    return "\n".join(lines) + "\n"
+
+
+def test_the_chart_json_says_all_the_printed_chart_says() -> None:
+    """Issue 49: every cell, code and note the text prints is in the JSON as fields, and a
+    note's action is the decision of its situation with only hit and stand offered."""
+    rules = BlackjackRules(surrender="late")
+    actions = dict(from_decide(decide, rules).actions)
+    actions[Situation(16, False, None, 10, False, False, False)] = "stand"
+    actions[Situation(18, True, None, 2, False, False, False)] = "hit"
+    chart = Chart(rules, actions)
+    found = json.loads(json.dumps(as_json(chart) | printed_json(chart)))
+    assert rebuilt(found, "T") == render(chart, "T")
+    assert [(n["total"], n["soft"], n["up"], n["action"]) for n in found["notes"]] == [
+        (16, False, 10, "stand"), (18, True, 2, "hit")]
+    assert [n["text"] for n in found["notes"]] == [
+        "With three or more cards: hard 16 v 10: stand.",
+        "With three or more cards: soft 18 v 2: hit."]
+    by_situation = {(r["total"], r["soft"], r["pair"], r["up"], r["may_double"],
+                     r["may_surrender"]): r["action"] for r in found["decisions"]}
+    for note in found["notes"]:
+        assert by_situation[note["total"], note["soft"], None, note["up"], False,
+                            False] == note["action"]
+
+
+@pytest.mark.slow
+def test_the_chart_command_prints_in_json_all_its_text_says() -> None:
+    """Issue 49: `--chart --json` carries the notes under the table (a program reading it
+    plays the table's strategy), and rebuilds the whole printed chart."""
+    text = analyze_command("--game", "blackjack", "--chart", "--rules", "surrender=\"late\"")
+    assert text.returncode == 0, text.stderr
+    found = chart_json("surrender=\"late\"")
+    title = text.stdout.splitlines()[0]
+    assert rebuilt(found, title) == text.stdout
+    assert title.startswith(f"Basic strategy: {found['rules']['decks']} decks")
+    assert "late surrender" in title and found["rules"]["surrender"] == "late"
+    assert {"total": 16, "soft": False, "up": 10, "action": "stand", "min_cards": 3,
+            "text": "With three or more cards: hard 16 v 10: stand."} in found["notes"]
 
 
 def test_the_printed_chart_shows_a_double_only_where_the_rules_allow_one() -> None:
