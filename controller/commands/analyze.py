@@ -168,8 +168,9 @@ def _decisions(args: argparse.Namespace) -> int:
         raise BadInput("analyze hand needs --cards (the hand) and --up (the dealer's card)")
     found = hand(options, args.cards, args.up[0], args.removed or [],
                  args.strategy or "optimal", workers)
-    if args.json:
-        sys.stdout.write(json.dumps(found, indent=2) + "\n")
+    if args.json:  # the hand and the up card too, as the text's first line says them
+        sys.stdout.write(json.dumps({**found, "cards": args.cards, "up": args.up[0]},
+                                    indent=2) + "\n")
     else:
         values = "\n".join(f"  {action:<10} {value:+.6f}" + ("   best" if action == found["best"]
                                                              else "")

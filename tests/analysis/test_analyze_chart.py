@@ -198,10 +198,27 @@ def test_analyze_hand_prints_every_action_and_the_best() -> None:
                              "--removed", "5,5,9", "--json")
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout)
-    assert set(found) == {"actions", "best"}
+    assert set(found) == {"actions", "best", "cards", "up"}
+    assert (found["cards"], found["up"]) == ([10, 6], 10)
     assert set(found["actions"]) == {"stand", "hit", "double"}
     assert found["best"] == max(found["actions"], key=found["actions"].get)
     assert -1 < found["actions"]["stand"] < -0.5
+
+
+@pytest.mark.slow
+def test_analyze_hand_json_says_all_its_text_says() -> None:
+    """Issue 49: the hand, the up card, each action's value and the best, as the text says
+    them, are in the JSON (J, Q and K as 10, the ace as 1, as the text prints them)."""
+    args = ("hand", "--game", "blackjack", "--cards", "A,6", "--up", "Q", "--removed", "5")
+    text = analyze_command(*args)
+    found = json.loads(analyze_command(*args, "--json").stdout)
+    assert text.returncode == 0, text.stderr
+    first, *rows = text.stdout.splitlines()
+    assert first == (f"{','.join(map(str, found['cards']))} v {found['up']}, per unit of the "
+                     "hand's wager:")
+    said = {row.split()[0]: (float(row.split()[1]), row.endswith("best")) for row in rows}
+    assert said == {action: (round(value, 6), action == found["best"])
+                    for action, value in found["actions"].items()}
 
 
 @pytest.mark.parametrize(("args", "said"), [
