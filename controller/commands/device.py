@@ -169,8 +169,9 @@ def replay(path: Path, speed: float, journal: Path | None, as_json_lines: bool) 
     except OSError as exc:  # the journal's folder, or the recording
         raise BadInput(os_error(exc, {"--journal": journal, "FILE": path})) from None
     for record, entry in zip(records, summary(records), strict=True):
-        # JSON Lines keep the keys and minor units; a person reads words and money
-        print(json.dumps(entry) if as_json_lines else
+        # JSON Lines keep the keys and minor units, and name the money the words write them in
+        print(json.dumps(entry | {"currency": record.machine.config.money.code})
+              if as_json_lines else
               round_line(record.number, record.status, record.machine))
     return 0
 

@@ -79,6 +79,7 @@ def test_replay_command(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert lines and all(line["status"] == "confirmed" for line in lines)
+    assert all(line.pop("currency") == "USD" for line in lines)
     assert lines == read_expected(path)
 
 
@@ -98,7 +99,8 @@ def test_a_bad_recording_is_refused(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_replay_says_each_round_in_words_and_money() -> None:
     """Issue 35, point 1: replay's lines for people name each wager and write each net in the
-    table's money ("seat 1 Lucky 7 -$1.00"), never a key or minor units; `--json` keeps both."""
+    table's money ("seat 1 Lucky 7 -$1.00"), never a key or minor units; `--json` keeps both,
+    and names the money the text writes (issue 49: the "$" is the JSON's USD)."""
     path = ROOT / "tests" / "recordings" / "blackjack-shoe-beetek.jsonl"
     command = [sys.executable, "-m", "controller", "replay", str(path)]
     said = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
@@ -110,6 +112,7 @@ def test_replay_says_each_round_in_words_and_money() -> None:
     assert len(lines) == len(rounds) > 10 and raw_names(said.stdout) == []
     for line, entry in zip(lines, rounds, strict=True):
         assert line.startswith(f"round {entry['round']} payout confirmed: "), line
+        assert entry["currency"] == "USD"
         nets = re.findall(r"seat (\d) (.+?) ([-+]?)\$([\d,]+)\.(\d\d)(?:, |$)",
                           line.split(": ", 1)[1])
         assert [(int(seat), -1 if sign == "-" else 1,
