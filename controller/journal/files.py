@@ -51,6 +51,7 @@ KEPT: Final = 4
 # disk; 512 would grow the file past 4 KiB a round). Sealed days keep SQLite's default.
 LIVE_PAGE_SIZE: Final = 1024
 GENESIS: Final = "0" * 64
+META: Final = "SELECT value FROM meta WHERE key = ?"
 RECORD_TABLES: Final = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE events (seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash BLOB NOT NULL);
@@ -190,8 +191,13 @@ class JournalFile:
             raise self.fail(f"cannot be read ({exc})") from None
 
     def meta(self, key: str) -> str | None:
-        rows = self.query("SELECT value FROM meta WHERE key = ?", key)
+        rows = self.query(META, key)
         return rows[0][0] if rows else None
+
+    def hold(self) -> None:
+        """What is read from here on is one moment of the file, however a table that is
+        dealing writes it meanwhile (until the file is closed)."""
+        self.query("BEGIN")
 
     def check_version(self) -> None:
         version = self.meta("schema_version")
