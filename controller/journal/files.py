@@ -181,6 +181,14 @@ class JournalFile:
     def open_ro(cls, path: Path) -> JournalFile:
         return cls(path, connect_ro(path))
 
+    @classmethod
+    def open_plain(cls, path: Path) -> JournalFile:
+        """An existing file, to read only, as SQLite opens it: without `open_ro`'s check and
+        fallback. For a glance at a table that may be dealing (`tablectl doctor`, the last
+        message for `floor reconcile`), which leaves what it cannot read to the journal's own
+        check."""
+        return cls(path, sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+
     def fail(self, what: str) -> JournalError:
         return JournalError(f"journal {self.path}: {what}")
 

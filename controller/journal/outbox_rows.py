@@ -1,8 +1,10 @@
 """The outbox's rows and the floor's marks in `meta`, for those outside the journal (issue 49:
 only the journal reads and writes its tables, so its schema can change in one room).
 
-`Outbox` is the floor link's own connection to the live journal: it reads the rows to send,
-marks them sent, refused or to send again, and notes the floor's word.
+- `Outbox`: the floor link's own connection to the live journal. It reads the rows to send,
+  marks them sent, refused or to send again, and notes the floor's word;
+- `floor_marks`: what `tablectl doctor` reads of the link, through a connection of its own;
+- `last_n`: through a `JournalFile`.
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.journal.files import META, utc_now
+from controller.journal.files import META, JournalFile, utc_now
 
 # The last message ever made: a sealed day takes its sent rows, the sequence keeps the count.
 LAST_N: Final = "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'"
@@ -106,3 +109,37 @@ class Outbox:
 
     def close(self) -> None:
         self.db.close()
+
+
+@dataclass(frozen=True)
+class FloorMarks:
+    """What a journal notes of its floor link."""
+
+    table_id: str
+    through: int  # how far the floor has said it stored the messages
+    from_n: int  # the first message the floor is owed
+    last_n: int  # the last message made
+    refused: list[tuple[int, str, str]]  # (n, topic, why) of each message refused for good
+
+
+def floor_marks(path: Path) -> FloorMarks | None:
+    """What the journal at `path` notes of its floor link, read only (the table may be dealing),
+    or None if it was never linked; JournalError if it cannot be read (not a journal of this
+    version)."""
+    file = JournalFile.open_plain(path)
+    try:
+        table = file.meta("floor_table_id")
+        if table is None:
+            return None
+        return FloorMarks(table, int(file.meta("floor_through") or 0),
+                          int(file.meta("outbox_from_n") or 1), last_n(file),
+                          file.query("SELECT n, topic, refused FROM outbox WHERE refused IS NOT "
+                                     "NULL ORDER BY n"))
+    finally:
+        file.close()
+
+
+def last_n(file: JournalFile) -> int:
+    """The last message the table has made (sealed days may have taken the rows)."""
+    rows = file.query(LAST_N)
+    return int(rows[0][0]) if rows else 0
