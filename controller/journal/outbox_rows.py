@@ -3,12 +3,15 @@ only the journal reads and writes its tables, so its schema can change in one ro
 
 - `Outbox`: the floor link's own connection to the live journal. It reads the rows to send,
   marks them sent, refused or to send again, and notes the floor's word;
-- `floor_marks`: what `tablectl doctor` reads of the link, through a connection of its own;
-- `last_n`: through a `JournalFile`.
+- `floor_marks`, `last_made`: what `tablectl doctor` and `floor reconcile` read, through a
+  read-only connection of their own (the table may be dealing);
+- `last_n`, `every_row`, `since`: through a `JournalFile` (`floor reconcile`, the demo's
+  tray), as one moment if the caller holds it (`JournalFile.hold`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -139,7 +142,26 @@ def floor_marks(path: Path) -> FloorMarks | None:
         file.close()
 
 
+def last_made(path: Path) -> int:
+    """The last message the journal at `path` has made, now; SQLite's error if it cannot be
+    read."""
+    with contextlib.closing(JournalFile.open_plain(path)) as file:
+        row = file.db.execute(LAST_N).fetchone()
+    return int(row[0]) if row else 0
+
+
 def last_n(file: JournalFile) -> int:
     """The last message the table has made (sealed days may have taken the rows)."""
     rows = file.query(LAST_N)
     return int(rows[0][0]) if rows else 0
+
+
+def every_row(file: JournalFile) -> list[tuple[int, str, bytes, str | None, str | None]]:
+    """Every message still in the outbox: (n, topic, body, sent_utc, refused)."""
+    return file.query("SELECT n, topic, body, sent_utc, refused FROM outbox")
+
+
+def since(file: JournalFile, after: int, topics: Sequence[str]) -> list[tuple[int, str, bytes]]:
+    """The messages past `after` of these topics, in order: (n, topic, body)."""
+    return file.query(f"SELECT n, topic, body FROM outbox WHERE n > ? AND topic IN "
+                      f"({', '.join('?' * len(topics))}) ORDER BY n", after, *topics)
