@@ -31,10 +31,8 @@ the end is one it never made.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -48,6 +46,7 @@ from controller.journal import History, JournalError, codec
 from controller.journal.files import settlements_text
 from controller.journal.fold import journal_ratings
 from controller.journal.outbox import refused_body
+from controller.journal.outbox_rows import every_row, last_made, last_n
 from floor.aside import open_ones
 from floor.books import TOPICS as BOOKS_TOPICS
 
@@ -89,17 +88,15 @@ def journal_side(path: Path, archive_dirs: list[Path]) -> tuple[str | None, Side
     side = Side()
     try:
         live = history.live
-        live.query("BEGIN")  # one moment of a table that may be dealing
+        live.hold()  # one moment of a table that may be dealing
         table_id = live.meta("floor_table_id")
         side.journal = live.meta("floor_journal")
         from_seq = side.from_seq = int(live.meta("outbox_from_seq") or 1)
         bounds = live.bounds()
         side.last_seq = bounds[1] if bounds else 0
         side.first_n = int(live.meta("outbox_from_n") or 1)
-        sequence = live.query("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'")
-        side.last_n = int(sequence[0][0]) if sequence else 0
-        for n, topic, blob, sent, refused in live.query(
-                "SELECT n, topic, body, sent_utc, refused FROM outbox"):
+        side.last_n = last_n(live)
+        for n, topic, blob, sent, refused in every_row(live):
             text = codec.decode(blob, None)
             if refused is not None:  # its stand-in went in its place
                 side.refused[n] = f"{topic}: {refused}"
@@ -117,13 +114,6 @@ def journal_side(path: Path, archive_dirs: list[Path]) -> tuple[str | None, Side
     finally:
         history.close()
     return table_id, side
-
-
-def last_made(path: Path) -> int:
-    """The last message the journal has made, now."""
-    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-        row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
-    return int(row[0]) if row else 0
 
 
 def floor_side(db: psycopg.Connection, table_id: str, upto: int) -> tuple[Side, int]:

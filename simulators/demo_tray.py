@@ -32,6 +32,7 @@ import structlog
 
 from controller.journal import codec
 from controller.journal.files import JournalFile
+from controller.journal.outbox_rows import last_n, since
 from simulators.virtual_tray import MOST_CHIPS, VirtualTray
 
 SUFFIX: Final = ".tray.json"
@@ -70,8 +71,7 @@ class TrayKeeper:
     def start(self, outbox: JournalFile) -> None:
         """From the chips kept beside the journal, else from the outbox's end (what the table
         booked before belongs to no tray of the demo's), then what came since."""
-        last = int(outbox.query(  # the last n ever made: a sealed day takes its messages
-            "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'outbox'")[0][0])
+        last = last_n(outbox)  # the last n ever made: a sealed day takes its messages
         self.n = last
         if self.path.exists():
             try:
@@ -86,8 +86,7 @@ class TrayKeeper:
 
     def follow(self, outbox: JournalFile) -> None:
         """The messages that move chips since the last followed; kept once any was."""
-        rows = outbox.query(f"SELECT n, topic, body FROM outbox WHERE n > ? AND topic IN "
-                            f"({', '.join('?' * len(MOVES))}) ORDER BY n", self.n, *MOVES)
+        rows = since(outbox, self.n, MOVES)
         for n, topic, blob in rows:
             try:
                 self.apply(topic, json.loads(codec.decode(blob, None)))

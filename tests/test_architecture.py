@@ -159,7 +159,41 @@ def test_the_game_does_no_io() -> None:
     assert not found, "\n".join(found)
 
 
-def test_the_checker_sees_a_forbidden_import_and_a_circle(tmp_path: Path) -> None:
+def journal_tables() -> set[str]:
+    """The tables docs/architecture.md says only the journal touches."""
+    said = re.search(r"\*\*Only the journal touches its tables\*\*.*?names one of them: (.*?)\.\s",
+                     DOC.read_text(), re.S)
+    assert said, "docs/architecture.md no longer says which tables are the journal's"
+    return set(re.findall(r"`(\w+)`", said[1]))
+
+
+def journal_sql(path: Path, tables: set[str]) -> list[tuple[int, str]]:
+    """Where a module imports `sqlite3` or holds SQL naming one of `tables`: (line, what)."""
+    sql = re.compile(rf"\b(?:FROM|INTO|UPDATE|JOIN|TABLE)\s+(?:{'|'.join(sorted(tables))})\b")
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            named = [alias.name for alias in node.names] if isinstance(node, ast.Import) \
+                else [node.module or ""] if not node.level else []
+            found += [(node.lineno, f"imports {n}") for n in named
+                      if n.split(".")[0] == "sqlite3"]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and sql.search(node.value):
+            found.append((node.lineno, "SQL on the journal's tables"))
+    return sorted(found)
+
+
+def test_only_the_journal_touches_its_tables() -> None:
+    """Issue 49: the floor link, `doctor`, `floor reconcile` and the demo's tray go through the
+    journal's API."""
+    tables = journal_tables()
+    assert {"meta", "events", "outbox", "days", "sqlite_sequence"} <= tables
+    found = [f"{path.relative_to(ROOT)}:{line}: {what}" for name, path in MODULES.items()
+             if room_of(name) != "controller.journal" for line, what in journal_sql(path, tables)]
+    assert not found, "\n".join(found)
+
+
+def test_the_checker_sees_a_forbidden_import_a_circle_and_sql(tmp_path: Path) -> None:
     """The checks above could pass by seeing nothing: they do see these."""
     source = tmp_path / "example.py"
     source.write_text("from controller.daemon import loop\n"
@@ -169,3 +203,11 @@ def test_the_checker_sees_a_forbidden_import_and_a_circle(tmp_path: Path) -> Non
     assert room_of("controller.daemon.loop") not in RULES["controller.game"]
     assert circle({"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}}) is not None
     assert circle({"a": {"b": 1}, "b": {}}) is None
+    source.write_text("import sqlite3\n"
+                      "def read(db) -> None:\n    db.execute('SELECT seq FROM sqlite_sequence "
+                      "WHERE name = ?', ('outbox',))\n"
+                      "    db.execute(f'UPDATE outbox SET sent_utc = {1}')\n"
+                      "    db.execute('SELECT n FROM messages JOIN rounds USING (n)')\n")
+    assert journal_sql(source, journal_tables()) == [
+        (1, "imports sqlite3"), (3, "SQL on the journal's tables"),
+        (4, "SQL on the journal's tables")]

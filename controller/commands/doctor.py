@@ -23,7 +23,6 @@ import pwd
 import re
 import shutil
 import socket
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -307,14 +306,12 @@ def check_days(path: Path, days: JournalConfig) -> list[Finding]:
     """The closed days still to copy out, the disk against its reserve."""
     findings = []
     if path.exists():
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        from controller.journal import JournalError
+        from controller.journal.archive import days_to_copy
         try:
-            waiting = db.execute("SELECT count(*) FROM days WHERE file IS NOT NULL AND "
-                                 "copied_to IS NULL").fetchone()[0]
-        except sqlite3.Error:
+            waiting = days_to_copy(path)
+        except JournalError:
             waiting = 0  # not a journal of this version: check_journal says so
-        finally:
-            db.close()
         if waiting:
             findings.append(Finding("warn", "closed days", f"{waiting} not copied out yet (they "
                                     "stay on the table until they are)",
@@ -334,30 +331,24 @@ def check_floor(path: Path) -> list[Finding]:
     """What the floor still lacks of this table, and what it will never have as it was: the
     messages the broker (or the link) refused for good."""
     from controller.daemon.floor_link import owed
+    from controller.journal import JournalError
+    from controller.journal.outbox_rows import floor_marks
     if not path.exists():
         return []
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        table = db.execute("SELECT value FROM meta WHERE key = 'floor_table_id'").fetchone()
-        if table is None:
-            return []
-        meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('floor_through', "
-                               "'outbox_from_n')").fetchall())
-        last = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
-        refused = db.execute("SELECT n, topic, refused FROM outbox WHERE refused IS NOT NULL "
-                             "ORDER BY n").fetchall()
-    except sqlite3.Error:
+        marks = floor_marks(path)
+    except JournalError:
         return []  # not a journal of this version: check_journal says so
-    finally:
-        db.close()
-    waiting = owed(int(last[0]) if last else 0, int(meta.get("floor_through", 0)),
-                   int(meta.get("outbox_from_n", 1)))
+    if marks is None:
+        return []
+    waiting = owed(marks.last_n, marks.through, marks.from_n)
+    table = marks.table_id
     findings = [Finding("ok" if waiting <= 0 else "warn", "floor link",
-                        f"table {table[0]}: the floor has said it has every message" if
-                        waiting <= 0 else f"table {table[0]}: {waiting} messages the floor has "
+                        f"table {table}: the floor has said it has every message" if
+                        waiting <= 0 else f"table {table}: {waiting} messages the floor has "
                         "not said it has", "check the broker and the floor service; they go "
                         "out as soon as it answers")]
-    for n, topic, why in refused:
+    for n, topic, why in marks.refused:
         findings.append(Finding("warn", "floor link", f"message {n} ({topic}) was refused for "
                                 f"good: {why}; only a stand-in reached the floor",
                                 "the journal keeps it whole: tablectl recall; tell the floor's "

@@ -43,15 +43,15 @@ every `REFUSED_RETRY_S`, until the broker takes it. A clean stop drains: for up 
 `drain_s` it waits for the floor's word to cover every message, sending again what is missing
 at once.
 
-Marking rows sent and noting the floor's word are all it writes, in short transactions that do
-not sync (losing a mark to a power cut only sends a message again, and the floor stores it
-once), so the controller's commits never wait on the link for long.
+Marking rows sent and noting the floor's word are all it writes, through the journal's
+`Outbox` (`controller.journal.outbox_rows`), in short transactions that do not sync (losing a
+mark to a power cut only sends a message again, and the floor stores it once), so the
+controller's commits never wait on the link for long.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 import uuid
@@ -72,6 +72,7 @@ from controller.game.table import Table
 from controller.journal import codec
 from controller.journal.files import utc_now
 from controller.journal.outbox import refused_body
+from controller.journal.outbox_rows import Outbox, OutboxError
 from protocol import codec as wire
 from protocol import topics
 from protocol.codec import Refused
@@ -131,11 +132,9 @@ class FloorLink:
                  drain_s: float = DRAIN_S) -> None:
         self.table_id, self.broker, self.on_health = table_id, broker, on_health
         self.resend_s, self.drain_s = resend_s, drain_s
-        self.db = sqlite3.connect(journal, check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA busy_timeout=5000")
+        self.outbox = Outbox(journal)
         self.log = structlog.get_logger().bind(table=table_id)
-        self.journal_id = self._meta("floor_journal") or uuid.uuid4().hex
+        self.journal_id = self.outbox.meta("floor_journal") or uuid.uuid4().hex
         self.client = make_client(broker, f"tablectl-table-{table_id}")
         self.client.will_set(topics.status(table_id), self._status_payload(
             {"status": "offline"}), qos=1, retain=True)
@@ -162,9 +161,9 @@ class FloorLink:
         self._gap_sent: dict[int, float] = {}  # n -> when it went again for a gap (monotonic)
         self._word_at = time.monotonic()  # when the floor's word last covered more
         self._drain_until: float | None = None  # stopping: drain until then
-        self.floor_through = int(self._meta("floor_through") or 0)
+        self.floor_through = int(self.outbox.meta("floor_through") or 0)
         self.other_journal: str | None = None  # the floor has this table from another journal
-        self.from_n = int(self._meta("outbox_from_n") or 1)
+        self.from_n = int(self.outbox.meta("outbox_from_n") or 1)
         self._thread = threading.Thread(target=self._run, name="tablectl-floor", daemon=True)
 
     # ----- the controller's side: never blocks ------------------------------------------------
@@ -180,10 +179,7 @@ class FloorLink:
     def start(self) -> None:
         """Note in the journal which table it is on the floor, and the journal's own id on
         the floor (`floor reconcile` reads them)."""
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
-                ("floor_table_id", self.table_id), ("floor_journal", self.journal_id)])
+        self.outbox.note_link(self.table_id, self.journal_id)
         self._set_health("connecting", said("to {broker}", broker=self.broker))  # no race
         self.client.connect_async(self.broker.host, self.broker.port, KEEPALIVE_S)
         self.client.loop_start()
@@ -212,7 +208,7 @@ class FloorLink:
             self._mark_acked()
             self.client.disconnect()
         self.client.loop_stop()
-        self.db.close()
+        self.outbox.close()
 
     def _run(self) -> None:
         while not self._drained():
@@ -231,7 +227,7 @@ class FloorLink:
                     self._publish_rows()
                     self._publish_status()
                 self._refresh_health()
-            except sqlite3.Error as exc:  # the journal busy or failing: try again later
+            except OutboxError as exc:  # the journal busy or failing: try again later
                 self.log.warning("floor link cannot read the journal", error=str(exc))
             except Exception:  # a fault of the link's own: said, and the link goes on
                 self.log.exception("floor link fault")
@@ -251,10 +247,7 @@ class FloorLink:
         room = WINDOW - len(self._inflight)
         if room <= 0 or time.monotonic() < self._retry_at:
             return
-        rows = self.db.execute(
-            "SELECT n, seq, topic, round, utc, body, refused FROM outbox WHERE n > ? AND "
-            "sent_utc IS NULL ORDER BY n LIMIT ?", (self._cursor, room)).fetchall()
-        for n, seq, topic, number, utc, blob, refused in rows:
+        for n, seq, topic, number, utc, blob, refused in self.outbox.unsent(self._cursor, room):
             text = codec.decode(blob, None)
             payload = self._payload(n, seq, topic, number, utc, text, refused)
             if refused is None:
@@ -284,9 +277,7 @@ class FloorLink:
 
     def _refuse(self, n: int, reason: str) -> None:
         """Message `n` will never go as it is: journaled as refused, its stand-in goes."""
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute("UPDATE outbox SET refused = ? WHERE n = ?", (reason, n))
+        self.outbox.refuse(n, reason)
         self.log.error("floor message refused for good: its stand-in goes instead", n=n,
                        reason=reason)
 
@@ -311,31 +302,18 @@ class FloorLink:
                 self._cursor = min(self._cursor, n - 1)
                 self._retry_at = time.monotonic() + REFUSED_RETRY_S
         if sent:
-            with self.db:
-                self.db.execute("BEGIN")
-                self.db.executemany("UPDATE outbox SET sent_utc = ? WHERE n = ?",
-                                    [(utc_now(), n) for n in sent])
+            self.outbox.mark_sent(sent)
             if self._health.get("state") == "refused" and self.other_journal is None:
                 self._set_health("connected", "")  # the broker takes them again
 
     def backlog(self) -> int:
         """Messages not yet acknowledged by the broker (the `outbox_unsent` index counts them)."""
-        row = self.db.execute("SELECT count(*) FROM outbox WHERE sent_utc IS NULL").fetchone()
-        return int(row[0])
+        return self.outbox.unsent_count()
 
     def _waiting(self) -> int:
         return owed(self._last_n(), self.floor_through, self.from_n)
 
-    def _refused(self) -> int:
-        row = self.db.execute("SELECT count(*) FROM outbox WHERE refused IS NOT NULL"
-                              ).fetchone()
-        return int(row[0])
-
     # ----- the floor's word ---------------------------------------------------------------------
-
-    def _meta(self, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
 
     def _floor_says(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage
                     ) -> None:
@@ -393,22 +371,14 @@ class FloorLink:
         through = min(word.through, self._last_n())
         if through > self.floor_through:
             self.floor_through = through
-            with self.db:
-                self.db.execute("BEGIN")
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('floor_through', ?)",
-                                (str(through),))
+            self.outbox.note_floor_through(through)
         now = time.time()
         first, last = word.missing or (0, -1)
         gap = [n for n in range(first, min(last, first + WINDOW - 1) + 1)
                if time.monotonic() - self._gap_sent.get(n, -self.resend_s) >= self.resend_s]
         draining = self._drain_until is not None
-        with self.db:
-            self.db.execute("BEGIN")
-            again = [n for (n,) in self.db.execute(
-                "UPDATE outbox SET sent_utc = NULL WHERE n > ? AND sent_utc IS NOT NULL AND "
-                "(sent_utc < ? OR (sent_utc < ? AND (? OR n IN (SELECT value FROM json_each(?)))"
-                ")) RETURNING n", (through, utc_now(now - self.resend_s),
-                                 utc_now(now - GAP_GRACE_S), draining, json.dumps(gap)))]
+        again = self.outbox.send_again(through, utc_now(now - self.resend_s),
+                                       utc_now(now - GAP_GRACE_S), draining, gap)
         self._gap_sent = {n: at for n, at in self._gap_sent.items() if n > through}
         for n in set(again) & set(gap):
             self._gap_sent[n] = time.monotonic()  # once a resend time at most, if it is refused
@@ -433,8 +403,7 @@ class FloorLink:
 
     def _last_n(self) -> int:
         """The last message the table has made (sealed days may have taken the rows)."""
-        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'").fetchone()
-        return int(row[0]) if row else 0
+        return self.outbox.last_n()
 
     def _status_due_in(self) -> float:
         """How long the link may sleep: until a changed status may go out, or `POLL_S`."""
@@ -483,7 +452,7 @@ class FloorLink:
 
     def _set_health(self, state: str, detail: str) -> None:
         health = {"state": state, "detail": detail, "backlog": self._waiting(),
-                  "unsent": self.backlog(), "refused": self._refused(),
+                  "unsent": self.backlog(), "refused": self.outbox.refused_count(),
                   "since": self._health.get("since") if self._health.get("state") == state
                   else utc_now()}
         self._health_at = time.monotonic()

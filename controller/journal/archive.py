@@ -208,6 +208,17 @@ class Archive:
         return removed
 
 
+def days_to_copy(live: Path) -> int:
+    """The sealed days not yet copied out (they stay on the table until they are), read only
+    (the table may be dealing); JournalError if the file cannot be read."""
+    file = JournalFile.open_plain(live)
+    try:
+        return int(file.query("SELECT count(*) FROM days WHERE file IS NOT NULL AND copied_to "
+                              "IS NULL")[0][0])
+    finally:
+        file.close()
+
+
 def copy_out(live: Path, to: Path) -> list[str]:
     """Copy every sealed day not yet copied to `to`, check each copy against the sealed file's
     SHA-256, and note where it went; the days copied. Safe while the controller runs."""

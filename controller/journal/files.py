@@ -51,6 +51,7 @@ KEPT: Final = 4
 # disk; 512 would grow the file past 4 KiB a round). Sealed days keep SQLite's default.
 LIVE_PAGE_SIZE: Final = 1024
 GENESIS: Final = "0" * 64
+META: Final = "SELECT value FROM meta WHERE key = ?"
 RECORD_TABLES: Final = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE events (seq INTEGER PRIMARY KEY, body BLOB NOT NULL, hash BLOB NOT NULL);
@@ -180,6 +181,14 @@ class JournalFile:
     def open_ro(cls, path: Path) -> JournalFile:
         return cls(path, connect_ro(path))
 
+    @classmethod
+    def open_plain(cls, path: Path) -> JournalFile:
+        """An existing file, to read only, as SQLite opens it: without `open_ro`'s check and
+        fallback. For a glance at a table that may be dealing (`tablectl doctor`, the last
+        message for `floor reconcile`), which leaves what it cannot read to the journal's own
+        check."""
+        return cls(path, sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+
     def fail(self, what: str) -> JournalError:
         return JournalError(f"journal {self.path}: {what}")
 
@@ -190,8 +199,13 @@ class JournalFile:
             raise self.fail(f"cannot be read ({exc})") from None
 
     def meta(self, key: str) -> str | None:
-        rows = self.query("SELECT value FROM meta WHERE key = ?", key)
+        rows = self.query(META, key)
         return rows[0][0] if rows else None
+
+    def hold(self) -> None:
+        """What is read from here on is one moment of the file, however a table that is
+        dealing writes it meanwhile (until the file is closed)."""
+        self.query("BEGIN")
 
     def check_version(self) -> None:
         version = self.meta("schema_version")
