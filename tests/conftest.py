@@ -51,21 +51,13 @@ IMPLIED_MARKERS = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The markers the fixtures imply; and the tests of a module that share a module-scoped
-    fixture (a session simulated, a package installed, a browser) run on one pytest-xdist
-    worker (`--dist loadgroup`), which makes that fixture once rather than once a worker."""
+    """The markers the fixtures imply."""
     for item in items:
         asked = set(getattr(item, "fixturenames", ()))
         for marker, fixtures in IMPLIED_MARKERS.items():
             if asked & fixtures:
                 item.add_marker(marker)
-        info = getattr(item, "_fixtureinfo", None)
-        if info is not None and any(
-                definition.scope == "module"
-                for definitions in info.name2fixturedefs.values() for definition in definitions):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(scope="session")
