@@ -367,6 +367,19 @@ def options_from(pairs: list[tuple[str, str]]) -> dict[str, Any]:
     return options
 
 
+def named(report: dict[str, Any], tables: Mapping[str, PayTable]) -> dict[str, Any]:
+    """`report` with the words its text prints beside each key (issue 49: a `--json` carries
+    all that its text says): each wager's `name` as `tables` name it, and its awards' names."""
+    rows = []
+    for row in report["wagers"]:
+        words: dict[str, Any] = {"name": wager_words(row["wager"], tables)}
+        if "awards" in row:
+            words["award_names"] = {k: award_words(row["wager"], k, tables)
+                                    for k in row["awards"]}
+        rows.append({**row, **words})
+    return {**report, "wagers": rows}
+
+
 def render(report: dict[str, Any], tables: Mapping[str, PayTable]) -> str:
     """The report for a person: wagers and awards in words, as `tables` name them (the JSON
     report keeps the keys)."""

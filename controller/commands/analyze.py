@@ -68,7 +68,7 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.pay_table is not None and not args.bet:
         raise BadInput(f"--pay-table {args.pay_table}: a pay table is one side bet's: name the "
                        "bet with --bet (without --bet every pay table of every wager is priced)")
-    from controller.analysis.analyze import analyze, chosen_bet, options_from, render
+    from controller.analysis.analyze import analyze, chosen_bet, named, options_from, render
     from controller.game.names import by_bet
     from controller.game.paytables import PayTables
     from controller.game.table_config import TABLE_OPTIONS
@@ -117,7 +117,7 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.bet and bets and args.bet != bets[0]:  # one spot of a family: its rows alone
         report["wagers"] = [row for row in report["wagers"] if row["wager"] == args.bet]
     text = render_counting if args.eor else render
-    sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json
+    sys.stdout.write(json.dumps(named(report, by_bet(registry)), indent=2) + "\n" if args.json
                      else text(report, by_bet(registry)))
     return 0
 

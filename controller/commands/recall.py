@@ -31,7 +31,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
     except JournalError as exc:
         raise Broken(str(exc)) from None
     if args.json:
-        json.dump({"journal": str(path), "rounds": views}, sys.stdout, indent=2)
+        which = {"day": args.day} if args.day else {}  # the text's "no rounds in day D"
+        json.dump({"journal": str(path), **which, "rounds": views}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render(views, f"in day {args.day}" if args.day else "in the journal"))

@@ -17,6 +17,7 @@ from controller.analysis import blackjack_exact
 from controller.analysis.analyze import (
     _steered,
     analyze,
+    named,
     options_from,
     price,
     render,
@@ -103,6 +104,24 @@ def test_analyze_command_json(tmp_path: Path) -> None:
     assert report["method"] == "exact" and report["decks"] == 8
     assert [(r["wager"], r["pay_table"]) for r in report["wagers"]] == [("lucky8_banker", "3")]
     assert report["wagers"][0]["awards"]["suited_8"] > 0
+
+
+@pytest.mark.slow
+def test_the_json_names_every_wager_and_award_as_the_text_does() -> None:
+    """Issue 49: a `--json` carries all that its text says, the wagers' and awards' names
+    too, so a program shows the words a person reads beside the figures."""
+    report = analyze("baccarat", {"decks": 1}, ["lucky8"], "1", "exact", 0, 0, 1, REGISTRY)
+    tables = by_bet(REGISTRY)
+    text = render(report, tables)
+    rows = named(report, tables)["wagers"]
+    assert [row["name"] for row in rows] == ["Lucky 8 · Player", "Lucky 8 · Banker"]
+    for row in rows:
+        assert f"{row['name']} #{row['pay_table']}" in text
+        assert row["award_names"].keys() == row["awards"].keys()
+        line = next(line for line in text.splitlines() if row["name"] in line)
+        for award, words in row["award_names"].items():
+            assert f"{words} {row['awards'][award] * 100:.4f} %" in line
+    assert rows[0]["award_names"]["double_suited_8"] == "Double Suited 8"
 
 
 def analyze_command(*args: str) -> subprocess.CompletedProcess[str]:

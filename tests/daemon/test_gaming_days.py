@@ -190,7 +190,9 @@ def test_a_second_close_of_a_date_is_found_by_the_name_it_was_given(tmp_path: Pa
     def rounds(day: str) -> list[int]:
         result = cli("recall", "--journal", journal, "--day", day, "--json")
         assert result.returncode == 0, result.stderr
-        return [r["round"] for r in json.loads(result.stdout)["rounds"]]
+        recalled = json.loads(result.stdout)
+        assert recalled["day"] == day  # issue 49: which day, as the text says it
+        return [r["round"] for r in recalled["rounds"]]
 
     assert rounds(first) == [1, 2, 3, 4, 5] and rounds(second) == [3, 4, 5]
     verified = cli("journal", "verify", "--journal", journal, "--day", second)
