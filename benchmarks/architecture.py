@@ -88,6 +88,34 @@ def dict_any(tree: Path) -> Counter[str]:
                     if (n := path.read_text().count("dict[str, Any]"))})
 
 
+def room(module: str) -> str:
+    """A module's room: `controller/x` or the top-level package."""
+    parts = module.split("/")
+    return "/".join(parts[:2]) if parts[0] == "controller" else parts[0]
+
+
+def event_reach(tree: Path) -> dict[str, tuple[int, int]]:
+    """For each kind of table event, how many product modules and rooms name it (its
+    declaration aside): where a new kind has to be threaded through."""
+    events = tree / "controller/game/events.py"
+    kinds = {node.name for node in ast.parse(events.read_text()).body
+             if isinstance(node, ast.ClassDef) and node.name != "Event"}
+    naming: dict[str, set[str]] = {kind: set() for kind in kinds}
+    for path in sources(tree):
+        if path == events:
+            continue
+        module = str(path.relative_to(tree))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Name) and node.id in kinds:
+                naming[node.id].add(module)
+            elif isinstance(node, ast.Attribute) and node.attr in kinds:
+                naming[node.attr].add(module)
+            elif isinstance(node, ast.alias) and node.name in kinds:
+                naming[node.name].add(module)
+    return {kind: (len(modules), len({room(m) for m in modules}))
+            for kind, modules in naming.items()}
+
+
 PROBE = """
 import sys
 import floor.pit
@@ -113,8 +141,7 @@ def touched(rev: str) -> tuple[list[str], set[str]]:
     names = subprocess.run(["git", "show", "--name-only", "--format=", rev], cwd=HERE,
                            capture_output=True, text=True, check=True).stdout.split()
     files = [n for n in names if n.split("/")[0] in PRODUCT]
-    rooms = {"/".join(n.split("/")[:2]) if n.startswith("controller/") else n.split("/")[0]
-             for n in files}
+    rooms = {room(n) for n in files}
     return files, rooms
 
 
@@ -132,6 +159,12 @@ def report(tree: Path) -> None:
           + ", ".join(f"{name} {n}" for name, n in side.items()))
     print("largest classes by methods: " + ", ".join(
         f"{name} {n}" for n, name in largest_classes(tree)))
+    reach = event_reach(tree)
+    modules = sorted(n for n, _ in reach.values())
+    print(f"modules naming a kind of event, over {len(reach)} kinds: median "
+          f"{modules[len(modules) // 2]}, most " + ", ".join(
+              f"{kind} {n} in {r} rooms" for kind, (n, r) in sorted(
+                  reach.items(), key=lambda item: -item[1][0])[:4]))
     anys = dict_any(tree)
     print(f"dict[str, Any]: {sum(anys.values())} in {len(anys)} modules; most: " + ", ".join(
         f"{m} {n}" for m, n in anys.most_common(8)))
