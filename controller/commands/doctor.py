@@ -330,7 +330,7 @@ def check_days(path: Path, days: JournalConfig) -> list[Finding]:
 def check_floor(path: Path) -> list[Finding]:
     """What the floor still lacks of this table, and what it will never have as it was: the
     messages the broker (or the link) refused for good."""
-    from controller.daemon.floor_link import owed
+    from controller.daemon.floor_bookkeeping import owed
     from controller.journal import JournalError
     from controller.journal.outbox_rows import floor_marks
     if not path.exists():

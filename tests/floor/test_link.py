@@ -119,7 +119,7 @@ def test_a_replaced_journal_is_not_taken_for_the_old_one(
             one(floor_dsn, "SELECT through FROM tables")  # the old journal's, no more
         assert any("from journal" in line for line in reconciled(floor_dsn, new.journal))
         broker.restart()  # losing the broker and finding it again does not clear the refusal
-        wait_until(new.link.client.is_connected, "connected again")
+        wait_until(new.link.transport.client.is_connected, "connected again")
         assert new.health[-1]["state"] == "refused"
     finally:
         new.close()

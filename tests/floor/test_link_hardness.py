@@ -20,7 +20,7 @@ import psycopg
 import pytest
 
 from controller.commands import doctor
-from controller.daemon import floor_link
+from controller.daemon import floor_bookkeeping
 from controller.daemon.broker import parse_broker
 from floor.ingest import Ingest
 from tests.floor.harness import (
@@ -101,7 +101,8 @@ def test_a_message_too_large_goes_as_a_stand_in(tmp_path: Path, broker: Mosquitt
     """Over the floor's limit (here made small), a message is journaled as refused and a
     stand-in takes its number: the floor has every number and an alert, the link goes on, and
     the display, `doctor` and `reconcile` name it."""
-    monkeypatch.setattr(floor_link, "MAX_MESSAGE", 1000)  # rounds are larger, the rest smaller
+    # rounds are larger, the rest smaller
+    monkeypatch.setattr(floor_bookkeeping, "MAX_MESSAGE", 1000)
     table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
     try:
         table.play(2)
@@ -137,7 +138,7 @@ def test_what_a_table_says_of_itself_moves_nothing(tmp_path: Path, broker: Mosqu
         wait_until(lambda: reconciled(floor_dsn, table.journal) == [], "the round")
         made = table.made()
         rogue.send("tablectl/tables/bj-01/status", json.dumps({
-            "table": "bj-01", "journal": table.link.journal_id, "utc": "2026-11-23T10:00:00Z",
+            "table": "bj-01", "journal": table.link.books.journal_id, "utc": "2026-11-23T10:00:00Z",
             "status": "open", "n": 10_000, "from_n": 10_000}).encode())
         rogue.send("tablectl/tables/bj-01/status", json.dumps({
             "table": "bj-01", "utc": "2026-11-23T10:00:00Z", "status": "closed"}).encode())
@@ -147,12 +148,12 @@ def test_what_a_table_says_of_itself_moves_nothing(tmp_path: Path, broker: Mosqu
         assert one(floor_dsn, "SELECT through FROM tables") == made
         assert one(floor_dsn, "SELECT from_n FROM tables") == 1
         rogue.send("tablectl/floor/bj-01/stored", json.dumps({  # a word claiming everything
-            "through": 10**9, "from_n": 1, "journal": table.link.journal_id}).encode())
+            "through": 10**9, "from_n": 1, "journal": table.link.books.journal_id}).encode())
         table.play(1)
         wait_until(lambda: table.unsent() == 0, "the next round sent")
-        assert table.link.floor_through <= table.made()  # never past what it made
+        assert table.link.books.floor_through <= table.made()  # never past what it made
         rogue.send("tablectl/floor/bj-01/stored", json.dumps({  # counted from elsewhere
-            "through": 5, "from_n": 3, "journal": table.link.journal_id}).encode())
+            "through": 5, "from_n": 3, "journal": table.link.books.journal_id}).encode())
         wait_until(lambda: reconciled(floor_dsn, table.journal) == [], "all on the floor")
     finally:
         rogue.close()
@@ -165,11 +166,11 @@ def test_the_display_counts_what_really_waits(tmp_path: Path, broker: Mosquitto,
     table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
     try:
         table.play(1)
-        wait_until(lambda: table.link.floor_through == table.made(), "the floor's word")
+        wait_until(lambda: table.link.books.floor_through == table.made(), "the floor's word")
         broker.stop()
         wait_until(lambda: table.health[-1]["state"] == "away", "the broker gone")
         table.play(3)
-        waiting = table.made() - table.link.floor_through
+        waiting = table.made() - table.link.books.floor_through
         assert waiting >= 3
         wait_until(lambda: table.health[-1]["backlog"] == waiting, f"{waiting} waiting shown")
         broker.start()

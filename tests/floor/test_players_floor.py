@@ -345,7 +345,7 @@ def test_no_one_seats_a_player_over_an_open_broker(tmp_path: Path, broker: Mosqu
 @pytest.mark.slow
 def test_a_seating_from_the_pit_is_checked(payload: bytes) -> None:
     """Whatever arrives on the seat topic is a seating with every field valid, or a reason."""
-    from controller.daemon.floor_link import pit_seat
+    from controller.daemon.floor_transport import pit_seat
     from controller.daemon.inputs import PitSeat
     from controller.game.ratings import is_id
     from controller.game.table_config import MOST_SEATS
