@@ -21,7 +21,11 @@ function drawRoad(box, cells, key) {
 
 function layOut(box) {
   const { cells, key } = roadCells.get(box);
-  if (!box.clientWidth) return;  // hidden: laid out when shown
+  if (!box.clientWidth) {  // hidden: laid out when shown. Observed anew, as a box hidden and
+    resized.unobserve(box);  // shown again within one frame reports no change of size
+    resized.observe(box);
+    return;
+  }
   const size = parseFloat(getComputedStyle(box).gridTemplateRows);  // a row's height, in px
   const fit = Math.max(1, Math.floor((box.clientWidth - 1) / (size + 1)));  // 1px gaps and padding
   const last = cells.reduce((m, c) => Math.max(m, c.col), -1);
