@@ -64,8 +64,8 @@ class TableRow(Shape):
     shift: Period
 
 
-class Floor(Shape):
-    """`GET /api/floor`: the floor's totals."""
+class FloorTotals(Shape):
+    """The floor's totals of the gaming day and the shift (the stream's `floor` event)."""
 
     tables: int
     by_status: dict[str, int]
@@ -73,6 +73,11 @@ class Floor(Shape):
     shift: Period
     day_start: str
     shift_start: str
+
+
+class Floor(FloorTotals):
+    """`GET /api/floor`: the floor's totals, and the currency of its amounts."""
+
     currency: str
 
 
@@ -482,6 +487,25 @@ ANSWERS: Final[dict[str, tuple[str, type[BaseModel], bool]]] = {
     "health": ("GET /health", Health, False),
     "error": ("any refusal", Error, False),
 }
+
+
+class ChangedTables(Shape):
+    """The stream's `tables` event: the tables that changed, or all of them."""
+
+    tables: list[TableRow]
+    all: bool
+
+
+class Alerts(Shape):
+    """The stream's `alerts` event."""
+
+    alerts: list[AlertRow]
+
+
+# The pit's `GET /events` (Server-Sent Events): all four on connecting, then those that changed;
+# `ping` every second the stream has nothing else.
+STREAM: Final[dict[str, type[BaseModel]]] = {
+    "tables": ChangedTables, "floor": FloorTotals, "alerts": Alerts, "ping": Health}
 
 
 def adapter(name: str) -> TypeAdapter[Any]:

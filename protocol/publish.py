@@ -88,6 +88,10 @@ def schemas() -> dict[str, dict[str, Any]]:
         found[f"pit.{name}.schema.json"] = _schema(
             f"pit.{name}", answers.adapter(name).json_schema(),
             f"{route} on the pit: {'a list of ' if listed else ''}{_doc(model)}")
+    for name, shape in answers.STREAM.items():
+        found[f"pit.events.{name}.schema.json"] = _schema(
+            f"pit.events.{name}", shape.model_json_schema(),
+            f"`GET /events` on the pit, event `{name}`. {_doc(shape)}")
     return found
 
 
@@ -166,7 +170,8 @@ or null; a number for `round`), `utc` (when the table committed it) and `body`.
         out.append(_example(examples.COMMANDS[name]))
     out.append(SHAPES_INTRO + "\n".join(
         f"- {route}: [pit.{name}](protocol/pit.{name}.schema.json)"
-        for name, (route, _, _) in answers.ANSWERS.items()) + "\n")
+        for name, (route, _, _) in answers.ANSWERS.items()) + STREAM_INTRO + ", ".join(
+        f"[{name}](protocol/pit.events.{name}.schema.json)" for name in answers.STREAM) + ".\n")
     out.append(ACTIONS_INTRO)
     for action in dict.fromkeys(actions.ACTIONS.values()):
         names = [name for name, cls in actions.ACTIONS.items() if cls is action]
@@ -188,10 +193,17 @@ exactly its keys (the tests fail on a key not declared).
 The dealer display's `GET /events` (Server-Sent Events) sends the view as `snapshot`
 ([view.snapshot](protocol/view.snapshot.schema.json): the version and the view, in the page's
 language with `language` and `scoreboard_language`; `GET /api/snapshot` gives the same in
-English, without them) and `ping` ([view.ping](protocol/view.ping.schema.json)) every second it
-has nothing else. The pit's JSON answers (docs/floor.md: its login and address), by route:
+English, without them), `ping` ([view.ping](protocol/view.ping.schema.json)) every second it
+has nothing else, and `floor` ([view.floor](protocol/view.floor.schema.json)), the floor link's
+health, when it changes. The pit's JSON answers (docs/floor.md: its login and address), by
+route:
 
 """
+
+STREAM_INTRO: Final = """
+
+The pit's `GET /events` (Server-Sent Events) sends `tables`, `floor` and `alerts` on
+connecting and when they change, and `ping` (its health) every second it has nothing else: """
 
 ACTIONS_INTRO: Final = f"""## The dealer display's actions
 

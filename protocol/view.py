@@ -11,7 +11,7 @@ a person reads it, in the page's language on the stream and in English from `/ap
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -368,4 +368,18 @@ class Ping(Shape):
     version: int
 
 
-SHAPES: dict[str, type[BaseModel]] = {"view.snapshot": Snapshot, "view.ping": Ping}
+class FloorLink(Shape):
+    """The `floor` event of `GET /events`: the floor link's health, beside the table's view
+    (`controller.daemon.floor_bookkeeping`): its state, why in words, the messages the floor
+    lacks, those not yet sent and those refused, and since when."""
+
+    state: str
+    detail: str
+    backlog: int
+    unsent: int
+    refused: int
+    since: str | None
+
+
+SHAPES: Final[dict[str, type[BaseModel]]] = {
+    "view.snapshot": Snapshot, "view.ping": Ping, "view.floor": FloorLink}

@@ -1,6 +1,7 @@
 """The pit's JSON answers keep their declared shapes (issue 49, `protocol/answers.py`): a floor
 holding one example of every message of the wire is asked every JSON route over HTTP, logged
-out and in, and each answer validates against its published model; a key not declared fails."""
+out and in, and follows its stream: each answer and event validates against its published
+model; a key not declared fails."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from floor.periods import Periods
 from floor.pit import Pit
 from floor.store import connect, write_batch
 from protocol import examples
-from protocol.answers import ANSWERS, Error, RoundRow, adapter
+from protocol.answers import ANSWERS, STREAM, Error, RoundRow, adapter
 from tests.floor.test_logins import DANA, RIGHT, cheap
 
 pytestmark = pytest.mark.servers
@@ -91,6 +92,20 @@ def test_every_answer_of_the_pit_is_declared(floor_dsn: str) -> None:
             await ask("language", "/api/language")
             await ask("health", "/health")
             await ask("logout", "/api/logout")
+            async with client.get("/events") as stream:  # the four events on connecting
+                events: dict[str, Any] = {}
+                buffer = b""
+                while "ping" not in events:
+                    chunk = await stream.content.readany()
+                    assert chunk, f"the stream ended after {sorted(events)}"
+                    buffer += chunk
+                    *whole, buffer = buffer.split(b"\n\n")
+                    for event in whole:
+                        head, _, data = event.partition(b"\ndata: ")
+                        events[head.removeprefix(b"event: ").decode()] = json.loads(data)
+            assert set(events) == set(STREAM)
+            for name, shape in STREAM.items():
+                shape.model_validate(events[name])
     asyncio.run(main())
     # Rows this floor has none of (no seated rating, nothing set aside); POST /api/seats
     # needs a table over TLS (tests/floor/test_players_floor.py).
