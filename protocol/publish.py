@@ -17,7 +17,7 @@ from typing import Any, Final
 from pydantic import BaseModel
 
 from controller.game.ratings import ID_PATTERN
-from protocol import actions, examples, fields, topics
+from protocol import actions, answers, examples, fields, topics, view
 from protocol.limits import MAX_DEPTH, MAX_DIGITS, MAX_MESSAGE
 from protocol.messages import COMMANDS, MESSAGES, VERSION, Status
 
@@ -79,6 +79,19 @@ def schemas() -> dict[str, dict[str, Any]]:
         schema["properties"]["action"] = {"const": name}
         found[f"action.{name}.schema.json"] = _schema(
             f"action.{name}", schema, f"`POST /api/action` on the dealer display. {_doc(action)}")
+    for name, shape in view.SHAPES.items():
+        found[f"{name}.schema.json"] = _schema(
+            name, shape.model_json_schema(),
+            f"`GET /events` on the dealer display, event `{name.removeprefix('view.')}`. "
+            f"{_doc(shape)}")
+    for name, (route, model, listed) in answers.ANSWERS.items():
+        found[f"pit.{name}.schema.json"] = _schema(
+            f"pit.{name}", answers.adapter(name).json_schema(),
+            f"{route} on the pit: {'a list of ' if listed else ''}{_doc(model)}")
+    for name, shape in answers.STREAM.items():
+        found[f"pit.events.{name}.schema.json"] = _schema(
+            f"pit.events.{name}", shape.model_json_schema(),
+            f"`GET /events` on the pit, event `{name}`. {_doc(shape)}")
     return found
 
 
@@ -155,6 +168,10 @@ or null; a number for `round`), `utc` (when the table committed it) and `body`.
         out.append(f"### `{name}`\n\n{_doc(command)}\n")
         out.append(_fields(command.model_json_schema(), {}))
         out.append(_example(examples.COMMANDS[name]))
+    out.append(SHAPES_INTRO + "\n".join(
+        f"- {route}: [pit.{name}](protocol/pit.{name}.schema.json)"
+        for name, (route, _, _) in answers.ANSWERS.items()) + STREAM_INTRO + ", ".join(
+        f"[{name}](protocol/pit.events.{name}.schema.json)" for name in answers.STREAM) + ".\n")
     out.append(ACTIONS_INTRO)
     for action in dict.fromkeys(actions.ACTIONS.values()):
         names = [name for name, cls in actions.ACTIONS.items() if cls is action]
@@ -166,6 +183,27 @@ or null; a number for `round`), `utc` (when the table committed it) and `body`.
         out.append(_example(examples.ACTIONS[names[0]]))
     return "\n".join(out)
 
+
+SHAPES_INTRO: Final = """## The dealer view and the pit's answers
+
+Not the wire, but read by other programs as a contract all the same: declared in
+`protocol/view.py` and `protocol/answers.py`, each with a JSON Schema here (draft 2020-12),
+exactly its keys (the tests fail on a key not declared).
+
+The dealer display's `GET /events` (Server-Sent Events) sends the view as `snapshot`
+([view.snapshot](protocol/view.snapshot.schema.json): the version and the view, in the page's
+language with `language` and `scoreboard_language`; `GET /api/snapshot` gives the same in
+English, without them), `ping` ([view.ping](protocol/view.ping.schema.json)) every second it
+has nothing else, and `floor` ([view.floor](protocol/view.floor.schema.json)), the floor link's
+health, when it changes. The pit's JSON answers (docs/floor.md: its login and address), by
+route:
+
+"""
+
+STREAM_INTRO: Final = """
+
+The pit's `GET /events` (Server-Sent Events) sends `tables`, `floor` and `alerts` on
+connecting and when they change, and `ping` (its health) every second it has nothing else: """
 
 ACTIONS_INTRO: Final = f"""## The dealer display's actions
 

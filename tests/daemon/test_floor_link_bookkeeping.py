@@ -23,6 +23,7 @@ from controller.journal import Journal
 from controller.journal.outbox_rows import Outbox
 from protocol import topics
 from protocol.messages import VERSION, StoredWord
+from protocol.view import FloorLink
 from tests.game.test_table import service
 
 NOTHING = Arrived([], None, False, None)
@@ -83,6 +84,8 @@ def link(tmp_path: Path) -> Iterator[Link]:
     made = Link(tmp_path)
     yield made
     made.outbox.close()
+    for health in made.health:  # as the display streams it (docs/protocol/view.floor)
+        FloorLink.model_validate(health)
 
 
 def test_messages_go_in_order_and_are_sent_only_once_acknowledged(link: Link) -> None:
