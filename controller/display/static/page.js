@@ -1,7 +1,7 @@
 // The dealer display's page: its token (kept for the tab's life), its elements by id, the view
 // last drawn, and when the controller was last heard: the page never shows stale data as
 // current. The pages' words, `el()` and `t()` are i18n.js's (a classic script loaded first).
-export const STALE_MS = 3000;
+const STALE_MS = 3000;
 const params = new URLSearchParams(location.search);
 const token = params.get("token") || sessionStorage.getItem("tablectl-token") || "";
 if (token) sessionStorage.setItem("tablectl-token", token);
