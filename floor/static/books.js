@@ -3,7 +3,7 @@
 // and credits requested here, the count room's drop imported, and the cash by patron across the
 // floor. The books' amounts come in minor units (exact) and are shown in the floor's currency.
 // Text from the tables is set as text, never as markup.
-"use strict";
+import { $, ask, startLanguage } from "./dom.js";
 let currency = "USD";
 let digits = 2;
 const money = (minor) => minor === null || minor === undefined ? "–"

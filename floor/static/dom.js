@@ -1,13 +1,12 @@
 // What the pit's pages share: an element by its id, the pages' language, a request in it.
 // (An element made with its text as text, `el`, is i18n.js's: every page's.)
-"use strict";
-const $ = (id) => document.getElementById(id);
+export const $ = (id) => document.getElementById(id);
 
 // The pages' language (issue 39): the one chosen in the menu (kept in a cookie), else the
 // first of ours the browser asks for. The floor's texts in our requests' answers and stream come
 // in it too (the header, `lang`); numbers, money and times are written as it writes them.
-let pageLanguage = "en";
-async function startLanguage() {
+export let pageLanguage = "en";
+export async function startLanguage() {
   pageTexts = findPageTexts();  // before anything is drawn over the page's own words
   const chosen = await fetch("api/language").then((r) => r.json())
     .catch(() => ({ language: "en", languages: { en: "English" } }));
@@ -22,5 +21,5 @@ async function startLanguage() {
     location.reload();
   });
 }
-const ask = (path, options = {}) => fetch(path, { ...options,
+export const ask = (path, options = {}) => fetch(path, { ...options,
   headers: { ...(options.headers || {}), "X-Tablectl-Language": pageLanguage } });

@@ -1,4 +1,5 @@
 // The pit's login: a supervisor of the floor (`tablectl floor user add NAME`), not a table PIN.
+import { ask, startLanguage } from "./dom.js";
 startLanguage();
 document.getElementById("login-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();

@@ -5,7 +5,7 @@
 // (`phase_text`, `status_text`, `cards_text`, `settlements_text`: controller/game/names.py),
 // never as the keys. The API's `drop` is the handle (the total wagered) and `hold_pct` the win as
 // a percentage of the handle; amounts are in minor units.
-"use strict";
+import { $, ask, startLanguage, pageLanguage } from "./dom.js";
 const STALE_MS = 3000;
 const tables = new Map();
 let currency = "USD";

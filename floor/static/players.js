@@ -4,7 +4,7 @@
 // units (as `tablectl players report` gives them); the player's result is negative when the
 // player lost, and the charts show the house's side: theo and the house's win. Text from the
 // tables is set as text, never as markup; each row is drawn on its own.
-"use strict";
+import { $, ask, startLanguage } from "./dom.js";
 let currency = "USD";
 const money = (units) => units === null || units === undefined ? "…"
   : new Intl.NumberFormat(I18N.tag, { style: "currency", currency }).format(units);

@@ -1,7 +1,6 @@
 // The baccarat roads as grids of six rows: shared by the dealer display and /scoreboard.
 // The controller computes every road (controller/display/roads.py); this only lays them out,
 // keeping the newest columns that fit the box: cells keep their size on a small screen.
-"use strict";
 const ROAD_COLOURS = { P: "player", B: "banker", T: "tie", R: "red", U: "blue" };
 // The roads' names, and the bead plate's letters: 庄 闲 和 where Chinese is read.
 const roadNames = () => [["bead", t("Bead plate")], ["big", t("Big road")], ["big_eye_boy", t("Big eye boy")],
@@ -45,7 +44,7 @@ function layOut(box) {
 const scoreboardParts = () => [el("div", { class: "counts" }), ...roadNames().map(([name, label]) =>
   el("figure", { class: `road-box ${name}` }, el("figcaption", {}, label), el("div", { class: `road ${name}` })))];
 
-function drawRoads(root, roads) {
+export function drawRoads(root, roads) {
   if (!roads) return;
   if (root.dataset.language !== I18N.language) {  // drawn anew in the page's language
     root.replaceChildren(...scoreboardParts());

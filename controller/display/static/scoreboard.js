@@ -1,6 +1,7 @@
 // The player-facing scoreboard (/scoreboard): the shoe's roads and counts, for a second screen.
 // It follows the same stream as the dealer display, and blanks when the stream goes quiet.
-"use strict";
+import { drawRoads } from "./roads.js";
+
 const STALE_MS = 3000;
 const params = new URLSearchParams(location.search);
 const token = params.get("token") || "";
