@@ -202,3 +202,45 @@ def test_a_blackjack_tables_scoreboard_says_why_it_has_no_roads(browser: Browser
     finally:
         page.close()
         table.close()
+
+
+# Two coups of the bead plate, then three: the roads as controller/display/roads.py sends them.
+ROADS_JS = """async ([first, shownAgain]) => {
+  const { drawRoads } = await import(new URL("static/roads.js", document.baseURI).href);
+  const roads = (n) => ({ counts: { player: n, banker: 0, tie: 0, naturals: 0, lucky8: 0 },
+    bead_plate: [...Array(n).keys()].map((row) => ({ col: 0, row, result: "P" })),
+    big_road: [], big_eye_boy: [], small_road: [], cockroach_pig: [] });
+  let root = document.getElementById("roads-under-test");
+  if (!root) {
+    root = Object.assign(document.createElement("div"),
+                         { id: "roads-under-test", className: "scoreboard" });
+    document.body.append(root);
+  }
+  if (first) { drawRoads(root, roads(2)); return; }
+  root.style.display = "none";  // stepped aside and back within one task, as at a payout
+  drawRoads(root, roads(shownAgain));
+  root.style.display = "";
+}"""
+
+
+def test_a_road_drawn_while_hidden_and_shown_within_a_frame_is_laid_out(
+        browser: Browser) -> None:
+    """A box hidden and shown again before the next frame reports no change of size to its
+    ResizeObserver: the coups drawn while it was hidden must still be laid out (the CI run of
+    2026-12-02 waited 10 s for the bead plate's last coup)."""
+    table = LiveTable(config_change("baccarat", {}, {}, REGISTRY))
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.goto(table.server.url + "scoreboard")
+        page.evaluate(ROADS_JS, [True, 0])
+        beads = page.locator("#roads-under-test .road.bead b")
+        expect(beads).to_have_count(2)  # laid out while shown, and observed at that size
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => "
+                      "requestAnimationFrame(done)))")  # the observer has seen its size
+        page.evaluate(ROADS_JS, [False, 3])
+        expect(beads).to_have_count(3)
+        assert beads.last.evaluate("(b) => b.style.gridRow") == "3"
+    finally:
+        page.close()
+        table.close()
