@@ -29,9 +29,10 @@ has the same id with the traceback; a database that is gone is a 503.
 
 It binds to 127.0.0.1 unless told otherwise. On loopback, reading needs no login (as the dealer
 display); on any other address every request but the login needs a session. Acknowledging
-always does. The `Host` and `Origin` checks are the dealer display's (`Gate`), for `https`
-when the page is served over TLS, by this process or by a trusted proxy (`X-Forwarded-Proto`
-and `X-Forwarded-For` are believed from that address only). No page may frame it.
+always does. The `Host` and `Origin` checks are the dealer display's (`plumbing.web.Gate`), for
+`https` when the page is served over TLS, by this process or by a trusted proxy
+(`X-Forwarded-Proto` and `X-Forwarded-For` are believed from that address only). No page may
+frame it.
 
 A viewer that does not keep up is never queued for without bound: it holds a few updates, then
 one mark that it needs everything again, and a write that stalls past `WRITE_S` drops it.
@@ -55,8 +56,6 @@ from psycopg import AsyncConnection, InterfaceError
 from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
-from controller.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_headers, sse
-from controller.display.server import STATIC as DISPLAY_STATIC
 from controller.game.ratings import is_id
 from controller.game.said import said
 from controller.i18n import catalogs
@@ -70,6 +69,16 @@ from floor.edges import EdgeWorker
 from floor.health import Part
 from floor.periods import Periods
 from floor.store import CHANNEL
+from plumbing.web import (
+    FAVICON,
+    LOOPBACK,
+    WORDS_SCRIPT,
+    Gate,
+    favicon,
+    frame_headers,
+    sse,
+    words_script,
+)
 from protocol import codec
 from protocol.codec import Refused as Rejected
 from protocol.codec import load, printable
@@ -89,7 +98,7 @@ VIEWER_BACKLOG: Final = 16  # updates a viewer may fall behind before it is sent
 BODY_MAX: Final = 16 * 1024  # a request's JSON body
 COOKIE: Final = "tablectl_pit"
 OPEN_PATHS: Final = ("/api/login", "/login", "/static/pit.css", "/static/login.js", "/health",
-                     "/static/i18n.js", "/static/dom.js", "/api/language", FAVICON)
+                     WORDS_SCRIPT, "/static/dom.js", "/api/language", FAVICON)
 CATALOGS: Final = "/i18n/"  # each language's catalog for the pages: open, as the login page's
 LANGUAGE_COOKIE: Final = "tablectl_language"  # the language a user chose (the pages' menu)
 LANGUAGE_HEADER: Final = "X-Tablectl-Language"  # what the pages' own requests are shown in
@@ -190,7 +199,7 @@ class Pit:
             web.get("/health", self._health), web.get(FAVICON, favicon),
             web.get("/api/language", self._language),
             web.get(CATALOGS + "{language}.json", self._catalog),
-            web.get("/static/i18n.js", self._i18n_script),
+            web.get(WORDS_SCRIPT, words_script),
             web.static("/static", STATIC)])
         app.cleanup_ctx.append(self._background)
         app.on_shutdown.append(self._end_streams)
@@ -811,10 +820,6 @@ class Pit:
         """The language a page is read in: chosen in the menu, else the browser's."""
         return language(request.cookies.get(LANGUAGE_COOKIE)) or \
             from_accept(request.headers.get("Accept-Language"))
-
-    async def _i18n_script(self, request: web.Request) -> web.StreamResponse:
-        """The display's script of the pages' words: one for every page of ours."""
-        return web.FileResponse(DISPLAY_STATIC / "i18n.js")
 
     async def _me(self, request: web.Request) -> web.StreamResponse:
         return web.json_response({"name": await self._who(request), "currency": self.currency})
