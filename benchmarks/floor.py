@@ -41,7 +41,6 @@ import psycopg
 import structlog
 
 from benchmarks.common import machine, percentile
-from controller.daemon.broker import make_client, parse_broker
 from controller.daemon.floor_link import FloorLink, table_status
 from controller.daemon.service import TableService
 from controller.game.paytables import PayTables
@@ -50,6 +49,7 @@ from controller.journal import Journal, codec
 from controller.journal.files import utc_now
 from floor.reconcile import reconcile
 from floor.schema import migrate
+from plumbing.broker import make_client, parse_broker
 from protocol import topics
 from simulators.autopilot import Autopilot
 from tests.floor.harness import FloorProcess

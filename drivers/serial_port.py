@@ -24,6 +24,7 @@ from devices.decoder import Decode, StreamDecoder
 from devices.events import DeviceEvent
 from devices.protocols import ShoeProtocol
 from drivers.device_thread import DeviceThread, Post
+from plumbing.ports import check_port
 
 READ_TIMEOUT_S = 0.05
 
@@ -91,15 +92,6 @@ def check_url(url: str) -> str:
             raise ValueError(f"{url}: {scheme}:// needs HOST:PORT (e.g. {scheme}://10.0.0.7:4001)")
         check_port(port, url)
     return url
-
-
-def check_port(text: str, url: str) -> int:
-    """A TCP port as a URL writes it, 1 to 65535, or ValueError saying which it is not."""
-    if not (text.isascii() and text.isdigit()):
-        raise ValueError(f"{url}: the port {text[:20]!r} is not a number")
-    if len(text) > 5 or not 1 <= int(text) <= 65535:
-        raise ValueError(f"{url}: the port {text[:20]} is out of range (1-65535)")
-    return int(text)
 
 
 def _pyserial_schemes() -> set[str]:

@@ -34,13 +34,13 @@ from typing import Any, Final, NamedTuple
 import psycopg
 from psycopg import AsyncConnection
 
-from controller.daemon.checked_files import DROP
-from controller.daemon.gaming_day import DayPolicy
+from controller.game.business_day import DayPolicy
 from controller.game.money import Currency
 from controller.game.said import said
 from floor import aside
 from floor.periods import Periods
 from floor.turns import take_turn
+from plumbing.checked_files import DROP
 from protocol.fields import TABLE_PATTERN
 
 TOPICS: Final = ("tray", "transfer", "buy_in", "chips_out")

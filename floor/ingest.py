@@ -42,7 +42,6 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from pydantic import ValidationError
 
-from controller.daemon.broker import Broker, make_client
 from floor.aside import Failure, of_the_service
 from floor.books import Policy
 from floor.defaults import GROUP, MAX_MESSAGE, PACKET_ROOM, SESSION_S
@@ -59,6 +58,7 @@ from floor.store import (
     set_message_aside,
     write_batch,
 )
+from plumbing.broker import Broker, make_client
 from protocol import codec, topics
 from protocol.codec import Refused, printable
 from protocol.messages import SeatCommand

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from controller.daemon.gaming_day import DayPolicy
+from controller.game.business_day import DayPolicy
 
 
 @dataclass(frozen=True)

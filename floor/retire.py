@@ -20,7 +20,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.daemon.broker import Broker, make_client
+from plumbing.broker import Broker, make_client
 
 WAIT_S: Final = 15.0
 

@@ -30,9 +30,6 @@ import psycopg
 import structlog
 from aiohttp import web
 
-from controller.daemon.broker import Broker
-from controller.daemon.notify import Notifier
-from controller.daemon.ports import listening
 from floor.defaults import GROUP
 from floor.edge_job import Limits
 from floor.ingest import Ingest, Options
@@ -40,6 +37,9 @@ from floor.periods import Periods
 from floor.pit import Pit
 from floor.schema import migrate
 from floor.store import connect
+from plumbing.broker import Broker
+from plumbing.notify import Notifier
+from plumbing.ports import listening
 
 NAME_LOCK: Final = 0x666C  # "fl": the advisory lock class of floor process names
 CHECK_S: Final = 2.0  # how often the name and the workers are checked

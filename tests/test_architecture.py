@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("controller", "devices", "drivers", "simulators", "floor", "protocol")
+PACKAGES = ("controller", "devices", "drivers", "simulators", "floor", "protocol", "plumbing")
 OUTSIDE = ("tests", "benchmarks")  # in the project, yet no room may import them
 DOC = ROOT / "docs" / "architecture.md"
 CLI = "controller.commands.main"
@@ -211,3 +213,20 @@ def test_the_checker_sees_a_forbidden_import_a_circle_and_sql(tmp_path: Path) ->
     assert journal_sql(source, journal_tables()) == [
         (1, "imports sqlite3"), (3, "SQL on the journal's tables"),
         (4, "SQL on the journal's tables")]
+
+
+TABLE_SIDE = ("serial", "usb", "transitions", "controller.daemon", "controller.display",
+              "devices", "drivers")
+
+
+def test_the_pit_loads_nothing_of_the_table() -> None:
+    """Issue 49: the floor runs on another machine, with its plumbing in `plumbing`; importing
+    the pit loads none of the table's daemon, display, drivers or devices, nor what they need
+    (pyserial, pyusb, transitions). A fresh interpreter, so nothing else loaded them first."""
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, floor.pit; print('\\n'.join(sys.modules))"],
+        cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert "floor.pit" in loaded
+    table_side = sorted(name for name in loaded
+                        if any(name == top or name.startswith(top + ".") for top in TABLE_SIDE))
+    assert not table_side, f"import floor.pit loads {table_side}"

@@ -17,7 +17,7 @@ from controller.commands.inputs import (
     TextFile,
     Whole,
 )
-from controller.daemon.checked_files import CONFIGURATION, BadInput
+from plumbing.checked_files import CONFIGURATION, BadInput
 
 if TYPE_CHECKING:
     from controller.daemon.config_file import RunConfig

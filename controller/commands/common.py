@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.commands.inputs import Folder, JournalPath, TextFile
-from controller.daemon.checked_files import CONFIGURATION, check_journal
+from plumbing.checked_files import CONFIGURATION, check_journal
 
 EXIT_BROKEN = 1
 EXIT_USAGE = 2

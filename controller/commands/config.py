@@ -15,7 +15,7 @@ from controller.commands.common import (
 from controller.commands.inputs import (
     TextFile,
 )
-from controller.daemon.checked_files import CONFIGURATION, PIN, BadInput, read_stdin_line
+from plumbing.checked_files import CONFIGURATION, PIN, BadInput, read_stdin_line
 
 # How the pads' check of the payout (`[payout] verify`) is said in the summary.
 VERIFY_WORDS: Final = {"hold": "checked by the pads (a wrong one holds the round)",

@@ -24,8 +24,8 @@ from controller.commands.inputs import (
     UsbId,
     parse_usb_id,
 )
-from controller.daemon.checked_files import RECORDING, BadInput
 from devices import protocols
+from plumbing.checked_files import RECORDING, BadInput
 
 MAX_SPEED: Final = 1000.0  # a replay's pace against the recording's: past it, as fast as it can
 

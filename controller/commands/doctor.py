@@ -35,7 +35,7 @@ from controller.commands.inputs import (
     JournalPath,
     TextFile,
 )
-from controller.daemon.checked_files import CONFIGURATION
+from plumbing.checked_files import CONFIGURATION
 
 if TYPE_CHECKING:  # the daemon's modules load when the doctor runs, not for every command
     from controller.daemon.config_file import JournalConfig, RunConfig, UsbConfig

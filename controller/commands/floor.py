@@ -36,14 +36,6 @@ from controller.commands.inputs import (
     TextFile,
     Whole,
 )
-from controller.daemon.checked_files import (
-    CERTIFICATE,
-    DROP,
-    PASSWORD,
-    TLS_KEY,
-    BadInput,
-    read_stdin_line,
-)
 from controller.i18n.languages import LANGUAGES
 from floor.defaults import (
     CLOCK_TOLERANCE_S,
@@ -59,10 +51,18 @@ from floor.defaults import (
     MOST_EDGE_MEMORY_MB,
     SESSION_S,
 )
+from plumbing.checked_files import (
+    CERTIFICATE,
+    DROP,
+    PASSWORD,
+    TLS_KEY,
+    BadInput,
+    read_stdin_line,
+)
 
 if TYPE_CHECKING:
-    from controller.daemon.broker import Broker
     from floor.books import Policy
+    from plumbing.broker import Broker
 
 DAY_S: Final = 86_400  # the most of a clock's tolerance or an edge job's time: a gaming day
 HOUR_S: Final = 3_600  # the most `floor reconcile` waits for the floor
@@ -70,7 +70,7 @@ HOUR_S: Final = 3_600  # the most `floor reconcile` waits for the floor
 
 def _broker(args: argparse.Namespace) -> Broker:
     """The broker of `--broker` with `--ca`, `--cert` and `--key`, or BadInput."""
-    from controller.daemon.broker import parse_broker
+    from plumbing.broker import parse_broker
     broker = parse_broker(args.broker)
     if (args.ca or args.cert) and not broker.tls:
         raise BadInput("--ca and --cert are for mqtts:// brokers")
@@ -82,11 +82,11 @@ def _broker(args: argparse.Namespace) -> Broker:
 def cmd_serve(args: argparse.Namespace) -> int:
     import psycopg
 
-    from controller.daemon.ports import PortInUse
     from floor.edge_job import Limits
     from floor.ingest import Options
     from floor.schema import SchemaError
     from floor.serve import NameTaken, ServeOptions, serve
+    from plumbing.ports import PortInUse
     try:
         if (args.https_cert is None) != (args.https_key is None):
             raise BadInput("HTTPS needs both --https-cert and --https-key")
@@ -302,8 +302,8 @@ def cmd_drop(args: argparse.Namespace) -> int:
     rows checked once the database is reached, all stored or none."""
     import psycopg
 
-    from controller.daemon.checked_files import read_text
     from floor.books import DropError, import_drop
+    from plumbing.checked_files import read_text
     try:
         policy = _policy(args)
     except (ValueError, ZoneInfoNotFoundError) as exc:

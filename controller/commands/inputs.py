@@ -1,7 +1,7 @@
 """What a person hands a `tablectl` command, checked before the command runs.
 
 The argparse types every command shares (files, journals, folders, counts, numbers, URLs, days,
-KEY=VALUE pairs), built on the readers of controller/daemon/checked_files.py. A value refused is
+KEY=VALUE pairs), built on the readers of plumbing/checked_files.py. A value refused is
 a usage error that names the option and what is wrong with it.
 """
 
@@ -17,7 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
-from controller.daemon.checked_files import (
+from plumbing.checked_files import (
     BadInput,
     Kind,
     check_journal,
@@ -216,7 +216,7 @@ class BrokerUrl(Checked):
     """The floor's broker, mqtt://host[:port] or mqtts://..."""
 
     def check(self, text: str) -> str:
-        from controller.daemon.broker import parse_broker  # paho: only for a floor option
+        from plumbing.broker import parse_broker  # paho: only for a floor option
         try:
             parse_broker(text)
         except ValueError as exc:

@@ -25,8 +25,8 @@ from controller.commands.inputs import (
     NewFile,
     TextFile,
 )
-from controller.daemon.checked_files import PEM_KEY, BadInput, read_text
 from controller.journal import JournalError
+from plumbing.checked_files import PEM_KEY, BadInput, read_text
 
 
 def cmd_journal_verify(args: argparse.Namespace) -> int:

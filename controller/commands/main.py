@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final, NoReturn
 
 from controller.commands.common import EXIT_BROKEN, EXIT_INTERRUPTED, EXIT_USAGE, Broken
-from controller.daemon.checked_files import BadInput
+from plumbing.checked_files import BadInput
 
 # Every command, in the order `tablectl --help` lists them: the family module that adds it, and
 # the function there that does. A command given loads its own family alone, so that `tablectl

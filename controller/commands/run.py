@@ -17,8 +17,8 @@ from controller.commands.inputs import (
     TextFile,
     Whole,
 )
-from controller.daemon.checked_files import CONFIGURATION, BadInput
 from controller.i18n.languages import LANGUAGES
+from plumbing.checked_files import CONFIGURATION, BadInput
 
 if TYPE_CHECKING:
     from controller.daemon.app import Daemon
@@ -101,8 +101,8 @@ def _remove(made: list[Path]) -> None:
 
 def _floor_option(args: argparse.Namespace, config: Any) -> Any:
     """The floor link: --floor and --table-id over the configuration's `[floor]`."""
-    from controller.daemon.broker import parse_broker
     from controller.daemon.config_file import FloorConfig
+    from plumbing.broker import parse_broker
     from protocol.topics import check_table_id
     configured = config.floor if config else None
     if args.floor is None:

@@ -13,7 +13,7 @@ from controller.commands.inputs import (
     JournalPath,
     TextFile,
 )
-from controller.daemon.checked_files import SCRIPT, BadInput, read_stdin, read_text
+from plumbing.checked_files import SCRIPT, BadInput, read_stdin, read_text
 
 
 def cmd_settle(args: argparse.Namespace) -> int:

@@ -27,7 +27,6 @@ from controller.daemon.control import ControlServer, socket_path
 from controller.daemon.floor_link import FloorLink, follow
 from controller.daemon.gaming_day import open_table
 from controller.daemon.loop import ControllerLoop
-from controller.daemon.notify import Notifier
 from controller.daemon.protection import ProtectionWorker
 from controller.daemon.recording import Recorder
 from controller.daemon.service import KEEP_ROUNDS
@@ -39,6 +38,7 @@ from devices import pads, protocols, tray
 from drivers.input_device import InputDevice
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
+from plumbing.notify import Notifier
 
 
 class Screen(Protocol):

@@ -20,18 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from serial import SerialBase
 
-from controller.daemon.broker import Broker, parse_broker
 from controller.daemon.cash_desk import DEFAULT_CASH, MAX_INTERVAL_S, CashRules
-from controller.daemon.checked_files import (
-    CERTIFICATE,
-    CONFIGURATION,
-    PASSWORD,
-    PEM_KEY,
-    TLS_KEY,
-    BadInput,
-    check_journal,
-    read_text,
-)
 from controller.daemon.payout_watch import STILL_RANGE_S, STILL_S
 from controller.game.books import MOST_AMOUNT
 from controller.game.cashier import Cashier, CashierError
@@ -48,6 +37,17 @@ from devices import protocols
 from devices.card_reader import DEFAULT_PLAYER_PATTERN, CardRules
 from drivers import input_device
 from drivers.serial_port import check_url
+from plumbing.broker import Broker, parse_broker
+from plumbing.checked_files import (
+    CERTIFICATE,
+    CONFIGURATION,
+    PASSWORD,
+    PEM_KEY,
+    TLS_KEY,
+    BadInput,
+    check_journal,
+    read_text,
+)
 from protocol.topics import check_table_id
 
 if TYPE_CHECKING:  # cryptography loads when a key is read, not for each configuration

@@ -30,7 +30,6 @@ from typing import Any, Final
 
 import structlog
 
-from controller.daemon.broker import Broker
 from controller.daemon.floor_bookkeeping import (
     POLL_S,
     RESEND_S,
@@ -44,6 +43,7 @@ from controller.game.round_state import HOLD
 from controller.game.said import said
 from controller.game.table import Table
 from controller.journal.outbox_rows import Outbox, OutboxError
+from plumbing.broker import Broker
 from protocol import topics
 from protocol.fields import clean, clean_name
 

@@ -24,10 +24,10 @@ import paho.mqtt.client as mqtt
 import structlog
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.daemon.broker import Broker, make_client
 from controller.daemon.floor_bookkeeping import Arrived
 from controller.daemon.inputs import PitSeat
 from controller.game.said import said
+from plumbing.broker import Broker, make_client
 from protocol import codec as wire
 from protocol import topics
 from protocol.codec import Refused

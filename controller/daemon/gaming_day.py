@@ -11,44 +11,19 @@ hold. Closing seals the day's records into a file of their own and applies the r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import time
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import structlog
 
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.service import CHECKPOINT_ROUNDS, DiskReserve, TableService
+from controller.game.business_day import DayPolicy
 from controller.game.supervisors import PinGuard
 from controller.journal import Journal, JournalError
 from controller.journal.archive import Archive
 from controller.journal.files import utc_now
 from controller.journal.signing import Signer
-
-
-@dataclass(frozen=True)
-class DayPolicy:
-    close_at: time = time(6, 0)
-    zone: ZoneInfo | None = None  # None: the machine's local time zone
-    scheduled: bool = True  # False: closed on demand only
-
-    def business_date(self, utc: str) -> date:
-        moment = datetime.fromisoformat(utc.replace("Z", "+00:00")).astimezone(self.zone)
-        shifted = moment - timedelta(hours=self.close_at.hour, minutes=self.close_at.minute)
-        return shifted.date()
-
-    def label(self, opened_utc: str, now_utc: str, last_label: str) -> str:
-        """The open day's name: its business date, numbered if that date was closed before."""
-        base = self.business_date(opened_utc or now_utc).isoformat()
-        if last_label.split(".")[0] != base:
-            return base
-        number = int(last_label.split(".")[1]) + 1 if "." in last_label else 2
-        return f"{base}.{number}"
-
-    def due(self, opened_utc: str, now_utc: str) -> bool:
-        return bool(self.scheduled and opened_utc) and \
-            self.business_date(now_utc) > self.business_date(opened_utc)
 
 
 class DayCloser:

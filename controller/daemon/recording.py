@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final
 
-from controller.daemon.checked_files import RECORDING, BadInput, read_lines
 from controller.game.events import Event, event_from_dict
 from controller.journal.files import utc_now
+from plumbing.checked_files import RECORDING, BadInput, read_lines
 
 FORMAT: Final = "tablectl-recording"
 VERSION: Final = 1

@@ -8,9 +8,9 @@ from typing import Any
 
 from controller.daemon.config_file import DisplayConfig
 from controller.daemon.loop import ControllerLoop
-from controller.daemon.ports import listening
 from controller.display.server import DisplayServer, Hub
 from controller.display.view import view
+from plumbing.ports import listening
 
 
 class AttachedDisplay:

@@ -29,9 +29,8 @@ import asyncio
 import contextlib
 import hmac
 import ipaddress
-import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,98 +39,29 @@ from aiohttp import web
 from controller.daemon.config_file import TOKEN_MIN_CHARS, Languages
 from controller.daemon.inputs import Action
 from controller.display.console import parse_action
-from controller.display.localize import localized
 from controller.display.mailbox import Mailbox
 from controller.game.events import BetsLocked
 from controller.game.said import said
 from controller.i18n.languages import language
+from controller.i18n.localize import localized
+from plumbing.web import (
+    FAVICON,
+    LOOPBACK,
+    WORDS_SCRIPT,
+    Gate,
+    favicon,
+    frame_headers,
+    sse,
+    words_script,
+)
 from protocol.actions import MAX_ACTION
 from protocol.codec import load
 
 STATIC: Final = Path(__file__).with_name("static")
-FAVICON: Final = "/favicon.ico"  # asked for by every browser before any page, token or login
 PING_S: Final = 1.0
 WRITE_TIMEOUT_S: Final = 10.0  # a page whose stream takes longer than this to write is dropped
-LOOPBACK: Final = ("127.0.0.1", "::1", "localhost")
 KIOSK: Final = "kiosk"  # the client of a PIN typed on this machine: the table's own screen
-WILDCARD: Final = ("0.0.0.0", "::", "")
-SAFE_METHODS: Final = ("GET", "HEAD")
-# Only this server's own scripts, styles and streams; no framing by any page. Inline style
-# attributes are allowed: the roads place their beads with them (static/roads.js).
-CONTENT_SECURITY_POLICY: Final = ("default-src 'self'; style-src 'self' 'unsafe-inline'; "
-                                  "object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
 SIDE_TEXTS: Final = frozenset({"detail"})  # the floor link's words for the dealer (a tooltip)
-SECURITY_HEADERS: Final[Mapping[str, str]] = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-    "X-Frame-Options": "DENY",  # frame-ancestors for browsers that predate it
-}
-
-
-async def favicon(request: web.Request) -> web.StreamResponse:
-    """The table's icon (a chip on the felt): the display's and the pit's, so that the browser's
-    own request for it is answered rather than logged as a 404."""
-    return web.FileResponse(STATIC / "favicon.ico",
-                            headers={"Content-Type": "image/vnd.microsoft.icon",
-                                     "Cache-Control": "max-age=86400"})
-
-
-async def frame_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
-    """An `on_response_prepare` hook: `SECURITY_HEADERS` on every response, whatever answered it
-    (a handler, a middleware's refusal, the static files, an error)."""
-    response.headers.update(SECURITY_HEADERS)
-
-
-def host_name(header: str) -> str:
-    """'127.0.0.1:8080' -> '127.0.0.1', '[::1]:8080' -> '::1', 'Table7.local' -> 'table7.local'."""
-    header = header.strip().lower()
-    if header.startswith("["):
-        return header[1:].partition("]")[0]
-    return header.rpartition(":")[0] if header.count(":") == 1 else header
-
-
-def _is_address(name: str) -> bool:
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
-
-
-class Gate:
-    """Which requests the display answers: a `Host` it is known by, and writes from its own page.
-
-    A name is accepted when it is the bound address (every address of this machine when bound to
-    all of them: a rebinding attack always arrives under a name), a loopback name on a loopback
-    bind, or listed in `display.hosts`."""
-
-    def __init__(self, bind: str, hosts: tuple[str, ...] = ()) -> None:
-        self.bind = bind
-        self.names = {name.lower() for name in hosts} | {bind.lower()}
-        if bind in LOOPBACK:
-            self.names |= set(LOOPBACK)
-
-    def host_refusal(self, header: str | None) -> str | None:
-        name = host_name(header or "")
-        if name in self.names or (self.bind in WILDCARD and _is_address(name)):
-            return None
-        return (f"Host {header!r} is not a name of this display (bound to {self.bind or '*'}; "
-                "other names go in display.hosts)")
-
-    @staticmethod
-    def write_refusal(method: str, headers: Any, scheme: str = "http") -> str | None:
-        """Why a write may not come from this request: another origin, or not JSON. `scheme` is
-        the request's ("https" behind TLS): the origin must be exactly `scheme://Host`."""
-        if method in SAFE_METHODS:
-            return None
-        origin, site = headers.get("Origin"), headers.get("Sec-Fetch-Site")
-        if origin is not None and origin != f"{scheme}://{headers.get('Host', '')}":
-            return f"a write from another origin ({origin}) is refused"
-        if origin is None and site not in (None, "same-origin", "none"):
-            return f"a write from another site (Sec-Fetch-Site: {site}) is refused"
-        content_type = headers.get("Content-Type", "").partition(";")[0].strip().lower()
-        if content_type != "application/json":
-            return f"a write must be sent as application/json, not {content_type or 'nothing'}"
-        return None
 
 
 class Hub:
@@ -238,11 +168,6 @@ def client_of(remote: str | None, kiosk: tuple[str, ...] = ()) -> str:
     return KIOSK if loopback else remote
 
 
-def sse(event: str, data: dict[str, Any]) -> bytes:
-    """One Server-Sent Event."""
-    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
-
-
 class DisplayServer:
     def __init__(self, hub: Hub,
                  post: Callable[[Action], None],
@@ -296,7 +221,7 @@ class DisplayServer:
                         web.get("/api/snapshot", self._snapshot),
                         web.get("/health", self._health), web.get(FAVICON, favicon),
                         web.get("/i18n/{language}.json", self._catalog),
-                        web.static("/static", STATIC)])
+                        web.get(WORDS_SCRIPT, words_script), web.static("/static", STATIC)])
         runner = web.AppRunner(app, handle_signals=False)
         await runner.setup()
         site = web.TCPSite(runner, self.host, self.port)

@@ -32,8 +32,10 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 # Python; t(), tn() and tp() in the pages' scripts.
 SOURCES: Final[list[tuple[list[tuple[str, str]], dict[str, Any]]]] = [
     ([("controller/**.py", "python"), ("floor/**.py", "python"), ("drivers/**.py", "python"),
-      ("devices/**.py", "python"), ("protocol/**.py", "python")], {"said": None}),
+      ("devices/**.py", "python"), ("protocol/**.py", "python"),
+      ("plumbing/**.py", "python")], {"said": None}),
     ([("controller/display/static/**.js", "javascript"), ("floor/static/*.js", "javascript"),
+      ("plumbing/static/*.js", "javascript"),
       ("controller/display/static/**.html", "controller.i18n.extract:extract_html"),
       ("floor/static/*.html", "controller.i18n.extract:extract_html"),
       ("controller/game/paytables/**.toml", "controller.i18n.extract:extract_pay_tables")],

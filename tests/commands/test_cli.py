@@ -47,7 +47,7 @@ from controller.commands.inputs import (
     Whole,
 )
 from controller.commands.main import build_parser, main, subcommands
-from controller.daemon.checked_files import BadInput, decode_text
+from plumbing.checked_files import BadInput, decode_text
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 60

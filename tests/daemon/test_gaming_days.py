@@ -24,11 +24,11 @@ import pytest
 from structlog.testing import capture_logs
 
 from controller.daemon.control import ControlServer, socket_path
-from controller.daemon.gaming_day import DayPolicy
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import DiskReserve, TableService
 from controller.display.view import view
 from controller.game.alerts import Alert
+from controller.game.business_day import DayPolicy
 from controller.game.day_ledger import family
 from controller.game.events import (
     CardDrawn,

@@ -25,7 +25,8 @@ from tests.conftest import REGISTRY
 from tests.display.test_browser import WAIT_MS, LiveTable
 
 ROOT = Path(__file__).resolve().parents[2]
-STATIC = [ROOT / "controller" / "display" / "static", ROOT / "floor" / "static"]
+STATIC = [ROOT / "controller" / "display" / "static", ROOT / "floor" / "static",
+          ROOT / "plumbing" / "static"]
 RAN = "window.ran = (window.ran || 0) + 1"
 # An operator's corrections (`<config dir>/locale/es.po`): the pages' own words (t() in the
 # scripts), the server's (a wager's name), and one meant to break out of an attribute.

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.daemon.service import TableService
-from controller.display.server import DisplayServer, Gate, Hub
+from controller.display.server import DisplayServer, Hub
 from controller.display.view import view, wager_name
 from controller.game.cashier import Cashier, CashierError
 from controller.game.events import (
@@ -29,6 +29,7 @@ from controller.game.events import (
     WagerPlaced,
 )
 from controller.game.table_config import config_change
+from plumbing.web import Gate
 from simulators.autopilot import Autopilot
 from tests.conftest import REGISTRY
 

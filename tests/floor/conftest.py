@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.daemon.broker import parse_broker
 from floor.ingest import Ingest
 from floor.schema import migrate
 from floor.store import connect
+from plumbing.broker import parse_broker
 from tests.floor.books_day import Desk, open_desks
 from tests.floor.harness import Sender
 from tests.servers import Mosquitto, Postgres

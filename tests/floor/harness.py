@@ -25,9 +25,9 @@ import paho.mqtt.client as mqtt
 import psycopg
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.daemon.broker import Broker, parse_broker
 from controller.daemon.floor_link import FloorLink, follow
 from floor.reconcile import reconcile
+from plumbing.broker import Broker, parse_broker
 from simulators.rig import Rig
 from tests.servers import Mosquitto, free_port
 

@@ -22,7 +22,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from controller.daemon.broker import Broker, make_client
+from plumbing.broker import Broker, make_client
 from tests.floor.conftest import make_certs
 from tests.servers import Mosquitto
 

@@ -26,10 +26,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from controller.daemon.broker import parse_broker
 from floor.accounts import add_supervisor
 from floor.ingest import Ingest
 from floor.serve import ServeOptions, serve
+from plumbing.broker import parse_broker
 from tests.floor.harness import FloorProcess, Sender, one, wait_until
 from tests.floor.test_floor import message
 from tests.servers import Mosquitto

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from controller.daemon.broker import parse_broker
 from controller.game.events import (
     BetsLocked,
     CardDrawn,
@@ -25,6 +24,7 @@ from controller.game.events import (
 )
 from controller.journal import Journal, codec
 from floor.ingest import Ingest
+from plumbing.broker import parse_broker
 from tests.floor.harness import LinkedTable, one, reconciled, stored, wait_until
 from tests.game.test_table import PIN, service
 from tests.servers import Mosquitto

@@ -21,8 +21,8 @@ import pytest
 
 from controller.commands import doctor
 from controller.daemon import floor_bookkeeping
-from controller.daemon.broker import parse_broker
 from floor.ingest import Ingest
+from plumbing.broker import parse_broker
 from tests.floor.harness import (
     FloorProcess,
     LinkedTable,

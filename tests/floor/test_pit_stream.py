@@ -16,9 +16,9 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from floor import pit as pit_module
 from floor.periods import Periods
 from floor.pit import VIEWER_BACKLOG, Pit
+from floor.pit import stream as pit_stream
 
 
 async def until(condition: Any, what: str, timeout: float = 30.0) -> None:
@@ -48,7 +48,7 @@ def cut_off(viewer: socket.socket) -> bool:
 
 def test_a_stalled_viewer_is_bounded_then_dropped(floor_dsn: str,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pit_module, "WRITE_S", 1.0)
+    monkeypatch.setattr(pit_stream, "WRITE_S", 1.0)
 
     async def main() -> None:
         pit = Pit(floor_dsn, Periods(zone=ZoneInfo("UTC")))

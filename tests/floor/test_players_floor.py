@@ -20,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
-from controller.daemon.broker import make_client
 from controller.game.events import DealerSignedIn, PlayerLeft, PlayerSeated
 from floor.players import CSV_COLUMNS
+from plumbing.broker import make_client
 from tests.floor.harness import (
     FloorProcess,
     LinkedTable,

@@ -33,13 +33,13 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from structlog.testing import capture_logs
 
-from controller.daemon.broker import parse_broker
 from floor import books, cash, queries, retry
 from floor.ingest import Ingest
 from floor.periods import Periods
 from floor.pit import Pit
 from floor.reconcile import floor_side
 from floor.store import connect
+from plumbing.broker import parse_broker
 from protocol import examples, topics
 from tests.floor.books_day import day_start
 from tests.floor.harness import FloorProcess, Sender, one, wait_until

@@ -133,7 +133,8 @@ PLAIN_KEY: Final = re.compile(r"seat \d+:? (?:main|player|banker|tie|insurance) 
 SUPERVISOR: Final = "sup"
 PIN: Final = "2468"
 GUARD: Final = PinGuard({SUPERVISOR: hash_pin(PIN, iterations=1_000)})
-PACKAGES: Final = ("controller", "devices", "drivers", "simulators", "floor", "protocol")
+PACKAGES: Final = ("controller", "devices", "drivers", "simulators", "floor", "protocol",
+                   "plumbing")
 # Alert codes the streams cannot make, with why. A new kind of alert goes into the streams, or
 # here with its reason.
 NOT_MADE: Final[dict[str, str]] = {

@@ -168,7 +168,7 @@ def test_every_message_the_pages_scripts_say_is_extracted() -> None:
     said_in = re.compile(rf"\b(?:t|tn)\(\s*{literal}|\btp\(\s*\"[^\"]*\",\s*{literal}")
     template = {m.id if isinstance(m.id, str) else m.id[0] for m in build.extracted()}
     scripts = [*build.ROOT.glob("controller/display/static/*.js"),
-               *build.ROOT.glob("floor/static/*.js")]
+               *build.ROOT.glob("floor/static/*.js"), *build.ROOT.glob("plumbing/static/*.js")]
     said = {message for path in scripts if "vendor" not in path.parts
             for found in said_in.findall(path.read_text())
             for message in (json.loads(f'"{raw}"') for raw in found if raw)}

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from drivers.serial_port import check_port
+from plumbing.ports import check_port
 
 PORTS: Final = {"mqtt": 1883, "mqtts": 8883}
 
