@@ -15,8 +15,9 @@ import pytest
 
 from controller.display.server import STATIC, DisplayServer, Hub
 from floor.pit import STATIC as PIT_STATIC
+from plumbing.web import STATIC as SHARED_STATIC
 
-CLASSIC: Final = STATIC / "i18n.js"
+CLASSIC: Final = SHARED_STATIC / "i18n.js"  # the pages' words, served to both from plumbing
 FOLDERS = (STATIC, PIT_STATIC)
 JAVASCRIPT = ("text/javascript", "application/javascript")
 MODULE_TAG = re.compile(r'<script type="module" src="static/([\w.-]+\.js)"></script>')
