@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import Enum
-from typing import Any, Final
+from typing import Final
 
-from transitions import EventData, Machine, State
+from transitions import EventData, Machine
 
 from controller.game.alerts import Alert
 from controller.game.cards import Card, parse_card
@@ -86,43 +85,6 @@ NOT_IN_PROGRESS: Final = (BETTING, *FINAL_STATES)
 Effect = Settlement | Alert
 
 
-class _PlainState(State):
-    """A state whose name is a plain attribute: transitions reads a state's name several times
-    per trigger (its debug logging included), and an Enum member's `name` is a Python
-    property, which made typed states cost the controller a few per cent."""
-
-    name = ""  # shadows State.name, a property, so that the instance's attribute is read
-
-    def __init__(self, name: str | Enum, *args: Any, **kwargs: Any) -> None:
-        super().__init__(name, *args, **kwargs)
-        self.name = name.name if isinstance(name, Enum) else name
-
-
-class _LeanMachine(Machine):
-    """A Machine that binds nothing per trigger or state to each model it adds: rounds fire
-    their triggers by name (`self.trigger("lock")`), and binding the `lock()`, `is_<state>()`
-    and `may_<trigger>()` helpers that nothing calls took a tenth of the controller's time.
-    A round's state is found by the member itself, not through its Enum `name`, for the same
-    reason as `_PlainState`. (Overrides transitions' own hooks; should they be renamed, the
-    binding and the lookups simply come back.)"""
-
-    state_cls = _PlainState
-
-    def _add_model_to_state(self, state: object, model: object) -> None:
-        pass
-
-    def _add_trigger_to_model(self, trigger: str, model: object) -> None:
-        pass
-
-    def get_state(self, state: str | Enum) -> State:
-        name = _NAMES.get(state)  # a round's state; transitions' own calls pass a name
-        return self.states[name] if name is not None else super().get_state(state)
-
-
-# A round state's name as transitions keys its states, found without the Enum's `name`.
-_NAMES: Final[dict[object, str]] = {state: state.name for state in RoundState}
-
-
 def _round(event: EventData) -> RoundMachine:
     assert isinstance(event.model, RoundMachine)
     return event.model
@@ -148,9 +110,12 @@ def _held_from(state: RoundState) -> Callable[[EventData], bool]:
 
 
 def _machine(game: str) -> Machine:
-    """The game's `transitions` machine, shared by every round of that game as a model (a
-    machine per round cost a third of the controller's time). Its conditions are functions of
-    the event (`send_event`), whose `model` is the round that fired it."""
+    """The game's `transitions` machine, shared by every round of that game (a machine per
+    round cost a third of the controller's time). A round fires its events through the
+    machine's public `events` (`Event.trigger(model)`) rather than being added as a model:
+    adding binds a `lock()`, `is_<state>()` and `may_<trigger>()` to each round that nothing
+    calls (a tenth of the controller's time) and keeps every round in `models` until removed.
+    Its conditions are functions of the event (`send_event`), whose `model` is the round."""
     in_play = IN_PLAY[game]
     live = [BETTING, LOCKED, *in_play, SETTLED]
     transitions: list[dict[str, object]] = [
@@ -169,9 +134,8 @@ def _machine(game: str) -> Machine:
     for dest in live:
         transitions.append({"trigger": "resume", "source": HOLD, "dest": dest,
                             "conditions": _held_from(dest)})
-    return _LeanMachine(model=None, states=[*live, HOLD, *FINAL_STATES],
-                        transitions=transitions, initial=BETTING, auto_transitions=False,
-                        send_event=True)
+    return Machine(model=None, states=[*live, HOLD, *FINAL_STATES], transitions=transitions,
+                   initial=BETTING, auto_transitions=False, send_event=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +156,6 @@ class RoundMachine:
     """One round at one table. Feed it events with `handle`; read its state and records."""
 
     state: RoundState  # set by the game's machine
-    trigger: Callable[..., bool]  # added by transitions.Machine
 
     def __init__(self, config: TableConfig) -> None:
         self.config = config
@@ -220,12 +183,12 @@ class RoundMachine:
         # or a split's chips went down (the spot's reading before the payout).
         self.on_main: dict[int, int] = {}
         self.play: BlackjackPlay | BaccaratPlay | None = None
-        MACHINES[config.game].add_model(self)
+        self.state = BETTING
+        self._events = MACHINES[config.game].events
 
-    def release(self) -> None:
-        """Leave the game's shared machine (the round is archived or rebuilt); the state stays
-        readable."""
-        MACHINES[self.config.game].remove_model(self)
+    def trigger(self, event: str) -> bool:
+        """Fire one of the game's transitions on this round (whether it took place)."""
+        return bool(self._events[event].trigger(self))
 
     # ----- queries ---------------------------------------------------------------------------
 
