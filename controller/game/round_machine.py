@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from transitions import EventData, Machine
 
@@ -138,6 +138,21 @@ def _machine(game: str) -> Machine:
                    initial=BETTING, auto_transitions=False, send_event=True)
 
 
+_Handler = TypeVar("_Handler", bound=Callable[..., list[Effect]])
+
+# Each kind of event the round takes, and the RoundMachine method that applies it (`handles`).
+_HANDLERS: Final[dict[type[Event], Callable[[RoundMachine, Any], list[Effect]]]] = {}
+
+
+def handles(kind: type[Event]) -> Callable[[_Handler], _Handler]:
+    """Declare a RoundMachine method as the one that applies `kind`: `handle` finds it by the
+    event's type, so a new kind of event is its handler, not another branch of a ladder."""
+    def register(method: _Handler) -> _Handler:
+        _HANDLERS[kind] = method
+        return method
+    return register
+
+
 @dataclass(frozen=True, slots=True)
 class DealtCard:
     card: Card | None  # None: a misread the shoe could not name
@@ -240,40 +255,28 @@ class RoundMachine:
             return [self._alert("round_closed", said("the round is {phase}: {event} ignored",
                                                      phase=phase_words(self.state),
                                                      event=event_words(event.kind)))]
-        if isinstance(event, WagerPlaced):
-            return self._wager(event)
-        if isinstance(event, BetsLocked):
-            return self._lock() if self.state is BETTING else []
-        if isinstance(event, AlertsCleared):
-            self.blocking = []
-            if self.state is LOCKED:
-                self.trigger("skip_deal")
-            return []
-        if isinstance(event, CardDrawn):
-            return self._card(event)
-        if isinstance(event, DealerAction):
-            return self._action(event)
-        if isinstance(event, Resumed):
-            return self._resume()
-        if isinstance(event, CardAssigned):
-            return self._assign(event)
-        if isinstance(event, CardVoided):
-            return self._void_pending(event)
-        if isinstance(event, RoundVoided):
-            return self._void_round(event)
-        if isinstance(event, PayoutShown | PayoutConfirmed):
-            return self._payout(event)
-        if isinstance(event, PayoutRead):
-            return self._read(event)
-        if isinstance(event, PayoutOverridden):
-            return self._override(event)
-        raise TypeError(f"the round machine does not take {type(event).__name__}")
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise TypeError(f"the round machine does not take {type(event).__name__}")
+        return handler(self, event)
+
+    @handles(BetsLocked)
+    def _bets_locked(self, event: BetsLocked) -> list[Effect]:
+        return self._lock() if self.state is BETTING else []
+
+    @handles(AlertsCleared)
+    def _alerts_cleared(self, event: AlertsCleared) -> list[Effect]:
+        self.blocking = []
+        if self.state is LOCKED:
+            self.trigger("skip_deal")
+        return []
 
     def _alert(self, code: str, message: str, seat: int | None = None) -> Alert:
         alert = Alert(code, message, seat)
         self.alerts.append(alert)
         return alert
 
+    @handles(WagerPlaced)
     def _wager(self, event: WagerPlaced) -> list[Effect]:
         if self.state is BETTING:
             seat_wagers = self.wagers.setdefault(event.seat, {})
@@ -351,6 +354,7 @@ class RoundMachine:
             self.trigger("skip_deal")  # unless alerts block: its guard checks them
         return [*alerts, *refused]
 
+    @handles(CardDrawn)
     def _card(self, event: CardDrawn) -> list[Effect]:
         card = parse_card(event.card)
         effects: list[Effect] = []
@@ -387,6 +391,7 @@ class RoundMachine:
             self.trigger(f"advance_to_{engine}")
         return list(new)
 
+    @handles(DealerAction)
     def _action(self, event: DealerAction) -> list[Effect]:
         if not isinstance(self.play, BlackjackPlay) or self.state not in (
                 INSURANCE, PLAYER_TURNS):
@@ -432,7 +437,8 @@ class RoundMachine:
         self.alerts.append(alert)
         return [alert]
 
-    def _resume(self) -> list[Effect]:
+    @handles(Resumed)
+    def _resume(self, event: Resumed) -> list[Effect]:
         if self.state is not HOLD:
             return []
         if self.pending_card is not None:
@@ -448,6 +454,7 @@ class RoundMachine:
         self.hold_reason = self.hold_audit = None
         self.review = self.payout_held = False
 
+    @handles(CardAssigned)
     def _assign(self, event: CardAssigned) -> list[Effect]:
         pending = self.pending_card
         if self.state is not HOLD or pending is None:
@@ -499,6 +506,7 @@ class RoundMachine:
         self.cards.append(DealtCard(card, target, event.seq, event.to))
         return self._progressed(new)
 
+    @handles(CardVoided)
     def _void_pending(self, event: CardVoided) -> list[Effect]:
         """Void a set-aside or misread card (a played card is voided by the table, which
         rebuilds the round without it)."""
@@ -508,6 +516,7 @@ class RoundMachine:
         self.cards[index] = replace(self.cards[index], to=Target(Kind.VOIDED))
         return []
 
+    @handles(RoundVoided)
     def _void_round(self, event: RoundVoided) -> list[Effect]:
         returned = [settle(seat, wager, stake, Outcome(RETURNED, "round voided"),
                            self.config.rounding_unit, hand=hand, stage="void")
@@ -535,16 +544,28 @@ class RoundMachine:
                     stakes[(play_seat.number, "insurance", None)] = play_seat.insurance
         return stakes
 
-    def _payout(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
-        if not (self.state is SETTLED or self.review):
-            what = event_words(event.kind)
-            why = said("{event}: the round is on hold: {reason}", event=what,
-                       reason=self.hold_reason) if self.state is HOLD else \
-                said("{event}: the round is not settled", event=what)
-            return [self._alert("payout_not_ready", why)]
-        if isinstance(event, PayoutShown):
-            self.payout = self.payout or Payout.SHOWN
+    def _not_ready(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
+        """Why the payout cannot be shown or confirmed yet (nothing when it can)."""
+        if self.state is SETTLED or self.review:
             return []
+        what = event_words(event.kind)
+        why = said("{event}: the round is on hold: {reason}", event=what,
+                   reason=self.hold_reason) if self.state is HOLD else \
+            said("{event}: the round is not settled", event=what)
+        return [self._alert("payout_not_ready", why)]
+
+    @handles(PayoutShown)
+    def _shown(self, event: PayoutShown) -> list[Effect]:
+        not_ready = self._not_ready(event)
+        if not not_ready:
+            self.payout = self.payout or Payout.SHOWN
+        return not_ready
+
+    @handles(PayoutConfirmed)
+    def _confirmed(self, event: PayoutConfirmed) -> list[Effect]:
+        not_ready = self._not_ready(event)
+        if not_ready:
+            return not_ready
         wrong = [c for c in self.checks() if c.result in CONTRADICTIONS]
         for check in wrong:
             self.caught.setdefault((check.seat, check.spot), check)
@@ -614,6 +635,7 @@ class RoundMachine:
         return "; ".join(check_words(c, self.config.pay_tables, self.config.money)
                          for c in checks)
 
+    @handles(PayoutRead)
     def _read(self, event: PayoutRead) -> list[Effect]:
         """The pads' still readings: a spot they contradict is remembered (a later right one
         is a correction), and a round held for its payout goes back to the dealer's confirm
@@ -632,6 +654,7 @@ class RoundMachine:
                                                          "what is due; confirm the payout"))]
         return []
 
+    @handles(PayoutOverridden)
     def _override(self, event: PayoutOverridden) -> list[Effect]:
         if not self.payout_held:
             return [self._alert("no_payout_held", said("payout override: no payout is held"))]
