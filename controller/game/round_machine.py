@@ -39,15 +39,9 @@ from controller.game.events import (
     RoundVoided,
     WagerPlaced,
 )
-from controller.game.layout import (
-    CONTRADICTIONS,
-    Reading,
-    SpotCheck,
-    amounts_due,
-    check_layout,
-    check_words,
-)
+from controller.game.layout import Reading, SpotCheck
 from controller.game.names import card_words, decision_words, event_words, phase_words, wager_words
+from controller.game.payout_check import PayoutCheck
 from controller.game.round_state import (
     BETTING,
     CLOSED,
@@ -67,7 +61,7 @@ from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay, Hand
-from controller.game.rules.play import DecisionDue, Expectation, NoCardDue, PlayError
+from controller.game.rules.play import Expectation, NoCardDue, PlayError
 from controller.game.rules.settlement import REFUSED, RETURNED, Outcome, Settlement, settle
 from controller.game.rules.wager_checks import check_wagers
 from controller.game.said import said
@@ -185,18 +179,11 @@ class RoundMachine:
         self.held_from: RoundState | None = None
         self.payout: Payout | None = None  # None until the display shows it
         self.review = False  # on hold for review of a payout computed before a restart
-        # The pads' check of the payout (issue 37): the still readings of settled spots, the
-        # spots a still reading once contradicted, whether the round is held for the payout,
-        # and the supervisor's override (by, reason) that closed it as it lay.
-        self.readings: list[Reading] = []
-        self.contradicted: set[tuple[int, str]] = set()
-        # The contradictions the dealer's confirms met, each spot's first.
-        self.caught: dict[tuple[int, str], SpotCheck] = {}
+        # Whether the round is held for its payout (the pads contradicted it), and the
+        # supervisor's override (by, reason) that closed it as it lay.
         self.payout_held = False
         self.override: tuple[str, str] | None = None
-        # Where the payout is checked: what the pads read on a seat's main spot once a double
-        # or a split's chips went down (the spot's reading before the payout).
-        self.on_main: dict[int, int] = {}
+        self.payout_check = PayoutCheck(self)  # the pads' check of the payout (issue 37)
         self.play: BlackjackPlay | BaccaratPlay | None = None
         self.state = BETTING
         self._events = MACHINES[config.game].events
@@ -287,11 +274,12 @@ class RoundMachine:
             return []
         if self.settled:
             return []  # chips move while the dealer pays and collects
-        if event.spot == "main" and self._main_followed(event.seat):
-            if self._fits_main(event.seat, event.amount):
-                self.on_main[event.seat] = event.amount
+        on_main = self.payout_check.on_main
+        if event.spot == "main" and self.payout_check.follows_main(event.seat):
+            if self.payout_check.fits_main(event.seat, event.amount):
+                on_main[event.seat] = event.amount
                 return []
-            before = self.on_main.get(event.seat, self.wagers.get(event.seat, {}).get("main", 0))
+            before = on_main.get(event.seat, self.wagers.get(event.seat, {}).get("main", 0))
             return self._changed(event.seat, "main", before, event.amount)
         if any(s.seat == event.seat and s.wager == event.spot for s in self.settlements):
             return []  # chips move while the dealer pays and collects (a side bet lost at the
@@ -314,31 +302,11 @@ class RoundMachine:
         return [alert, *self.hold(alert.message, audit=f"seat {seat}: {spot} "
                                   f"changed from {before} to {amount} {after}")]
 
-    def _seat_hands(self, seat: int) -> list[Hand]:
+    def seat_hands(self, seat: int) -> list[Hand]:
+        """A blackjack seat's hands in play (none in baccarat, or before the deal)."""
         if not isinstance(self.play, BlackjackPlay):
             return []
         return [h for s in self.play.seats if s.number == seat for h in s.hands]
-
-    def _main_followed(self, seat: int) -> bool:
-        """Where the pads check the payout, a blackjack seat's main spot in play is followed
-        chip by chip: a double's and a split's chips go down on it, a bust hand's are taken
-        off it while the others play. Elsewhere it is the wager it was at the lock, as
-        before."""
-        return self.config.payout_verify != "off" and bool(self._seat_hands(seat))
-
-    def _fits_main(self, seat: int, amount: int) -> bool:
-        """Whether `amount` on a followed main spot can be: from the stakes of its hands still
-        in play (the settled ones collected, or not yet) to all its hands' stakes, and one
-        hand's stake more while that hand is asked for a decision that can double or split
-        (the chips go down, a stack at a time, before the dealer enters the decision)."""
-        hands = self._seat_hands(seat)
-        playing = sum(hand.stake for hand in hands if hand.outcome is None)
-        total = sum(hand.stake for hand in hands)
-        due = self.expected()
-        if isinstance(due, DecisionDue) and due.seat == seat and 0 < due.hand <= len(hands) \
-                and {"double", "split"} & set(due.options):
-            total += hands[due.hand - 1].stake
-        return playing <= amount <= total
 
     def _lock(self) -> list[Effect]:
         self.trigger("lock")
@@ -404,10 +372,10 @@ class RoundMachine:
             new = self.play.decide(event.seat, event.hand, event.action)
         except PlayError as exc:
             return [self._alert("action_not_open", str(exc), event.seat)]
-        lying = self.on_main.get(event.seat)
-        if lying is not None and not self._fits_main(event.seat, lying):
+        lying = self.payout_check.on_main.get(event.seat)
+        if lying is not None and not self.payout_check.fits_main(event.seat, lying):
             # chips put down for a double or a split the dealer did not enter
-            stakes = sum(h.stake for h in self._seat_hands(event.seat))
+            stakes = sum(h.stake for h in self.seat_hands(event.seat))
             return [*self._progressed(new), *self._changed(event.seat, "main", stakes, lying)]
         return self._progressed(new)
 
@@ -566,19 +534,15 @@ class RoundMachine:
         not_ready = self._not_ready(event)
         if not_ready:
             return not_ready
-        wrong = [c for c in self.checks() if c.result in CONTRADICTIONS]
-        for check in wrong:
-            self.caught.setdefault((check.seat, check.spot), check)
-            self.contradicted.add((check.seat, check.spot))
+        check = self.payout_check
+        wrong = check.confirmed()
         if wrong and self.config.payout_verify == "hold":
-            held = self.hold(said("payout not verified: {spots}", spots=self._words(wrong)),
-                             audit="payout not verified: " + "; ".join(
-                                 f"seat {c.seat} {c.spot} {c.result} read {c.read} due {c.due}"
-                                 for c in wrong))
+            held = self.hold(said("payout not verified: {spots}", spots=check.words(wrong)),
+                             audit="payout not verified: " + check.audit(wrong))
             self.payout_held = True
             return held
         advice: list[Effect] = [self._alert("payout_not_verified", said(
-            "payout not verified: {spots}", spots=self._words(wrong)))] if wrong else []
+            "payout not verified: {spots}", spots=check.words(wrong)))] if wrong else []
         self._close()
         return advice
 
@@ -588,67 +552,49 @@ class RoundMachine:
         self.hold_reason = self.hold_audit = None
         self.payout_held = False
 
-    # ----- the payout on the layout (issue 37) -----------------------------------------------
+    # ----- the payout on the layout (issue 37): read from the round's PayoutCheck ----------
 
     def checks(self) -> list[SpotCheck]:
-        """Each spot whose due is known checked against the pads: every wagered spot once the
-        round is settled; before, the side bets settled at the deal (a main spot's hands may
-        still play). Off, no checks."""
-        if self.config.payout_verify == "off":
-            return []
-        return check_layout(self._known(), self.config.game, self.lying(), self.readings,
-                            self.config.chip_unit, live=True)
-
-    def lying(self) -> dict[tuple[int, str], int]:
-        """What lay on each spot before the payout: what the pads read on a main spot after a
-        double or a split, else the stakes of its settled hands, else what it held at the
-        lock."""
-        stakes: dict[tuple[int, str], int] = {}
-        for s in self.settlements:
-            if s.outcome not in (REFUSED, RETURNED):
-                stakes[s.seat, s.wager] = stakes.get((s.seat, s.wager), 0) + s.stake
-        return {**self.at_lock(), **stakes,
-                **{(seat, "main"): amount for seat, amount in self.on_main.items()}}
-
-    def at_lock(self) -> dict[tuple[int, str], int]:
-        """What each spot held at the lock: a spot's reading until the pads read it again."""
-        return {(seat, spot): amount for seat, spots in self.wagers.items()
-                for spot, amount in spots.items()}
-
-    def _known(self) -> list[Settlement]:
-        """The settlements whose spot's due is known: all of them once the round is settled
-        (or over); before, those of side bets (a main spot's other hands may still play)."""
-        return self.settlements if self.settled or self.finished else [
-            s for s in self.settlements if s.wager != "main"]
+        """Each spot whose due is known checked against the pads (`PayoutCheck.checks`)."""
+        return self.payout_check.checks()
 
     def dues(self) -> dict[tuple[int, str], int]:
-        """What each layout spot whose due is final (see `checks`) must hold once paid and
-        collected."""
-        return amounts_due(self._known(), self.config.game)
+        """What each spot whose due is final must hold once paid (`PayoutCheck.dues`)."""
+        return self.payout_check.dues()
+
+    def lying(self) -> dict[tuple[int, str], int]:
+        """What lay on each spot before the payout (`PayoutCheck.lying`)."""
+        return self.payout_check.lying()
+
+    def at_lock(self) -> dict[tuple[int, str], int]:
+        """What each spot held at the lock (`PayoutCheck.at_lock`)."""
+        return self.payout_check.at_lock()
 
     def settled_spots(self) -> set[tuple[int, str]]:
-        """The layout spots with a wager settled, a bust hand's main spot too (the pads'
-        snapshot after a restart reports those emptied since)."""
-        return set(amounts_due(self.settlements, self.config.game))
+        """The layout spots with a wager settled (`PayoutCheck.settled_spots`)."""
+        return self.payout_check.settled_spots()
 
-    def _words(self, checks: list[SpotCheck]) -> str:
-        return "; ".join(check_words(c, self.config.pay_tables, self.config.money)
-                         for c in checks)
+    @property
+    def readings(self) -> list[Reading]:
+        """The pads' still readings of the settled spots."""
+        return self.payout_check.readings
+
+    @property
+    def contradicted(self) -> set[tuple[int, str]]:
+        """The spots a still reading once contradicted."""
+        return self.payout_check.contradicted
+
+    @property
+    def caught(self) -> dict[tuple[int, str], SpotCheck]:
+        """The contradictions the dealer's confirms met, each spot's first."""
+        return self.payout_check.caught
 
     @handles(PayoutRead)
     def _read(self, event: PayoutRead) -> list[Effect]:
-        """The pads' still readings: a spot they contradict is remembered (a later right one
-        is a correction), and a round held for its payout goes back to the dealer's confirm
-        once nothing is contradicted."""
-        early = {(seat, spot) for seat, spot in event.early}
-        self.readings += [Reading(seat, spot, amount, (seat, spot) in early)
-                          for seat, spot, amount in event.readings]
-        checks = self.checks()
-        read = {(r.seat, r.spot) for r in self.readings}
-        self.contradicted |= {(c.seat, c.spot) for c in checks
-                              if c.result in CONTRADICTIONS and (c.seat, c.spot) in read}
-        if self.payout_held and self.pending_card is None and not any(
-                c.result in CONTRADICTIONS for c in checks):
+        """The pads' still readings, checked: a round held for its payout goes back to the
+        dealer's confirm once nothing is contradicted."""
+        agreed = self.payout_check.read(event)
+        if self.payout_held and self.pending_card is None and agreed:
             self._unhold()
             return [self._alert("payout_corrected", said("payout corrected: every spot reads "
                                                          "what is due; confirm the payout"))]
