@@ -51,19 +51,16 @@ def decisions_of(record: RoundRecord, seen_before: Mapping[Card, int]) -> list[D
     machine = RoundMachine(record.machine.config)
     found: list[DecisionPoint] = []
     dealt: list[Card] = []
-    try:
-        for event in record.events:
-            due = machine.expected()
-            play = machine.play
-            if isinstance(due, DecisionDue) and isinstance(play, BlackjackPlay):
-                taken = _taken(event, due)
-                if taken is not None:
-                    found.append(_point(record, play, due, taken, seen_before, dealt))
-            if isinstance(event, CardDrawn) and event.mode == "game":
-                dealt.append(parse_card(event.card))
-            machine.handle(event)
-    finally:
-        machine.release()
+    for event in record.events:
+        due = machine.expected()
+        play = machine.play
+        if isinstance(due, DecisionDue) and isinstance(play, BlackjackPlay):
+            taken = _taken(event, due)
+            if taken is not None:
+                found.append(_point(record, play, due, taken, seen_before, dealt))
+        if isinstance(event, CardDrawn) and event.mode == "game":
+            dealt.append(parse_card(event.card))
+        machine.handle(event)
     hole = _hole(record.machine.play)
     return [replace(point, hole=hole) for point in found]
 

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import Enum
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
-from transitions import EventData, Machine, State
+from transitions import EventData, Machine
 
 from controller.game.alerts import Alert
 from controller.game.cards import Card, parse_card
@@ -40,15 +39,9 @@ from controller.game.events import (
     RoundVoided,
     WagerPlaced,
 )
-from controller.game.layout import (
-    CONTRADICTIONS,
-    Reading,
-    SpotCheck,
-    amounts_due,
-    check_layout,
-    check_words,
-)
+from controller.game.layout import Reading, SpotCheck
 from controller.game.names import card_words, decision_words, event_words, phase_words, wager_words
+from controller.game.payout_check import PayoutCheck
 from controller.game.round_state import (
     BETTING,
     CLOSED,
@@ -68,7 +61,7 @@ from controller.game.rules.baccarat import BaccaratRules
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.rules.blackjack import BlackjackRules
 from controller.game.rules.blackjack_play import BlackjackPlay, Hand
-from controller.game.rules.play import DecisionDue, Expectation, NoCardDue, PlayError
+from controller.game.rules.play import Expectation, NoCardDue, PlayError
 from controller.game.rules.settlement import REFUSED, RETURNED, Outcome, Settlement, settle
 from controller.game.rules.wager_checks import check_wagers
 from controller.game.said import said
@@ -84,43 +77,6 @@ STAGE_TO_STATE: Final = {"deal": DEALING, "insurance": INSURANCE, "play": PLAYER
 NOT_IN_PROGRESS: Final = (BETTING, *FINAL_STATES)
 
 Effect = Settlement | Alert
-
-
-class _PlainState(State):
-    """A state whose name is a plain attribute: transitions reads a state's name several times
-    per trigger (its debug logging included), and an Enum member's `name` is a Python
-    property, which made typed states cost the controller a few per cent."""
-
-    name = ""  # shadows State.name, a property, so that the instance's attribute is read
-
-    def __init__(self, name: str | Enum, *args: Any, **kwargs: Any) -> None:
-        super().__init__(name, *args, **kwargs)
-        self.name = name.name if isinstance(name, Enum) else name
-
-
-class _LeanMachine(Machine):
-    """A Machine that binds nothing per trigger or state to each model it adds: rounds fire
-    their triggers by name (`self.trigger("lock")`), and binding the `lock()`, `is_<state>()`
-    and `may_<trigger>()` helpers that nothing calls took a tenth of the controller's time.
-    A round's state is found by the member itself, not through its Enum `name`, for the same
-    reason as `_PlainState`. (Overrides transitions' own hooks; should they be renamed, the
-    binding and the lookups simply come back.)"""
-
-    state_cls = _PlainState
-
-    def _add_model_to_state(self, state: object, model: object) -> None:
-        pass
-
-    def _add_trigger_to_model(self, trigger: str, model: object) -> None:
-        pass
-
-    def get_state(self, state: str | Enum) -> State:
-        name = _NAMES.get(state)  # a round's state; transitions' own calls pass a name
-        return self.states[name] if name is not None else super().get_state(state)
-
-
-# A round state's name as transitions keys its states, found without the Enum's `name`.
-_NAMES: Final[dict[object, str]] = {state: state.name for state in RoundState}
 
 
 def _round(event: EventData) -> RoundMachine:
@@ -148,9 +104,12 @@ def _held_from(state: RoundState) -> Callable[[EventData], bool]:
 
 
 def _machine(game: str) -> Machine:
-    """The game's `transitions` machine, shared by every round of that game as a model (a
-    machine per round cost a third of the controller's time). Its conditions are functions of
-    the event (`send_event`), whose `model` is the round that fired it."""
+    """The game's `transitions` machine, shared by every round of that game (a machine per
+    round cost a third of the controller's time). A round fires its events through the
+    machine's public `events` (`Event.trigger(model)`) rather than being added as a model:
+    adding binds a `lock()`, `is_<state>()` and `may_<trigger>()` to each round that nothing
+    calls (a tenth of the controller's time) and keeps every round in `models` until removed.
+    Its conditions are functions of the event (`send_event`), whose `model` is the round."""
     in_play = IN_PLAY[game]
     live = [BETTING, LOCKED, *in_play, SETTLED]
     transitions: list[dict[str, object]] = [
@@ -169,9 +128,23 @@ def _machine(game: str) -> Machine:
     for dest in live:
         transitions.append({"trigger": "resume", "source": HOLD, "dest": dest,
                             "conditions": _held_from(dest)})
-    return _LeanMachine(model=None, states=[*live, HOLD, *FINAL_STATES],
-                        transitions=transitions, initial=BETTING, auto_transitions=False,
-                        send_event=True)
+    return Machine(model=None, states=[*live, HOLD, *FINAL_STATES], transitions=transitions,
+                   initial=BETTING, auto_transitions=False, send_event=True)
+
+
+_Handler = TypeVar("_Handler", bound=Callable[..., list[Effect]])
+
+# Each kind of event the round takes, and the RoundMachine method that applies it (`handles`).
+_HANDLERS: Final[dict[type[Event], Callable[[RoundMachine, Any], list[Effect]]]] = {}
+
+
+def handles(kind: type[Event]) -> Callable[[_Handler], _Handler]:
+    """Declare a RoundMachine method as the one that applies `kind`: `handle` finds it by the
+    event's type, so a new kind of event is its handler, not another branch of a ladder."""
+    def register(method: _Handler) -> _Handler:
+        _HANDLERS[kind] = method
+        return method
+    return register
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +165,6 @@ class RoundMachine:
     """One round at one table. Feed it events with `handle`; read its state and records."""
 
     state: RoundState  # set by the game's machine
-    trigger: Callable[..., bool]  # added by transitions.Machine
 
     def __init__(self, config: TableConfig) -> None:
         self.config = config
@@ -207,25 +179,18 @@ class RoundMachine:
         self.held_from: RoundState | None = None
         self.payout: Payout | None = None  # None until the display shows it
         self.review = False  # on hold for review of a payout computed before a restart
-        # The pads' check of the payout (issue 37): the still readings of settled spots, the
-        # spots a still reading once contradicted, whether the round is held for the payout,
-        # and the supervisor's override (by, reason) that closed it as it lay.
-        self.readings: list[Reading] = []
-        self.contradicted: set[tuple[int, str]] = set()
-        # The contradictions the dealer's confirms met, each spot's first.
-        self.caught: dict[tuple[int, str], SpotCheck] = {}
+        # Whether the round is held for its payout (the pads contradicted it), and the
+        # supervisor's override (by, reason) that closed it as it lay.
         self.payout_held = False
         self.override: tuple[str, str] | None = None
-        # Where the payout is checked: what the pads read on a seat's main spot once a double
-        # or a split's chips went down (the spot's reading before the payout).
-        self.on_main: dict[int, int] = {}
+        self.payout_check = PayoutCheck(self)  # the pads' check of the payout (issue 37)
         self.play: BlackjackPlay | BaccaratPlay | None = None
-        MACHINES[config.game].add_model(self)
+        self.state = BETTING
+        self._events = MACHINES[config.game].events
 
-    def release(self) -> None:
-        """Leave the game's shared machine (the round is archived or rebuilt); the state stays
-        readable."""
-        MACHINES[self.config.game].remove_model(self)
+    def trigger(self, event: str) -> bool:
+        """Fire one of the game's transitions on this round (whether it took place)."""
+        return bool(self._events[event].trigger(self))
 
     # ----- queries ---------------------------------------------------------------------------
 
@@ -277,40 +242,28 @@ class RoundMachine:
             return [self._alert("round_closed", said("the round is {phase}: {event} ignored",
                                                      phase=phase_words(self.state),
                                                      event=event_words(event.kind)))]
-        if isinstance(event, WagerPlaced):
-            return self._wager(event)
-        if isinstance(event, BetsLocked):
-            return self._lock() if self.state is BETTING else []
-        if isinstance(event, AlertsCleared):
-            self.blocking = []
-            if self.state is LOCKED:
-                self.trigger("skip_deal")
-            return []
-        if isinstance(event, CardDrawn):
-            return self._card(event)
-        if isinstance(event, DealerAction):
-            return self._action(event)
-        if isinstance(event, Resumed):
-            return self._resume()
-        if isinstance(event, CardAssigned):
-            return self._assign(event)
-        if isinstance(event, CardVoided):
-            return self._void_pending(event)
-        if isinstance(event, RoundVoided):
-            return self._void_round(event)
-        if isinstance(event, PayoutShown | PayoutConfirmed):
-            return self._payout(event)
-        if isinstance(event, PayoutRead):
-            return self._read(event)
-        if isinstance(event, PayoutOverridden):
-            return self._override(event)
-        raise TypeError(f"the round machine does not take {type(event).__name__}")
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise TypeError(f"the round machine does not take {type(event).__name__}")
+        return handler(self, event)
+
+    @handles(BetsLocked)
+    def _bets_locked(self, event: BetsLocked) -> list[Effect]:
+        return self._lock() if self.state is BETTING else []
+
+    @handles(AlertsCleared)
+    def _alerts_cleared(self, event: AlertsCleared) -> list[Effect]:
+        self.blocking = []
+        if self.state is LOCKED:
+            self.trigger("skip_deal")
+        return []
 
     def _alert(self, code: str, message: str, seat: int | None = None) -> Alert:
         alert = Alert(code, message, seat)
         self.alerts.append(alert)
         return alert
 
+    @handles(WagerPlaced)
     def _wager(self, event: WagerPlaced) -> list[Effect]:
         if self.state is BETTING:
             seat_wagers = self.wagers.setdefault(event.seat, {})
@@ -321,11 +274,12 @@ class RoundMachine:
             return []
         if self.settled:
             return []  # chips move while the dealer pays and collects
-        if event.spot == "main" and self._main_followed(event.seat):
-            if self._fits_main(event.seat, event.amount):
-                self.on_main[event.seat] = event.amount
+        on_main = self.payout_check.on_main
+        if event.spot == "main" and self.payout_check.follows_main(event.seat):
+            if self.payout_check.fits_main(event.seat, event.amount):
+                on_main[event.seat] = event.amount
                 return []
-            before = self.on_main.get(event.seat, self.wagers.get(event.seat, {}).get("main", 0))
+            before = on_main.get(event.seat, self.wagers.get(event.seat, {}).get("main", 0))
             return self._changed(event.seat, "main", before, event.amount)
         if any(s.seat == event.seat and s.wager == event.spot for s in self.settlements):
             return []  # chips move while the dealer pays and collects (a side bet lost at the
@@ -348,31 +302,11 @@ class RoundMachine:
         return [alert, *self.hold(alert.message, audit=f"seat {seat}: {spot} "
                                   f"changed from {before} to {amount} {after}")]
 
-    def _seat_hands(self, seat: int) -> list[Hand]:
+    def seat_hands(self, seat: int) -> list[Hand]:
+        """A blackjack seat's hands in play (none in baccarat, or before the deal)."""
         if not isinstance(self.play, BlackjackPlay):
             return []
         return [h for s in self.play.seats if s.number == seat for h in s.hands]
-
-    def _main_followed(self, seat: int) -> bool:
-        """Where the pads check the payout, a blackjack seat's main spot in play is followed
-        chip by chip: a double's and a split's chips go down on it, a bust hand's are taken
-        off it while the others play. Elsewhere it is the wager it was at the lock, as
-        before."""
-        return self.config.payout_verify != "off" and bool(self._seat_hands(seat))
-
-    def _fits_main(self, seat: int, amount: int) -> bool:
-        """Whether `amount` on a followed main spot can be: from the stakes of its hands still
-        in play (the settled ones collected, or not yet) to all its hands' stakes, and one
-        hand's stake more while that hand is asked for a decision that can double or split
-        (the chips go down, a stack at a time, before the dealer enters the decision)."""
-        hands = self._seat_hands(seat)
-        playing = sum(hand.stake for hand in hands if hand.outcome is None)
-        total = sum(hand.stake for hand in hands)
-        due = self.expected()
-        if isinstance(due, DecisionDue) and due.seat == seat and 0 < due.hand <= len(hands) \
-                and {"double", "split"} & set(due.options):
-            total += hands[due.hand - 1].stake
-        return playing <= amount <= total
 
     def _lock(self) -> list[Effect]:
         self.trigger("lock")
@@ -388,6 +322,7 @@ class RoundMachine:
             self.trigger("skip_deal")  # unless alerts block: its guard checks them
         return [*alerts, *refused]
 
+    @handles(CardDrawn)
     def _card(self, event: CardDrawn) -> list[Effect]:
         card = parse_card(event.card)
         effects: list[Effect] = []
@@ -424,6 +359,7 @@ class RoundMachine:
             self.trigger(f"advance_to_{engine}")
         return list(new)
 
+    @handles(DealerAction)
     def _action(self, event: DealerAction) -> list[Effect]:
         if not isinstance(self.play, BlackjackPlay) or self.state not in (
                 INSURANCE, PLAYER_TURNS):
@@ -436,10 +372,10 @@ class RoundMachine:
             new = self.play.decide(event.seat, event.hand, event.action)
         except PlayError as exc:
             return [self._alert("action_not_open", str(exc), event.seat)]
-        lying = self.on_main.get(event.seat)
-        if lying is not None and not self._fits_main(event.seat, lying):
+        lying = self.payout_check.on_main.get(event.seat)
+        if lying is not None and not self.payout_check.fits_main(event.seat, lying):
             # chips put down for a double or a split the dealer did not enter
-            stakes = sum(h.stake for h in self._seat_hands(event.seat))
+            stakes = sum(h.stake for h in self.seat_hands(event.seat))
             return [*self._progressed(new), *self._changed(event.seat, "main", stakes, lying)]
         return self._progressed(new)
 
@@ -469,7 +405,8 @@ class RoundMachine:
         self.alerts.append(alert)
         return [alert]
 
-    def _resume(self) -> list[Effect]:
+    @handles(Resumed)
+    def _resume(self, event: Resumed) -> list[Effect]:
         if self.state is not HOLD:
             return []
         if self.pending_card is not None:
@@ -485,6 +422,7 @@ class RoundMachine:
         self.hold_reason = self.hold_audit = None
         self.review = self.payout_held = False
 
+    @handles(CardAssigned)
     def _assign(self, event: CardAssigned) -> list[Effect]:
         pending = self.pending_card
         if self.state is not HOLD or pending is None:
@@ -536,6 +474,7 @@ class RoundMachine:
         self.cards.append(DealtCard(card, target, event.seq, event.to))
         return self._progressed(new)
 
+    @handles(CardVoided)
     def _void_pending(self, event: CardVoided) -> list[Effect]:
         """Void a set-aside or misread card (a played card is voided by the table, which
         rebuilds the round without it)."""
@@ -545,6 +484,7 @@ class RoundMachine:
         self.cards[index] = replace(self.cards[index], to=Target(Kind.VOIDED))
         return []
 
+    @handles(RoundVoided)
     def _void_round(self, event: RoundVoided) -> list[Effect]:
         returned = [settle(seat, wager, stake, Outcome(RETURNED, "round voided"),
                            self.config.rounding_unit, hand=hand, stage="void")
@@ -572,29 +512,37 @@ class RoundMachine:
                     stakes[(play_seat.number, "insurance", None)] = play_seat.insurance
         return stakes
 
-    def _payout(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
-        if not (self.state is SETTLED or self.review):
-            what = event_words(event.kind)
-            why = said("{event}: the round is on hold: {reason}", event=what,
-                       reason=self.hold_reason) if self.state is HOLD else \
-                said("{event}: the round is not settled", event=what)
-            return [self._alert("payout_not_ready", why)]
-        if isinstance(event, PayoutShown):
-            self.payout = self.payout or Payout.SHOWN
+    def _not_ready(self, event: PayoutShown | PayoutConfirmed) -> list[Effect]:
+        """Why the payout cannot be shown or confirmed yet (nothing when it can)."""
+        if self.state is SETTLED or self.review:
             return []
-        wrong = [c for c in self.checks() if c.result in CONTRADICTIONS]
-        for check in wrong:
-            self.caught.setdefault((check.seat, check.spot), check)
-            self.contradicted.add((check.seat, check.spot))
+        what = event_words(event.kind)
+        why = said("{event}: the round is on hold: {reason}", event=what,
+                   reason=self.hold_reason) if self.state is HOLD else \
+            said("{event}: the round is not settled", event=what)
+        return [self._alert("payout_not_ready", why)]
+
+    @handles(PayoutShown)
+    def _shown(self, event: PayoutShown) -> list[Effect]:
+        not_ready = self._not_ready(event)
+        if not not_ready:
+            self.payout = self.payout or Payout.SHOWN
+        return not_ready
+
+    @handles(PayoutConfirmed)
+    def _confirmed(self, event: PayoutConfirmed) -> list[Effect]:
+        not_ready = self._not_ready(event)
+        if not_ready:
+            return not_ready
+        check = self.payout_check
+        wrong = check.confirmed()
         if wrong and self.config.payout_verify == "hold":
-            held = self.hold(said("payout not verified: {spots}", spots=self._words(wrong)),
-                             audit="payout not verified: " + "; ".join(
-                                 f"seat {c.seat} {c.spot} {c.result} read {c.read} due {c.due}"
-                                 for c in wrong))
+            held = self.hold(said("payout not verified: {spots}", spots=check.words(wrong)),
+                             audit="payout not verified: " + check.audit(wrong))
             self.payout_held = True
             return held
         advice: list[Effect] = [self._alert("payout_not_verified", said(
-            "payout not verified: {spots}", spots=self._words(wrong)))] if wrong else []
+            "payout not verified: {spots}", spots=check.words(wrong)))] if wrong else []
         self._close()
         return advice
 
@@ -604,71 +552,55 @@ class RoundMachine:
         self.hold_reason = self.hold_audit = None
         self.payout_held = False
 
-    # ----- the payout on the layout (issue 37) -----------------------------------------------
+    # ----- the payout on the layout (issue 37): read from the round's PayoutCheck ----------
 
     def checks(self) -> list[SpotCheck]:
-        """Each spot whose due is known checked against the pads: every wagered spot once the
-        round is settled; before, the side bets settled at the deal (a main spot's hands may
-        still play). Off, no checks."""
-        if self.config.payout_verify == "off":
-            return []
-        return check_layout(self._known(), self.config.game, self.lying(), self.readings,
-                            self.config.chip_unit, live=True)
-
-    def lying(self) -> dict[tuple[int, str], int]:
-        """What lay on each spot before the payout: what the pads read on a main spot after a
-        double or a split, else the stakes of its settled hands, else what it held at the
-        lock."""
-        stakes: dict[tuple[int, str], int] = {}
-        for s in self.settlements:
-            if s.outcome not in (REFUSED, RETURNED):
-                stakes[s.seat, s.wager] = stakes.get((s.seat, s.wager), 0) + s.stake
-        return {**self.at_lock(), **stakes,
-                **{(seat, "main"): amount for seat, amount in self.on_main.items()}}
-
-    def at_lock(self) -> dict[tuple[int, str], int]:
-        """What each spot held at the lock: a spot's reading until the pads read it again."""
-        return {(seat, spot): amount for seat, spots in self.wagers.items()
-                for spot, amount in spots.items()}
-
-    def _known(self) -> list[Settlement]:
-        """The settlements whose spot's due is known: all of them once the round is settled
-        (or over); before, those of side bets (a main spot's other hands may still play)."""
-        return self.settlements if self.settled or self.finished else [
-            s for s in self.settlements if s.wager != "main"]
+        """Each spot whose due is known checked against the pads (`PayoutCheck.checks`)."""
+        return self.payout_check.checks()
 
     def dues(self) -> dict[tuple[int, str], int]:
-        """What each layout spot whose due is final (see `checks`) must hold once paid and
-        collected."""
-        return amounts_due(self._known(), self.config.game)
+        """What each spot whose due is final must hold once paid (`PayoutCheck.dues`)."""
+        return self.payout_check.dues()
+
+    def lying(self) -> dict[tuple[int, str], int]:
+        """What lay on each spot before the payout (`PayoutCheck.lying`)."""
+        return self.payout_check.lying()
+
+    def at_lock(self) -> dict[tuple[int, str], int]:
+        """What each spot held at the lock (`PayoutCheck.at_lock`)."""
+        return self.payout_check.at_lock()
 
     def settled_spots(self) -> set[tuple[int, str]]:
-        """The layout spots with a wager settled, a bust hand's main spot too (the pads'
-        snapshot after a restart reports those emptied since)."""
-        return set(amounts_due(self.settlements, self.config.game))
+        """The layout spots with a wager settled (`PayoutCheck.settled_spots`)."""
+        return self.payout_check.settled_spots()
 
-    def _words(self, checks: list[SpotCheck]) -> str:
-        return "; ".join(check_words(c, self.config.pay_tables, self.config.money)
-                         for c in checks)
+    @property
+    def readings(self) -> list[Reading]:
+        """The pads' still readings of the settled spots."""
+        return self.payout_check.readings
 
+    @property
+    def contradicted(self) -> set[tuple[int, str]]:
+        """The spots a still reading once contradicted."""
+        return self.payout_check.contradicted
+
+    @property
+    def caught(self) -> dict[tuple[int, str], SpotCheck]:
+        """The contradictions the dealer's confirms met, each spot's first."""
+        return self.payout_check.caught
+
+    @handles(PayoutRead)
     def _read(self, event: PayoutRead) -> list[Effect]:
-        """The pads' still readings: a spot they contradict is remembered (a later right one
-        is a correction), and a round held for its payout goes back to the dealer's confirm
-        once nothing is contradicted."""
-        early = {(seat, spot) for seat, spot in event.early}
-        self.readings += [Reading(seat, spot, amount, (seat, spot) in early)
-                          for seat, spot, amount in event.readings]
-        checks = self.checks()
-        read = {(r.seat, r.spot) for r in self.readings}
-        self.contradicted |= {(c.seat, c.spot) for c in checks
-                              if c.result in CONTRADICTIONS and (c.seat, c.spot) in read}
-        if self.payout_held and self.pending_card is None and not any(
-                c.result in CONTRADICTIONS for c in checks):
+        """The pads' still readings, checked: a round held for its payout goes back to the
+        dealer's confirm once nothing is contradicted."""
+        agreed = self.payout_check.read(event)
+        if self.payout_held and self.pending_card is None and agreed:
             self._unhold()
             return [self._alert("payout_corrected", said("payout corrected: every spot reads "
                                                          "what is due; confirm the payout"))]
         return []
 
+    @handles(PayoutOverridden)
     def _override(self, event: PayoutOverridden) -> list[Effect]:
         if not self.payout_held:
             return [self._alert("no_payout_held", said("payout override: no payout is held"))]

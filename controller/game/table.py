@@ -561,7 +561,6 @@ class Table:
     def _archive(self) -> None:
         record = self.current
         assert record is not None
-        record.machine.release()
         self.day.round_finished(record.status, record.machine.settlements)
         credited = self.ratings.round_finished(record.number, record.machine.accepted,
                                                record.machine.settlements, record.config_key,
@@ -696,7 +695,6 @@ class Table:
         record.voided_cards.add(last.seq)
         record.played_voids.add(event.seq)
         old = record.machine
-        old.release()
         record.machine = RoundMachine(old.config)
         for past in record.events:
             # A confirmation in an open round's events was refused (one taken closes the

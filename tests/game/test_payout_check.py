@@ -295,7 +295,7 @@ def test_a_double_stacked_over_reports_is_followed() -> None:
     assert codes(feed(WagerPlaced, seat=1, spot="main", amount=1500)) == []
     assert codes(feed(WagerPlaced, seat=1, spot="main", amount=2000)) == []
     feed(DealerAction, seat=1, action="double")
-    assert state(feed) is not HOLD and feed.machine.on_main == {1: 2000}
+    assert state(feed) is not HOLD and feed.machine.payout_check.on_main == {1: 2000}
 
 
 def test_chips_for_a_double_the_dealer_does_not_enter_are_past_posting() -> None:
