@@ -402,7 +402,8 @@ class Section(BaseModel):
     """A section of the file: strict (a bool is not a number, a number is not text), and a key
     it does not declare is refused, naming those it knows."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True,
+                              defer_build=True)  # built when a file is read, not on import
     unknown: ClassVar[str] = "key"  # what a key not declared is called in the refusal
 
 
