@@ -4,6 +4,12 @@ Everything a real table needs: game, table options, pay tables, seats, limits, a
 limit, supervisor PIN hashes, device URLs and protocols, the display's bind address, the journal.
 A file that does not validate refuses to start with the file, the key and the reason.
 `examples/blackjack-table.toml` and `examples/baccarat-table.toml` are annotated examples.
+
+Each section is a pydantic model below (`TableFile` the whole), declaring its keys, types and
+bounds once; `python -m controller.daemon.config_schema` publishes them as
+docs/schemas/table-config.schema.json. What the file alone cannot say (its pay tables, its
+game's rules, its languages' catalogs, the floor's files) is checked as it is built into the
+`RunConfig` the table runs with.
 """
 
 from __future__ import annotations
@@ -11,13 +17,31 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    PlainValidator,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, ErrorDetails, PydanticCustomError, core_schema
 from serial import SerialBase
 
 from controller.daemon.cash_desk import DEFAULT_CASH, MAX_INTERVAL_S, CashRules
@@ -29,12 +53,12 @@ from controller.game.paytables import PayTableError, PayTables
 from controller.game.ratings import is_id
 from controller.game.rules.blackjack import RulesError
 from controller.game.supervisors import check_hash_format
-from controller.game.table_config import MAX_SEATS, VERIFY_MODES, build_table
+from controller.game.table_config import MAX_SEATS, MOST_SEATS, VERIFY_MODES, build_table
 from controller.i18n import catalogs
 from controller.i18n.catalogs import Catalog, CatalogError
-from controller.i18n.languages import LANGUAGES, SOURCE, language
+from controller.i18n.languages import LANGUAGES, SOURCE
 from devices import protocols
-from devices.card_reader import DEFAULT_PLAYER_PATTERN, CardRules
+from devices.card_reader import DEFAULT_MAX_KEYS, DEFAULT_PLAYER_PATTERN, CardRules
 from drivers import input_device
 from drivers.serial_port import check_url
 from plumbing.broker import Broker, parse_broker
@@ -45,17 +69,17 @@ from plumbing.checked_files import (
     PEM_KEY,
     TLS_KEY,
     BadInput,
+    Kind,
     check_journal,
     read_text,
 )
-from protocol.topics import check_table_id
+from protocol.topics import TABLE_ID, check_table_id
 
 if TYPE_CHECKING:  # cryptography loads when a key is read, not for each configuration
     from controller.journal.signing import Signer
 
-SECTIONS: Final = ("table", "rules", "pay_tables", "supervisors", "dealers", "runners", "devices",
-                   "readers", "display", "journal", "floor", "payout", "books")
 BAUDRATES: Final = SerialBase.BAUDRATES  # the rates pyserial sets on any port
+TOKEN_MIN_CHARS: Final = 16  # a display token shorter than this is refused
 
 
 class ConfigError(BadInput):
@@ -150,8 +174,6 @@ class DisplayConfig:
     languages: Languages = field(default_factory=Languages)
 
 
-
-
 @dataclass(frozen=True)
 class PayoutConfig:
     """The pads' check of the dealer's payout (the `[payout]` section, issue 37): hold the
@@ -198,87 +220,6 @@ class RunConfig:
         return self.journal_config.path
 
 
-def load(path: Path) -> RunConfig:
-    """The configuration in `path`, or ConfigError naming the key. A file that cannot be read as
-    text (missing, past 1 MiB, not UTF-8) is not a configuration at all: BadInput, as the
-    argument type refuses it (`tablectl doctor` reports a ConfigError, but refuses that)."""
-    text = read_text(path, CONFIGURATION)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not TOML: {exc}") from None
-    return _parse(path, data)
-
-
-def _parse(path: Path, data: dict[str, Any]) -> RunConfig:
-    def fail(key: str, reason: str) -> ConfigError:
-        return ConfigError(f"{path}: {key}: {reason}")
-
-    for section in data:
-        if section not in SECTIONS:
-            raise fail(section, f"unknown section (known: {', '.join(SECTIONS)})")
-    table = _section(data, "table", fail)
-    game = table.get("game")
-    if game is None:
-        raise fail("table.game", "missing: game = \"blackjack\" or \"baccarat\" in [table]")
-    if not isinstance(game, str) or game not in MAX_SEATS:
-        raise fail("table.game", f"{game!r} is not blackjack or baccarat")
-    seats = table.get("seats", MAX_SEATS[game])
-    if not isinstance(seats, int) or not 1 <= seats <= MAX_SEATS[game]:
-        raise fail("table.seats", f"must be 1 to {MAX_SEATS[game]}")
-    named = table.get("pay_table_dirs", [])
-    if not isinstance(named, list) or not all(isinstance(d, str) and d for d in named):
-        raise fail("table.pay_table_dirs", "must be a list of folders (e.g. [\"tables\"])")
-    dirs = [path.parent / d for d in named]
-    try:
-        registry = PayTables.load(dirs)
-    except PayTableError as exc:
-        raise fail("table.pay_table_dirs", str(exc)) from None
-    rules = _section(data, "rules", fail)
-    pay_tables = {k: str(v) for k, v in _section(data, "pay_tables", fail).items()}
-    try:
-        unit = build_table(game, rules, pay_tables, registry).rounding_unit
-    except RulesError as exc:
-        key, _, reason = str(exc).partition(": ")
-        raise fail(key, reason) from None
-    supervisors, dealers, runners = (_pins(data, section, fail)
-                                     for section in ("supervisors", "dealers", "runners"))
-    devices = _section(data, "devices", fail)
-    for name in devices:
-        if name not in ("shoe", "pads", "tray"):
-            raise fail(f"devices.{name}", "unknown device (known: shoe, pads, tray)")
-    pads_config = _usb(devices.get("pads"), "pads", fail)
-    payout = _payout(_section(data, "payout", fail), pads_config is not None, fail)
-    if "payout_verify" in rules:
-        raise fail("rules.payout_verify", "set it as verify in [payout]")
-    if payout.verify != "off":  # the journal's configuration says how payouts are checked
-        rules = {**rules, "payout_verify": payout.verify}
-    return RunConfig(
-        path, str(table.get("name", "")), game, seats, rules, pay_tables, supervisors,
-        _shoe(devices.get("shoe"), fail), pads_config,
-        _display(_section(data, "display", fail), unit, fail,
-                 _languages(path.parent, _section(data, "display", fail), dealers, fail)),
-        _journal(path, _section(data, "journal", fail), fail), registry,
-        _floor(path, data.get("floor"), fail), _readers(data.get("readers", []), seats, fail),
-        dealers, payout, runners, _usb(devices.get("tray"), "tray", fail),
-        _books(_section(data, "books", fail), fail))
-
-
-def _pins(data: dict[str, Any], section: str, fail: Any) -> dict[str, str]:
-    """`[supervisors]`, `[dealers]` or `[runners]`: id = the PIN's hash from `tablectl
-    pin-hash`."""
-    pins = {str(k): v for k, v in _section(data, section, fail).items()}
-    for who, stored in pins.items():
-        if section != "supervisors" and not is_id(who):
-            raise fail(f"{section}.{who}", f"not a {section[:-1]} id (1-64 printable "
-                       "characters)")
-        try:
-            check_hash_format(str(stored))
-        except ValueError as exc:
-            raise fail(f"{section}.{who}", str(exc)) from None
-    return pins
-
-
 def check_ready(config: RunConfig) -> None:
     """What `load` leaves to the start, checked for `tablectl config check`: the journal's path
     must be one a journal can be at (not a folder, not under a file, an SQLite file if there),
@@ -305,322 +246,587 @@ def check_ready(config: RunConfig) -> None:
             raise ConfigError(f"{config.path}: journal.key: {exc}") from None
 
 
-DISPLAY_KEYS: Final = ("bind", "port", "token", "hosts", "currency", "locale", "chips", "language",
-                       "scoreboard_language", "dealer_languages")
-TOKEN_MIN_CHARS: Final = 16  # a display token shorter than this is refused
+# ----- the file's shape: one model per section ------------------------------------------------
+# Each section is declared once here, with its types and bounds; docs/schemas/
+# table-config.schema.json is generated from these (`python -m controller.daemon.config_schema`).
+# A value refused says the reason the operator reads: a `Reason` where the type or the bounds
+# failed, or the ValueError of the check that parses it.
 
 
-def _languages(config_dir: Path, raw: dict[str, Any], dealers: dict[str, str],
-               fail: Any) -> Languages:
-    """`language`, `scoreboard_language` and `dealer_languages = {"D-1" = "ko"}` in
-    `[display]`; each catalog is loaded now, so that an operator's broken correction refuses
-    the start, naming its file and line."""
-    known = ", ".join(LANGUAGES)
+@dataclass(frozen=True)
+class Reason:
+    """What a refused value is told, in place of pydantic's words for a wrong type or bound
+    (`whole`: for a wrong item of a list too); `missing`, for a required key left out."""
 
-    def one(key: str, value: Any) -> str:
-        if language(value) is None:
-            raise fail(key, f"{value!r} is not one of the screens' languages ({known})")
+    text: str | Callable[[Any], str]
+    missing: str | None = None
+    whole: bool = False
+
+    def __get_pydantic_core_schema__(self, source: Any,
+                                     handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_wrap_validator_function(self._said, handler(source))
+
+    def _said(self, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         try:
-            catalogs.load(value, config_dir)
-        except CatalogError as exc:
-            raise fail(key, str(exc)) from None
-        return str(value)
-
-    display = one("display.language", raw.get("language", SOURCE))
-    chosen = raw.get("dealer_languages", {})
-    if not isinstance(chosen, dict):
-        raise fail("display.dealer_languages", 'must be a table: {"D-1" = "ko"}')
-    for dealer in chosen:
-        if dealer not in dealers:
-            raise fail(f"display.dealer_languages.{dealer}", "no such dealer in [dealers]")
-    scoreboard = raw.get("scoreboard_language")
-    return Languages(display, None if scoreboard is None else
-                     one("display.scoreboard_language", scoreboard),
-                     {str(d): one(f"display.dealer_languages.{d}", v) for d, v in chosen.items()},
-                     config_dir)
+            return handler(value)
+        except ValidationError as exc:
+            if any(error["type"] not in OWN_REASONS and (self.whole or not error["loc"])
+                   for error in exc.errors()):
+                text = self.text if isinstance(self.text, str) else self.text(value)
+                raise PydanticCustomError("config", text) from None
+            raise
 
 
-def _display(raw: dict[str, Any], unit: int, fail: Any,
-             languages: Languages | None = None) -> DisplayConfig:
-    for key in raw:
-        if key not in DISPLAY_KEYS:
-            raise fail(f"display.{key}", f"unknown key (known: {', '.join(DISPLAY_KEYS)})")
-    bind, port, token = raw.get("bind", "127.0.0.1"), raw.get("port", 8080), raw.get("token")
-    if not isinstance(port, int) or not 0 <= port <= 65535:
-        raise fail("display.port", "must be a port number")
-    if token is not None and (not isinstance(token, str) or len(token) < TOKEN_MIN_CHARS):
-        raise fail("display.token", f"must be text of at least {TOKEN_MIN_CHARS} characters "
-                   "(e.g. the output of `openssl rand -hex 16`)")
-    if bind not in ("127.0.0.1", "::1", "localhost") and not token:
-        raise fail("display.token", f"a display bound to {bind} needs a token")
-    hosts = raw.get("hosts", [])
-    if not isinstance(hosts, list) or not all(isinstance(h, str) and h for h in hosts):
-        raise fail("display.hosts", "must be a list of host names (e.g. [\"bj07.pit\"])")
-    chips = raw.get("chips", [])
-    if not isinstance(chips, list):
-        raise fail("display.chips", "must be a list of chip values (e.g. [100, 25, 5, 1])")
+OWN_REASONS: Final = ("value_error", "config")  # refusals that already say why
+
+
+def _refuse(reason: str, *at: str | int) -> PydanticCustomError:
+    """A refusal from a check across keys, at the key `at` below where it is raised."""
+    return PydanticCustomError("config", reason, {"at": at})
+
+
+def _checked(check: Callable[[str], object]) -> AfterValidator:
+    """A check that raises ValueError saying why (a URL's form, a protocol's name)."""
+    return AfterValidator(lambda value: (check(value), value)[1])
+
+
+def _own_name(name: str) -> None:
+    if name in ("shoe", "pads"):
+        raise PydanticCustomError("taken", "a device's name")
+
+
+def _text(value: Any) -> Any:
+    """Names and other text are read as text, as they always were (`name = 7` is "7")."""
+    return value if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """One of the values `known` gives when the file is read (a game, a shoe protocol: a
+    plug-in may register one), published as an enum."""
+
+    known: Callable[[], Collection[Any]]
+
+    def __get_pydantic_core_schema__(self, source: Any,
+                                     handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(self._check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {**handler(schema), "enum": list(self.known())}
+
+    def _check(self, value: Any) -> Any:
+        if value not in self.known():
+            raise PydanticCustomError("not_one_of", "not one of them")
+        return value
+
+
+def _usb_ids(value: Any) -> tuple[int, int]:
     try:
-        minor = tuple(to_minor(chip, f"display.chips[{i}]") for i, chip in enumerate(chips))
-        cashier = Cashier(str(raw.get("currency", "USD")), str(raw.get("locale", "en_US")), minor)
-    except (ValueError, CashierError) as exc:
+        vendor, product = (int(part, 16) for part in str(value).split(":"))
+    except ValueError:
+        raise ValueError(f"{value!r} is not VID:PID in hex") from None
+    return vendor, product
+
+
+def _clock(value: Any) -> time | None:
+    try:
+        return time.fromisoformat(value) if value else None
+    except (TypeError, ValueError):
+        raise ValueError(f"{value!r} is not a time like \"06:00\" (or \"\" for closes on "
+                         "demand only)") from None
+
+
+def _zone(value: Any) -> ZoneInfo | None:
+    try:
+        if value is not None and not isinstance(value, str):
+            raise ValueError(value)
+        return ZoneInfo(value) if value else None
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"{value!r} is not a time zone (e.g. \"America/Los_Angeles\")") from None
+
+
+def _amount(value: Any) -> int:
+    """Currency units, bounded before they are converted to minor units (a number of a
+    thousand digits is refused, not multiplied)."""
+    most = MOST_AMOUNT // MINOR_PER_UNIT
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= most:
+        raise ValueError(f"{str(value)[:40]!r} is not an amount from 0 to {most:,} (in currency "
+                         "units, e.g. 3000)")
+    return _minor(value)
+
+
+def _minor(value: Any) -> int:
+    """Currency units to minor units, refused with to_minor's reason."""
+    try:
+        return to_minor(value, "")
+    except ValueError as exc:
+        raise ValueError(str(exc).partition(": ")[2]) from None
+
+
+def _pattern(value: Any) -> re.Pattern[str]:
+    if not isinstance(value, str):
+        raise ValueError("must be a regular expression in a string")
+    try:
+        return re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"not a regular expression: {exc}") from None
+
+
+def _reader_seat(value: Any, info: ValidationInfo) -> int:
+    table = (info.context or {}).get("table")
+    seats = table.seats or MAX_SEATS[table.game] if table else MOST_SEATS
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= seats:
+        raise ValueError(f"must be a seat from 1 to {seats}")
+    return value
+
+
+def _seconds(low: float, high: float) -> Reason:
+    return Reason(lambda value: f"{str(value)[:40]!r} is not a number of seconds from "
+                                   f"{low:g} to {high:g}")
+
+
+Text = Annotated[str, BeforeValidator(_text)]
+Filled = Annotated[str, Field(min_length=1)]
+PathText = Annotated[str, Field(min_length=1, pattern=r"^[^\x00]+$"), Reason("must be a path")]
+Language = Annotated[str, OneOf(lambda: LANGUAGES), Reason(
+    lambda value: f"{value!r} is not one of the screens' languages ({', '.join(LANGUAGES)})")]
+Amount = Annotated[int, PlainValidator(_amount), WithJsonSchema(
+    {"type": "number", "minimum": 0, "maximum": MOST_AMOUNT // MINOR_PER_UNIT,
+     "description": "currency units (3000 is 3,000.00), at most cents"})]
+Pattern = Annotated[re.Pattern[str], PlainValidator(_pattern),
+                    WithJsonSchema({"type": "string", "format": "regex"})]
+
+
+class Section(BaseModel):
+    """A section of the file: strict (a bool is not a number, a number is not text), and a key
+    it does not declare is refused, naming those it knows."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True,
+                              defer_build=True)  # built when a file is read, not on import
+    unknown: ClassVar[str] = "key"  # what a key not declared is called in the refusal
+
+
+class TableSection(Section):
+    """`[table]`: the game, its seats, its name, and folders of the operator's pay tables."""
+
+    model_config = ConfigDict(extra="ignore")  # as ever: a key of its own is let be
+
+    game: Annotated[str, OneOf(MAX_SEATS.keys), Reason(
+        lambda value: f"{value!r} is not blackjack or baccarat",
+        missing="missing: game = \"blackjack\" or \"baccarat\" in [table]")]
+    seats: Annotated[int, Field(ge=1, le=MOST_SEATS)] | None = None  # None: the game's most
+    name: Text = ""
+    pay_table_dirs: Annotated[list[Filled], Reason(
+        "must be a list of folders (e.g. [\"tables\"])", whole=True)] = []
+
+    @field_validator("seats", mode="wrap")
+    @classmethod
+    def _seats(cls, value: Any, handler: ValidatorFunctionWrapHandler,
+               info: ValidationInfo) -> int | None:
+        most = MAX_SEATS.get(info.data.get("game", ""), MOST_SEATS)
+        try:
+            seats: int | None = handler(value)
+        except ValidationError:
+            seats = 0
+        if seats is not None and not 1 <= seats <= most:
+            raise PydanticCustomError("config", f"must be 1 to {most}")
+        return seats
+
+
+class ShoeSection(Section):
+    """`[devices.shoe]`: its port, the protocol it speaks, and the port's baud rate."""
+
+    model_config = ConfigDict(extra="ignore")  # as ever: a key of its own is let be
+
+    url: Annotated[Filled, _checked(check_url), Reason(
+        "missing (e.g. /dev/tablectl-shoe)", missing="missing (e.g. /dev/tablectl-shoe)")]
+    protocol: Annotated[str, OneOf(protocols.names), Reason(
+        lambda value: f"{value!r} is not {' or '.join(protocols.names())}")] \
+        = protocols.DEFAULT.name
+    baud: Annotated[int, OneOf(lambda: BAUDRATES), Reason(
+        "must be a standard baud rate (e.g. 9600, 19200, 115200)")] = 9600
+
+
+class UsbSection(Section):
+    """`[devices.pads]` or `[devices.tray]`: usb = "VID:PID" (hex), and a serial number."""
+
+    model_config = ConfigDict(extra="ignore")  # as ever: a key of its own is let be
+
+    usb: Annotated[tuple[int, int], PlainValidator(_usb_ids), WithJsonSchema(
+        {"type": "string", "pattern": "^[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}$"})] \
+        = Field(default="", validate_default=True)
+    serial: Text | None = None
+
+
+class DevicesSection(Section):
+    """`[devices]`: the shoe, the bet-sensor pads, the RFID chip tray."""
+
+    unknown: ClassVar[str] = "device"
+    shoe: ShoeSection | None = None
+    pads: UsbSection | None = None
+    tray: UsbSection | None = None
+
+
+class ReaderSection(Section):
+    """A `[[readers]]` entry: a player card reader at a seat, or at the dealer's position."""
+
+    url: Annotated[str, _checked(input_device.check_url), Reason(
+        "missing (e.g. \"evdev:///dev/input/by-id/usb-...-event-kbd\")",
+        missing="missing (e.g. \"evdev:///dev/input/by-id/usb-...-event-kbd\")")]
+    position: Annotated[str, OneOf(lambda: ("dealer",)), Reason(
+        lambda value: f"{value!r} is not \"dealer\"")] | None = None
+    seat: Annotated[int, PlainValidator(_reader_seat), WithJsonSchema(
+        {"type": "integer", "minimum": 1, "maximum": MOST_SEATS})] | None = None
+    name: Annotated[str, Field(min_length=1), _checked(_own_name), Reason(
+        "must be a name of its own (not shoe or pads)")] | None = None  # None: by its place
+    player_pattern: Pattern = Field(default=DEFAULT_PLAYER_PATTERN, validate_default=True)
+    dealer_pattern: Pattern | None = None
+    max_keys: Annotated[int, Field(ge=8, le=1024), Reason(
+        "must be a whole number from 8 to 1024")] = DEFAULT_MAX_KEYS
+
+    @model_validator(mode="after")
+    def _placed(self) -> ReaderSection:
+        if (self.seat is None) == (self.position is None):
+            raise _refuse("needs either seat = N or position = \"dealer\"")
+        return self
+
+    @property
+    def called(self) -> str:
+        """Its name, or its place's."""
+        return self.name or ("dealer reader" if self.seat is None else
+                             f"seat {self.seat} reader")
+
+
+class DisplaySection(Section):
+    """`[display]`: where the dealer display listens, the names it answers to, its money and
+    its languages."""
+
+    bind: Text = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535), Reason("must be a port number")] = 8080
+    token: Annotated[str, Field(min_length=TOKEN_MIN_CHARS), Reason(
+        f"must be text of at least {TOKEN_MIN_CHARS} characters (e.g. the output of "
+        "`openssl rand -hex 16`)")] | None = None
+    hosts: Annotated[list[Filled], Reason(
+        "must be a list of host names (e.g. [\"bj07.pit\"])", whole=True)] = []
+    currency: Text = "USD"
+    locale: Text = "en_US"
+    chips: Annotated[list[Annotated[int, PlainValidator(_minor), WithJsonSchema(
+        {"type": ["number", "string"]})]], Reason(
+        "must be a list of chip values (e.g. [100, 25, 5, 1])")] = []
+    language: Language = SOURCE
+    scoreboard_language: Language | None = None  # None: the display's
+    dealer_languages: Annotated[dict[str, Language], Reason(
+        "must be a table: {\"D-1\" = \"ko\"}")] = {}
+
+    @field_validator("dealer_languages", mode="before")
+    @classmethod
+    def _dealers_known(cls, chosen: Any, info: ValidationInfo) -> Any:
+        dealers = info.context.get("dealers", {}) if isinstance(info.context, dict) else None
+        if isinstance(chosen, dict) and isinstance(dealers, dict):
+            for dealer in chosen:
+                if dealer not in dealers:
+                    raise _refuse("no such dealer in [dealers]", dealer)
+        return chosen
+
+    @model_validator(mode="after")
+    def _guarded(self) -> DisplaySection:
+        if self.bind not in ("127.0.0.1", "::1", "localhost") and not self.token:
+            raise _refuse(f"a display bound to {self.bind} needs a token", "token")
+        return self
+
+
+class PayoutSection(Section):
+    """`[payout]`: how the pads check the dealer's payout, and how long chips stay still."""
+
+    verify: Annotated[str, OneOf(lambda: VERIFY_MODES), Reason(
+        lambda value: f"{str(value)[:40]!r} is not one of {', '.join(VERIFY_MODES)}")] \
+        | None = None  # None: hold where pads are configured, else off
+    still_s: Annotated[float, Field(ge=STILL_RANGE_S[0], le=STILL_RANGE_S[1],
+                                    allow_inf_nan=False), _seconds(*STILL_RANGE_S)] = STILL_S
+
+
+class BooksSection(Section):
+    """`[books]`: buy-ins and chips out at a seat, in currency units."""
+
+    supervisor_over: Amount | None = None
+    max_buy_in: Amount | None = None
+    seat_interval_s: Annotated[float, Field(ge=0, le=MAX_INTERVAL_S, allow_inf_nan=False),
+                               _seconds(0, MAX_INTERVAL_S)] = DEFAULT_CASH.interval_s
+
+    @field_validator("max_buy_in")
+    @classmethod
+    def _some(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise PydanticCustomError("config", "must be more than 0")
+        return value
+
+
+class JournalSection(Section):
+    """`[journal]`: where the journal is and how its days are kept."""
+
+    path: PathText | None = None  # beside the configuration
+    day_close: Annotated[time | None, PlainValidator(_clock), WithJsonSchema(
+        {"type": "string", "description": "HH:MM, or \"\" for closes on demand only"})] \
+        = Field(default="06:00", validate_default=True)
+    timezone: Annotated[ZoneInfo | None, PlainValidator(_zone), WithJsonSchema(
+        {"type": "string", "description": "an IANA time zone (none: the machine's)"})] = None
+    keep_days: Annotated[int, Field(ge=1), Reason(
+        "must be a whole number of days, at least 1")] = 30
+    reserve_mb: Annotated[int, Field(ge=0), Reason("must be a whole number of MB")] = 200
+    key: PathText | None = None
+
+
+class FloorSection(Section):
+    """`[floor]`: the broker, who this table is to it, and the files that prove it."""
+
+    broker: Annotated[Broker, PlainValidator(lambda value: parse_broker(str(value))),
+                      WithJsonSchema({"type": "string", "pattern": "^mqtts?://"})] \
+        = Field(default="", validate_default=True)
+    table_id: Annotated[str, PlainValidator(lambda value: check_table_id(str(value))),
+                        WithJsonSchema({"type": "string", "pattern": f"^{TABLE_ID.pattern}$"})] \
+        = Field(default="", validate_default=True)
+    username: Text | None = None
+    password_file: Text | None = None
+    ca: Text | None = None
+    cert: Text | None = None
+    key: Text | None = None
+    drain_s: Annotated[float, Field(ge=0, le=30, allow_inf_nan=False), Reason(
+        "must be a number of seconds from 0 to 30 (the service has 60 s to stop)")] = 10.0
+
+
+class TableFile(Section):
+    """The whole file: its sections, and the checks across them."""
+
+    unknown: ClassVar[str] = "section"
+    table: TableSection = Field(default_factory=dict, validate_default=True)
+    rules: dict[str, Any] = {}  # each game checks its own (controller/game/table_config.py)
+    pay_tables: dict[str, Text] = {}  # bet -> its pay table's id
+    supervisors: dict[str, Text] = {}  # id -> the PIN's hash from `tablectl pin-hash`
+    dealers: dict[str, Text] = {}
+    runners: dict[str, Text] = {}
+    devices: DevicesSection = Field(default_factory=DevicesSection)
+    readers: Annotated[list[ReaderSection], Reason("must be [[readers]] entries")] = []
+    display: DisplaySection = Field(default_factory=DisplaySection)
+    journal: JournalSection = Field(default_factory=JournalSection)
+    floor: FloorSection | None = None
+    payout: PayoutSection = Field(default_factory=PayoutSection)
+    books: BooksSection = Field(default_factory=BooksSection)
+
+    @field_validator("table", "dealers")
+    @classmethod
+    def _known(cls, value: Any, info: ValidationInfo) -> Any:
+        """What a later section is checked against, in the context: the table's seats (the
+        readers'), its dealers (the display's dealer languages)."""
+        if isinstance(info.context, dict):
+            info.context[str(info.field_name)] = value
+        return value
+
+    @field_validator("supervisors", "dealers", "runners")
+    @classmethod
+    def _pins(cls, pins: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        for who, stored in pins.items():
+            if info.field_name != "supervisors" and not is_id(who):
+                raise _refuse(f"not a {str(info.field_name)[:-1]} id (1-64 printable "
+                              "characters)", who)
+            try:
+                check_hash_format(stored)
+            except ValueError as exc:
+                raise _refuse(str(exc), who) from None
+        return pins
+
+    @model_validator(mode="after")
+    def _across(self) -> TableFile:
+        verify = self.payout.verify
+        if verify not in (None, "off") and self.devices.pads is None:
+            raise _refuse(f"{verify!r} needs the pads ([devices.pads]) to read the layout",
+                          "payout", "verify")
+        for i, reader in enumerate(self.readers):
+            if reader.position is not None and any(
+                    r.seat is None for r in self.readers[:i]):
+                raise _refuse("only one reader may be at the dealer's position", "readers", i,
+                              "position")
+            if any(r.called == reader.called for r in self.readers[:i]):
+                raise _refuse(f"{reader.called!r} names another reader too", "readers", i,
+                              "name")
+        return self
+
+
+SECTIONS: Final = tuple(TableFile.model_fields)
+DISPLAY_KEYS: Final = tuple(DisplaySection.model_fields)
+PAYOUT_KEYS: Final = tuple(PayoutSection.model_fields)
+BOOKS_KEYS: Final = tuple(BooksSection.model_fields)
+JOURNAL_KEYS: Final = tuple(JournalSection.model_fields)
+FLOOR_KEYS: Final = tuple(FloorSection.model_fields)
+READER_KEYS: Final = tuple(ReaderSection.model_fields)
+
+
+def load(path: Path) -> RunConfig:
+    """The configuration in `path`, or ConfigError naming the key. A file that cannot be read as
+    text (missing, past 1 MiB, not UTF-8) is not a configuration at all: BadInput, as the
+    argument type refuses it (`tablectl doctor` reports a ConfigError, but refuses that)."""
+    text = read_text(path, CONFIGURATION)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not TOML: {exc}") from None
+    return _parse(path, data)
+
+
+def _parse(path: Path, data: dict[str, object]) -> RunConfig:
+    """The file's sections as declared, then what needs more than the file: the pay tables in
+    its folders, the rules of its game, its languages' catalogs, the floor's files."""
+    try:
+        file = TableFile.model_validate(data, context={})
+    except ValidationError as exc:
+        raise _refused(path, exc) from None
+
+    def fail(key: str, reason: str) -> ConfigError:
+        return ConfigError(f"{path}: {key}: {reason}")
+
+    table, devices, payout = file.table, file.devices, file.payout
+    try:
+        registry = PayTables.load([path.parent / d for d in table.pay_table_dirs])
+    except PayTableError as exc:
+        raise fail("table.pay_table_dirs", str(exc)) from None
+    try:
+        unit = build_table(table.game, file.rules, file.pay_tables, registry).rounding_unit
+    except RulesError as exc:
         key, _, reason = str(exc).partition(": ")
         raise fail(key, reason) from None
+    if "payout_verify" in file.rules:  # the game's own rule, set from [payout]
+        raise fail("rules.payout_verify", "set it as verify in [payout]")
+    verify = payout.verify or ("hold" if devices.pads else "off")
+    rules = file.rules if verify == "off" else {**file.rules, "payout_verify": verify}
+    shoe = devices.shoe
+    return RunConfig(
+        path=path, name=table.name, game=table.game,
+        seats=table.seats or MAX_SEATS[table.game], rules=rules, pay_tables=file.pay_tables,
+        supervisors=file.supervisors, dealers=file.dealers, runners=file.runners,
+        shoe=None if shoe is None else ShoeConfig(url=shoe.url, protocol=shoe.protocol,
+                                                  baud=shoe.baud),
+        pads=_usb(devices.pads), tray=_usb(devices.tray),
+        display=_display(path, file.display, unit), journal_config=_journal(path, file.journal),
+        registry=registry, floor=None if file.floor is None else _floor(path, file.floor),
+        readers=tuple(ReaderConfig(url=r.url, name=r.called, seat=r.seat, rules=CardRules(
+            r.player_pattern, r.dealer_pattern, r.max_keys)) for r in file.readers),
+        payout=PayoutConfig(verify=verify, still_s=payout.still_s),
+        books=CashRules(
+            DEFAULT_CASH.supervisor_over if file.books.supervisor_over is None
+            else file.books.supervisor_over,
+            file.books.max_buy_in or DEFAULT_CASH.max_amount, file.books.seat_interval_s))
+
+
+def _refused(path: Path, exc: ValidationError) -> ConfigError:
+    """The first refusal as `FILE: key: reason`, in the order the sections are declared (and
+    `[[readers]]` entries), a section's unknown keys before its values."""
+    def order(error: ErrorDetails) -> tuple[int, tuple[int, ...], bool]:
+        top = error["loc"][0] if error["loc"] else ""
+        return (SECTIONS.index(top) if top in SECTIONS else -1,
+                tuple(part for part in error["loc"] if isinstance(part, int)),
+                error["type"] != "extra_forbidden")
+
+    error = sorted(exc.errors(), key=order)[0]
+    loc = (*error["loc"], *error.get("ctx", {}).get("at", ()))
+    key = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)[1:]
+    if error["type"] == "extra_forbidden":
+        section = _section_at(loc[:-1])
+        reason = f"unknown {section.unknown} (known: {', '.join(section.model_fields)})"
+    elif error["type"] == "missing":
+        said = _section_at(loc[:-1]).model_fields[str(loc[-1])].metadata
+        reason = next(m.missing for m in said if isinstance(m, Reason) and m.missing)
+    elif error["type"] in ("model_type", "model_attributes_type", "dict_type"):
+        reason = "must be a table"
+    elif error["type"] == "value_error":
+        reason = str(error.get("ctx", {})["error"])
+    else:
+        reason = error["msg"]
+    return ConfigError(f"{path}: {key}: {reason}")
+
+
+def _section_at(loc: tuple[int | str, ...]) -> type[Section]:
+    """The section model a refusal's key is in (`readers[2]`: ReaderSection)."""
+    model: type[Section] = TableFile
+    for part in loc:
+        if isinstance(part, str):
+            model = next(kind for kind in _types(model.model_fields[part].annotation)
+                         if isinstance(kind, type) and issubclass(kind, Section))
+    return model
+
+
+def _types(annotation: Any) -> Iterator[Any]:
+    yield annotation
+    for inner in get_args(annotation):
+        yield from _types(inner)
+
+
+def _usb(section: UsbSection | None) -> UsbConfig | None:
+    if section is None:
+        return None
+    vendor, product = section.usb
+    return UsbConfig(vendor=vendor, product=product, serial=section.serial or None)
+
+
+def _display(path: Path, section: DisplaySection, unit: int) -> DisplayConfig:
+    """The display's money, bounded by the table's rounding unit, and its languages, each
+    catalog loaded now so that an operator's broken correction (`<config dir>/locale/`) refuses
+    the start, naming its file and line."""
+    def catalog(key: str, chosen: str) -> str:
+        try:
+            catalogs.load(chosen, path.parent)
+        except CatalogError as exc:
+            raise ConfigError(f"{path}: display.{key}: {exc}") from None
+        return chosen
+
+    languages = Languages(
+        display=catalog("language", section.language),
+        scoreboard=section.scoreboard_language and catalog("scoreboard_language",
+                                                           section.scoreboard_language),
+        dealers={dealer: catalog(f"dealer_languages.{dealer}", chosen)
+                 for dealer, chosen in section.dealer_languages.items()},
+        config_dir=path.parent)
+    try:
+        cashier = Cashier(section.currency, section.locale, tuple(section.chips))
+    except CashierError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     shown = 10 ** (2 - cashier.decimals()) if cashier.decimals() < 2 else 1
     if unit % shown:
-        raise fail("display.currency", f"{cashier.currency} has {cashier.decimals()} decimals: "
-                   f"the table's rounding_unit must be a multiple of {shown / 100:g}")
-    return DisplayConfig(str(bind), port, token, tuple(hosts), cashier,
-                         languages or Languages())
+        raise ConfigError(f"{path}: display.currency: {cashier.currency} has "
+                          f"{cashier.decimals()} decimals: the table's rounding_unit must be a "
+                          f"multiple of {shown / 100:g}")
+    return DisplayConfig(bind=section.bind, port=section.port, token=section.token,
+                         hosts=tuple(section.hosts), cashier=cashier, languages=languages)
 
 
-PAYOUT_KEYS: Final = ("verify", "still_s")
+def _journal(path: Path, section: JournalSection) -> JournalConfig:
+    def beside(named: str | None) -> Path | None:
+        return None if named is None else path.parent / named
+
+    return JournalConfig(path=beside(section.path), day_close=section.day_close,
+                         timezone=section.timezone, keep_days=section.keep_days,
+                         reserve_mb=section.reserve_mb, key=beside(section.key))
 
 
-def _payout(raw: dict[str, Any], pads_configured: bool, fail: Any) -> PayoutConfig:
-    for key in raw:
-        if key not in PAYOUT_KEYS:
-            raise fail(f"payout.{key}", f"unknown key (known: {', '.join(PAYOUT_KEYS)})")
-    verify = raw.get("verify", "hold" if pads_configured else "off")
-    if verify not in VERIFY_MODES:
-        raise fail("payout.verify", f"{str(verify)[:40]!r} is not one of "
-                   f"{', '.join(VERIFY_MODES)}")
-    if verify != "off" and not pads_configured:
-        raise fail("payout.verify", f"{verify!r} needs the pads ([devices.pads]) to read the "
-                   "layout")
-    still = raw.get("still_s", STILL_S)
-    low, high = STILL_RANGE_S
-    if isinstance(still, bool) or not isinstance(still, int | float) or not low <= still <= high:
-        raise fail("payout.still_s", f"{str(still)[:40]!r} is not a number of seconds from "
-                   f"{low:g} to {high:g}")
-    return PayoutConfig(str(verify), float(still))
-
-
-BOOKS_KEYS: Final = ("supervisor_over", "max_buy_in", "seat_interval_s")
-
-
-def _books(raw: dict[str, Any], fail: Any) -> CashRules:
-    """The cash rules at a seat; amounts in currency units, bounded before they are converted
-    (a number of a thousand digits is refused, not multiplied)."""
-    for key in raw:
-        if key not in BOOKS_KEYS:
-            raise fail(f"books.{key}", f"unknown key (known: {', '.join(BOOKS_KEYS)})")
-    most = MOST_AMOUNT // MINOR_PER_UNIT
-    amounts: dict[str, int] = {}
-    for key, default, low in (("supervisor_over", DEFAULT_CASH.supervisor_over, 0),
-                              ("max_buy_in", DEFAULT_CASH.max_amount, 1)):
-        value = raw.get(key)
-        if value is None:
-            amounts[key] = default
-            continue
-        if isinstance(value, bool) or not isinstance(value, int | float) \
-                or not 0 <= value <= most:
-            raise fail(f"books.{key}", f"{str(value)[:40]!r} is not an amount from 0 to "
-                       f"{most:,} (in currency units, e.g. 3000)")
-        try:
-            amounts[key] = to_minor(value, f"books.{key}")
-        except ValueError as exc:
-            raise fail(f"books.{key}", str(exc).partition(": ")[2]) from None
-        if amounts[key] < low:
-            raise fail(f"books.{key}", "must be more than 0")
-    interval = raw.get("seat_interval_s", DEFAULT_CASH.interval_s)
-    if isinstance(interval, bool) or not isinstance(interval, int | float) \
-            or not 0 <= interval <= MAX_INTERVAL_S:
-        raise fail("books.seat_interval_s", f"{str(interval)[:40]!r} is not a number of seconds "
-                   f"from 0 to {MAX_INTERVAL_S:g}")
-    return CashRules(amounts["supervisor_over"], amounts["max_buy_in"], float(interval))
-
-
-JOURNAL_KEYS: Final = ("path", "day_close", "timezone", "keep_days", "reserve_mb", "key")
-
-
-def _journal(path: Path, raw: dict[str, Any], fail: Any) -> JournalConfig:
-    for key in raw:
-        if key not in JOURNAL_KEYS:
-            raise fail(f"journal.{key}", f"unknown key (known: {', '.join(JOURNAL_KEYS)})")
-    close = raw.get("day_close", "06:00")
-    try:
-        day_close = time.fromisoformat(close) if close else None
-    except (TypeError, ValueError):
-        raise fail("journal.day_close", f"{close!r} is not a time like \"06:00\" (or \"\" "
-                   "for closes on demand only)") from None
-    zone = raw.get("timezone")
-    try:
-        if zone is not None and not isinstance(zone, str):
-            raise ValueError(zone)
-        timezone = ZoneInfo(zone) if zone else None
-    except (ZoneInfoNotFoundError, ValueError):
-        raise fail("journal.timezone", f"{zone!r} is not a time zone (e.g. "
-                   "\"America/Los_Angeles\")") from None
-    keep = raw.get("keep_days", 30)
-    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 1):
-        raise fail("journal.keep_days", "must be a whole number of days, at least 1")
-    reserve = raw.get("reserve_mb", 200)
-    if not isinstance(reserve, int) or isinstance(reserve, bool) or reserve < 0:
-        raise fail("journal.reserve_mb", "must be a whole number of MB")
-
-    def beside(value: Any, key: str) -> Path | None:
-        if value is None:
+def _floor(path: Path, section: FloorSection) -> FloorConfig:
+    """The broker with the files `[floor]` names, each read as the kind of file it is."""
+    def read(key: str, kind: Kind) -> tuple[Path, str] | None:
+        named: str | None = getattr(section, key)
+        if named is None:
             return None
-        if not isinstance(value, str) or not value or "\0" in value:
-            raise fail(f"journal.{key}", "must be a path")
-        return path.parent / value
-
-    return JournalConfig(beside(raw.get("path"), "path"), day_close, timezone, keep, reserve,
-                         beside(raw.get("key"), "key"))
-
-
-FLOOR_KEYS: Final = ("broker", "table_id", "username", "password_file", "ca", "cert", "key",
-                     "drain_s")
-
-
-def _floor(path: Path, raw: Any, fail: Any) -> FloorConfig | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise fail("floor", "must be a table")
-    for key in raw:
-        if key not in FLOOR_KEYS:
-            raise fail(f"floor.{key}", f"unknown key (known: {', '.join(FLOOR_KEYS)})")
-    try:
-        broker = parse_broker(str(raw.get("broker", "")))
-    except ValueError as exc:
-        raise fail("floor.broker", str(exc)) from None
-    try:
-        table_id = check_table_id(str(raw.get("table_id", "")))
-    except ValueError as exc:
-        raise fail("floor.table_id", str(exc)) from None
-
-    def file(key: str) -> tuple[Path, str] | None:
-        """The file the key names and its text, read as the kind of file it is."""
-        value = raw.get(key)
-        if value is None:
-            return None
-        found = path.parent / str(value)
-        kind = {"password_file": PASSWORD, "key": TLS_KEY}.get(key, CERTIFICATE)
+        found = path.parent / named
         try:
             return found, read_text(found, kind)
         except BadInput as exc:
-            raise fail(f"floor.{key}", str(exc)) from None
+            raise ConfigError(f"{path}: floor.{key}: {exc}") from None
 
-    def named(key: str) -> Path | None:
-        read = file(key)
-        return read[0] if read else None
-
-    secret = file("password_file")
-    password = secret[1].strip() if secret else None
-    cert, key = named("cert"), named("key")
+    secret = read("password_file", PASSWORD)
+    cert, key = read("cert", CERTIFICATE), read("key", TLS_KEY)
     if (cert is None) != (key is None):
-        raise fail("floor.cert", "a client certificate needs both cert and key")
-    if (cert or raw.get("ca")) and not broker.tls:
-        raise fail("floor.broker", "certificates are for mqtts:// brokers")
-    broker = replace(broker, ca=named("ca"), cert=cert, key=key)
-    drain = raw.get("drain_s", 10)
-    if not isinstance(drain, int | float) or isinstance(drain, bool) or not 0 <= drain <= 30:
-        raise fail("floor.drain_s", "must be a number of seconds from 0 to 30 (the service "
-                   "has 60 s to stop)")
-    return FloorConfig(broker.with_credentials(raw.get("username"), password), table_id,
-                       float(drain))
-
-
-READER_KEYS: Final = ("url", "position", "seat", "name", "player_pattern", "dealer_pattern",
-                       "max_keys")
-
-
-def _readers(raw: Any, seats: int, fail: Any) -> tuple[ReaderConfig, ...]:
-    """The `[[readers]]` entries: each at a seat or at the dealer's position (one at most),
-    with a URL, a name of its own, and patterns that compile."""
-    if not isinstance(raw, list):
-        raise fail("readers", "must be [[readers]] entries")
-    readers: list[ReaderConfig] = []
-    for i, entry in enumerate(raw):
-        where = f"readers[{i}]"
-        if not isinstance(entry, dict):
-            raise fail(where, "must be a table")
-        for key in entry:
-            if key not in READER_KEYS:
-                raise fail(f"{where}.{key}", f"unknown key (known: {', '.join(READER_KEYS)})")
-        url = entry.get("url")
-        if not isinstance(url, str):
-            raise fail(f"{where}.url", "missing (e.g. \"evdev:///dev/input/by-id/usb-..."
-                       "-event-kbd\")")
-        try:
-            input_device.check_url(url)
-        except ValueError as exc:
-            raise fail(f"{where}.url", str(exc)) from None
-        seat, position = entry.get("seat"), entry.get("position")
-        if (seat is None) == (position is None):
-            raise fail(where, "needs either seat = N or position = \"dealer\"")
-        if position is not None and position != "dealer":
-            raise fail(f"{where}.position", f"{position!r} is not \"dealer\"")
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
-                                 or not 1 <= seat <= seats):
-            raise fail(f"{where}.seat", f"must be a seat from 1 to {seats}")
-        if position is not None and any(r.seat is None for r in readers):
-            raise fail(f"{where}.position", "only one reader may be at the dealer's position")
-        name = entry.get("name", "dealer reader" if seat is None else f"seat {seat} reader")
-        if not isinstance(name, str) or not name or name in ("shoe", "pads"):
-            raise fail(f"{where}.name", "must be a name of its own (not shoe or pads)")
-        if any(r.name == name for r in readers):
-            raise fail(f"{where}.name", f"{name!r} names another reader too")
-        max_keys = entry.get("max_keys", 128)
-        if isinstance(max_keys, bool) or not isinstance(max_keys, int) or \
-                not 8 <= max_keys <= 1024:
-            raise fail(f"{where}.max_keys", "must be a whole number from 8 to 1024")
-        patterns = []
-        for key, default in (("player_pattern", DEFAULT_PLAYER_PATTERN),
-                             ("dealer_pattern", None)):
-            text = entry.get(key, default)
-            if text is not None and not isinstance(text, str):
-                raise fail(f"{where}.{key}", "must be a regular expression in a string")
-            try:
-                patterns.append(None if text is None else re.compile(text))
-            except re.error as exc:
-                raise fail(f"{where}.{key}", f"not a regular expression: {exc}") from None
-        player, dealer = patterns
-        assert player is not None
-        readers.append(ReaderConfig(url, name, seat, CardRules(player, dealer, max_keys)))
-    return tuple(readers)
-
-
-def _section(data: dict[str, Any], name: str, fail: Any) -> dict[str, Any]:
-    section = data.get(name, {})
-    if not isinstance(section, dict):
-        raise fail(name, "must be a table")
-    return section
-
-
-def _shoe(raw: Any, fail: Any) -> ShoeConfig | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise fail("devices.shoe", "must be a table")
-    if not isinstance(raw.get("url"), str) or not raw["url"]:
-        raise fail("devices.shoe.url", "missing (e.g. /dev/tablectl-shoe)")
-    try:
-        check_url(raw["url"])
-    except ValueError as exc:
-        raise fail("devices.shoe.url", str(exc)) from None
-    protocol = raw.get("protocol", protocols.DEFAULT.name)
-    if protocol not in protocols.names():
-        raise fail("devices.shoe.protocol",
-                   f"{protocol!r} is not {' or '.join(protocols.names())}")
-    baud = raw.get("baud", 9600)
-    if not isinstance(baud, int) or isinstance(baud, bool) or baud not in BAUDRATES:
-        raise fail("devices.shoe.baud", "must be a standard baud rate (e.g. 9600, 19200, "
-                   "115200)")
-    return ShoeConfig(raw["url"], protocol, baud)
-
-
-def _usb(raw: Any, name: str, fail: Any) -> UsbConfig | None:
-    """`[devices.pads]` or `[devices.tray]`: usb = "VID:PID" (hex), and a serial number."""
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise fail(f"devices.{name}", "must be a table")
-    text = raw.get("usb", "")
-    try:
-        vendor, product = (int(part, 16) for part in str(text).split(":"))
-    except ValueError:
-        raise fail(f"devices.{name}.usb", f"{text!r} is not VID:PID in hex") from None
-    serial = raw.get("serial")
-    return UsbConfig(vendor, product, str(serial) if serial else None)
+        raise ConfigError(f"{path}: floor.cert: a client certificate needs both cert and key")
+    if (cert or section.ca) and not section.broker.tls:
+        raise ConfigError(f"{path}: floor.broker: certificates are for mqtts:// brokers")
+    ca = read("ca", CERTIFICATE)
+    broker = replace(section.broker, ca=ca and ca[0], cert=cert and cert[0], key=key and key[0])
+    return FloorConfig(
+        broker=broker.with_credentials(section.username, secret and secret[1].strip()),
+        table_id=section.table_id, drain_s=section.drain_s)

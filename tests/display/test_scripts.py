@@ -14,7 +14,7 @@ from typing import Final
 import pytest
 
 from controller.display.server import STATIC, DisplayServer, Hub
-from floor.pit import STATIC as PIT_STATIC
+from floor.pit.state import STATIC as PIT_STATIC
 from plumbing.web import STATIC as SHARED_STATIC
 
 CLASSIC: Final = SHARED_STATIC / "i18n.js"  # the pages' words, served to both from plumbing
