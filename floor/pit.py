@@ -55,13 +55,13 @@ from psycopg import AsyncConnection, InterfaceError
 from psycopg.errors import Error as DatabaseError
 from psycopg.errors import OperationalError
 
-from controller.display.localize import localized
 from controller.display.server import FAVICON, LOOPBACK, Gate, favicon, frame_headers, sse
 from controller.display.server import STATIC as DISPLAY_STATIC
 from controller.game.ratings import is_id
 from controller.game.said import said
 from controller.i18n import catalogs
 from controller.i18n.languages import NAMES, SOURCE, TAGS, from_accept, language
+from controller.i18n.localize import localized
 from floor import books, cash, health, players, queries, retry, slips
 from floor.accounts import MAX_NAME, SESSION_H, Logins, client_key
 from floor.books import Policy

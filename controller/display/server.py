@@ -40,11 +40,11 @@ from aiohttp import web
 from controller.daemon.config_file import TOKEN_MIN_CHARS, Languages
 from controller.daemon.inputs import Action
 from controller.display.console import parse_action
-from controller.display.localize import localized
 from controller.display.mailbox import Mailbox
 from controller.game.events import BetsLocked
 from controller.game.said import said
 from controller.i18n.languages import language
+from controller.i18n.localize import localized
 from protocol.actions import MAX_ACTION
 from protocol.codec import load
 
