@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
-from controller.game.said import SAID_KEY, carried, restored
+from controller.game.said import SAID_KEY, Said, carried, restored
 
 
 def canonical(data: Any) -> str:
@@ -44,6 +44,8 @@ class Event:
         record = {"kind": self.kind, **{
             f.name: value for f in _fields(type(self))
             if (value := getattr(self, f.name)) != _default(f)}}
+        if _SEARCHED.isdisjoint(map(type, record.values())):  # most events: plain values
+            return record
         sentences = carried(record)
         return {**record, SAID_KEY: sentences} if sentences else record
 
@@ -510,6 +512,7 @@ def _default(field: dataclasses.Field[Any]) -> Any:
 
 
 _REQUIRED: Final = object()
+_SEARCHED: Final = frozenset((Said, dict, list, tuple))  # what may hold a sentence
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:

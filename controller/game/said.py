@@ -64,21 +64,26 @@ def said(template: str, /, **parts: object) -> Said:
 def carried(data: Any) -> dict[str, Any]:
     """Every `Said` in `data` (a record's fields, nested in dicts and lists), by its place: the
     keys and indexes that lead to it, joined with '/' (a key's own '~' and '/' escaped as JSON
-    Pointer does)."""
+    Pointer does). Every record passes here: a place is spelled only for a sentence or a
+    container, never for the plain values that most records are."""
     found: dict[str, Any] = {}
     _carry(data, "", found)
     return found
 
 
 def _carry(data: Any, at: str, found: dict[str, Any]) -> None:
-    if isinstance(data, Said):
-        found[at] = data.to_json()
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            _carry(value, f"{at}/{_escaped(str(key))}" if at else _escaped(str(key)), found)
-    elif isinstance(data, (list, tuple)):
-        for index, value in enumerate(data):
-            _carry(value, f"{at}/{index}" if at else str(index), found)
+    items = data.items() if isinstance(data, dict) else enumerate(data)
+    for key, value in items:
+        kind = type(value)
+        if kind is Said:
+            found[_joined(at, key)] = value.to_json()
+        elif kind is dict or kind is list or kind is tuple:
+            _carry(value, _joined(at, key), found)
+
+
+def _joined(at: str, key: object) -> str:
+    step = _escaped(key) if isinstance(key, str) else str(key)
+    return f"{at}/{step}" if at else step
 
 
 def restored(data: Any, sentences: Mapping[str, Any]) -> Any:
