@@ -114,7 +114,7 @@ def parse_drop(text: str, money: Currency, shifts: int = 24,
     if not rows:
         raise DropError([said("line 1: empty: a header of gaming_day,table_id,drop first")])
     header = [cell.strip().lower() for cell in rows[0][1]]
-    errors = [said("line 1, column {name}: not one of {columns}", name=repr(name),
+    errors: list[str] = [said("line 1, column {name}: not one of {columns}", name=repr(name),
                    columns=", ".join((*DROP_COLUMNS, "shift")))
               for name in header if name not in (*DROP_COLUMNS, "shift")]
     errors += [said("line 1: column {name} is missing", name=name) for name in DROP_COLUMNS

@@ -97,7 +97,7 @@ async def edges_of(db: AsyncConnection[Any], jobs: set[Job], limits: str
     `limits` did (or a key that is none); and the jobs still to do."""
     cursor = await db.execute(EDGES, (sorted({key for _, key in jobs}),))
     found = dict(await cursor.fetchall())
-    failed = {job: said("not a configuration key") for job in jobs
+    failed: dict[Job, str] = {job: said("not a configuration key") for job in jobs
               if not EDGE_KEY.fullmatch(job[1])}
     lacking = sorted(job for job in jobs if job[1] not in found and job not in failed)
     cursor = await db.execute(FAILED, ([t for t, _ in lacking], [k for _, k in lacking],

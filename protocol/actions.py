@@ -300,6 +300,7 @@ def _reason(name: str, kind: type[Action], exc: ValidationError) -> str:
         return said("{action}: {why}", action=name,
                     why=str(error["msg"]).removeprefix("Value error, "))
     field = kind.model_fields.get(path[0])
+    meaning: str
     if error["type"] == "missing":
         meaning = said("missing")
     elif error["type"] == "extra_forbidden" or field is None:

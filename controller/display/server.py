@@ -41,7 +41,7 @@ from controller.daemon.inputs import Action
 from controller.display.console import parse_action
 from controller.display.mailbox import Mailbox
 from controller.game.events import BetsLocked
-from controller.game.said import said
+from controller.game.said import Said, said
 from controller.i18n.languages import language
 from controller.i18n.localize import localized
 from plumbing.web import (
@@ -61,7 +61,6 @@ STATIC: Final = Path(__file__).with_name("static")
 PING_S: Final = 1.0
 WRITE_TIMEOUT_S: Final = 10.0  # a page whose stream takes longer than this to write is dropped
 KIOSK: Final = "kiosk"  # the client of a PIN typed on this machine: the table's own screen
-SIDE_TEXTS: Final = frozenset({"detail"})  # the floor link's words for the dealer (a tooltip)
 
 
 class Hub:
@@ -103,8 +102,10 @@ class Hub:
         return shown
 
     def say(self, text: str) -> str:
-        """A sentence of the core's (a refusal) in the language the pages show now."""
-        return self.languages.catalog(self.language(self.view)).sentence(text)
+        """A sentence of the core's (a refusal) in the language the pages show now, from its id;
+        a text that is no `Said` as it came."""
+        catalog = self.languages.catalog(self.language(self.view))
+        return catalog.translated(text) if isinstance(text, Said) else text
 
     def publish(self, view: dict[str, Any]) -> None:
         with self.lock:
@@ -130,7 +131,7 @@ class Hub:
 
     def _side_shown(self, data: dict[str, Any]) -> dict[str, Any]:
         catalog = self.languages.catalog(self.language(self.view))
-        return localized(data, catalog, texts=SIDE_TEXTS) if catalog.messages else data
+        return localized(data, catalog) if catalog.messages else data
 
     def _call(self, callback: Callable[..., None], *args: Any) -> None:
         """`callback` on the server's loop, from any thread; nothing once the server is gone
@@ -283,7 +284,7 @@ class DisplayServer:
             action = parse_action(load(body, MAX_ACTION), client=client)
         except ValueError as exc:  # not JSON as the wire takes it (too big, too deep, a number
             # of 5,000 digits, a key twice), or not an action as protocol/actions.py declares
-            return web.json_response({"error": self.hub.say(str(exc)[:300])}, status=400)
+            return web.json_response({"error": self.hub.say(_reason(exc))}, status=400)
         if isinstance(action, BetsLocked) and (why := self.hub.view.get("lock_refused")):
             # the loop refuses it too (the table may have changed since this view)
             return web.json_response({"error": self.hub.say(
@@ -310,6 +311,13 @@ class DisplayServer:
         finally:
             self.hub.mailboxes.discard(mailbox)
         return response
+
+
+def _reason(exc: Exception) -> str:
+    """Why an action was refused: the sentence it was raised with, so that it keeps its id; an
+    English text cut to 300 characters."""
+    said_as = exc.args[0] if len(exc.args) == 1 else None
+    return said_as if isinstance(said_as, Said) else str(exc)[:300]
 
 
 async def _write(response: web.StreamResponse, data: bytes) -> None:

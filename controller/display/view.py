@@ -30,6 +30,7 @@ from controller.game.rules.settlement import Settlement
 from controller.game.said import said
 from controller.game.table import RoundRecord, Table, coup_of
 from controller.game.table_config import TableConfig
+from controller.game.targets import Target
 
 RECALL_ROUNDS: Final = 10
 DEFAULT_CASHIER: Final = Cashier()
@@ -55,7 +56,7 @@ def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
     if s.net > 0:
         if s.odds < 1:  # a Banker win less the commission
             percent = f"{float((1 - s.odds) * 100):g}"
-            odds = said("1 to 1 less {percent}%", percent=percent)
+            odds: str = said("1 to 1 less {percent}%", percent=percent)
         elif s.odds.denominator == 1:
             odds = said("{n} to 1", n=s.odds.numerator)
         else:
@@ -73,7 +74,7 @@ def result_text(s: Settlement, name: str, cashier: Cashier = DEFAULT_CASHIER,
 def expected_view(machine: RoundMachine | None) -> dict[str, Any] | None:
     due = machine.expected() if machine else None
     if isinstance(due, CardDue):
-        return {"kind": "card", "to": str(due)}
+        return {"kind": "card", "to": Target.due(due).words()}
     if isinstance(due, InsuranceDue):
         return {"kind": "insurance", "seat": due.seat, "options": list(due.options)}
     if isinstance(due, DecisionDue):

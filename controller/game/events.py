@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
+from controller.game.said import SAID_KEY, Said, carried, restored
+
 
 def canonical(data: Any) -> str:
     """The one text of some data: sorted keys, no spaces (what the journal's chain covers)."""
@@ -36,10 +38,16 @@ class Event:
 
     def to_record(self) -> dict[str, Any]:
         """The fields the journal stores: those that differ from their defaults (`event_from_dict`
-        puts the defaults back), so that a record is as short as the event allows."""
-        return {"kind": self.kind, **{
+        puts the defaults back), so that a record is as short as the event allows; beside the
+        English of each sentence for people, its id and parts (`said`), so that it is read back
+        as a sentence the screens translate."""
+        record = {"kind": self.kind, **{
             f.name: value for f in _fields(type(self))
             if (value := getattr(self, f.name)) != _default(f)}}
+        if _SEARCHED.isdisjoint(map(type, record.values())):  # most events: plain values
+            return record
+        sentences = carried(record)
+        return {**record, SAID_KEY: sentences} if sentences else record
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -504,11 +512,15 @@ def _default(field: dataclasses.Field[Any]) -> Any:
 
 
 _REQUIRED: Final = object()
+_SEARCHED: Final = frozenset((Said, dict, list, tuple))  # what may hold a sentence
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
     fields = dict(data)
     kind = fields.pop("kind", None)
+    sentences = fields.pop(SAID_KEY, None)  # records written before issue 49 have none
+    if isinstance(sentences, dict):
+        fields = restored(fields, sentences)
     if kind not in EVENT_TYPES:
         raise ValueError(f"unknown event kind {kind!r}")
     return EVENT_TYPES[kind](**fields)

@@ -133,7 +133,7 @@ def _table(bet: str, tables: Mapping[str, PayTable]) -> PayTable | None:
 def wager_words(wager: str, tables: Mapping[str, PayTable], hand: int | None = None) -> str:
     """'Lucky 8 · Banker', 'Blackjack Tie · Left Side', "Dead Man's Hand", 'Main'; with a hand
     number, 'Main, hand 2' (a split seat names each of its hands)."""
-    name = GAME_WAGERS.get(wager)
+    name: str | None = GAME_WAGERS.get(wager)
     if name is None:
         bet, _, spot = wager.partition(".")
         table = _table(bet, tables)

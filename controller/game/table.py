@@ -72,7 +72,7 @@ from controller.game.ratings import Rating, Ratings, RoundCredits
 from controller.game.round_machine import DealtCard, Effect, RoundMachine
 from controller.game.round_state import BETTING, CLOSED, HOLD, LOCKED, VOIDED, Payout, Status
 from controller.game.rules.baccarat_play import BaccaratPlay
-from controller.game.said import said
+from controller.game.said import Said, said
 from controller.game.table_config import TableConfig, config_from_event, edge_key
 from controller.game.targets import Kind, Target
 
@@ -188,7 +188,7 @@ class Table:
         """The recent rounds, oldest first, the current one last."""
         return [*self.recent, *([self.current] if self.current else [])]
 
-    def standing_alerts(self) -> list[str]:
+    def standing_alerts(self) -> list[Said]:
         """What stands between rounds and must be dealt with: lost devices, a shoe to change,
         a disk at its reserve. (Set-aside cards and holds belong to a round.)"""
         return ([said("lost contact with the {device}", device=device)

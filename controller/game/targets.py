@@ -10,6 +10,7 @@ from enum import StrEnum
 from typing import Final, NamedTuple
 
 from controller.game.rules.play import CardDue, DecisionDue, Expectation
+from controller.game.said import Said, said
 
 
 class Kind(StrEnum):
@@ -41,6 +42,13 @@ class Target(NamedTuple):  # a tuple: one is made for every card, and a tuple is
         if self.kind is _SEAT:
             return f"seat {self.seat} hand {self.hand}"
         return f"the {self.kind}" if self.kind in _IN_PLAY else str(self.kind)
+
+    def words(self) -> Said:
+        """The same for people, carrying its id: a screen translates it (`names.PLACES`
+        declares these sentences for the catalogs)."""
+        if self.kind is _SEAT:
+            return said("seat {seat} hand {hand}", seat=self.seat, hand=self.hand)
+        return said(str(self))
 
     @property
     def in_play(self) -> bool:

@@ -3,10 +3,11 @@ operator's corrections (`<config dir>/locale/<language>.po`) over them.
 
 Three kinds of message, as gettext has them: a word or a sentence (`msgid`), one said in a
 context (`pgettext`: the bead plate's 庄 is "B" on the road), and one with plural forms. The
-core's sentences come as English (`controller.game.said`): `sentence` finds each one's template
-and translates it with its parts, themselves translated where the catalog has them (a wager's
-name, a phase). Names, ids, amounts and whatever a person typed match no template and stay as
-they came.
+core's sentences come as a `Said` (`controller.game.said`), the English with its template and
+parts: `translated` translates it from them, each part in turn. A text that reaches the pit as
+English alone (from a table over the wire, from the floor's database) has its template found
+again by `sentence`. Names, ids, amounts and whatever a person typed match no template and stay
+as they came.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from babel.messages.mofile import read_mo
 from babel.messages.plurals import get_plural
 from babel.messages.pofile import PoFileError, read_po
 
+from controller.game.said import Said
 from controller.i18n.languages import LANGUAGES, SOURCE, TAGS
 
 DOMAIN: Final = "tablectl"
@@ -188,6 +190,19 @@ class Catalog:
         if isinstance(forms, tuple):
             return forms[min(self._plural(n), len(forms) - 1)]
         return singular if n == 1 else plural
+
+    def translated(self, text: Said) -> str:
+        """A sentence of the core's in this language, from its id: its template's translation
+        with each part translated in turn (a part that is a sentence by its id, a word of ours
+        as gettext has it); English where the template has no translation."""
+        translated = self.messages.get(text.template)
+        if not isinstance(translated, str):
+            return str(text)  # the English, no longer a sentence to translate
+        if not text.parts:
+            return translated
+        return translated.format(**{
+            name: self.translated(value) if isinstance(value, Said) else self.gettext(value)
+            for name, value in text.parts.items()})
 
     def sentence(self, text: str) -> str:
         """An English sentence of the core's (`said`) in this language: its template's

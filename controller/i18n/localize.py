@@ -1,24 +1,26 @@
-"""The view in the reader's language (issue 39): the core builds it in English, as the journal
-and the floor keep it; each text a person reads is translated here, by its sentence's template
-(`controller.i18n.catalogs.Catalog.sentence`). Ids, amounts, cards and whatever a person typed
-match no template and stay as they are."""
+"""The view in the reader's language (issues 39, 49): the core builds it in English, as the
+journal and the floor keep it; each sentence for people in it is a `Said` that carries its
+message id and parts, and is translated here from them (`Catalog.translated`), wherever it stands in
+the view. Ids, amounts, cards and whatever a person typed are no `Said` and stay as they are.
+
+The pit's texts that reach it as English alone (from the tables over the wire, from its
+database) are still found by their template (`Catalog.sentence`) under the keys it names."""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
+from controller.game.said import Said
 from controller.i18n.catalogs import Catalog
 
-# The view's keys whose text is for people, and those holding lists of such texts.
-TEXTS: Final = frozenset({"phase_text", "do_not_pay", "do_not_deal", "lock_refused", "message",
-                          "status_text", "moment", "name", "result_text", "text", "hold", "to"})
-LISTS: Final = frozenset({"notices", "said", "lucky8", "cards"})
 
-
-def localized(view: Any, catalog: Catalog, key: str = "", texts: frozenset[str] = TEXTS,
-              lists: frozenset[str] = LISTS) -> Any:
-    """A copy of `view` with every text for people (at a key of `texts`, or in a list at a key
-    of `lists`) in `catalog`'s language."""
+def localized(view: Any, catalog: Catalog, key: str = "", texts: frozenset[str] = frozenset(),
+              lists: frozenset[str] = frozenset()) -> Any:
+    """A copy of `view` with every sentence for people in `catalog`'s language: each `Said` by
+    its id; an English text at a key of `texts`, or in a list at a key of `lists`, by its
+    template."""
+    if isinstance(view, Said):
+        return catalog.translated(view)
     if isinstance(view, dict):
         return {k: localized(v, catalog, k, texts, lists) for k, v in view.items()}
     if isinstance(view, list):

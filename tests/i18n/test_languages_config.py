@@ -16,6 +16,7 @@ from controller.daemon import config_file
 from controller.daemon.config_file import ConfigError, Languages
 from controller.display.server import DisplayServer, Hub
 from controller.game.money import Currency
+from controller.game.said import said
 from controller.game.supervisors import hash_pin
 from controller.i18n import catalogs
 from controller.i18n.catalogs import CatalogError
@@ -53,9 +54,9 @@ def test_the_display_speaks_its_language_and_a_dealer_s_own_while_signed_in(
     assert (languages.of(None), languages.of("D-2"), languages.of("D-1")) == ("es", "es", "ko")
     assert languages.scoreboard_language == "zh_Hans"
     hub = Hub(languages)
-    hub.publish({"phase_text": "betting", "dealer_on": None})
+    hub.publish({"phase_text": said("betting"), "dealer_on": None})
     spanish = hub.shown()[1]["phase_text"]
-    hub.publish({"phase_text": "betting", "dealer_on": "D-1"})
+    hub.publish({"phase_text": said("betting"), "dealer_on": "D-1"})
     assert (hub.shown()[1]["language"], hub.shown()[1]["scoreboard_language"]) == ("ko", "zh_Hans")
     assert spanish == catalogs.load("es").gettext("betting") != "betting"
     assert hub.shown()[1]["phase_text"] == catalogs.load("ko").gettext("betting") != spanish
@@ -83,7 +84,7 @@ def test_an_operator_s_po_overrides_ours_on_the_display_s_server(tmp_path: Path)
     ours = catalogs.load("es")
     assert served["messages"]["Clear alerts"] == ours.gettext("Clear alerts") != "Clear alerts"
     hub = Hub(config.display.languages)
-    hub.publish({"phase_text": "betting"})
+    hub.publish({"phase_text": said("betting")})
     assert hub.shown()[1]["phase_text"] == "apuestas abiertas"
 
 
@@ -185,7 +186,8 @@ def test_a_correction_that_formats_its_part_is_refused(tmp_path: Path, translati
 
 def test_the_floor_link_s_words_follow_the_page_s_language() -> None:
     hub = Hub(Languages("es"))
-    hub.side("floor", {"state": "away", "detail": "mqtt://pit:1883 is not answering"})
+    hub.side("floor", {"state": "away",
+                       "detail": said("{broker} is not answering", broker="mqtt://pit:1883")})
     spanish = catalogs.load("es").gettext("{broker} is not answering")
     assert spanish.format(broker="mqtt://pit:1883").encode() in hub.snapshot()
     assert b'"state": "away"' in hub.snapshot()  # the state is a key: the page says it
