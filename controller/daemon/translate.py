@@ -50,7 +50,7 @@ def shoe_event(item: DeviceEvent, source: str) -> Event | None:
 
 @shoe_event.register
 def _card(item: ShoeCard, source: str) -> Event | None:
-    return CardDrawn(seq=0, card=str(item.card), mode=item.mode, source=source)
+    return CardDrawn(seq=0, card=item.card, mode=item.mode, source=source)
 
 
 @shoe_event.register

@@ -88,7 +88,7 @@ def _wager(event: WagerPlaced, tables: Mapping[str, PayTable], money: Currency) 
 
 @words.register
 def _card(event: CardDrawn, tables: Mapping[str, PayTable], money: Currency) -> str:
-    return f"card {card_words(event.card)}" + (" (burn)" if event.mode == "burn" else "")
+    return f"card {card_words(str(event.card))}" + (" (burn)" if event.mode == "burn" else "")
 
 
 @words.register

@@ -431,7 +431,7 @@ class Table:
         what, reason, audit = action
         if what in ("hold", "review"):
             return record.machine.hold(reason, review=what == "review", audit=audit)
-        card = parse_card(event.card) if isinstance(event, CardDrawn) else None
+        card = event.card if isinstance(event, CardDrawn) else None
         return record.machine.set_aside(card, event.seq, reason, audit)
 
     def _decide(self, record: RoundRecord, event: Event, what: str, reason: str,
@@ -799,7 +799,7 @@ class Table:
         return self._feed(record, event)
 
     def _card(self, record: RoundRecord, event: CardDrawn) -> list[Effect]:
-        card = parse_card(event.card)
+        card = event.card
         machine = record.machine
         assert self.config is not None
         decks = self.config.rules.decks
@@ -815,7 +815,7 @@ class Table:
         return self._feed(record, event)
 
     def _burn(self, event: CardDrawn) -> list[Effect]:
-        card = parse_card(event.card)
+        card = event.card
         self.shoe.counts[card] += 1
         if self.shoe.burn_left == -1:  # baccarat: the first card says how many to burn
             self.shoe.burn_left = 10 if card.is_ten_value else card.rank

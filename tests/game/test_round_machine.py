@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from controller.game.cards import parse_card
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
@@ -185,11 +186,12 @@ def test_replaying_the_same_events_gives_the_same_round() -> None:
         WagerPlaced(seq=1, seat=1, spot="main", amount=1000),
         WagerPlaced(seq=2, seat=1, spot="lucky_stiff", amount=500),
         BetsLocked(seq=3),
-        *[CardDrawn(seq=4 + i, card=c) for i, c in enumerate(["8S", "6H", "8D", "TC"])],
+        *[CardDrawn(seq=4 + i, card=parse_card(c)) for i, c in enumerate(["8S", "6H", "8D", "TC"])],
         DealerAction(seq=8, seat=1, action="split"),
-        CardDrawn(seq=9, card="3H"), DealerAction(seq=10, seat=1, action="double"),
-        CardDrawn(seq=11, card="TS"), CardDrawn(seq=12, card="9C"),
-        DealerAction(seq=13, seat=1, hand=2, action="stand"), CardDrawn(seq=14, card="7S"),
+        CardDrawn(seq=9, card=parse_card("3H")), DealerAction(seq=10, seat=1, action="double"),
+        CardDrawn(seq=11, card=parse_card("TS")), CardDrawn(seq=12, card=parse_card("9C")),
+        DealerAction(seq=13, seat=1, hand=2, action="stand"), CardDrawn(seq=14,
+                     card=parse_card("7S")),
     ]
     config = build_table("blackjack", {}, {"lucky_stiff": "1"}, REGISTRY)
     first, second = RoundMachine(config), RoundMachine(config)
