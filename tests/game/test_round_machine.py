@@ -36,8 +36,10 @@ class Feed:
         self.states: list[str] = []
 
     def __call__(self, event_type: type[Event], **fields: Any) -> list[Any]:
+        """Feed one event, its fields as a journal record has them (a card as its text)."""
         self.seq += 1
-        effects = self.machine.handle(event_type(seq=self.seq, **fields))
+        effects = self.machine.handle(event_from_dict({"kind": event_type.kind, "seq": self.seq,
+                                                       **fields}))
         self.states.append(self.machine.state)
         return effects
 
