@@ -60,7 +60,7 @@ class Autopilot:
             self.submit(AlertsCleared(seq=0, by="autopilot"))
         while (due := machine.expected()) is not None:
             if isinstance(due, CardDue):
-                self.submit(CardDrawn(seq=0, card=str(self.shoe.pop())))
+                self.submit(CardDrawn(seq=0, card=self.shoe.pop()))
             elif isinstance(due, InsuranceDue):
                 self.submit(DealerAction(seq=0, seat=due.seat, action="no_insurance"))
             else:
@@ -70,7 +70,7 @@ class Autopilot:
                 action = decide(seat.hands[due.hand - 1].cards, play.dealer[0], due.options,
                                 rules)
                 if action == "hit":
-                    self.submit(CardDrawn(seq=0, card=str(self.shoe.pop())))
+                    self.submit(CardDrawn(seq=0, card=self.shoe.pop()))
                 else:
                     self.submit(DealerAction(seq=0, seat=due.seat, hand=due.hand,
                                              action=action))

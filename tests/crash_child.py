@@ -88,7 +88,7 @@ def play_on(service: TableService) -> None:
                                      due.options, rules)
         if action == "hit":
             drawn = sum(table.shoe.counts.values())
-            service.submit(CardDrawn(seq=0, card=str(shoe(table.shoe.number)[drawn])))
+            service.submit(CardDrawn(seq=0, card=shoe(table.shoe.number)[drawn]))
         else:
             assert isinstance(due, DecisionDue)
             service.submit(DealerAction(seq=0, seat=due.seat, hand=due.hand, action=action))

@@ -296,7 +296,7 @@ class ScriptedDealer:
         if not self.shoe:
             raise ScriptError(f"shoe: ran out of cards ({target} needs one)")
         card = self.shoe.pop(0)
-        self.submit(CardDrawn(seq=0, card=str(card)))
+        self.submit(CardDrawn(seq=0, card=card))
 
     def _insurance(self, due: InsuranceDue) -> None:
         seat = self.script.seats[due.seat]

@@ -19,6 +19,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable
+from functools import singledispatchmethod
 from typing import Any, Final
 
 import structlog
@@ -268,47 +269,66 @@ class ControllerLoop:
                 "the controller could not apply an input ({input}: {error}); nothing of it was "
                 "booked", input=event_words(kind), error=type(exc).__name__))])
 
-    def _handle(self, item: Input) -> None:
+    @singledispatchmethod
+    def _handle(self, item: DeviceEvent) -> None:
+        """An input by its kind: each kind the loop takes registers its handler below; what
+        is left is a device's word (`_device`)."""
+        self._device(item)
+
+    @_handle.register
+    def _day_close(self, item: DayCloseRequest) -> None:
+        self._close_asked(item)
+
+    @_handle.register
+    def _tapped(self, item: SeatTapped) -> None:
+        self._submit(self.readers.tapped(item, self.service.table.config))
+
+    @_handle.register
+    def _supervised(self, item: Supervised) -> None:
         table = self.service.table
-        if isinstance(item, DayCloseRequest):
-            self._close_asked(item)
-        elif isinstance(item, SeatTapped):
-            self._submit(self.readers.tapped(item, table.config))
-        elif isinstance(item, Supervised) and isinstance(item.event, PayoutOverridden) and not (
+        if isinstance(item.event, PayoutOverridden) and not (
                 table.round is not None and table.round.payout_held):
             self._told(None, [Alert("no_payout_held",
                                     said("payout override: no payout is held"))])
-        elif isinstance(item, Supervised):
-            self._commit(None, self.service.supervise(item.event, item.supervisor, item.pin,
-                                                      item.client))
-        elif isinstance(item, PitSeat):
-            seating = translate.pit_seat(table, item)
-            if isinstance(seating, str):
-                self.log.warning(f"pit seating refused: {seating}", seat=item.seat,
-                                 by=f"pit {item.by}")
-            else:
-                self._submit(seating)
-        elif isinstance(item, DealerPin):
-            self._dealer_pin(item)
-        elif isinstance(item, LiftLockout):
-            self._lift(item)
-        elif isinstance(item, Signed):
-            self._signed(item)
-        elif isinstance(item, TrayAsked):
-            if (why := self.chip_tray.ask(self.clock())) is not None:
-                self._told(None, [Alert("no_tray", why)])
-        elif isinstance(item, Transaction):
-            self._transaction(item, ())
-        elif isinstance(item, BetsLocked) and (why := table.lock_refused()):
-            self.log.warning("lock refused", reason=why)  # the page said so before asking
-        elif isinstance(item, PayoutConfirmed):
-            # The dealer says the payout is done: every spot as it lies is its reading.
-            self._submit(self.payout_watch.still(self.clock(), table.round, flush=True))
-            self._submit(item)
-        elif isinstance(item, Event):
-            self._submit(item)
+            return
+        self._commit(None, self.service.supervise(item.event, item.supervisor, item.pin,
+                                                  item.client))
+
+    @_handle.register
+    def _pit_seat(self, item: PitSeat) -> None:
+        seating = translate.pit_seat(self.service.table, item)
+        if isinstance(seating, str):
+            self.log.warning(f"pit seating refused: {seating}", seat=item.seat,
+                             by=f"pit {item.by}")
         else:
-            self._device(item)
+            self._submit(seating)
+
+    @_handle.register
+    def _tray_asked(self, item: TrayAsked) -> None:
+        if (why := self.chip_tray.ask(self.clock())) is not None:
+            self._told(None, [Alert("no_tray", why)])
+
+    @_handle.register
+    def _booked(self, item: Transaction) -> None:
+        self._transaction(item, ())
+
+    @_handle.register
+    def _lock(self, item: BetsLocked) -> None:
+        if why := self.service.table.lock_refused():
+            self.log.warning("lock refused", reason=why)  # the page said so before asking
+        else:
+            self._submit(item)
+
+    @_handle.register
+    def _confirmed(self, item: PayoutConfirmed) -> None:
+        """The dealer says the payout is done: every spot as it lies is its reading."""
+        self._submit(self.payout_watch.still(self.clock(), self.service.table.round,
+                                             flush=True))
+        self._submit(item)
+
+    @_handle.register
+    def _event(self, item: Event) -> None:
+        self._submit(item)
 
     def _close_asked(self, request: DayCloseRequest) -> None:
         if self.closer is None:
@@ -319,6 +339,7 @@ class ControllerLoop:
         if closed:
             self._told(None, [])
 
+    @_handle.register
     def _dealer_pin(self, request: DealerPin) -> None:
         """A dealer's PIN signs them in (the dealer before them out), or out. A refused one is
         answered on the display; the dealers' lockouts are their own, apart from the
@@ -332,6 +353,7 @@ class ControllerLoop:
         for event in translate.dealer_pin(self.service.table.dealer, request):
             self._submit(event)
 
+    @_handle.register
     def _signed(self, request: Signed) -> None:
         self._transaction(request.event, request.signers, request.client)
 
@@ -360,6 +382,7 @@ class ControllerLoop:
         if isinstance(event, BoughtIn | ChipsLeft):
             self.cash.took(event)
 
+    @_handle.register
     def _lift(self, request: LiftLockout) -> None:
         """A supervisor's PIN lifts the lockouts of the display it is typed at (the pins
         journal it); a display that was not locked is told so."""
@@ -380,51 +403,68 @@ class ControllerLoop:
                 "{what} at seat {seat}: {count} refused in a minute, too soon after the last; "
                 "nothing was booked", what=event_words(kind), seat=seat, count=count))])
 
+    @singledispatchmethod
     def _device(self, item: DeviceEvent) -> None:
-        if isinstance(item, Garbage):
-            self.log.warning("garbage on the wire", bytes=item.bytes, offset=item.offset)
-        elif isinstance(item, Status) and item.status == "heartbeat":
-            pass
-        elif isinstance(item, CardRead | CardGarbled):
-            waiting = self.readers.swipe
-            for event in self.readers.read(item, self.service.table,
-                                           self.service.pins.dealers):
-                self._submit(event)
-            if self.readers.swipe is not waiting:
-                self._told(None, [])  # the display shows the card waiting for its seat
-        elif isinstance(item, Connected | Disconnected | ReaderDied) and item.device == "tray":
+        """A device's word by its kind: each registers its handler below; what is left is the
+        shoe's (`_shoe`)."""
+        self._shoe(item)
+
+    @_device.register
+    def _garbage(self, item: Garbage) -> None:
+        self.log.warning("garbage on the wire", bytes=item.bytes, offset=item.offset)
+
+    @_device.register
+    def _status(self, item: Status) -> None:
+        if item.status != "heartbeat":
+            self._shoe(item)
+
+    @_device.register
+    def _card_read(self, item: CardRead | CardGarbled) -> None:
+        waiting = self.readers.swipe
+        for event in self.readers.read(item, self.service.table, self.service.pins.dealers):
+            self._submit(event)
+        if self.readers.swipe is not waiting:
+            self._told(None, [])  # the display shows the card waiting for its seat
+
+    @_device.register
+    def _linked(self, item: Connected | Disconnected | ReaderDied) -> None:
+        """A device found or lost: the chip tray, a card reader, else the shoe or the pads."""
+        if item.device == "tray":
             self.chip_tray.link(item)
             if isinstance(item, Connected):
                 self.log.debug("chip tray found")
             else:  # the table plays on: counted by hand meanwhile
                 self.log.warning("chip tray lost", reason=item.reason)
             self._told(None, [])
-        elif isinstance(item, TrayRead):
-            if self.chip_tray.read(item, self.service.utc(), self.clock()):
-                self._told(None, [])  # the display offers the count to sign
-        elif isinstance(item, Connected | Disconnected | ReaderDied) and item.device in \
-                self.readers:
+        elif item.device in self.readers:
             for event in self.readers.link(item):
                 self._submit(event)
-        elif isinstance(item, Connected | Disconnected | ReaderDied):
-            self._link(item)
-        elif isinstance(item, SpotReport):
-            spot = translate.spot_of(self.service.table.config, item)
-            if spot is None:
-                self.log.warning("report for an unknown spot", seat=item.seat,
-                                 position=item.position)
-                return
-            self.pads_sync.reported(item.seat, spot, bool(item.amount or item.fault))
-            if self._watched(item.seat, spot, None if item.fault else item.amount):
-                return
-            self._submit(translate.wager_event(self.service.table.round, item, spot))
-        elif isinstance(item, SpotsComplete):
-            for event in self.pads_sync.snapshot_done(self.service.table):
-                if not self._watched(event.seat, event.spot, 0):
-                    self.log.info("wager gone from the pads", seat=event.seat, spot=event.spot)
-                    self._submit(event)
         else:
-            self._shoe(item)
+            self._link(item)
+
+    @_device.register
+    def _tray_read(self, item: TrayRead) -> None:
+        if self.chip_tray.read(item, self.service.utc(), self.clock()):
+            self._told(None, [])  # the display offers the count to sign
+
+    @_device.register
+    def _spot(self, item: SpotReport) -> None:
+        spot = translate.spot_of(self.service.table.config, item)
+        if spot is None:
+            self.log.warning("report for an unknown spot", seat=item.seat,
+                             position=item.position)
+            return
+        self.pads_sync.reported(item.seat, spot, bool(item.amount or item.fault))
+        if self._watched(item.seat, spot, None if item.fault else item.amount):
+            return
+        self._submit(translate.wager_event(self.service.table.round, item, spot))
+
+    @_device.register
+    def _spots_complete(self, item: SpotsComplete) -> None:
+        for event in self.pads_sync.snapshot_done(self.service.table):
+            if not self._watched(event.seat, event.spot, 0):
+                self.log.info("wager gone from the pads", seat=event.seat, spot=event.spot)
+                self._submit(event)
 
     def _watched(self, seat: int, spot: str, amount: int | None) -> bool:
         """A report of a spot settled in a round that checks its payout goes to the payout's

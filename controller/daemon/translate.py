@@ -7,6 +7,7 @@ orders inputs and commits what these return, and each is tested on its own
 from __future__ import annotations
 
 from collections import Counter
+from functools import singledispatch
 from typing import Final
 
 from controller.daemon.inputs import DealerPin, PitSeat
@@ -39,27 +40,44 @@ STATUS_ALARMS: Final = {"lid_open": (said("shoe lid or door open (tamper)"), Tru
                         "burn_mode_off": (said("burn mode off"), False)}
 
 
+@singledispatch
 def shoe_event(item: DeviceEvent, source: str) -> Event | None:
     """The table event a shoe's word stands for (None: nothing for the table), `source` the
-    frame it came in (a retransmission of a committed one is dropped by it)."""
-    if isinstance(item, ShoeCard):
-        return CardDrawn(seq=0, card=str(item.card), mode=item.mode, source=source)
-    if isinstance(item, Misread):
-        return CardMisread(seq=0, detail=item.detail, source=source)
-    if isinstance(item, Alarm):
-        return DeviceAlarm(seq=0, device="shoe", code=item.code, text=item.text, source=source)
-    if isinstance(item, ShoeWarning):
-        return DeviceAlarm(seq=0, device="shoe", code=f"W0x{item.code:02X}",
-                           text=said("warning"), hold=False, source=source)
-    if isinstance(item, Status):
-        if item.status == "shoe_empty":
-            return ShoeEmpty(seq=0, source=source)
-        if item.status == "cut_card":
-            return CutCardReached(seq=0, source=source)
-        text, hold = STATUS_ALARMS.get(item.status, (item.status, False))
-        return DeviceAlarm(seq=0, device="shoe", code=item.status, text=text, hold=hold,
-                           source=source)
+    frame it came in (a retransmission of a committed one is dropped by it). Each word that
+    stands for one registers it below."""
     return None
+
+
+@shoe_event.register
+def _card(item: ShoeCard, source: str) -> Event | None:
+    return CardDrawn(seq=0, card=item.card, mode=item.mode, source=source)
+
+
+@shoe_event.register
+def _misread(item: Misread, source: str) -> Event | None:
+    return CardMisread(seq=0, detail=item.detail, source=source)
+
+
+@shoe_event.register
+def _alarm(item: Alarm, source: str) -> Event | None:
+    return DeviceAlarm(seq=0, device="shoe", code=item.code, text=item.text, source=source)
+
+
+@shoe_event.register
+def _warning(item: ShoeWarning, source: str) -> Event | None:
+    return DeviceAlarm(seq=0, device="shoe", code=f"W0x{item.code:02X}", text=said("warning"),
+                       hold=False, source=source)
+
+
+@shoe_event.register
+def _status(item: Status, source: str) -> Event | None:
+    if item.status == "shoe_empty":
+        return ShoeEmpty(seq=0, source=source)
+    if item.status == "cut_card":
+        return CutCardReached(seq=0, source=source)
+    text, hold = STATUS_ALARMS.get(item.status, (item.status, False))
+    return DeviceAlarm(seq=0, device="shoe", code=item.status, text=text, hold=hold,
+                       source=source)
 
 
 def frame_source(item: DeviceEvent) -> str:
@@ -68,15 +86,28 @@ def frame_source(item: DeviceEvent) -> str:
     seq = getattr(item, "seq", None)
     if seq is None:
         return ""
-    if isinstance(item, ShoeCard):
-        words = f"card {item.card} deck {item.deck} {item.mode}"
-    elif isinstance(item, Misread):
-        words = f"misread {item.detail}"
-    elif isinstance(item, Status):
-        words = f"status {item.status}"
-    else:
-        words = type(item).__name__
-    return f"shoe#{seq} {words}"
+    return f"shoe#{seq} {frame_words(item)}"
+
+
+@singledispatch
+def frame_words(item: DeviceEvent) -> str:
+    """A shoe frame's words in its source: its type's name, unless it registers its own."""
+    return type(item).__name__
+
+
+@frame_words.register
+def _card_words(item: ShoeCard) -> str:
+    return f"card {item.card} deck {item.deck} {item.mode}"
+
+
+@frame_words.register
+def _misread_words(item: Misread) -> str:
+    return f"misread {item.detail}"
+
+
+@frame_words.register
+def _status_words(item: Status) -> str:
+    return f"status {item.status}"
 
 
 def spot_of(config: TableConfig | None, report: SpotReport) -> str | None:

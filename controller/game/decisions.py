@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from controller.game.cards import Card, parse_card
+from controller.game.cards import Card
 from controller.game.events import CardAssigned, CardDrawn, CardVoided, DealerAction
 from controller.game.round_machine import RoundMachine
 from controller.game.round_state import VOIDED
@@ -59,7 +59,7 @@ def decisions_of(record: RoundRecord, seen_before: Mapping[Card, int]) -> list[D
             if taken is not None:
                 found.append(_point(record, play, due, taken, seen_before, dealt))
         if isinstance(event, CardDrawn) and event.mode == "game":
-            dealt.append(parse_card(event.card))
+                dealt.append(event.card)
         machine.handle(event)
     hole = _hole(record.machine.play)
     return [replace(point, hole=hole) for point in found]

@@ -5,6 +5,7 @@ controller's log say what happened as a person would (`names` has the words, the
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import singledispatch
 from typing import Any, Final
 
 from controller.game.alerts import Alert
@@ -64,79 +65,14 @@ OPTIONS: Final = {"lucky7_unit": "Lucky 7 unit"}  # an option whose key made rea
 def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES,
              money: Currency = USD) -> str:
     """One line for game recall, in words (`controller.game.names`); `tables`: the pay tables in
-    force, which name the wagers; `money`: the table's currency, which writes the amounts."""
-    if isinstance(event, WagerPlaced):
-        return f"wager: seat {event.seat} {wager_words(event.spot, tables)} " \
-            f"{money.text(event.amount)}"
-    if isinstance(event, CardDrawn):
-        return f"card {card_words(event.card)}" + (" (burn)" if event.mode == "burn" else "")
-    if isinstance(event, DealerAction):
-        return f"decision: seat {event.seat} hand {event.hand} {decision_words(event.action)}"
-    if isinstance(event, CardAssigned):
-        card = f" {card_words(event.card)}" if event.card else ""
-        return f"set-aside card{card} assigned to {event.to} by {event.by}"
-    if isinstance(event, SupervisorRefused):
-        lockout = f"; locked out for {event.lockout_s} s" if event.lockout_s else ""
-        return (f"{decision_words(event.action)} refused for supervisor {event.supervisor}: "
-                f"{event.reason}{lockout}")
-    if isinstance(event, PinsRefused):
-        return _pins_refused(event)
-    if isinstance(event, InputFailed):
-        return (f"input set aside: the controller could not apply it ({event_words(event.input)}"
-                f": {event.error})" + ("; the round held for review" if event.hold else ""))
-    if isinstance(event, LockoutLifted):
-        return f"PIN lockouts at {event.client} lifted by supervisor {event.by}"
-    if isinstance(event, DeviceAlarm):
-        return f"{event.device} alarm: {seat_wagers_in_words(event.text, tables)}" + (
-            " (on hold)" if event.hold else "")
-    if isinstance(event, PlayerSeated):
-        by = f", by {event.by}" if event.by else ""
-        return (f"player {event.player or '(anonymous)'} seated at seat {event.seat} "
-                f"({readable(event.how)}{by})")
-    if isinstance(event, PlayerLeft):
-        return f"player left seat {event.seat} ({LEFT_WORDS.get(event.reason, event.reason)})"
-    if isinstance(event, DealerSignedIn):
-        return f"dealer {event.dealer} signed in (by {readable(event.how)})"
-    if isinstance(event, DealerSignedOut):
-        return f"dealer {event.dealer} signed out ({readable(event.reason)})"
-    if isinstance(event, ConfigChanged):
-        return _configuration(event)
-    if isinstance(event, TrayCounted):
-        when = {"opener": "the open", "shift": "a shift change"}.get(event.count, "the close")
-        return (f"tray counted at {when}: "
-                f"{_chips(event.chips, money)}, by dealer {event.dealer} and supervisor "
-                f"{event.supervisor}")
-    if isinstance(event, ChipsTransferred):
-        return (f"{event.transfer} slip {event.seq}: {_chips(event.chips, money)}, runner "
-                f"{event.runner}, supervisor {event.supervisor}")
-    if isinstance(event, BoughtIn):
-        return f"buy-in: seat {event.seat} {money.text(event.amount)} in {event.medium}"
-    if isinstance(event, ChipsLeft):
-        return (f"chips out: seat {event.seat} {money.text(event.amount)} "
-                f"{readable(event.how)}")
-    if isinstance(event, PayoutRead):
-        read = [f"seat {seat} {wager_words(spot, tables)} "
-                f"{'unreadable' if amount is None else money.text(amount)}"
-                for seat, spot, amount in event.readings]
-        early = [f"seat {seat} {wager_words(spot, tables)}" for seat, spot in event.early]
-        return "pads read: " + ", ".join(read) + (
-            f"; picked up before it was checked: {', '.join(early)}" if early else "")
-    if isinstance(event, RatingAssessed):
-        return (f"rating {event.rating} assessed: seat {event.seat}, player "
-                f"{event.player or '(anonymous)'}, {event.decisions} decisions, skill cost "
-                f"{money.text(event.skill_cost)} ({money.text(event.skill_cost_optimal)} "
-                f"against the best play), {len(event.flags)} flags")
-    if isinstance(event, DiskLow):
-        return f"disk low: {_mib(event.free)} free, reserve {_mib(event.reserve)}"
-    if isinstance(event, DiskOk):
-        return f"disk ok: {_mib(event.free)} free"
-    if isinstance(event, Checkpoint):
-        return f"checkpoint ({event.reason})"
-    if isinstance(event, DayClosed):
-        return f"gaming day {event.day} closed by {event.by}"
-    if isinstance(event, DaySigned):
-        return f"gaming day {event.day} signed" + (f" (key {event.key})" if event.key else
-                                                    " (no key)")
+    force, which name the wagers; `money`: the table's currency, which writes the amounts. Each
+    kind of event finds its own words by its type (`words.register`, below)."""
+    return words(event, tables, money)
+
+
+@singledispatch
+def words(event: Event, tables: Mapping[str, PayTable], money: Currency) -> str:
+    """An event in words. A kind without words of its own is said by its name and fields."""
     fields = {k: v for k, v in event.to_dict().items()
               if k not in ("kind", "seq", "utc", "mono_ns", "source")}
     text = event_words(event.kind)
@@ -144,16 +80,148 @@ def describe(event: Event, tables: Mapping[str, PayTable] = NO_TABLES,
         if fields else text
 
 
-def _chips(chips: Mapping[str, int], money: Currency) -> str:
-    """'$1,250.00 (10 x $100.00, 10 x $25.00)': chips as the journal has them (denomination
-    in minor units, as text), in the table's money; a key that is no number is left out."""
-    counted = [(int(d), n) for d, n in chips.items() if str(d).isdigit()
-               and isinstance(n, int)]
-    parts = ", ".join(f"{n} x {money.text(d)}" for d, n in sorted(counted, reverse=True))
-    return f"{money.text(sum(d * n for d, n in counted))} ({parts or 'no chips'})"
+@words.register
+def _wager(event: WagerPlaced, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"wager: seat {event.seat} {wager_words(event.spot, tables)} " \
+        f"{money.text(event.amount)}"
 
 
-def _pins_refused(event: PinsRefused) -> str:
+@words.register
+def _card(event: CardDrawn, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"card {card_words(str(event.card))}" + (" (burn)" if event.mode == "burn" else "")
+
+
+@words.register
+def _decision(event: DealerAction, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"decision: seat {event.seat} hand {event.hand} {decision_words(event.action)}"
+
+
+@words.register
+def _assigned(event: CardAssigned, tables: Mapping[str, PayTable], money: Currency) -> str:
+    card = f" {card_words(event.card)}" if event.card else ""
+    return f"set-aside card{card} assigned to {event.to} by {event.by}"
+
+
+@words.register
+def _supervisor_refused(event: SupervisorRefused, tables: Mapping[str, PayTable],
+                        money: Currency) -> str:
+    lockout = f"; locked out for {event.lockout_s} s" if event.lockout_s else ""
+    return (f"{decision_words(event.action)} refused for supervisor {event.supervisor}: "
+            f"{event.reason}{lockout}")
+
+
+@words.register
+def _input_failed(event: InputFailed, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return (f"input set aside: the controller could not apply it ({event_words(event.input)}"
+            f": {event.error})" + ("; the round held for review" if event.hold else ""))
+
+
+@words.register
+def _lockout_lifted(event: LockoutLifted, tables: Mapping[str, PayTable],
+                    money: Currency) -> str:
+    return f"PIN lockouts at {event.client} lifted by supervisor {event.by}"
+
+
+@words.register
+def _alarm(event: DeviceAlarm, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"{event.device} alarm: {seat_wagers_in_words(event.text, tables)}" + (
+        " (on hold)" if event.hold else "")
+
+
+@words.register
+def _seated(event: PlayerSeated, tables: Mapping[str, PayTable], money: Currency) -> str:
+    by = f", by {event.by}" if event.by else ""
+    return (f"player {event.player or '(anonymous)'} seated at seat {event.seat} "
+            f"({readable(event.how)}{by})")
+
+
+@words.register
+def _left(event: PlayerLeft, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"player left seat {event.seat} ({LEFT_WORDS.get(event.reason, event.reason)})"
+
+
+@words.register
+def _signed_in(event: DealerSignedIn, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"dealer {event.dealer} signed in (by {readable(event.how)})"
+
+
+@words.register
+def _signed_out(event: DealerSignedOut, tables: Mapping[str, PayTable],
+                money: Currency) -> str:
+    return f"dealer {event.dealer} signed out ({readable(event.reason)})"
+
+
+@words.register
+def _tray(event: TrayCounted, tables: Mapping[str, PayTable], money: Currency) -> str:
+    when = {"opener": "the open", "shift": "a shift change"}.get(event.count, "the close")
+    return (f"tray counted at {when}: "
+            f"{_chips(event.chips, money)}, by dealer {event.dealer} and supervisor "
+            f"{event.supervisor}")
+
+
+@words.register
+def _transfer(event: ChipsTransferred, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return (f"{event.transfer} slip {event.seq}: {_chips(event.chips, money)}, runner "
+            f"{event.runner}, supervisor {event.supervisor}")
+
+
+@words.register
+def _bought_in(event: BoughtIn, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"buy-in: seat {event.seat} {money.text(event.amount)} in {event.medium}"
+
+
+@words.register
+def _chips_left(event: ChipsLeft, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return (f"chips out: seat {event.seat} {money.text(event.amount)} "
+            f"{readable(event.how)}")
+
+
+@words.register
+def _payout_read(event: PayoutRead, tables: Mapping[str, PayTable], money: Currency) -> str:
+    read = [f"seat {seat} {wager_words(spot, tables)} "
+            f"{'unreadable' if amount is None else money.text(amount)}"
+            for seat, spot, amount in event.readings]
+    early = [f"seat {seat} {wager_words(spot, tables)}" for seat, spot in event.early]
+    return "pads read: " + ", ".join(read) + (
+        f"; picked up before it was checked: {', '.join(early)}" if early else "")
+
+
+@words.register
+def _assessed(event: RatingAssessed, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return (f"rating {event.rating} assessed: seat {event.seat}, player "
+            f"{event.player or '(anonymous)'}, {event.decisions} decisions, skill cost "
+            f"{money.text(event.skill_cost)} ({money.text(event.skill_cost_optimal)} "
+            f"against the best play), {len(event.flags)} flags")
+
+
+@words.register
+def _disk_low(event: DiskLow, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"disk low: {_mib(event.free)} free, reserve {_mib(event.reserve)}"
+
+
+@words.register
+def _disk_ok(event: DiskOk, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"disk ok: {_mib(event.free)} free"
+
+
+@words.register
+def _checkpoint(event: Checkpoint, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"checkpoint ({event.reason})"
+
+
+@words.register
+def _day_closed(event: DayClosed, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"gaming day {event.day} closed by {event.by}"
+
+
+@words.register
+def _day_signed(event: DaySigned, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"gaming day {event.day} signed" + (f" (key {event.key})" if event.key else
+                                                " (no key)")
+
+
+@words.register
+def _pins_refused(event: PinsRefused, tables: Mapping[str, PayTable], money: Currency) -> str:
     """'3 PINs refused for dealer D-7 from 127.0.0.1 (3 wrong; the last: dealer signed in,
     wrong dealer id or PIN); locked out for 300 s: dealer D-7 at 127.0.0.1'."""
     whom = f"{event.role} {event.who}" if event.who else f"any {event.role}"
@@ -168,7 +236,9 @@ def _pins_refused(event: PinsRefused) -> str:
     return f"{line}; locked out for {event.lockout_s} s: {', '.join(scopes)}"
 
 
-def _configuration(event: ConfigChanged) -> str:
+@words.register
+def _configuration(event: ConfigChanged, tables: Mapping[str, PayTable],
+                   money: Currency) -> str:
     """'configuration: blackjack; pay tables Lucky Stiff #1 (…); rules decks 6, limits Main
     $5.00 to $500.00; amounts in USD as written in English (United States)': the amounts of the
     rules as the table writes them."""
@@ -180,6 +250,15 @@ def _configuration(event: ConfigChanged) -> str:
                         for k, v in event.rules.items())
     return (f"configuration: {event.game}; pay tables {offered}; rules {options or 'default'}; "
             f"amounts in {config.money.said()}")
+
+
+def _chips(chips: Mapping[str, int], money: Currency) -> str:
+    """'$1,250.00 (10 x $100.00, 10 x $25.00)': chips as the journal has them (denomination
+    in minor units, as text), in the table's money; a key that is no number is left out."""
+    counted = [(int(d), n) for d, n in chips.items() if str(d).isdigit()
+               and isinstance(n, int)]
+    parts = ", ".join(f"{n} x {money.text(d)}" for d, n in sorted(counted, reverse=True))
+    return f"{money.text(sum(d * n for d, n in counted))} ({parts or 'no chips'})"
 
 
 def _option(key: str, value: Any, config: TableConfig) -> str:

@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
+from controller.game.cards import Card, parse_card
 from controller.game.said import SAID_KEY, Said, carried, restored
+
+# A field the journal writes as text: how its value becomes the text, and the text the value.
+Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 
 
 def canonical(data: Any) -> str:
@@ -26,11 +31,17 @@ class Event:
     source: str = ""  # the device frame it came from ("shoe#17 card 4S deck 2"), if any
 
     kind: ClassVar[str] = "event"
+    # The fields that are values in the event and text in a record (a card: `Card`, "AS").
+    codecs: ClassVar[Mapping[str, Codec]] = {}
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields by name (shallow: events are immutable, and this runs for every event)."""
-        return {"kind": self.kind,
+        """The fields by name, as plain data (shallow: events are immutable, and this runs for
+        every event)."""
+        data = {"kind": self.kind,
                 **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}}
+        for name, (encode, _) in self.codecs.items():
+            data[name] = encode(data[name])
+        return data
 
     def content(self) -> dict[str, Any]:
         """What the event says, without when it was stamped: to compare two events."""
@@ -44,6 +55,9 @@ class Event:
         record = {"kind": self.kind, **{
             f.name: value for f in _fields(type(self))
             if (value := getattr(self, f.name)) != _default(f)}}
+        for name, (encode, _) in self.codecs.items():
+            if name in record:
+                record[name] = encode(record[name])
         if _SEARCHED.isdisjoint(map(type, record.values())):  # most events: plain values
             return record
         sentences = carried(record)
@@ -75,9 +89,13 @@ class AlertsCleared(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CardDrawn(Event):
-    card: str  # text form, e.g. "AS"
+    """A card out of the shoe: parsed where it came in (the shoe's frame, a script), written
+    as its text ("AS") in the journal."""
+
+    card: Card
     mode: str = "game"  # "game" or "burn"
     kind: ClassVar[str] = "card_drawn"
+    codecs: ClassVar[Mapping[str, Codec]] = {"card": (str, parse_card)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -523,4 +541,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         fields = restored(fields, sentences)
     if kind not in EVENT_TYPES:
         raise ValueError(f"unknown event kind {kind!r}")
-    return EVENT_TYPES[kind](**fields)
+    cls = EVENT_TYPES[kind]
+    for name, (_, decode) in cls.codecs.items():
+        if name in fields:
+            fields[name] = decode(fields[name])
+    return cls(**fields)

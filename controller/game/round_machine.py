@@ -324,7 +324,7 @@ class RoundMachine:
 
     @handles(CardDrawn)
     def _card(self, event: CardDrawn) -> list[Effect]:
-        card = parse_card(event.card)
+        card = event.card
         effects: list[Effect] = []
         if self.state is BETTING:
             effects += self._lock()  # the first card out of the shoe closes the betting

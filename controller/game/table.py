@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from controller.game.alerts import Alert
 from controller.game.books import BooksError, Transaction, check_transaction
@@ -28,6 +29,7 @@ from controller.game.events import (
     CardMisread,
     CardVoided,
     Checkpoint,
+    ChipsLeft,
     ChipsTransferred,
     ConfigChanged,
     ControllerStarted,
@@ -154,6 +156,23 @@ class Applied:
 
 class FoldMismatch(ValueError):
     """A checkpoint or a day's summary says other than the fold of the records before it."""
+
+
+Fold = Callable[["Table", Any], list[Effect]]
+F = TypeVar("F", bound=Fold)
+# Each kind of event the table folds itself, with its fold and whether a shoe frame it came in
+# is noted as the last committed: filled by `folds` on the methods of `Table`.
+FOLDS: dict[type[Event], tuple[Fold, bool]] = {}
+
+
+def folds(*kinds: type[Event], frame: bool = True) -> Callable[[F], F]:
+    """Register a `Table` method as the fold of `kinds` (where each kind is handled, in one
+    place: `Table._apply` finds it by the event's type)."""
+    def register(fold: F) -> F:
+        for kind in kinds:
+            FOLDS[kind] = (fold, frame)
+        return fold
+    return register
 
 
 class Table:
@@ -335,64 +354,29 @@ class Table:
         return next((c.to for c in reversed(record.machine.cards) if c.seq == seq), None)
 
     def _apply(self, event: Event) -> list[Effect]:
-        if isinstance(event, ConfigChanged):
-            self._configure(event)
-            return []
-        if isinstance(event, PlayerSeated | PlayerLeft | DealerSignedIn | DealerSignedOut):
-            return self._people(event)
-        if isinstance(event, RatingAssessed):  # the audit trail's and the floor's: no state
-            return []
-        if isinstance(event, Transaction):
-            return self._books(event)
-        if isinstance(event, (*CLOSING, DiskLow, DiskOk)):
-            return self._journal_event(event)
-        if isinstance(event, ControllerStarted):
-            return self._restarted(event)
-        if isinstance(event, NewShoe | CutCardReached | ShoeEmpty):
-            return self._shoe_event(event)
-        if event.source.startswith("shoe#"):
+        """Fold one event by its kind's fold (`folds`); a kind without one is the open round's."""
+        fold, frame = FOLDS.get(type(event), (Table._in_round, True))
+        if frame and event.source.startswith("shoe#"):
             self.last_shoe_frame = event.source
-        if isinstance(event, DeviceLost | DeviceFound | DeviceAlarm):
-            return self._device(event)
-        if isinstance(event, PinsRefused):  # the display answered each refusal at once
-            return []
-        if isinstance(event, LockoutLifted):
-            self.pins.note(event)
-            return [Alert("lockout_lifted", said(
-                "PIN lockouts at {client} lifted by supervisor {who}", client=event.client,
-                who=event.by))]
-        if isinstance(event, InputFailed):
-            return self._input_failed(event)
-        if isinstance(event, SupervisorRefused):
-            return [Alert("supervisor_refused", said(
-                "{action} refused for supervisor {who}: {reason}",
-                action=decision_words(event.action), who=repr(event.supervisor),
-                reason=event.reason))]
-        if isinstance(event, CardDrawn) and (event.mode == "burn" or self.shoe.burn_left is not
-                                             None):
-            return self._burn(event)
-        if isinstance(event, WagerPlaced) and self.config is not None and (
-                refused := self._no_such_seat(event.seat, wager=True)):
-            return [refused]  # before it opens a round: a wager there plays nowhere
-        record = self._round_for(event)
-        if record is None:
-            if self.deal_refused and isinstance(event, OPENS_A_ROUND):
-                return [Alert("do_not_deal", said("DO NOT DEAL: {reason}",
-                                                  reason=self.deal_refused), blocking=True)]
-            return [Alert("no_round", said("{event}: no round is open",
-                                           event=event_words(event.kind)))]
-        if isinstance(event, CardDrawn):
-            return self._card(record, event)
-        if isinstance(event, CardMisread):
-            return self._decide(record, event, "set_aside", said(
-                "the shoe could not read a card ({detail}): name it and assign it to a hand, or "
-                "void it", detail=event.detail) if event.detail else said(
-                "the shoe could not read a card: name it and assign it to a hand, or void it"))
-        if isinstance(event, CardVoided) and record.machine.pending_card is None:
-            return self._void_played_card(record, event)
-        if isinstance(event, CardAssigned) and event.card and record.machine.pending_card:
-            self.shoe.counts[parse_card(event.card)] += 1
-        return self._feed(record, event)
+        return fold(self, event)
+
+    def _round(self, event: Event) -> RoundRecord | list[Effect]:
+        """The round an event is for (a new one if its kind opens one and none is open), or
+        the alert saying why there is none."""
+        opens = isinstance(event, OPENS_A_ROUND)
+        record = self._round_for(opens)
+        if record is not None:
+            return record
+        if self.deal_refused and opens:
+            return [Alert("do_not_deal", said("DO NOT DEAL: {reason}", reason=self.deal_refused),
+                          blocking=True)]
+        return [Alert("no_round", said("{event}: no round is open",
+                                       event=event_words(event.kind)))]
+
+    def _in_round(self, event: Event) -> list[Effect]:
+        """An event of the round, fed to it as it is."""
+        record = self._round(event)
+        return record if isinstance(record, list) else self._feed(record, event)
 
     def books_refusal(self, event: Transaction) -> Alert | None:
         """Why the table cannot take a transaction, in words and money (None: it can): its
@@ -414,60 +398,9 @@ class Table:
             return Alert("no_such_seat" if exc.field == "seat" else "bad_books",
                          said("{transaction}: {reason}", transaction=what, reason=exc.reason))
 
-    def _books(self, event: Transaction) -> list[Effect]:
-        """The day's books (issue 38). The table's edge checked each transaction before it
-        was journaled; one the configuration in force cannot take (chips it does not have, a
-        seat it does not have) is said and kept out of the books, never guessed. What was
-        booked is the floor's (`Applied.booked`)."""
-        chips, books = self._checked(event), self.day.books
-        if isinstance(chips, Alert):
-            return [chips]
-        if isinstance(event, TrayCounted):
-            booked = books.counted(event.count, event.seq, chips, event.dealer,
-                                   event.supervisor)
-        elif isinstance(event, ChipsTransferred):
-            tray = {int(d): n for d, n in event.tray.items() if n} if event.tray else None
-            booked = books.transferred(event.transfer, event.seq, chips, event.runner,
-                                       event.supervisor, tray)
-        else:
-            rating = self.ratings.open.get(event.seat)
-            number, player = (rating.number, rating.player) if rating else (None, None)
-            # The rating's chips too: its whole state goes to the floor when it closes.
-            if isinstance(event, BoughtIn):
-                booked = books.bought_in(event.seq, event.seat, event.amount, event.medium,
-                                         number, player)
-                if rating is not None:
-                    rating.bought(event.medium, event.amount)
-            else:
-                booked = books.left_with(event.seq, event.seat, event.amount, event.how, number,
-                                         player)
-                if rating is not None:
-                    rating.left_with(event.amount)
-        self._changes = dataclasses.replace(self._changes, booked=booked)
-        return []
-
     def _configure(self, event: ConfigChanged) -> None:
         self.config_event, self.config = event, config_from_event(event)
         self.config_key = edge_key(self.config)
-
-    def _people(self, event: PlayerSeated | PlayerLeft | DealerSignedIn | DealerSignedOut
-                ) -> list[Effect]:
-        """Who plays and who deals: ratings open and close, the dealer changes."""
-        if isinstance(event, DealerSignedIn):
-            self.dealer = event.dealer
-        elif isinstance(event, DealerSignedOut):
-            if self.dealer != event.dealer:
-                return [Alert("not_signed_in", said("dealer {dealer} is not signed in here",
-                                                    dealer=event.dealer))]
-            self.dealer = None
-        elif isinstance(event, PlayerSeated):
-            if refused := self._no_such_seat(event.seat, wager=False):
-                return [refused]
-            self._rated(self.ratings.seat(event))
-        elif not self._rated(self.ratings.leave(event)):
-            return [Alert("no_rating", said("seat {seat}: no player is rated there",
-                                            seat=event.seat))]
-        return []
 
     def _rated(self, ratings: list[Rating]) -> list[Rating]:
         """The event being applied opened or closed `ratings` (returned)."""
@@ -498,7 +431,7 @@ class Table:
         what, reason, audit = action
         if what in ("hold", "review"):
             return record.machine.hold(reason, review=what == "review", audit=audit)
-        card = parse_card(event.card) if isinstance(event, CardDrawn) else None
+        card = event.card if isinstance(event, CardDrawn) else None
         return record.machine.set_aside(card, event.seq, reason, audit)
 
     def _decide(self, record: RoundRecord, event: Event, what: str, reason: str,
@@ -508,48 +441,10 @@ class Table:
         record.table_actions[event.seq] = (what, reason, reason if audit is None else audit)
         return self._feed(record, event)
 
-    def _input_failed(self, event: InputFailed) -> list[Effect]:
-        """An input the code failed on was set aside: the round it touched goes on hold for
-        review (a person checks what the table could not), else it is said."""
-        words = said("the controller could not apply an input ({input}: {error}); nothing of "
-                     "it was booked", input=event_words(event.input), error=event.error)
-        machine = self.round
-        if event.hold and self.current is not None and machine is not None and \
-                not machine.finished:
-            return self._decide(self.current, event, "review", said(
-                "{failure}: check the round, then resume it or void it", failure=words),
-                f"input {event.input} failed: {event.error}")
-        return [Alert("input_failed", words)]
-
-    def _journal_event(self, event: Event) -> list[Effect]:
-        """The journal's own events: checkpoints and day closes, checked against the fold, and
-        the disk's reserve."""
-        if isinstance(event, Checkpoint):
-            state = dict(event.state)
-            if self.snapshot() != state:
-                raise FoldMismatch(f"checkpoint {event.seq} differs from the fold of the "
-                                   "records before it")
-        elif isinstance(event, DayClosed):
-            if event.summary != self.day.summary():
-                raise FoldMismatch(f"the summary of day {event.day} (record {event.seq}) "
-                                   "differs from the fold of the day's records")
-            self.day = DayLedger(self.day.number + 1, last_label=event.day,
-                                 books=self.day.books.next_day())
-        elif isinstance(event, DiskLow):
-            self.deal_refused = said("the journal's disk is down to {free} MiB (reserve "
-                                     "{reserve} MiB): copy closed days out with `tablectl "
-                                     "journal archive --to DIR`", free=event.free // 2**20,
-                                     reserve=event.reserve // 2**20)
-            return [Alert("do_not_deal", said("DO NOT DEAL: {reason}", reason=self.deal_refused),
-                          blocking=True)]
-        elif isinstance(event, DiskOk):
-            self.deal_refused = None
-        return []
-
-    def _round_for(self, event: Event) -> RoundRecord | None:
+    def _round_for(self, opens: bool) -> RoundRecord | None:
         if self.current is not None:
             return self.current
-        if not isinstance(event, OPENS_A_ROUND) or self.config is None:
+        if not opens or self.config is None:
             return None
         if self.deal_refused:
             return None
@@ -575,110 +470,6 @@ class Table:
         self.current = None
         if self.shoe.cut_card:
             self.shoe.change_required = True
-
-    def _card(self, record: RoundRecord, event: CardDrawn) -> list[Effect]:
-        card = parse_card(event.card)
-        machine = record.machine
-        assert self.config is not None
-        decks = self.config.rules.decks
-        if self.shoe.counts[card] >= decks:
-            why = f"came out more often than a {decks}-deck shoe holds it: an impossible duplicate"
-            return self._decide(record, event, "set_aside", said(
-                "{card} came out more often than a {decks}-deck shoe holds it: an impossible "
-                "duplicate", card=card_words(str(card)), decks=decks), f"{card} {why}")
-        self.shoe.counts[card] += 1
-        if self.shoe.change_required and machine.state in (BETTING, LOCKED):
-            return self._decide(record, event, "set_aside", said(
-                "the cut card was reached: change the shoe before dealing a new round"))
-        return self._feed(record, event)
-
-    def _burn(self, event: CardDrawn) -> list[Effect]:
-        card = parse_card(event.card)
-        self.shoe.counts[card] += 1
-        if self.shoe.burn_left == -1:  # baccarat: the first card says how many to burn
-            self.shoe.burn_left = 10 if card.is_ten_value else card.rank
-        elif self.shoe.burn_left is not None:
-            self.shoe.burn_left -= 1
-        if self.shoe.burn_left == 0:
-            self.shoe.burn_left = None
-        if self.current is not None:
-            self._touch(self.current)
-            self.current.machine.cards.append(DealtCard(card, Target(Kind.BURN), event.seq))
-        return []
-
-    def _shoe_event(self, event: NewShoe | CutCardReached | ShoeEmpty) -> list[Effect]:
-        machine = self.round
-        in_progress = machine is not None and machine.in_progress
-        if isinstance(event, CutCardReached):
-            self.shoe.cut_card = True
-            self.shoe.change_required = not in_progress
-            return [Alert("cut_card",
-                          said("cut card reached: finish this round, then change the shoe"))]
-        if isinstance(event, ShoeEmpty):
-            if self.current is not None and in_progress:
-                return self._decide(self.current, event, "hold", said(
-                    "the shoe is empty in the middle of the round: bring a new shoe, then "
-                    "resume"))
-            self.shoe.change_required = True
-            return [Alert("shoe_empty", said("the shoe is empty: change the shoe"))]
-        if in_progress and machine is not None and machine.state is not HOLD:
-            return [Alert("new_shoe_refused", said("a new shoe can only come between rounds or "
-                                                   "while the round is on hold"))]
-        self.shoe = Shoe(self.shoe.number + 1)
-        if event.burn and self.config is not None and self.config.game == "baccarat":
-            self.shoe.burn_left = -1
-        return [Alert("new_shoe", said("shoe {number} in play: burn by the first card",
-                                       number=self.shoe.number) if self.shoe.burn_left
-                      else said("shoe {number} in play", number=self.shoe.number))]
-
-    def _device(self, event: DeviceLost | DeviceFound | DeviceAlarm) -> list[Effect]:
-        machine = self.round
-        if isinstance(event, DeviceAlarm):
-            tables = self.config.pay_tables if self.config else NO_TABLES
-            words = seat_wagers_in_words(event.text, tables)  # "seat 2 Lucky Stiff sensor fault"
-            detail = words.rstrip(": ")  # what was said, as the alarm has always ended
-            message = said("{device} {alarm}: {detail}", device=event.device,
-                           alarm=readable(event.code), detail=detail) if detail else \
-                said("{device} {alarm}", device=event.device,
-                     alarm=readable(event.code)).rstrip(": ")
-            if event.hold and self.current is not None and machine is not None \
-                    and machine.in_progress:
-                then = ": check the table, then resume"
-                return self._decide(self.current, event, "hold",
-                                    said("{alarm}: check the table, then resume", alarm=message),
-                                    f"{event.device} {event.code}: {event.text}".rstrip(": ")
-                                    + then)
-            return [Alert(f"{event.device}_alarm", message, blocking=event.hold)]
-        if isinstance(event, DeviceFound):
-            if event.device not in self.lost_devices:
-                return []  # a device coming up as the table starts was never lost
-            self.lost_devices.discard(event.device)
-            held = bool(self.round and self.round.state is HOLD)
-            if event.device.endswith("s"):  # the pads
-                back = said("The {device} are back; resume the round when ready",
-                            device=event.device) if held else \
-                    said("The {device} are back", device=event.device)
-            else:  # the shoe
-                back = said("The {device} is back; resume the round when ready",
-                            device=event.device) if held else \
-                    said("The {device} is back", device=event.device)
-            return [Alert("device_found", back)]
-        self.lost_devices.add(event.device)
-        message = said("lost contact with the {device} ({reason})", device=event.device,
-                       reason=event.reason) if event.reason else \
-            said("lost contact with the {device}", device=event.device)
-        if self.current is not None and machine is not None and machine.in_progress:
-            return self._decide(self.current, event, "hold",
-                                said("{lost}: check the table, reconnect it, then resume",
-                                     lost=message))
-        return [Alert("device_lost", message, blocking=True)]
-
-    def _restarted(self, event: ControllerStarted) -> list[Effect]:
-        machine = self.round
-        if self.current is not None and machine is not None and machine.settled \
-                and machine.state is not HOLD:
-            return self._decide(self.current, event, "review", REVIEW)
-        return []
 
     def _void_played_card(self, record: RoundRecord, event: CardVoided) -> list[Effect]:
         """Void the round's last played card: rebuild the round from its events without it,
@@ -708,3 +499,329 @@ class Table:
             "card {card} voided by {by}: resume when the table matches",
             card=card_words(str(last.card)), by=event.by), f"card {last.card} {why}")
         return [*self._feed(record, event)]
+
+    # ----- the folds, one per kind of event ----------------------------------------------------
+    # Each kind of event the table itself folds registers its fold here (`folds`); a kind with
+    # none is the open round's (`_in_round`). `frame=False`: a shoe frame it came in is not
+    # noted as the last committed (the table's own kinds and its shoe procedures never were).
+
+    @folds(ConfigChanged, frame=False)
+    def _configured(self, event: ConfigChanged) -> list[Effect]:
+        self._configure(event)
+        return []
+
+    @folds(RatingAssessed, frame=False)
+    def _assessed(self, event: RatingAssessed) -> list[Effect]:
+        """The audit trail's and the floor's: no state."""
+        return []
+
+    @folds(DealerSignedIn, frame=False)
+    def _dealer_in(self, event: DealerSignedIn) -> list[Effect]:
+        self.dealer = event.dealer
+        return []
+
+    @folds(DealerSignedOut, frame=False)
+    def _dealer_out(self, event: DealerSignedOut) -> list[Effect]:
+        if self.dealer != event.dealer:
+            return [Alert("not_signed_in", said("dealer {dealer} is not signed in here",
+                                                dealer=event.dealer))]
+        self.dealer = None
+        return []
+
+    @folds(PlayerSeated, frame=False)
+    def _seated(self, event: PlayerSeated) -> list[Effect]:
+        """A rating opens."""
+        if refused := self._no_such_seat(event.seat, wager=False):
+            return [refused]
+        self._rated(self.ratings.seat(event))
+        return []
+
+    @folds(PlayerLeft, frame=False)
+    def _left(self, event: PlayerLeft) -> list[Effect]:
+        """A rating closes."""
+        if not self._rated(self.ratings.leave(event)):
+            return [Alert("no_rating", said("seat {seat}: no player is rated there",
+                                            seat=event.seat))]
+        return []
+
+    def _booked(self, event: Transaction, book: Callable[[dict[int, int]], dict[str, Any]]
+                ) -> list[Effect]:
+        """The day's books (issue 38). The table's edge checked each transaction before it
+        was journaled; one the configuration in force cannot take (chips it does not have, a
+        seat it does not have) is said and kept out of the books, never guessed. What was
+        booked (`book` of its chips) is the floor's (`Applied.booked`)."""
+        chips = self._checked(event)
+        if isinstance(chips, Alert):
+            return [chips]
+        self._changes = dataclasses.replace(self._changes, booked=book(chips))
+        return []
+
+    @folds(TrayCounted, frame=False)
+    def _tray(self, event: TrayCounted) -> list[Effect]:
+        return self._booked(event, lambda chips: self.day.books.counted(
+            event.count, event.seq, chips, event.dealer, event.supervisor))
+
+    @folds(ChipsTransferred, frame=False)
+    def _transfer(self, event: ChipsTransferred) -> list[Effect]:
+        tray = {int(d): n for d, n in event.tray.items() if n} if event.tray else None
+        return self._booked(event, lambda chips: self.day.books.transferred(
+            event.transfer, event.seq, chips, event.runner, event.supervisor, tray))
+
+    @folds(BoughtIn, frame=False)
+    def _bought_in(self, event: BoughtIn) -> list[Effect]:
+        """Cash in at a seat; the rating's chips too (its whole state goes to the floor when
+        it closes)."""
+        def book(chips: dict[int, int]) -> dict[str, Any]:
+            rating = self.ratings.open.get(event.seat)
+            number, player = (rating.number, rating.player) if rating else (None, None)
+            booked = self.day.books.bought_in(event.seq, event.seat, event.amount,
+                                              event.medium, number, player)
+            if rating is not None:
+                rating.bought(event.medium, event.amount)
+            return booked
+        return self._booked(event, book)
+
+    @folds(ChipsLeft, frame=False)
+    def _chips_left(self, event: ChipsLeft) -> list[Effect]:
+        def book(chips: dict[int, int]) -> dict[str, Any]:
+            rating = self.ratings.open.get(event.seat)
+            number, player = (rating.number, rating.player) if rating else (None, None)
+            booked = self.day.books.left_with(event.seq, event.seat, event.amount, event.how,
+                                              number, player)
+            if rating is not None:
+                rating.left_with(event.amount)
+            return booked
+        return self._booked(event, book)
+
+    @folds(Checkpoint, frame=False)
+    def _checkpoint(self, event: Checkpoint) -> list[Effect]:
+        """The journal's checkpoint, checked against the fold."""
+        if self.snapshot() != dict(event.state):
+            raise FoldMismatch(f"checkpoint {event.seq} differs from the fold of the records "
+                               "before it")
+        return []
+
+    @folds(DayClosed, frame=False)
+    def _day_closed(self, event: DayClosed) -> list[Effect]:
+        """A day's close, its summary checked against the fold; the next day's ledger."""
+        if event.summary != self.day.summary():
+            raise FoldMismatch(f"the summary of day {event.day} (record {event.seq}) differs "
+                               "from the fold of the day's records")
+        self.day = DayLedger(self.day.number + 1, last_label=event.day,
+                             books=self.day.books.next_day())
+        return []
+
+    @folds(DaySigned, frame=False)
+    def _day_signed(self, event: DaySigned) -> list[Effect]:
+        return []
+
+    @folds(DiskLow, frame=False)
+    def _disk_low(self, event: DiskLow) -> list[Effect]:
+        """The journal's disk at its reserve: no new round opens."""
+        self.deal_refused = said("the journal's disk is down to {free} MiB (reserve {reserve} "
+                                 "MiB): copy closed days out with `tablectl journal archive "
+                                 "--to DIR`", free=event.free // 2**20,
+                                 reserve=event.reserve // 2**20)
+        return [Alert("do_not_deal", said("DO NOT DEAL: {reason}", reason=self.deal_refused),
+                      blocking=True)]
+
+    @folds(DiskOk, frame=False)
+    def _disk_ok(self, event: DiskOk) -> list[Effect]:
+        self.deal_refused = None
+        return []
+
+    @folds(ControllerStarted, frame=False)
+    def _restarted(self, event: ControllerStarted) -> list[Effect]:
+        machine = self.round
+        if self.current is not None and machine is not None and machine.settled \
+                and machine.state is not HOLD:
+            return self._decide(self.current, event, "review", REVIEW)
+        return []
+
+    @folds(CutCardReached, frame=False)
+    def _cut_card(self, event: CutCardReached) -> list[Effect]:
+        machine = self.round
+        self.shoe.cut_card = True
+        self.shoe.change_required = not (machine is not None and machine.in_progress)
+        return [Alert("cut_card", said("cut card reached: finish this round, then change the "
+                                       "shoe"))]
+
+    @folds(ShoeEmpty, frame=False)
+    def _shoe_empty(self, event: ShoeEmpty) -> list[Effect]:
+        machine = self.round
+        if self.current is not None and machine is not None and machine.in_progress:
+            return self._decide(self.current, event, "hold", said(
+                "the shoe is empty in the middle of the round: bring a new shoe, then resume"))
+        self.shoe.change_required = True
+        return [Alert("shoe_empty", said("the shoe is empty: change the shoe"))]
+
+    @folds(NewShoe, frame=False)
+    def _new_shoe(self, event: NewShoe) -> list[Effect]:
+        machine = self.round
+        if machine is not None and machine.in_progress and machine.state is not HOLD:
+            return [Alert("new_shoe_refused", said("a new shoe can only come between rounds or "
+                                                   "while the round is on hold"))]
+        self.shoe = Shoe(self.shoe.number + 1)
+        if event.burn and self.config is not None and self.config.game == "baccarat":
+            self.shoe.burn_left = -1
+        return [Alert("new_shoe", said("shoe {number} in play: burn by the first card",
+                                       number=self.shoe.number) if self.shoe.burn_left
+                      else said("shoe {number} in play", number=self.shoe.number))]
+
+    @folds(DeviceAlarm)
+    def _alarm(self, event: DeviceAlarm) -> list[Effect]:
+        machine = self.round
+        tables = self.config.pay_tables if self.config else NO_TABLES
+        words = seat_wagers_in_words(event.text, tables)  # "seat 2 Lucky Stiff sensor fault"
+        detail = words.rstrip(": ")  # what was said, as the alarm has always ended
+        message = said("{device} {alarm}: {detail}", device=event.device,
+                       alarm=readable(event.code), detail=detail) if detail else \
+            said("{device} {alarm}", device=event.device,
+                 alarm=readable(event.code)).rstrip(": ")
+        if event.hold and self.current is not None and machine is not None \
+                and machine.in_progress:
+            then = ": check the table, then resume"
+            return self._decide(self.current, event, "hold",
+                                said("{alarm}: check the table, then resume", alarm=message),
+                                f"{event.device} {event.code}: {event.text}".rstrip(": ")
+                                + then)
+        return [Alert(f"{event.device}_alarm", message, blocking=event.hold)]
+
+    @folds(DeviceFound)
+    def _found(self, event: DeviceFound) -> list[Effect]:
+        if event.device not in self.lost_devices:
+            return []  # a device coming up as the table starts was never lost
+        self.lost_devices.discard(event.device)
+        held = bool(self.round and self.round.state is HOLD)
+        if event.device.endswith("s"):  # the pads
+            back = said("The {device} are back; resume the round when ready",
+                        device=event.device) if held else \
+                said("The {device} are back", device=event.device)
+        else:  # the shoe
+            back = said("The {device} is back; resume the round when ready",
+                        device=event.device) if held else \
+                said("The {device} is back", device=event.device)
+        return [Alert("device_found", back)]
+
+    @folds(DeviceLost)
+    def _lost(self, event: DeviceLost) -> list[Effect]:
+        machine = self.round
+        self.lost_devices.add(event.device)
+        message = said("lost contact with the {device} ({reason})", device=event.device,
+                       reason=event.reason) if event.reason else \
+            said("lost contact with the {device}", device=event.device)
+        if self.current is not None and machine is not None and machine.in_progress:
+            return self._decide(self.current, event, "hold",
+                                said("{lost}: check the table, reconnect it, then resume",
+                                     lost=message))
+        return [Alert("device_lost", message, blocking=True)]
+
+    @folds(PinsRefused)
+    def _pins_refused(self, event: PinsRefused) -> list[Effect]:
+        """The display answered each refusal at once."""
+        return []
+
+    @folds(LockoutLifted)
+    def _lockout_lifted(self, event: LockoutLifted) -> list[Effect]:
+        self.pins.note(event)
+        return [Alert("lockout_lifted", said(
+            "PIN lockouts at {client} lifted by supervisor {who}", client=event.client,
+            who=event.by))]
+
+    @folds(InputFailed)
+    def _input_failed(self, event: InputFailed) -> list[Effect]:
+        """An input the code failed on was set aside: the round it touched goes on hold for
+        review (a person checks what the table could not), else it is said."""
+        words = said("the controller could not apply an input ({input}: {error}); nothing of "
+                     "it was booked", input=event_words(event.input), error=event.error)
+        machine = self.round
+        if event.hold and self.current is not None and machine is not None and \
+                not machine.finished:
+            return self._decide(self.current, event, "review", said(
+                "{failure}: check the round, then resume it or void it", failure=words),
+                f"input {event.input} failed: {event.error}")
+        return [Alert("input_failed", words)]
+
+    @folds(SupervisorRefused)
+    def _supervisor_refused(self, event: SupervisorRefused) -> list[Effect]:
+        return [Alert("supervisor_refused", said(
+            "{action} refused for supervisor {who}: {reason}",
+            action=decision_words(event.action), who=repr(event.supervisor),
+            reason=event.reason))]
+
+    @folds(CardDrawn)
+    def _drawn(self, event: CardDrawn) -> list[Effect]:
+        """A card burned, else dealt to the round (which it opens)."""
+        if event.mode == "burn" or self.shoe.burn_left is not None:
+            return self._burn(event)
+        record = self._round(event)
+        return record if isinstance(record, list) else self._card(record, event)
+
+    @folds(WagerPlaced)
+    def _wager(self, event: WagerPlaced) -> list[Effect]:
+        """A wager, refused before it opens a round on a seat the table does not have (it
+        would play nowhere)."""
+        if self.config is not None and (refused := self._no_such_seat(event.seat, wager=True)):
+            return [refused]
+        return self._in_round(event)
+
+
+    @folds(CardMisread)
+    def _misread(self, event: CardMisread) -> list[Effect]:
+        record = self._round(event)
+        if isinstance(record, list):
+            return record
+        return self._decide(record, event, "set_aside", said(
+            "the shoe could not read a card ({detail}): name it and assign it to a hand, or "
+            "void it", detail=event.detail) if event.detail else said(
+            "the shoe could not read a card: name it and assign it to a hand, or void it"))
+
+    @folds(CardVoided)
+    def _card_voided(self, event: CardVoided) -> list[Effect]:
+        """The card set aside, else the last played card, voided."""
+        record = self._round(event)
+        if isinstance(record, list):
+            return record
+        if record.machine.pending_card is None:
+            return self._void_played_card(record, event)
+        return self._feed(record, event)
+
+    @folds(CardAssigned)
+    def _card_assigned(self, event: CardAssigned) -> list[Effect]:
+        """A card set aside given to a hand: a misread one named counts in the shoe."""
+        record = self._round(event)
+        if isinstance(record, list):
+            return record
+        if event.card and record.machine.pending_card:
+            self.shoe.counts[parse_card(event.card)] += 1
+        return self._feed(record, event)
+
+    def _card(self, record: RoundRecord, event: CardDrawn) -> list[Effect]:
+        card = event.card
+        machine = record.machine
+        assert self.config is not None
+        decks = self.config.rules.decks
+        if self.shoe.counts[card] >= decks:
+            why = f"came out more often than a {decks}-deck shoe holds it: an impossible duplicate"
+            return self._decide(record, event, "set_aside", said(
+                "{card} came out more often than a {decks}-deck shoe holds it: an impossible "
+                "duplicate", card=card_words(str(card)), decks=decks), f"{card} {why}")
+        self.shoe.counts[card] += 1
+        if self.shoe.change_required and machine.state in (BETTING, LOCKED):
+            return self._decide(record, event, "set_aside", said(
+                "the cut card was reached: change the shoe before dealing a new round"))
+        return self._feed(record, event)
+
+    def _burn(self, event: CardDrawn) -> list[Effect]:
+        card = event.card
+        self.shoe.counts[card] += 1
+        if self.shoe.burn_left == -1:  # baccarat: the first card says how many to burn
+            self.shoe.burn_left = 10 if card.is_ten_value else card.rank
+        elif self.shoe.burn_left is not None:
+            self.shoe.burn_left -= 1
+        if self.shoe.burn_left == 0:
+            self.shoe.burn_left = None
+        if self.current is not None:
+            self._touch(self.current)
+            self.current.machine.cards.append(DealtCard(card, Target(Kind.BURN), event.seq))
+        return []

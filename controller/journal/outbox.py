@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from functools import singledispatch
 from typing import Any
 
 import structlog
@@ -161,27 +162,49 @@ def _payout_checks(machine: RoundMachine) -> dict[str, Any]:
                        "overridden": machine.override is not None}}
 
 
+@singledispatch
 def _books_message(event: Event, booked: dict[str, Any]) -> Message:
     """A transaction of the day's books, as the table booked it (the tray's total, a buy-in's
-    rating); ids as signed fit to the protocol's names."""
-    names = {key: clean(booked[key], MAX_NAME)
-             for key in ("dealer", "runner", "supervisor") if key in booked}
-    if isinstance(event, TrayCounted):
-        return Message("tray", None, body(wire.TrayBody, count=event.count,
-                                          chips=booked["chips"], total=booked["total"],
-                                          **names))
-    if isinstance(event, ChipsTransferred):
-        return Message("transfer", None, body(
-            wire.TransferBody, transfer=event.transfer, slip=booked["slip"],
-            chips=booked["chips"], total=booked["total"], **names,
-            **({"request": event.request} if event.request else {}),
-            **({"tray_total": booked["tray_total"]} if "tray_total" in booked else {})))
-    tie = {"seat": booked["seat"], "amount": booked["amount"], "rating": booked["rating"],
-           "player": booked["player"]}
-    if isinstance(event, BoughtIn):
-        return Message("buy_in", None, body(wire.BuyInBody, medium=event.medium, **tie))
-    assert isinstance(event, ChipsLeft)
-    return Message("chips_out", None, body(wire.ChipsOutBody, how=event.how, **tie))
+    rating); ids as signed fit to the protocol's names. Each transaction's kind registers its
+    message below."""
+    raise TypeError(f"{event.kind} is no transaction of the books")
+
+
+def _names(booked: dict[str, Any]) -> dict[str, str]:
+    """The ids that signed a transaction, fit to the protocol's names."""
+    return {key: clean(booked[key], MAX_NAME)
+            for key in ("dealer", "runner", "supervisor") if key in booked}
+
+
+def _tie(booked: dict[str, Any]) -> dict[str, Any]:
+    """A buy-in's or chips out's seat, amount and the rating it counts to."""
+    return {"seat": booked["seat"], "amount": booked["amount"], "rating": booked["rating"],
+            "player": booked["player"]}
+
+
+@_books_message.register
+def _tray(event: TrayCounted, booked: dict[str, Any]) -> Message:
+    return Message("tray", None, body(wire.TrayBody, count=event.count, chips=booked["chips"],
+                                      total=booked["total"], **_names(booked)))
+
+
+@_books_message.register
+def _transfer(event: ChipsTransferred, booked: dict[str, Any]) -> Message:
+    return Message("transfer", None, body(
+        wire.TransferBody, transfer=event.transfer, slip=booked["slip"],
+        chips=booked["chips"], total=booked["total"], **_names(booked),
+        **({"request": event.request} if event.request else {}),
+        **({"tray_total": booked["tray_total"]} if "tray_total" in booked else {})))
+
+
+@_books_message.register
+def _buy_in(event: BoughtIn, booked: dict[str, Any]) -> Message:
+    return Message("buy_in", None, body(wire.BuyInBody, medium=event.medium, **_tie(booked)))
+
+
+@_books_message.register
+def _chips_out(event: ChipsLeft, booked: dict[str, Any]) -> Message:
+    return Message("chips_out", None, body(wire.ChipsOutBody, how=event.how, **_tie(booked)))
 
 
 def config_body(event: ConfigChanged) -> dict[str, Any]:
@@ -192,41 +215,73 @@ def config_body(event: ConfigChanged) -> dict[str, Any]:
                 tables={key: {"pays": table["pays"]} for key, table in event.tables.items()})
 
 
+@singledispatch
 def _event_message(event: Event, number: int | None) -> list[Message]:
-    """The messages an event makes by its kind alone."""
-    if is_correction(event) or isinstance(event, SupervisorRefused | PinsRefused):
-        details = _cleaned({k: v for k, v in event.content().items()
-                            if k not in ("kind", "source")})
-        return [Message("supervisor", number, body(
-            wire.SUPERVISOR_EVENTS[event.kind], event=event.kind, **details))]
-    if isinstance(event, DeviceLost):
-        return [Message("device", number, body(wire.DeviceBody, device=clean_name(event.device),
-                                               state="lost", detail=clean(event.reason)))]
-    if isinstance(event, DeviceFound):
-        return [Message("device", number, body(wire.DeviceBody, device=clean_name(event.device),
-                                               state="found", detail=""))]
-    if isinstance(event, DeviceAlarm) and event.hold:
-        return [Message("device", number, body(
-            wire.DeviceBody, device=clean_name(event.device), state="alarm",
-            detail=clean(f"{event.code}: {event.text}")))]
-    if isinstance(event, InputFailed):  # the controller itself raising an alarm
-        return [Message("device", number, body(
-            wire.DeviceBody, device="controller", state="alarm",
-            detail=clean(f"input {event.input} failed: {event.error}"
-                         + ("; the round is on hold for review" if event.hold else ""))))]
-    if isinstance(event, DayClosed):
-        return [Message("day", None, body(wire.DayBody, day=event.day,
-                                          by=clean(event.by, MAX_NAME),
-                                          summary=_cleaned(event.summary)))]
-    if isinstance(event, ConfigChanged):
-        return [Message("config", None, config_body(event))]
-    if isinstance(event, RatingAssessed):
-        return [Message("assessment", None, body(
-            wire.AssessmentBody, rating=event.rating, player=event.player, seat=event.seat,
-            decisions=event.decisions, skill_cost=event.skill_cost,
-            skill_cost_optimal=event.skill_cost_optimal,
-            flags=[{**flag, "detail": clean(flag["detail"])} for flag in event.flags]))]
-    return []
+    """The messages an event makes by its kind alone: each kind that makes one registers it
+    below; a supervisor's correction (`is_correction`) goes as the supervisor's."""
+    return _supervisor(event, number) if is_correction(event) else []
+
+
+def _supervisor(event: Event, number: int | None) -> list[Message]:
+    """A supervisor's correction or refusal, its fields as they are (their text cleaned)."""
+    details = _cleaned({k: v for k, v in event.content().items() if k not in ("kind", "source")})
+    return [Message("supervisor", number, body(
+        wire.SUPERVISOR_EVENTS[event.kind], event=event.kind, **details))]
+
+
+_event_message.register(SupervisorRefused, _supervisor)
+_event_message.register(PinsRefused, _supervisor)
+
+
+@_event_message.register
+def _lost(event: DeviceLost, number: int | None) -> list[Message]:
+    return [Message("device", number, body(wire.DeviceBody, device=clean_name(event.device),
+                                           state="lost", detail=clean(event.reason)))]
+
+
+@_event_message.register
+def _found(event: DeviceFound, number: int | None) -> list[Message]:
+    return [Message("device", number, body(wire.DeviceBody, device=clean_name(event.device),
+                                           state="found", detail=""))]
+
+
+@_event_message.register
+def _alarm(event: DeviceAlarm, number: int | None) -> list[Message]:
+    """Only an alarm that holds the round goes to the floor."""
+    if not event.hold:
+        return []
+    return [Message("device", number, body(
+        wire.DeviceBody, device=clean_name(event.device), state="alarm",
+        detail=clean(f"{event.code}: {event.text}")))]
+
+
+@_event_message.register
+def _input_failed(event: InputFailed, number: int | None) -> list[Message]:
+    """The controller itself raising an alarm."""
+    return [Message("device", number, body(
+        wire.DeviceBody, device="controller", state="alarm",
+        detail=clean(f"input {event.input} failed: {event.error}"
+                     + ("; the round is on hold for review" if event.hold else ""))))]
+
+
+@_event_message.register
+def _day_closed(event: DayClosed, number: int | None) -> list[Message]:
+    return [Message("day", None, body(wire.DayBody, day=event.day, by=clean(event.by, MAX_NAME),
+                                      summary=_cleaned(event.summary)))]
+
+
+@_event_message.register
+def _configured(event: ConfigChanged, number: int | None) -> list[Message]:
+    return [Message("config", None, config_body(event))]
+
+
+@_event_message.register
+def _assessed(event: RatingAssessed, number: int | None) -> list[Message]:
+    return [Message("assessment", None, body(
+        wire.AssessmentBody, rating=event.rating, player=event.player, seat=event.seat,
+        decisions=event.decisions, skill_cost=event.skill_cost,
+        skill_cost_optimal=event.skill_cost_optimal,
+        flags=[{**flag, "detail": clean(flag["detail"])} for flag in event.flags]))]
 
 
 # The words of a day's summary or a correction that are names: a supervisor's or a dealer's

@@ -13,6 +13,7 @@ import pytest
 
 from controller.commands.script import settle_session
 from controller.daemon.service import TableService
+from controller.game.cards import parse_card
 from controller.game.events import CardDrawn, WagerPlaced
 from controller.journal import Journal
 from controller.journal.fold import read_events
@@ -72,7 +73,7 @@ def test_recall_shows_the_round_in_progress_and_on_hold(tmp_path: Path) -> None:
     settle_session(ROUND, REGISTRY, path)
     table = TableService(Journal.open(path))
     table.submit(WagerPlaced(seq=0, seat=2, spot="main", amount=2500))
-    table.submit(CardDrawn(seq=0, card="KS"))
+    table.submit(CardDrawn(seq=0, card=parse_card("KS")))
     in_progress = json.loads(recall(path, "--json", "-n", "1").stdout)["rounds"]
     assert in_progress[0]["round"] == 2 and in_progress[0]["status"] == "dealing"
     table.submit(WagerPlaced(seq=0, seat=2, spot="main", amount=5000))  # past-posting

@@ -29,6 +29,7 @@ from controller.daemon.service import DiskReserve, TableService
 from controller.display.view import view
 from controller.game.alerts import Alert
 from controller.game.business_day import DayPolicy
+from controller.game.cards import parse_card
 from controller.game.day_ledger import family
 from controller.game.events import (
     CardDrawn,
@@ -67,7 +68,7 @@ def finish_round(service: TableService) -> None:
     assert machine is not None
     while (due := machine.expected()) is not None:
         if isinstance(due, CardDue):
-            service.submit(CardDrawn(seq=0, card=next(cards)))
+            service.submit(CardDrawn(seq=0, card=parse_card(next(cards))))
         elif isinstance(due, InsuranceDue):
             service.submit(DealerAction(seq=0, seat=due.seat, action="no_insurance"))
         else:
@@ -103,7 +104,7 @@ def test_a_close_waits_for_the_round_and_never_closes_one_on_hold(tmp_path: Path
         service.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=1000))
         closed, message = table.closer.ask("pit boss")
         assert closed is None and message == "the gaming day closes when round 3 is over"
-        service.submit(CardDrawn(seq=0, card="TS"))
+        service.submit(CardDrawn(seq=0, card=parse_card("TS")))
         service.submit(DeviceLost(seq=0, device="shoe", reason="unplugged"))
         assert service.table.round is not None and service.table.round.state == "hold"
         assert table.closer.tick() is None  # on hold: still not
@@ -127,7 +128,7 @@ def test_a_close_set_for_the_end_of_the_round_is_a_success(tmp_path: Path) -> No
     table = DaysTable(tmp_path / "journal.sqlite3")
     table.play(1)
     table.service.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=1000))
-    table.service.submit(CardDrawn(seq=0, card="TS"))
+    table.service.submit(CardDrawn(seq=0, card=parse_card("TS")))
     loop = ControllerLoop(table.service, closer=table.closer)
     control = ControlServer(socket_path(table.path), loop.post)
     loop.start()
@@ -236,7 +237,7 @@ def test_holds_faults_and_corrections_are_in_the_summary(tmp_path: Path) -> None
     try:
         service = table.service
         service.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=1000))
-        service.submit(CardDrawn(seq=0, card="TS"))
+        service.submit(CardDrawn(seq=0, card=parse_card("TS")))
         lost = service.table.last_seq + 1
         service.submit(DeviceLost(seq=0, device="shoe", reason="unplugged"))
         service.submit(Resumed(seq=0, by="floor 7"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from controller.daemon.payout_watch import PayoutWatch
+from controller.game.cards import parse_card
 from controller.game.events import PayoutRead
 from tests.game.test_payout_check import settled_round
 
@@ -104,9 +105,10 @@ class Table:
         self.loop = ControllerLoop(self.service, clock=lambda: self.now, still_s=STILL_S)
         for event in (WagerPlaced(seq=0, seat=1, spot="main", amount=1000),
                       WagerPlaced(seq=0, seat=1, spot="lucky7", amount=100),
-                      BetsLocked(seq=0), *(CardDrawn(seq=0, card=c) for c in
+                      BetsLocked(seq=0), *(CardDrawn(seq=0, card=parse_card(c)) for c in
                                            ("TS", "6D", "9C", "TC")),
-                      DealerAction(seq=0, seat=1, action="stand"), CardDrawn(seq=0, card="8H")):
+                      DealerAction(seq=0, seat=1, action="stand"), CardDrawn(seq=0,
+                                   card=parse_card("8H"))):
             self.loop.handle(event)
         machine = self.service.table.round
         assert machine is not None and machine.dues() == {(1, "main"): 2000, (1, "lucky7"): 0}

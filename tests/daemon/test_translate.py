@@ -50,7 +50,7 @@ def test_each_shoe_word_is_the_table_event_it_stands_for() -> None:
     card = parse_card("4S")
     source = "shoe#7 card 4S deck 1 game"
     assert translate.shoe_event(ShoeCard(card, "burn", 7, 1), source) == \
-        CardDrawn(seq=0, card="4S", mode="burn", source=source)
+        CardDrawn(seq=0, card=parse_card("4S"), mode="burn", source=source)
     assert translate.shoe_event(Misread("smudged", 3), "s") == \
         CardMisread(seq=0, detail="smudged", source="s")
     assert translate.shoe_event(Alarm("E3", "Card Not Read"), "") == \

@@ -17,6 +17,7 @@ from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.display.server import DisplayServer, Hub
 from controller.display.view import view
+from controller.game.cards import parse_card
 from controller.game.cashier import Cashier
 from controller.game.events import (
     BetsLocked,
@@ -91,11 +92,11 @@ def test_blackjack_round_live(page: Page) -> None:
         expect(page.locator('[data-seat="1"] .wagers')).to_contain_text("Lucky Stiff $5.00")
         table.send(BetsLocked(seq=0))
         for text in ("8S", "9D", "8D"):
-            table.send(CardDrawn(seq=0, card=text))
+            table.send(CardDrawn(seq=0, card=parse_card(text)))
             expect(card(page, text)).to_be_visible()  # live, card by card
         settled = page.locator('[data-seat="1"] .wagers li[title]')
         expect(settled).to_have_count(0)  # nothing settled yet
-        table.send(CardDrawn(seq=0, card="7C"))  # the hole card
+        table.send(CardDrawn(seq=0, card=parse_card("7C")))  # the hole card
         expect(page.locator('[data-seat="1"] .wagers li[title]')).to_have_attribute(
             "title", "Lucky Stiff · Stiff Pair 10 to 1: pay $50.00")
         # settled after the deal, the side bet leaves the main wager on screen, still open
@@ -108,7 +109,7 @@ def test_blackjack_round_live(page: Page) -> None:
         table.pump(page, lambda: table.service.table.round is not None
                    and table.service.table.round.state == "dealer_turn")
         expect(card(page, "7C")).to_be_visible()  # revealed on the dealer's turn
-        table.send(CardDrawn(seq=0, card="TS"))
+        table.send(CardDrawn(seq=0, card=parse_card("TS")))
         expect(page.locator("#dealer-total")).to_have_text("26 bust")
         expect(page.locator('[data-seat="1"] .due')).to_have_text("PAY$60.00")
         expect(page.locator('[data-seat="1"] .net')).to_have_text("net +$60.00")
@@ -146,7 +147,7 @@ def test_keyboard_shortcut_reaches_the_controller(page: Page) -> None:
     try:
         page.goto(table.server.url)
         table.send(WagerPlaced(seq=0, seat=3, spot="main", amount=1000), BetsLocked(seq=0),
-                   *[CardDrawn(seq=0, card=c) for c in ("5S", "9D", "6D", "7C")])
+                   *[CardDrawn(seq=0, card=parse_card(c)) for c in ("5S", "9D", "6D", "7C")])
         expect(page.locator("#prompt")).to_have_text("Seat 3 hand 1")
         page.keyboard.press("d")  # double
         table.pump(page, lambda: doubled(table))
@@ -170,7 +171,7 @@ def test_baccarat_display(page: Page) -> None:
             table.send(WagerPlaced(seq=0, seat=1, spot="banker", amount=2000),
                        WagerPlaced(seq=0, seat=1, spot="lucky8_player", amount=500),
                        WagerPlaced(seq=0, seat=4, spot="player", amount=1000))
-            table.send(*[CardDrawn(seq=0, card=c) for c in cards])
+            table.send(*[CardDrawn(seq=0, card=parse_card(c)) for c in cards])
             expect(page.locator("#bac-result")).not_to_be_empty()
             if number < len(coups) - 1:
                 table.send(PayoutConfirmed(seq=0))

@@ -28,6 +28,7 @@ from playwright.sync_api import Browser, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from controller.daemon.config_file import Languages
+from controller.game.cards import parse_card
 from controller.game.events import (
     BetsLocked,
     CardDrawn,
@@ -234,7 +235,7 @@ BLACKJACK_SIDE_BETS = {"lucky_stiff": "1", "lucky7": "1", "blackjack_tie": "1"}
 def dealt(table: LiveTable) -> None:
     """Every seat's wagers locked and the first two cards dealt: seat 1 to act."""
     table.send(BetsLocked(seq=0))
-    table.send(*[CardDrawn(seq=0, card=c) for c in (
+    table.send(*[CardDrawn(seq=0, card=parse_card(c)) for c in (
         "7S", "8S", "6H", "7D", "8C", "9H", "5C", "6D",  # the dealer shows a six
         "7H", "8D", "6C", "KD", "2S", "3H", "QS", "TD")])
 
@@ -243,19 +244,21 @@ def played_out(table: LiveTable) -> None:
     """Seats 2 and 3 split and double both hands (the most a seat's box holds), the others
     stand, and the dealer busts: the payout."""
     table.send(DealerAction(seq=0, seat=1, hand=1, action="stand"),
-               DealerAction(seq=0, seat=2, hand=1, action="split"), CardDrawn(seq=0, card="3C"),
+               DealerAction(seq=0, seat=2, hand=1, action="split"), CardDrawn(seq=0,
+                            card=parse_card("3C")),
                DealerAction(seq=0, seat=2, hand=1, action="double"),
-               CardDrawn(seq=0, card="9C"), CardDrawn(seq=0, card="2H"),
+               CardDrawn(seq=0, card=parse_card("9C")), CardDrawn(seq=0, card=parse_card("2H")),
                DealerAction(seq=0, seat=2, hand=2, action="double"),
-               CardDrawn(seq=0, card="KH"),
-               DealerAction(seq=0, seat=3, hand=1, action="split"), CardDrawn(seq=0, card="5D"),
+               CardDrawn(seq=0, card=parse_card("KH")),
+               DealerAction(seq=0, seat=3, hand=1, action="split"), CardDrawn(seq=0,
+                            card=parse_card("5D")),
                DealerAction(seq=0, seat=3, hand=1, action="double"),
-               CardDrawn(seq=0, card="8D"), CardDrawn(seq=0, card="5S"),
+               CardDrawn(seq=0, card=parse_card("8D")), CardDrawn(seq=0, card=parse_card("5S")),
                DealerAction(seq=0, seat=3, hand=2, action="double"),
-               CardDrawn(seq=0, card="9D"))
+               CardDrawn(seq=0, card=parse_card("9D")))
     for seat in range(4, 8):
         table.send(DealerAction(seq=0, seat=seat, hand=1, action="stand"))
-    table.send(CardDrawn(seq=0, card="9S"))  # the dealer's 16 draws to 25: a bust
+    table.send(CardDrawn(seq=0, card=parse_card("9S")))  # the dealer's 16 draws to 25: a bust
 
 
 def test_every_blackjack_state_fits_in_each_language(browser: Browser, language: str) -> None:
@@ -364,7 +367,7 @@ def test_baccarat_and_its_roads_fit_in_each_language(browser: Browser, language:
             if cards[0] == "8H":  # the roads beside the bets, each under its name
                 screen.caught_up()
                 screen.check("betting")
-            table.send(BetsLocked(seq=0), *[CardDrawn(seq=0, card=c) for c in cards])
+            table.send(BetsLocked(seq=0), *[CardDrawn(seq=0, card=parse_card(c)) for c in cards])
             if cards[0] != "8H":
                 table.send(PayoutConfirmed(seq=0, by="dealer"))
         screen.caught_up()
@@ -381,7 +384,8 @@ def test_baccarat_and_its_roads_fit_in_each_language(browser: Browser, language:
         screen.check("between-rounds")
         bets(table, (("banker", 2000), ("player", 1000), ("tie", 500), ("lucky8_player", 500)),
              seats=9)  # every seat, each with as many wagers as the layout allows
-        table.send(BetsLocked(seq=0), *[CardDrawn(seq=0, card=c) for c in ("8H", "4S", "KC",
+        table.send(BetsLocked(seq=0), *[CardDrawn(seq=0, card=parse_card(c)) for c in ("8H", "4S",
+                   "KC",
                                                                              "3D")])
         screen.caught_up()
         expect(screen.page.locator("#payout .step")).to_be_visible()

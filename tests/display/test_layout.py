@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from controller.game.cards import parse_card
 from controller.game.events import BetsLocked, CardDrawn, WagerPlaced
 from controller.game.money import Currency
 from controller.game.table_config import config_change
@@ -75,7 +76,7 @@ def blackjack_payout(table: LiveTable) -> None:
     table.send(BetsLocked(seq=0))
     for card in ("7S", "8S", "6H", "7D", "8C", "9H", "5C", "TS",  # the dealer shows a ten
                  "7H", "8D", "6C", "KD", "2S", "3H", "AS", "AD"):  # and has blackjack
-        table.send(CardDrawn(seq=0, card=card))
+        table.send(CardDrawn(seq=0, card=parse_card(card)))
 
 
 def baccarat_payout(table: LiveTable) -> None:
@@ -84,7 +85,7 @@ def baccarat_payout(table: LiveTable) -> None:
                              ("lucky8_player", 500), ("lucky8_banker", 500)):
             table.send(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))
     for card in ("5C", "4H", "3D", "KH"):  # Player 8 beats Banker 7: Lucky 8 on the Player
-        table.send(CardDrawn(seq=0, card=card))
+        table.send(CardDrawn(seq=0, card=parse_card(card)))
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
@@ -150,7 +151,7 @@ def test_the_hand_to_act_and_its_buttons_stay_on_screen(browser: Browser, width:
         table.send(BetsLocked(seq=0))
         for card in ("7S", "8S", "6H", "7D", "8C", "9H", "5C", "9S",
                      "4H", "2D", "3C", "5D", "2S", "3H", "4S", "8D"):
-            table.send(CardDrawn(seq=0, card=card))
+            table.send(CardDrawn(seq=0, card=parse_card(card)))
         expect(page.locator("#prompt")).to_have_text("Seat 1 hand 1")
         check_layout(page, 7)
         shape = page.evaluate("""() => [...document.querySelectorAll(
@@ -182,7 +183,8 @@ def test_a_changed_wager_holds_in_money_and_words(browser: Browser, width: int, 
         for seat in range(1, 8):
             table.send(WagerPlaced(seq=0, seat=seat, spot="main", amount=1000))
         table.send(WagerPlaced(seq=0, seat=2, spot="lucky_stiff", amount=500),
-                   BetsLocked(seq=0), CardDrawn(seq=0, card="7S"), CardDrawn(seq=0, card="8S"),
+                   BetsLocked(seq=0), CardDrawn(seq=0, card=parse_card("7S")), CardDrawn(seq=0,
+                              card=parse_card("8S")),
                    WagerPlaced(seq=0, seat=2, spot="lucky_stiff", amount=2500))
         words = (f"seat 2: Lucky Stiff changed from {before} to {after} after bets were "
                  "locked; the new amount is not accepted")

@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from controller.daemon.config_file import Languages
 from controller.daemon.pins import Pins
+from controller.game.cards import parse_card
 from controller.game.events import BetsLocked, CardDrawn, DealerAction
 from controller.game.round_machine import RoundMachine
 from controller.game.supervisors import PinGuard, hash_pin
@@ -47,15 +48,15 @@ class Layout:
                 (3, "player", 1000))
             self.table.send(BetsLocked(seq=0))
             for card in ("2S", "9C", "3D", "KH"):  # Player 5, Banker 9: a natural
-                self.table.send(CardDrawn(seq=0, card=card))
+                self.table.send(CardDrawn(seq=0, card=parse_card(card)))
         else:
             bet(self.table, (1, "main", 1000), (2, "main", 1000), (2, "lucky7", 100))
             self.table.send(BetsLocked(seq=0))
             for card in ("TS", "9S", "6D", "9C", "8C", "TC"):  # 19 and 17 against a 6 up
-                self.table.send(CardDrawn(seq=0, card=card))
+                self.table.send(CardDrawn(seq=0, card=parse_card(card)))
             self.table.send(DealerAction(seq=0, seat=1, action="stand"),
                             DealerAction(seq=0, seat=2, action="stand"),
-                            CardDrawn(seq=0, card="2H"))  # the dealer's 18: seat 1 wins
+                            CardDrawn(seq=0, card=parse_card("2H")))  # the dealer's 18: seat 1 wins
         self.table.pump(page, lambda: self.machine.payout is not None)  # the page showed it
 
     @property

@@ -60,7 +60,8 @@ def deal(table: LiveTable, results: str) -> None:
     shoe = Shoe()
     for result in results:
         table.send(WagerPlaced(seq=0, seat=1, spot="banker", amount=2000),
-                   *[CardDrawn(seq=0, card=c) for c in shoe.coup(result)], PayoutConfirmed(seq=0))
+                   *[CardDrawn(seq=0, card=parse_card(c)) for c in shoe.coup(result)],
+                               PayoutConfirmed(seq=0))
 
 
 # A shoe that opens with ties, has the dragons of issue 21 and ends with a Banker pair and a

@@ -15,6 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.display.server import DisplayServer, Hub
+from controller.game.cards import parse_card
 from controller.game.events import (
     BetsLocked,
     CardDrawn,
@@ -76,8 +77,9 @@ def split_at_seat_1(table: LiveTable) -> None:
     table.send(BetsLocked(seq=0))
     for card in ("8S", "9H", "9C", "9D", "9S", "TH", "TC", "6D",
                  "8H", "9H", "TD", "TS", "9C", "TH", "TD", "7C"):
-        table.send(CardDrawn(seq=0, card=card))
-    table.send(DealerAction(seq=0, seat=1, hand=1, action="split"), CardDrawn(seq=0, card="3S"),
+        table.send(CardDrawn(seq=0, card=parse_card(card)))
+    table.send(DealerAction(seq=0, seat=1, hand=1, action="split"), CardDrawn(seq=0,
+               card=parse_card("3S")),
                CutCardReached(seq=0))
 
 
@@ -131,7 +133,7 @@ def test_an_empty_seat_shows_no_net(browser: Browser) -> None:
         table.send(WagerPlaced(seq=0, seat=1, spot="player", amount=1000),
                    WagerPlaced(seq=0, seat=4, spot="banker", amount=1000))
         for card in ("5C", "4H", "3D", "KH"):  # Player 9 beats Banker 3
-            table.send(CardDrawn(seq=0, card=card))
+            table.send(CardDrawn(seq=0, card=parse_card(card)))
         expect(page.locator("#payout .step")).to_be_visible()
         expect(page.locator("[data-seat] .net")).to_have_count(2)
         expect(page.locator('[data-seat="1"] .net')).to_have_text("net +$10.00")

@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from controller.display.view import wager_name
+from controller.game.cards import parse_card
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
@@ -113,7 +114,7 @@ def bet(table: LiveTable, *wagers: tuple[int, str, int]) -> None:
 
 
 def deal(table: LiveTable, *cards: str) -> None:
-    table.send(*[CardDrawn(seq=0, card=card) for card in cards])
+    table.send(*[CardDrawn(seq=0, card=parse_card(card)) for card in cards])
 
 
 def decide(table: LiveTable, seat: int, action: str, hand: int = 1) -> None:

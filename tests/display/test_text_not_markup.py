@@ -13,6 +13,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 
 from controller.daemon.config_file import Languages
+from controller.game.cards import parse_card
 from controller.game.events import (
     BetsLocked,
     CardDrawn,
@@ -69,21 +70,21 @@ def test_a_correction_with_markup_is_shown_as_its_text(browser: Browser, tmp_pat
     try:
         page.goto(blackjack.server.url)
         blackjack.send(WagerPlaced(seq=0, seat=1, spot="main", amount=1000), BetsLocked(seq=0),
-                       *[CardDrawn(seq=0, card=c) for c in ("8S", "9D", "8D", "7C")])
+                       *[CardDrawn(seq=0, card=parse_card(c)) for c in ("8S", "9D", "8D", "7C")])
         seat = page.locator('[data-seat="1"]')
         expect(seat.locator("h3")).to_have_text(HOSTILE["Seat {seat}"].replace("{seat}", "1"))
         expect(seat.locator(".wagers li span")).to_have_text(HOSTILE["Main"])
         expect(page.locator("#dealer .card.back")).to_have_attribute("title",
                                                                      HOSTILE["hole card"])
         blackjack.send(DealerAction(seq=0, seat=1, hand=1, action="stand"),
-                       CardDrawn(seq=0, card="TS"))  # the dealer's 26: seat 1 is paid
+                       CardDrawn(seq=0, card=parse_card("TS")))  # the dealer's 26: seat 1 is paid
         expect(seat.locator(".due.pay small")).to_have_text(HOSTILE["PAY"])
         expect(page.locator("button.primary[data-action=confirm_payout]")).to_have_text(
             HOSTILE["Confirm payout (C)"])
         no_markup_made(page)
         page.goto(baccarat.server.url)
         baccarat.send(WagerPlaced(seq=0, seat=1, spot="banker", amount=2000),
-                      *[CardDrawn(seq=0, card=c) for c in ("9C", "2D", "KD", "5H")],
+                      *[CardDrawn(seq=0, card=parse_card(c)) for c in ("9C", "2D", "KD", "5H")],
                       PayoutConfirmed(seq=0))
         expect(page.locator("#scoreboard figcaption").first).to_have_text(
             HOSTILE["Bead plate"])

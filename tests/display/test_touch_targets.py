@@ -8,6 +8,7 @@ from __future__ import annotations
 from playwright.sync_api import Browser, Page, expect
 
 from controller.display.view import view
+from controller.game.cards import parse_card
 from controller.game.events import BetsLocked, CardDrawn, DealerAction, WagerPlaced
 from simulators.virtual_tray import VirtualTray
 from tests.display.test_books_screen import Table
@@ -70,7 +71,7 @@ def test_every_button_and_input_is_a_touch_target(browser: Browser) -> None:
             loop.handle(WagerPlaced(seq=0, seat=seat, spot="main", amount=1000))
         loop.handle(BetsLocked(seq=0))
         for card in ("9S", "8H", "2C", "AS", "5D", "8C", "3D", "5H"):  # the dealer shows an ace
-            loop.handle(CardDrawn(seq=0, card=card))
+            loop.handle(CardDrawn(seq=0, card=parse_card(card)))
         expect(page.locator("#buttons button[data-action=no_insurance]")).to_be_visible()
         tall_enough(page, "insurance")
         for seat in (1, 2, 3):
@@ -80,8 +81,8 @@ def test_every_button_and_input_is_a_touch_target(browser: Browser) -> None:
         tall_enough(page, "a decision")
         loop.handle(DealerAction(seq=0, seat=2, hand=1, action="stand"))
         loop.handle(DealerAction(seq=0, seat=3, hand=1, action="stand"))
-        loop.handle(CardDrawn(seq=0, card="9C"))
-        loop.handle(CardDrawn(seq=0, card="TC"))  # the dealer busts: the payout walk
+        loop.handle(CardDrawn(seq=0, card=parse_card("9C")))
+        loop.handle(CardDrawn(seq=0, card=parse_card("TC")))  # the dealer busts: the payout walk
         expect(page.locator("#payout button[data-walk]")).to_have_count(2)
         assert tall_enough(page, "the payout walk") > 5
     finally:

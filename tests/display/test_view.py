@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from controller.daemon.service import TableService
 from controller.display.server import DisplayServer, Hub
 from controller.display.view import view, wager_name
+from controller.game.cards import parse_card
 from controller.game.cashier import Cashier, CashierError
 from controller.game.events import (
     BetsLocked,
@@ -43,7 +44,7 @@ def table(*events: Any, pay_tables: dict[str, str] | None = None) -> TableServic
 
 
 def cards(*texts: str) -> list[CardDrawn]:
-    return [CardDrawn(seq=0, card=t) for t in texts]
+    return [CardDrawn(seq=0, card=parse_card(t)) for t in texts]
 
 
 def test_the_hole_card_is_hidden_until_the_dealers_turn() -> None:
@@ -123,7 +124,7 @@ def test_baccarat_awards_are_named_once_and_the_road_grows() -> None:
     for seat in (1, 2):
         service.submit(WagerPlaced(seq=0, seat=seat, spot="lucky8_player", amount=100))
     for card in ("3C", "4H", "5D", "5H"):  # Player 8 against Banker 9: Unlucky 8
-        service.submit(CardDrawn(seq=0, card=card))
+        service.submit(CardDrawn(seq=0, card=parse_card(card)))
     shown = view(service.table)["baccarat"]
     assert shown["lucky8"] == ["Lucky 8 · Player: Unlucky 8 8 to 1"]
     assert shown["winner"] == "banker"
@@ -215,7 +216,7 @@ def test_the_payout_runs_in_procedure_order_with_chips() -> None:
                                (5, "player", 17500), (6, "tie", 500), (7, "banker", 500)):
         service.submit(WagerPlaced(seq=0, seat=seat, spot=spot, amount=amount))
     for card in ("5C", "4H", "3D", "KH"):  # Player 8 beats Banker 7
-        service.submit(CardDrawn(seq=0, card=card))
+        service.submit(CardDrawn(seq=0, card=parse_card(card)))
     cashier = Cashier("USD", "en_US", (10_000, 2_500, 500, 100))
     steps = view(service.table, "", cashier)["payout"]["steps"]
     assert [(s["action"], s["seat"], s["wager"]) for s in steps] == [

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from controller.game.cards import parse_card
 from controller.game.events import (
     BetsLocked,
     CardDrawn,
@@ -46,7 +47,7 @@ def test_what_a_table_tells_the_floor_is_decided_at_commit(tmp_path: Path) -> No
     table = service(journal=journal)
     table.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=1000))
     table.submit(BetsLocked(seq=0))
-    table.submit(CardDrawn(seq=0, card="TS"))
+    table.submit(CardDrawn(seq=0, card=parse_card("TS")))
     table.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=5000))  # past-posting: hold
     table.supervise(Resumed(seq=0, by=""), "sup1", "0000")  # a wrong PIN: refused
     table.supervise(Resumed(seq=0, by=""), "sup1", PIN)

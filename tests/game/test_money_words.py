@@ -35,7 +35,7 @@ from controller.daemon.loop import ControllerLoop
 from controller.daemon.service import TableService
 from controller.display.view import view
 from controller.game.alerts import Alert
-from controller.game.cards import RANK_LETTERS, SUITS
+from controller.game.cards import RANK_LETTERS, SUITS, parse_card
 from controller.game.cashier import Cashier
 from controller.game.events import (
     AlertsCleared,
@@ -246,7 +246,7 @@ class Stream:
             if machine is not None and machine.blocking and rng.random() < 0.8:
                 self.submit(AlertsCleared(seq=0, by=rng.choice(("dealer", SUPERVISOR))))
         else:
-            self.submit(CardDrawn(seq=0, card=self.card()))
+            self.submit(CardDrawn(seq=0, card=parse_card(self.card())))
 
     def in_play(self, roll: float) -> None:
         rng, machine = self.rng, self.service.table.round
@@ -260,7 +260,7 @@ class Stream:
         elif roll < 0.12:
             self.submit(CardMisread(seq=0, detail=rng.choice(("", "bad frame"))))
         elif roll < 0.16 or isinstance(due, CardDue) or due is None:
-            self.submit(CardDrawn(seq=0, card=self.card()))
+            self.submit(CardDrawn(seq=0, card=parse_card(self.card())))
         elif isinstance(due, DecisionDue | InsuranceDue):
             options = list(due.options)
             hand = getattr(due, "hand", 1)
@@ -305,7 +305,7 @@ class Stream:
         elif roll < 0.96:
             self.pads_read(right=rng.random() < 0.5)
         else:
-            self.submit(CardDrawn(seq=0, card=self.card()))
+            self.submit(CardDrawn(seq=0, card=parse_card(self.card())))
 
     def pads_read(self, right: bool = False) -> None:
         """The pads' still readings of the settled spots: each right, emptied, a chip over, a
@@ -333,7 +333,7 @@ class Stream:
             seat = rng.choice(sorted(machine.wagers))
             self.submit(WagerPlaced(seq=0, seat=seat, spot="main", amount=0))
         elif roll < 0.4:
-            self.submit(CardDrawn(seq=0, card=self.card()))
+            self.submit(CardDrawn(seq=0, card=parse_card(self.card())))
         elif roll < 0.5:
             self.submit(PayoutShown(seq=0))
         elif roll < 0.7:

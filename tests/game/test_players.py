@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from controller.daemon.service import TableService
+from controller.game.cards import parse_card
 from controller.game.events import (
     BetsLocked,
     CardDrawn,
@@ -213,10 +214,10 @@ def test_a_rating_survives_a_restart(tmp_path: Path) -> None:
         service.submit(WagerPlaced(seq=0, seat=3, spot="main", amount=1000))
         service.submit(BetsLocked(seq=0))
         for card in cards[:4]:
-            service.submit(CardDrawn(seq=0, card=card))
+            service.submit(CardDrawn(seq=0, card=parse_card(card)))
         service.submit(DealerAction(seq=0, seat=3, action="stand"))
         for card in cards[4:]:
-            service.submit(CardDrawn(seq=0, card=card))
+            service.submit(CardDrawn(seq=0, card=parse_card(card)))
         service.submit(PayoutShown(seq=0))
         service.submit(PayoutConfirmed(seq=0))
 
@@ -294,7 +295,7 @@ def test_a_player_with_no_wager_for_idle_rounds_has_left(tmp_path: Path) -> None
         service.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=500))  # not seat 3
         service.submit(BetsLocked(seq=0))
         for card in cards:
-            service.submit(CardDrawn(seq=0, card=card))
+            service.submit(CardDrawn(seq=0, card=parse_card(card)))
         service.submit(DealerAction(seq=0, seat=1, action="stand"))
         service.submit(PayoutShown(seq=0))
         service.submit(PayoutConfirmed(seq=0))
@@ -327,9 +328,11 @@ def test_apply_says_what_each_event_changed() -> None:
     assert seated.round is None and seated.credited is None
     wager = apply(WagerPlaced(seq=0, seat=3, spot="main", amount=1000))
     assert wager.round is table.current and wager.ratings == () and wager.credited is None
-    for event in [BetsLocked(seq=0), *(CardDrawn(seq=0, card=c) for c in ["TS", "9H", "TD"]),
-                  CardDrawn(seq=0, card="7C"), DealerAction(seq=0, seat=3, action="stand"),
-                  CardDrawn(seq=0, card="5S"), PayoutShown(seq=0)]:
+    for event in [BetsLocked(seq=0), *(CardDrawn(seq=0, card=parse_card(c)) for c in ["TS", "9H",
+                             "TD"]),
+                  CardDrawn(seq=0, card=parse_card("7C")), DealerAction(seq=0, seat=3,
+                            action="stand"),
+                  CardDrawn(seq=0, card=parse_card("5S")), PayoutShown(seq=0)]:
         assert apply(event).credited is None
     record = table.current
     ended = apply(PayoutConfirmed(seq=0))

@@ -72,7 +72,7 @@ class Table:
         while (due := self.machine.expected()) is not None:
             seq = len(self.events) + 1
             if isinstance(due, CardDue):
-                self.send(CardDrawn(seq=seq, card=str(next(cards))))
+                self.send(CardDrawn(seq=seq, card=next(cards)))
             elif isinstance(due, InsuranceDue):
                 action = self.random.choice(due.options)
                 if action == "insurance":
@@ -91,7 +91,7 @@ class Table:
         if action in ("double", "split"):
             self.extra_stake += self.machine.accepted[due.seat]["main"]
         if action == "hit":
-            self.send(CardDrawn(seq=seq, card=str(next(cards))))
+            self.send(CardDrawn(seq=seq, card=next(cards)))
         else:
             self.send(DealerAction(seq=seq, seat=due.seat, hand=due.hand, action=action))
 
@@ -170,7 +170,7 @@ def test_any_baccarat_coup_plays_out(seed: int, wagers: dict[int, dict[str, int]
     while machine.expected() is not None:
         seq += 1
         dealt += 1
-        machine.handle(CardDrawn(seq=seq, card=str(next(cards))))
+        machine.handle(CardDrawn(seq=seq, card=next(cards)))
     assert machine.state == "settled" and 4 <= dealt <= 6
     keys = Counter((s.seat, s.wager) for s in machine.settlements)
     assert set(keys.values()) <= {1}

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from controller.game.cards import parse_card
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
@@ -35,8 +36,10 @@ class Feed:
         self.states: list[str] = []
 
     def __call__(self, event_type: type[Event], **fields: Any) -> list[Any]:
+        """Feed one event, its fields as a journal record has them (a card as its text)."""
         self.seq += 1
-        effects = self.machine.handle(event_type(seq=self.seq, **fields))
+        effects = self.machine.handle(event_from_dict({"kind": event_type.kind, "seq": self.seq,
+                                                       **fields}))
         self.states.append(self.machine.state)
         return effects
 
@@ -185,11 +188,12 @@ def test_replaying_the_same_events_gives_the_same_round() -> None:
         WagerPlaced(seq=1, seat=1, spot="main", amount=1000),
         WagerPlaced(seq=2, seat=1, spot="lucky_stiff", amount=500),
         BetsLocked(seq=3),
-        *[CardDrawn(seq=4 + i, card=c) for i, c in enumerate(["8S", "6H", "8D", "TC"])],
+        *[CardDrawn(seq=4 + i, card=parse_card(c)) for i, c in enumerate(["8S", "6H", "8D", "TC"])],
         DealerAction(seq=8, seat=1, action="split"),
-        CardDrawn(seq=9, card="3H"), DealerAction(seq=10, seat=1, action="double"),
-        CardDrawn(seq=11, card="TS"), CardDrawn(seq=12, card="9C"),
-        DealerAction(seq=13, seat=1, hand=2, action="stand"), CardDrawn(seq=14, card="7S"),
+        CardDrawn(seq=9, card=parse_card("3H")), DealerAction(seq=10, seat=1, action="double"),
+        CardDrawn(seq=11, card=parse_card("TS")), CardDrawn(seq=12, card=parse_card("9C")),
+        DealerAction(seq=13, seat=1, hand=2, action="stand"), CardDrawn(seq=14,
+                     card=parse_card("7S")),
     ]
     config = build_table("blackjack", {}, {"lucky_stiff": "1"}, REGISTRY)
     first, second = RoundMachine(config), RoundMachine(config)

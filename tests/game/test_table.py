@@ -13,6 +13,7 @@ import pytest
 from controller.daemon.pins import PIN_REFUSED
 from controller.daemon.service import TableService
 from controller.game.alerts import Alert
+from controller.game.cards import parse_card
 from controller.game.events import (
     AlertsCleared,
     BetsLocked,
@@ -68,7 +69,7 @@ def service(game: str = "blackjack", rules: dict[str, Any] | None = None,
 def cards(table: TableService, *texts: str) -> list[Any]:
     effects: list[Any] = []
     for text in texts:
-        effects += table.submit(CardDrawn(seq=0, card=text))
+        effects += table.submit(CardDrawn(seq=0, card=parse_card(text)))
     return effects
 
 
@@ -411,7 +412,7 @@ def test_burn_cards_are_recorded_and_never_played() -> None:
     table = service()
     table.submit(WagerPlaced(seq=0, seat=1, spot="main", amount=1000))
     table.submit(BetsLocked(seq=0))
-    table.submit(CardDrawn(seq=0, card="KS", mode="burn"))
+    table.submit(CardDrawn(seq=0, card=parse_card("KS"), mode="burn"))
     cards(table, "TS", "9D", "9C", "8D")
     round_ = table.table.round
     assert round_ is not None
@@ -512,8 +513,8 @@ def test_logs_bind_the_table_round_and_seat() -> None:
     loop = ControllerLoop(table, name="BJ-07")
     with capture_logs() as logs:
         for event in (WagerPlaced(seq=0, seat=3, spot="main", amount=1000), BetsLocked(seq=0),
-                      *[CardDrawn(seq=0, card=c) for c in ("AS", "9D", "KC", "8D")],
-                      CardDrawn(seq=0, card="2C")):  # after the dealer stood: a hold
+                      *[CardDrawn(seq=0, card=parse_card(c)) for c in ("AS", "9D", "KC", "8D")],
+                      CardDrawn(seq=0, card=parse_card("2C"))):  # after the dealer stood: a hold
             loop.handle(event)
     settled = [entry for entry in logs if entry["event"] == "settled"]
     assert settled == [{"event": "settled", "log_level": "debug", "table": "BJ-07", "round": 1,
