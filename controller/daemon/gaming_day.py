@@ -88,7 +88,7 @@ def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: 
         archive.seal_and_retain()
         service = TableService(journal, pin_guard=guard, keep_rounds=keep_rounds, utc=utc,
                                disk=DiskReserve(path.parent, config.reserve_mb * 2**20),
-                               dealers=dealers, runners=runners)
+                               dealers=dealers, runners=runners, watch_clock=utc is utc_now)
     except BaseException:
         journal.close()
         raise

@@ -27,7 +27,9 @@ import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import Final
 
 from controller.daemon.inputs import CONSOLE
 from controller.daemon.pins import Pins
@@ -35,6 +37,7 @@ from controller.game.alerts import Alert
 from controller.game.events import (
     SUPERVISOR_ACTIONS,
     Checkpoint,
+    ClockStepped,
     ControllerStarted,
     DayClosed,
     DaySigned,
@@ -56,6 +59,10 @@ from controller.journal.signing import Signer, day_message
 VERSION = "0.2.0"
 CHECKPOINT_ROUNDS = 25  # a fold after a restart replays fewer than this many rounds
 KEEP_ROUNDS = 10  # the finished rounds the dealer display lists
+# A wall clock moved this far against the monotonic clock between two events was set, not
+# slewed: a time service slews at most 500 ppm (0.05 %); the margin allows twice that.
+CLOCK_STEP_S: Final = 2.0
+CLOCK_SLEW: Final = 0.001
 
 
 @dataclass(frozen=True)
@@ -91,8 +98,12 @@ class TableService:
                  pin_guard: PinGuard | None = None, keep_rounds: int = KEEP_ROUNDS,
                  checkpoint_rounds: int = CHECKPOINT_ROUNDS,
                  disk: DiskReserve | None = None, dealers: PinGuard | None = None,
-                 runners: PinGuard | None = None) -> None:
+                 runners: PinGuard | None = None, watch_clock: bool = False) -> None:
         self.journal = journal
+        # The last event's (UTC, monotonic) stamps in this run, when the clock is watched: a
+        # real wall clock beside a real monotonic one (a test's made-up times are not watched).
+        self.watch_clock = watch_clock
+        self._stamped: tuple[str, int] | None = None
         self.keep_rounds, self.checkpoint_rounds = keep_rounds, checkpoint_rounds
         # What the PINs' own events said (a lockout lifted), for the loop to tell the display.
         self.aside: list[Effect] = []
@@ -170,9 +181,13 @@ class TableService:
     def _commit(self, events: Sequence[Event]) -> Committed:
         """Apply `events` (and what they call for: the disk's state before a new round, the
         players who left with it and a checkpoint after one) and journal them in one
-        transaction; what they did, once committed. A failure is undone (`_rebuild`) and goes
-        up."""
+        transaction; what they did, once committed. A step of the watched wall clock since the
+        last event goes first, in a transaction of its own. A failure is undone (`_rebuild`)
+        and goes up."""
         try:
+            stepped = self._clock_step() if self.watch_clock else []
+            if stepped:  # journaled first, on its own: the table's word, told aside
+                self.aside += self._apply_and_write(stepped).effects
             return self._apply_and_write(events)
         except BaseException:
             self._rebuild()
@@ -233,6 +248,20 @@ class TableService:
         """Every `checkpoint_rounds` rounds, when one is over (journaled tables only)."""
         return (self.journal is not None
                 and self.table.rounds_played % self.checkpoint_rounds == 0)
+
+    def _clock_step(self) -> list[Event]:
+        """ClockStepped if the wall clock moved against the monotonic one since this run's last
+        event by more than a time service's slew could (a step, not a drift)."""
+        if self._stamped is None:
+            return []
+        (utc_before, mono_before), utc_now, mono_now = self._stamped, self.utc(), \
+            self.monotonic_ns()
+        passed_s = (mono_now - mono_before) / 1e9
+        moved_s = (datetime.fromisoformat(utc_now) -
+                   datetime.fromisoformat(utc_before)).total_seconds()
+        if abs(moved_s - passed_s) <= CLOCK_STEP_S + CLOCK_SLEW * passed_s:
+            return []
+        return [ClockStepped(seq=0, by_ms=round((moved_s - passed_s) * 1000))]
 
     def _disk_state(self) -> list[Event]:
         """DiskLow or DiskOk if the disk crossed its reserve since the table last knew."""
@@ -304,4 +333,5 @@ class TableService:
         """Stamp and apply one event of a batch that the caller journals."""
         stamped = dataclasses.replace(event, seq=self.table.last_seq + 1, utc=self.utc(),
                                       mono_ns=self.monotonic_ns())
+        self._stamped = (stamped.utc, stamped.mono_ns)
         return stamped, self.table.apply(stamped)

@@ -16,6 +16,7 @@ from controller.game.events import (
     Checkpoint,
     ChipsLeft,
     ChipsTransferred,
+    ClockStepped,
     ConfigChanged,
     DayClosed,
     DaySigned,
@@ -108,6 +109,11 @@ def _supervisor_refused(event: SupervisorRefused, tables: Mapping[str, PayTable]
     lockout = f"; locked out for {event.lockout_s} s" if event.lockout_s else ""
     return (f"{decision_words(event.action)} refused for supervisor {event.supervisor}: "
             f"{event.reason}{lockout}")
+
+
+@words.register
+def _clock_stepped(event: ClockStepped, tables: Mapping[str, PayTable], money: Currency) -> str:
+    return f"clock stepped {event.by_ms / 1000:+,.1f} s against the time that passed"
 
 
 @words.register

@@ -425,6 +425,17 @@ class DiskOk(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ClockStepped(Event):
+    """The table's wall clock moved against its monotonic clock between two events of one run
+    (a time service's step, a Pi with no clock battery set at boot, or someone setting it): the
+    audit's UTC times before and after it cannot be compared as they stand. `by_ms`: how far
+    UTC moved beyond the time that passed (positive: forward)."""
+
+    by_ms: int
+    kind: ClassVar[str] = "clock_stepped"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerSeated(Event):
     """A player was identified at a seat and a rating opens for them. Only the casino's own
     player id is kept, never a name; `player` is None for an anonymous rating, kept by seat.
@@ -506,7 +517,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SupervisorRefused, PinsRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk,
         PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed, PayoutRead,
         PayoutOverridden, TrayCounted, ChipsTransferred, BoughtIn, ChipsLeft, LockoutLifted,
-        InputFailed)
+        InputFailed, ClockStepped)
 }
 
 

@@ -31,6 +31,7 @@ from controller.game.events import (
     Checkpoint,
     ChipsLeft,
     ChipsTransferred,
+    ClockStepped,
     ConfigChanged,
     ControllerStarted,
     CutCardReached,
@@ -727,6 +728,15 @@ class Table:
         return [Alert("lockout_lifted", said(
             "PIN lockouts at {client} lifted by supervisor {who}", client=event.client,
             who=event.by))]
+
+    @folds(ClockStepped, frame=False)
+    def _clock_stepped(self, event: ClockStepped) -> list[Effect]:
+        """Nothing of the table changes; the dealer and the floor are told, as the audit's times
+        jump here (the journal keeps the event where it happened)."""
+        seconds = f"{event.by_ms / 1000:+,.1f}"
+        return [Alert("clock_stepped", said(
+            "the table's clock was set {seconds} s against the time that passed: check its time "
+            "service", seconds=seconds))]
 
     @folds(InputFailed)
     def _input_failed(self, event: InputFailed) -> list[Effect]:

@@ -49,6 +49,7 @@ from controller.game.events import (
     BoughtIn,
     ChipsLeft,
     ChipsTransferred,
+    ClockStepped,
     ConfigChanged,
     DayClosed,
     DeviceAlarm,
@@ -253,6 +254,14 @@ def _alarm(event: DeviceAlarm, number: int | None) -> list[Message]:
     return [Message("device", number, body(
         wire.DeviceBody, device=clean_name(event.device), state="alarm",
         detail=clean(f"{event.code}: {event.text}")))]
+
+
+@_event_message.register
+def _clock_stepped(event: ClockStepped, number: int | None) -> list[Message]:
+    """The table's clock, as the device it is: its step is an alarm the pit sees."""
+    return [Message("device", number, body(
+        wire.DeviceBody, device="clock", state="alarm",
+        detail=f"stepped {event.by_ms / 1000:+,.1f} s against the time that passed"))]
 
 
 @_event_message.register
