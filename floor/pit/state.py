@@ -6,6 +6,7 @@ route table (floor/pit/*.py) finds it on the application under `PIT`."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
@@ -226,6 +227,18 @@ class PitState:
 
 
 PIT: Final = web.AppKey("pit", PitState)
+
+
+class Answer(web.Response):
+    """A JSON answer that keeps its data until the pit's middleware (`floor.pit.guard`), which
+    translates each `Said` in it from its id for a page that asked in its language; its bytes
+    and content type are `web.json_response`'s."""
+
+    def __init__(self, data: Any, status: int = 200,
+                 headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(text=json.dumps(data), status=status, headers=headers,
+                         content_type="application/json")
+        self.data = data
 
 
 def page(name: str) -> Handler:
