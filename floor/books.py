@@ -84,7 +84,7 @@ class DropError(ValueError):
     def __init__(self, errors: list[str]) -> None:
         super().__init__(said("{errors}; and {more} more", errors="; ".join(errors[:20]),
                               more=len(errors) - 20) if len(errors) > 20 else
-                         "; ".join(errors))
+                         errors[0] if len(errors) == 1 else "; ".join(errors))
         self.errors = errors
 
 

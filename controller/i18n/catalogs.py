@@ -191,17 +191,19 @@ class Catalog:
             return forms[min(self._plural(n), len(forms) - 1)]
         return singular if n == 1 else plural
 
-    def translated(self, text: Said) -> str:
+    def translated(self, text: Said, matched: frozenset[str] = frozenset()) -> str:
         """A sentence of the core's in this language, from its id: its template's translation
         with each part translated in turn (a part that is a sentence by its id, a word of ours
-        as gettext has it); English where the template has no translation."""
+        as gettext has it, a part named in `matched` by its template: the tables' English that
+        the floor puts in its own sentences); English where the template has no translation."""
         translated = self.messages.get(text.template)
         if not isinstance(translated, str):
             return str(text)  # the English, no longer a sentence to translate
         if not text.parts:
             return translated
         return translated.format(**{
-            name: self.translated(value) if isinstance(value, Said) else self.gettext(value)
+            name: self.translated(value, matched) if isinstance(value, Said) else
+            self.sentence(value) if name in matched else self.gettext(value)
             for name, value in text.parts.items()})
 
     def sentence(self, text: str) -> str:

@@ -12,7 +12,7 @@ from aiohttp import web
 
 from controller.game.said import said
 from floor import books, cash, players
-from floor.pit.state import PIT, Answer, PitState, page
+from floor.pit.state import PIT, Answer, PitState, page, why
 from protocol.codec import Refused as Rejected
 from protocol.codec import load, printable
 from protocol.topics import TABLE_ID
@@ -44,7 +44,7 @@ async def day_books(request: web.Request) -> web.StreamResponse:
     try:
         day = pit.business(request)
     except Rejected as exc:
-        return Answer({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     return Answer({"gaming_day": day.isoformat(), "currency": pit.currency,
                               "tolerance": pit.books.tolerance,
                               "tables": await _day_books(pit, day, None)})
@@ -60,7 +60,7 @@ async def table_books(request: web.Request) -> web.StreamResponse:
     try:
         day = pit.business(request)
     except Rejected as exc:
-        return Answer({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     found = await _day_books(pit, day, table)
     if not found:
         return Answer({"error": f"table {table} kept no books on {day}"},
@@ -96,7 +96,7 @@ async def drop(request: web.Request) -> web.StreamResponse:
         imported = await asyncio.to_thread(books.import_drop_to, pit.dsn, text, by, source,
                                            pit.books)
     except books.DropError as exc:
-        return Answer({"error": str(exc), "errors": exc.errors}, status=400)
+        return Answer({"error": why(exc), "errors": exc.errors}, status=400)
     pit.log.info("drop imported", by=by, rows=len(imported), source=source)
     pit.tables_changed(["*"])
     return Answer({"imported": imported})
@@ -115,7 +115,7 @@ async def cash_day(request: web.Request) -> web.StreamResponse:
     try:
         return Answer(await _cash_of(request))
     except Rejected as exc:
-        return Answer({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
 
 
 @routes.get("/api/cash.csv")
@@ -123,7 +123,7 @@ async def cash_csv(request: web.Request) -> web.StreamResponse:
     try:
         report = await _cash_of(request, listed=None)  # every transaction
     except Rejected as exc:
-        return Answer({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     return web.Response(text=cash.as_csv(report, request.app[PIT].books.money),
                         content_type="text/csv",
                         headers={"Content-Disposition": 'attachment; filename="cash-'

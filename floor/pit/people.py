@@ -10,7 +10,7 @@ from aiohttp import web
 from controller.game.ratings import is_id
 from controller.game.said import said
 from floor import players
-from floor.pit.state import PIT, Answer, json_body, page
+from floor.pit.state import PIT, Answer, json_body, page, why
 from protocol import codec
 from protocol.codec import Refused as Rejected
 from protocol.messages import SeatCommand
@@ -72,7 +72,7 @@ async def ratings(request: web.Request) -> web.StreamResponse:
     try:
         return Answer(await _ratings_of(request))
     except Rejected as exc:
-        return Answer({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
 
 
 @routes.get("/api/ratings.csv")
@@ -80,7 +80,7 @@ async def ratings_csv(request: web.Request) -> web.StreamResponse:
     try:
         rows = await _ratings_of(request)
     except Rejected as exc:
-        return Answer({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     day = request.query.get("day") or "today"
     return web.Response(text=players.as_csv(rows), content_type="text/csv", headers={
         "Content-Disposition": f'attachment; filename="ratings-{day}.csv"'})
@@ -105,7 +105,7 @@ async def dealers(request: web.Request) -> web.StreamResponse:
     try:
         start, end = pit.period(request)
     except Rejected as exc:
-        return Answer({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     return Answer(await pit.query(lambda db: players.dealers(db, start, end)))
 
 
@@ -118,7 +118,7 @@ async def table_day(request: web.Request) -> web.StreamResponse:
     try:
         start, end = pit.period(request)
     except Rejected as exc:
-        return Answer({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     series, missing = await pit.query(lambda db: players.table_day(
         db, table, start, end, pit.edges.under))
     pit.edges.want(missing)

@@ -10,7 +10,7 @@ from aiohttp import web
 from controller.game.said import said
 from controller.i18n.languages import TAGS
 from floor import queries, slips
-from floor.pit.state import PIT, Answer, json_body
+from floor.pit.state import PIT, Answer, json_body, why
 from protocol.codec import Refused as Rejected
 from protocol.topics import TABLE_ID
 
@@ -25,7 +25,7 @@ async def transfers(request: web.Request) -> web.StreamResponse:
     try:
         start, end = pit.periods.day(pit.business(request))
     except Rejected as exc:
-        return Answer({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     return Answer(await pit.query(lambda db: slips.requests(db, start, end)))
 
 
