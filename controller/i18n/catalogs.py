@@ -4,8 +4,8 @@ operator's corrections (`<config dir>/locale/<language>.po`) over them.
 Three kinds of message, as gettext has them: a word or a sentence (`msgid`), one said in a
 context (`pgettext`: the bead plate's 庄 is "B" on the road), and one with plural forms. The
 core's sentences come as a `Said` (`controller.game.said`), the English with its template and
-parts: `translated` translates it from them, each part in turn. A text that reaches the pit as
-English alone (from a table over the wire, from the floor's database) has its template found
+parts: `translated` translates it from them, each part in turn. Only what a table says over
+wire 1.0, which carries English alone, reaches the pit without an id: its template is found
 again by `sentence`. Names, ids, amounts and whatever a person typed match no template and stay
 as they came.
 """
