@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import traceback
+from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -29,7 +30,7 @@ from typing import Any, Final, NamedTuple
 import psycopg
 import structlog
 
-from controller.game.said import said
+from controller.game.said import Said, said
 from protocol.codec import printable
 
 ROOT: Final = Path(__file__).resolve().parents[1]
@@ -76,6 +77,19 @@ def raised_at(exc: BaseException) -> str:
     return printable(f"{shown}:{last.lineno} {last.name}", 300)
 
 
+def kept(text: str | None) -> str | None:
+    """An alert's sentence as `alerts.said` keeps it beside the English (issue 49): its id and
+    parts as JSON, where the floor made it; None for English alone (cut short, or the table's)."""
+    return json.dumps(text.to_json()) if isinstance(text, Said) else None
+
+
+def read_back(text: str, sentence: Mapping[str, Any] | None) -> str:
+    """An alert's text as the pit shows it: a `Said` again where its id was kept (and its
+    English is still the text), so it is translated from the id."""
+    found = Said.from_json(sentence) if sentence is not None else None
+    return found if found is not None and found == text else text
+
+
 def message_words(table: str, n: int, topic: str, failure: Failure) -> str:
     return said("message {n} of {table} ({topic}) could not be booked: {error}, at {where}; "
                 "it is set aside for tablectl floor retry", n=n, table=table, topic=topic,
@@ -107,9 +121,9 @@ SELECT n, utc FROM transactions WHERE table_id = %(table)s AND utc >= %(start)s
   AND utc < %(end)s ORDER BY kind = 'closer' DESC, utc DESC, n DESC LIMIT 1
 """
 CHECK_ALERT: Final = """
-INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, received)
-VALUES (%s, %s, 'books', NULL, %s, %s, now())
-ON CONFLICT (table_id, n, kind) DO UPDATE SET text = EXCLUDED.text
+INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, said, received)
+VALUES (%s, %s, 'books', NULL, %s, %s, %s::jsonb, now())
+ON CONFLICT (table_id, n, kind) DO UPDATE SET text = EXCLUDED.text, said = EXCLUDED.said
 """
 MENDED_CHECK: Final = """
 UPDATE quarantine SET released = now(), released_by = %s
@@ -134,7 +148,8 @@ def set_check_aside(db: psycopg.Connection, table: str, day: date, exc: BaseExce
     at = db.execute(CHECK_ALERT_AT, {"table": table, "start": period[0],
                                      "end": period[1]}).fetchone()
     if at is not None:
-        db.execute(CHECK_ALERT, (table, at[0], at[1], check_words(day, failure)))
+        words = check_words(day, failure)
+        db.execute(CHECK_ALERT, (table, at[0], at[1], words, kept(words)))
     db.execute("SELECT pg_notify('floor', %s)", (json.dumps([table]),))
 
 

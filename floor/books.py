@@ -84,7 +84,7 @@ class DropError(ValueError):
     def __init__(self, errors: list[str]) -> None:
         super().__init__(said("{errors}; and {more} more", errors="; ".join(errors[:20]),
                               more=len(errors) - 20) if len(errors) > 20 else
-                         "; ".join(errors))
+                         errors[0] if len(errors) == 1 else "; ".join(errors))
         self.errors = errors
 
 
@@ -505,14 +505,14 @@ def books_alert(books: Mapping[str, Any], policy: Policy) -> str:
 
 
 RESOLVE: Final = """
-UPDATE alerts SET text = %s
+UPDATE alerts SET text = %s, said = %s::jsonb
 WHERE table_id = %s AND kind = 'books' AND ack_by IS NULL AND utc >= %s AND utc < %s
   AND n <> %s
 """
 UPSERT_ALERT: Final = """
-INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, received)
-VALUES (%s, %s, %s, NULL, %s, %s, now())
-ON CONFLICT (table_id, n, kind) DO UPDATE SET text = EXCLUDED.text
+INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, said, received)
+VALUES (%s, %s, %s, NULL, %s, %s, %s::jsonb, now())
+ON CONFLICT (table_id, n, kind) DO UPDATE SET text = EXCLUDED.text, said = EXCLUDED.said
 WHERE a.ack_by IS NULL AND a.text <> EXCLUDED.text
 """
 
@@ -542,17 +542,19 @@ def check_day(db: psycopg.Connection, table: str, day: date, policy: Policy,
     db.execute("DELETE FROM books_pending WHERE table_id = %s AND day = %s", (table, day))
     start, end = policy.periods.day(day)
     if books[0]["alert"]:
-        db.execute(UPSERT_ALERT, (table, closer["n"], BOOKS_ALERT, closer["utc"],
-                                  fit(books_alert(books[0], policy))))
+        words = fit(books_alert(books[0], policy))
+        db.execute(UPSERT_ALERT, (table, closer["n"], BOOKS_ALERT, closer["utc"], words,
+                                  aside.kept(words)))
         superseded = said("books of gaming day {day}: superseded by the alert of the closer "
                           "at message {n}", day=day.isoformat(), n=closer["n"])
     else:
         superseded = said("books of gaming day {day} now balance: the tray's win {tray_win} is "
                           "the layout's (message {n})", day=day.isoformat(),
                           tray_win=policy.money.signed(books[0]["tray_win"]), n=closer["n"])
-        db.execute("UPDATE alerts SET text = %s WHERE table_id = %s AND n = %s AND "
-                   "kind = 'books' AND ack_by IS NULL", (superseded, table, closer["n"]))
-    db.execute(RESOLVE, (superseded, table, start, end, closer["n"]))
+        db.execute("UPDATE alerts SET text = %s, said = %s::jsonb WHERE table_id = %s AND "
+                   "n = %s AND kind = 'books' AND ack_by IS NULL",
+                   (superseded, aside.kept(superseded), table, closer["n"]))
+    db.execute(RESOLVE, (superseded, aside.kept(superseded), table, start, end, closer["n"]))
 
 
 def checked(db: psycopg.Connection, table: str, day: date, policy: Policy, floor: str,

@@ -20,6 +20,7 @@ from psycopg import AsyncConnection
 
 from controller.game.money import Currency
 from controller.game.said import said
+from floor import aside
 from floor.books import LISTED, Policy, business, fit, iso, stored_utc
 
 CTR_ALERT: Final = "ctr"
@@ -185,8 +186,7 @@ def after_batch(db: psycopg.Connection, new: Sequence[Sequence[Any]], policy: Po
         crossed = db.execute(CROSSED, params).fetchone()
         assert crossed is not None  # the total is over: some running total crosses
         listed = db.execute(PLAYER_CASH + f" LIMIT {LISTED}", params).fetchall()
-        db.execute("INSERT INTO alerts (table_id, n, kind, round, utc, text, received) "
-                   "VALUES (%s, %s, %s, NULL, %s, %s, now()) ON CONFLICT DO NOTHING",
-                   (crossed[0], crossed[1], CTR_ALERT, crossed[3],
-                    fit(ctr_alert(player, day, total, count, [_item(r) for r in listed],
-                                  policy))))
+        words = fit(ctr_alert(player, day, total, count, [_item(r) for r in listed], policy))
+        db.execute("INSERT INTO alerts (table_id, n, kind, round, utc, text, said, received) "
+                   "VALUES (%s, %s, %s, NULL, %s, %s, %s::jsonb, now()) ON CONFLICT DO NOTHING",
+                   (crossed[0], crossed[1], CTR_ALERT, crossed[3], words, aside.kept(words)))

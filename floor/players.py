@@ -117,11 +117,11 @@ def report(table: str, rating: Rating, edges: Mapping[str, Mapping[str, float]],
         return {"table": table, **rating.report(edges)}
     out = {"table": table, **rating.report(_zero(rating))}
     out["theo"] = out["theo_total"] = None
-    out["theo_pending"] = "; ".join(
-        said("configuration {key}: its edges could not be worked out ({why})", key=key,
-             why=failed[table, key]) if (table, key) in failed else
-        said("configuration {key}: its edges are being worked out", key=key)
-        for key in missing)
+    pending = [said("configuration {key}: its edges could not be worked out ({why})", key=key,
+                    why=failed[table, key]) if (table, key) in failed else
+               said("configuration {key}: its edges are being worked out", key=key)
+               for key in missing]
+    out["theo_pending"] = pending[0] if len(pending) == 1 else "; ".join(pending)
     out["theo_failed"] = any((table, key) in failed for key in missing)  # pages read this, as
     return out  # they read `theo_pending` in their own language
 

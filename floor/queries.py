@@ -53,14 +53,15 @@ ORDER BY n DESC LIMIT 1
 """
 ALERTS_PER_TABLE: Final = 20
 ALERTS: Final = """
-(SELECT a.table_id, a.n, a.kind, a.round, a.utc, a.received, left(a.text, 500), a.ack_by,
-        a.ack_utc
+(SELECT a.table_id, a.n, a.kind, a.round, a.utc, a.received, left(a.text, 500), a.said,
+        a.ack_by, a.ack_utc
  FROM tables t CROSS JOIN LATERAL (
      SELECT * FROM alerts a WHERE a.table_id = t.table_id AND a.ack_by IS NULL
      ORDER BY a.received, a.n LIMIT %(per_table)s) a
  ORDER BY a.received, a.table_id, a.n LIMIT %(open)s)
 UNION ALL
-(SELECT table_id, n, kind, round, utc, received, left(text, 500), ack_by, ack_utc FROM alerts
+(SELECT table_id, n, kind, round, utc, received, left(text, 500), said, ack_by, ack_utc
+ FROM alerts
  WHERE ack_by IS NOT NULL ORDER BY ack_utc DESC LIMIT %(done)s)
 """
 ACKNOWLEDGE: Final = """
@@ -190,8 +191,10 @@ async def alerts(db: AsyncConnection[Any], open_limit: int = 200, done_limit: in
     cursor = await db.execute(ALERTS, {"open": open_limit, "done": done_limit,
                                        "per_table": ALERTS_PER_TABLE})
     return [{"table": t, "n": n, "kind": kind, "round": number, "utc": _iso(utc),
-             "received": _iso(received), "text": text, "ack_by": by, "ack_utc": _iso(when)}
-            for t, n, kind, number, utc, received, text, by, when in await cursor.fetchall()]
+             "received": _iso(received), "text": aside.read_back(text, sentence), "ack_by": by,
+             "ack_utc": _iso(when)}
+            for t, n, kind, number, utc, received, text, sentence, by, when
+            in await cursor.fetchall()]
 
 
 async def acknowledge(db: AsyncConnection[Any], table: str, n: int, by: str,

@@ -33,7 +33,7 @@ UPDATE quarantine SET error = %s, raised_at = %s, last = now(), times = times + 
 WHERE id = %s
 """
 RELEASED_ALERT: Final = """
-UPDATE alerts SET text = %s WHERE table_id = %s AND n = %s AND kind = %s
+UPDATE alerts SET text = %s, said = %s::jsonb WHERE table_id = %s AND n = %s AND kind = %s
 """
 
 
@@ -62,8 +62,9 @@ def retry(db: psycopg.Connection, policy: books.Policy, by: str, only: int | Non
                     conflicts, _ = write_batch(db, [message], [], policy, by)
                     if conflicts:
                         raise ValueError(f"kept aside as a conflict: {conflicts[0].reason}")
-                    db.execute(RELEASED_ALERT, (aside.released_words(table, n, topic, by),
-                                                table, n, aside.QUARANTINE_ALERT))
+                    words = aside.released_words(table, n, topic, by)
+                    db.execute(RELEASED_ALERT, (words, aside.kept(words), table, n,
+                                                aside.QUARANTINE_ALERT))
         except Exception as exc:
             if aside.of_the_service(exc):
                 raise

@@ -43,9 +43,10 @@ REJECTED_BYTES: Final = 16 * 1024  # of each refused payload, kept beside its si
 INSERT_BATCH: Final = """
 WITH incoming AS (
     SELECT * FROM unnest(%b::text[], %b::bigint[], %b::bigint[], %b::text[], %b::integer[],
-                         %b::timestamptz[], %b::jsonb[], %b::bytea[], %b::text[],
+                         %b::timestamptz[], %b::jsonb[], %b::bytea[], %b::text[], %b::jsonb[],
                          %b::timestamptz[], %b::timestamptz[], %b::bigint[])
-        AS i(table_id, n, seq, topic, round, utc, body, digest, alert, received, dated, from_n)
+        AS i(table_id, n, seq, topic, round, utc, body, digest, alert, said, received, dated,
+             from_n)
     WHERE NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.table_id = i.table_id AND q.n = i.n
                                                    AND q.released IS NULL)
 ), new AS (
@@ -72,8 +73,8 @@ WITH incoming AS (
         drop_minor = t.drop_minor + EXCLUDED.drop_minor,
         win_minor = t.win_minor + EXCLUDED.win_minor
 ), new_alerts AS (
-    INSERT INTO alerts (table_id, n, kind, round, utc, text, received)
-    SELECT n.table_id, n.n, n.topic, n.round, n.utc, i.alert, i.received
+    INSERT INTO alerts (table_id, n, kind, round, utc, text, said, received)
+    SELECT n.table_id, n.n, n.topic, n.round, n.utc, i.alert, i.said, i.received
     FROM new n JOIN incoming i USING (table_id, n) WHERE i.alert IS NOT NULL
     ON CONFLICT DO NOTHING
 ), counts AS (
@@ -302,10 +303,11 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
             mine = [m for m in messages if (m.table, m.n) not in foreign]
             unique = {(m.table, m.n): m for m in mine}  # a redelivery inside one batch
             if unique:
+                alerts = [alert_text(m) for m in unique.values()]
                 new = db.execute(INSERT_BATCH, columns(
-                    [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest,
-                      alert_text(m), m.received, m.dated, m.from_n)
-                     for m in unique.values()], 12)).fetchall()
+                    [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest, alert,
+                      aside.kept(alert), m.received, m.dated, m.from_n)
+                     for m, alert in zip(unique.values(), alerts, strict=True)], 13)).fetchall()
                 ratings.apply(db, [ratings.New(str(t), int(n), str(topic), r, body)
                                    for t, n, topic, r, body in new
                                    if topic in ("rating", "credit")])
@@ -340,9 +342,9 @@ ON CONFLICT (table_id) DO UPDATE SET journal = coalesce(t.journal, EXCLUDED.jour
     from_n = greatest(t.from_n, EXCLUDED.from_n)
 """
 ASIDE_ALERT: Final = """
-INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, received)
-VALUES (%s, %s, %s, %s, %s, %s, now())
-ON CONFLICT (table_id, n, kind) DO UPDATE SET text = EXCLUDED.text
+INSERT INTO alerts AS a (table_id, n, kind, round, utc, text, said, received)
+VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, now())
+ON CONFLICT (table_id, n, kind) DO UPDATE SET text = EXCLUDED.text, said = EXCLUDED.said
 """
 
 
@@ -363,9 +365,9 @@ def set_message_aside(db: psycopg.Connection, message: Incoming, exc: BaseExcept
                                        message.payload, message.digest, message.received,
                                        message.dated, failure.error, failure.where, floor))
         db.execute(NOTE_TABLE, (message.table, message.journal, message.from_n))
+        words = aside.message_words(message.table, message.n, message.topic, failure)
         db.execute(ASIDE_ALERT, (message.table, message.n, aside.QUARANTINE_ALERT,
-                                 message.round, message.dated, aside.message_words(
-                                     message.table, message.n, message.topic, failure)))
+                                 message.round, message.dated, words, aside.kept(words)))
         marks = throughs(db, [message.table])
         db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps([message.table])))
     return marks

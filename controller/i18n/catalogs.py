@@ -4,8 +4,8 @@ operator's corrections (`<config dir>/locale/<language>.po`) over them.
 Three kinds of message, as gettext has them: a word or a sentence (`msgid`), one said in a
 context (`pgettext`: the bead plate's 庄 is "B" on the road), and one with plural forms. The
 core's sentences come as a `Said` (`controller.game.said`), the English with its template and
-parts: `translated` translates it from them, each part in turn. A text that reaches the pit as
-English alone (from a table over the wire, from the floor's database) has its template found
+parts: `translated` translates it from them, each part in turn. Only what a table says over
+wire 1.0, which carries English alone, reaches the pit without an id: its template is found
 again by `sentence`. Names, ids, amounts and whatever a person typed match no template and stay
 as they came.
 """
@@ -191,17 +191,19 @@ class Catalog:
             return forms[min(self._plural(n), len(forms) - 1)]
         return singular if n == 1 else plural
 
-    def translated(self, text: Said) -> str:
+    def translated(self, text: Said, matched: frozenset[str] = frozenset()) -> str:
         """A sentence of the core's in this language, from its id: its template's translation
         with each part translated in turn (a part that is a sentence by its id, a word of ours
-        as gettext has it); English where the template has no translation."""
+        as gettext has it, a part named in `matched` by its template: the tables' English that
+        the floor puts in its own sentences); English where the template has no translation."""
         translated = self.messages.get(text.template)
         if not isinstance(translated, str):
             return str(text)  # the English, no longer a sentence to translate
         if not text.parts:
             return translated
         return translated.format(**{
-            name: self.translated(value) if isinstance(value, Said) else self.gettext(value)
+            name: self.translated(value, matched) if isinstance(value, Said) else
+            self.sentence(value) if name in matched else self.gettext(value)
             for name, value in text.parts.items()})
 
     def sentence(self, text: str) -> str:

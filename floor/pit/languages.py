@@ -6,7 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from controller.i18n.languages import NAMES, language
-from floor.pit.state import CATALOGS, PIT
+from floor.pit.state import CATALOGS, PIT, Answer
 from plumbing.web import WORDS_SCRIPT, words_script
 
 routes = web.RouteTableDef()
@@ -17,7 +17,7 @@ routes.get(WORDS_SCRIPT)(words_script)
 async def spoken(request: web.Request) -> web.StreamResponse:
     """The language the pages speak to this user: the one chosen in their menu (a cookie),
     else the first of ours the browser asks for (Accept-Language), else English."""
-    return web.json_response({"language": request.app[PIT].reader(request),
+    return Answer({"language": request.app[PIT].reader(request),
                               "languages": NAMES})
 
 
@@ -25,5 +25,5 @@ async def spoken(request: web.Request) -> web.StreamResponse:
 async def catalog(request: web.Request) -> web.StreamResponse:
     name = language(request.match_info["language"])
     if name is None:
-        return web.json_response({"error": "no such language"}, status=404)
-    return web.json_response(request.app[PIT].catalog_of(name).browser())
+        return Answer({"error": "no such language"}, status=404)
+    return Answer(request.app[PIT].catalog_of(name).browser())

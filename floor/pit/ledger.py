@@ -12,7 +12,7 @@ from aiohttp import web
 
 from controller.game.said import said
 from floor import books, cash, players
-from floor.pit.state import PIT, PitState, page
+from floor.pit.state import PIT, Answer, PitState, page, why
 from protocol.codec import Refused as Rejected
 from protocol.codec import load, printable
 from protocol.topics import TABLE_ID
@@ -44,8 +44,8 @@ async def day_books(request: web.Request) -> web.StreamResponse:
     try:
         day = pit.business(request)
     except Rejected as exc:
-        return web.json_response({"error": str(exc)}, status=400)
-    return web.json_response({"gaming_day": day.isoformat(), "currency": pit.currency,
+        return Answer({"error": why(exc)}, status=400)
+    return Answer({"gaming_day": day.isoformat(), "currency": pit.currency,
                               "tolerance": pit.books.tolerance,
                               "tables": await _day_books(pit, day, None)})
 
@@ -56,19 +56,19 @@ async def table_books(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     table = request.match_info["table"]
     if not TABLE_ID.fullmatch(table):
-        return web.json_response({"error": f"no table {table[:64]!r}"}, status=404)
+        return Answer({"error": f"no table {table[:64]!r}"}, status=404)
     try:
         day = pit.business(request)
     except Rejected as exc:
-        return web.json_response({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     found = await _day_books(pit, day, table)
     if not found:
-        return web.json_response({"error": f"table {table} kept no books on {day}"},
+        return Answer({"error": f"table {table} kept no books on {day}"},
                                  status=404)
     start, end = pit.periods.day(day)
     series, _ = await _table_series(pit, table, start, end)
     listed = await pit.query(lambda db: books.transactions(db, table, start, end))
-    return web.json_response({**found[0], "currency": pit.currency, "transactions": listed,
+    return Answer({**found[0], "currency": pit.currency, "transactions": listed,
                               "chart": books.hold_chart(series, listed)})
 
 
@@ -80,7 +80,7 @@ async def drop(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     by = await pit.who(request)
     if by is None:
-        return web.json_response({"error": said("log in to import the drop")}, status=401)
+        return Answer({"error": said("log in to import the drop")}, status=401)
     limit = 2 * books.MOST_DROP_BYTES  # its CSV, escaped in JSON
     try:
         payload = load(await request.content.read(limit + 1), limit)
@@ -90,16 +90,16 @@ async def drop(request: web.Request) -> web.StreamResponse:
         if len(text.encode("utf-8", "surrogatepass")) > books.MOST_DROP_BYTES:
             raise Rejected(f"csv: over {books.MOST_DROP_BYTES} bytes, as the command's")
     except Rejected as exc:
-        return web.json_response({"error": f'send {{"file", "csv"}}: {exc}'}, status=400)
+        return Answer({"error": f'send {{"file", "csv"}}: {exc}'}, status=400)
     source = f"pit upload {printable(name[:100])}".strip()
     try:
         imported = await asyncio.to_thread(books.import_drop_to, pit.dsn, text, by, source,
                                            pit.books)
     except books.DropError as exc:
-        return web.json_response({"error": str(exc), "errors": exc.errors}, status=400)
+        return Answer({"error": why(exc), "errors": exc.errors}, status=400)
     pit.log.info("drop imported", by=by, rows=len(imported), source=source)
     pit.tables_changed(["*"])
-    return web.json_response({"imported": imported})
+    return Answer({"imported": imported})
 
 
 async def _cash_of(request: web.Request, listed: int | None = books.LISTED) -> dict[str, Any]:
@@ -113,9 +113,9 @@ async def _cash_of(request: web.Request, listed: int | None = books.LISTED) -> d
 @routes.get("/api/cash")
 async def cash_day(request: web.Request) -> web.StreamResponse:
     try:
-        return web.json_response(await _cash_of(request))
+        return Answer(await _cash_of(request))
     except Rejected as exc:
-        return web.json_response({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
 
 
 @routes.get("/api/cash.csv")
@@ -123,7 +123,7 @@ async def cash_csv(request: web.Request) -> web.StreamResponse:
     try:
         report = await _cash_of(request, listed=None)  # every transaction
     except Rejected as exc:
-        return web.json_response({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     return web.Response(text=cash.as_csv(report, request.app[PIT].books.money),
                         content_type="text/csv",
                         headers={"Content-Disposition": 'attachment; filename="cash-'

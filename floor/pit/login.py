@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from floor.accounts import MAX_NAME, SESSION_H
-from floor.pit.state import COOKIE, PIT, json_body, page
+from floor.pit.state import COOKIE, PIT, Answer, json_body, page
 from plumbing.web import FAVICON, favicon
 from protocol.codec import Refused as Rejected
 
@@ -24,7 +24,7 @@ async def login(request: web.Request) -> web.StreamResponse:
         if not isinstance(name, str) or not isinstance(password, str):
             raise Rejected("name and password are text")
     except Rejected as exc:
-        return web.json_response({"error": f'send {{"name", "password"}}: {exc}'},
+        return Answer({"error": f'send {{"name", "password"}}: {exc}'},
                                  status=400)
     client = pit.client(request)
     attempt = await pit.query(lambda db: pit.logins.login(db, name, password, client),
@@ -33,10 +33,10 @@ async def login(request: web.Request) -> web.StreamResponse:
     if token is None:
         pit.log.warning("pit login refused", supervisor=name[:MAX_NAME], client=client,
                         reason=attempt.why)
-        return web.json_response({"error": attempt.why}, status=attempt.status, headers={
+        return Answer({"error": attempt.why}, status=attempt.status, headers={
             "Retry-After": str(attempt.retry_s)} if attempt.retry_s else None)
     pit.log.info("pit login", supervisor=name)
-    response = web.json_response({"name": name})
+    response = Answer({"name": name})
     response.set_cookie(COOKIE, token, max_age=SESSION_H * 3600, httponly=True,
                         samesite="Strict", secure=pit.scheme(request) == "https")
     return response
@@ -47,7 +47,7 @@ async def logout(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     token = request.cookies.get(COOKIE)
     await pit.query(lambda db: pit.logins.logout(db, token))
-    response = web.json_response({"name": None})
+    response = Answer({"name": None})
     response.del_cookie(COOKIE)
     return response
 
@@ -55,4 +55,4 @@ async def logout(request: web.Request) -> web.StreamResponse:
 @routes.get("/api/me")
 async def me(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
-    return web.json_response({"name": await pit.who(request), "currency": pit.currency})
+    return Answer({"name": await pit.who(request), "currency": pit.currency})

@@ -10,7 +10,7 @@ from aiohttp import web
 from controller.game.ratings import is_id
 from controller.game.said import said
 from floor import players
-from floor.pit.state import PIT, json_body, page
+from floor.pit.state import PIT, Answer, json_body, page, why
 from protocol import codec
 from protocol.codec import Refused as Rejected
 from protocol.messages import SeatCommand
@@ -34,7 +34,7 @@ async def seats(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     rows, missing = await pit.query(lambda db: players.seated(db, pit.edges.under))
     pit.edges.want(missing)
-    return web.json_response(rows)
+    return Answer(rows)
 
 
 @routes.post("/api/seats")
@@ -46,7 +46,7 @@ async def seat(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     by = await pit.who(request)
     if by is None:
-        return web.json_response({"error": said("log in to seat a player")}, status=401)
+        return Answer({"error": said("log in to seat a player")}, status=401)
     try:
         payload = await json_body(request)
         table = payload.pop("table", None)
@@ -56,23 +56,23 @@ async def seat(request: web.Request) -> web.StreamResponse:
             raise Rejected("by: the floor names the supervisor who is logged in")
         command = codec.checked(SeatCommand, {"player": None, **payload, "by": by})
     except Rejected as exc:
-        return web.json_response({"error": f'send {{"table", "seat", "player"}} or '
+        return Answer({"error": f'send {{"table", "seat", "player"}} or '
                                   f'{{"table", "seat", "leave": true}}: {exc}'}, status=400)
     unsent = pit.tell_table(table, command)
     if unsent is not None:
-        return web.json_response({"error": unsent}, status=503)
+        return Answer({"error": unsent}, status=503)
     pit.log.info("pit seats a player", table=table, seat=command.seat, leave=command.leave,
                  by=by)
-    return web.json_response({"table": table, "seat": command.seat, "sent": True},
+    return Answer({"table": table, "seat": command.seat, "sent": True},
                              status=202)
 
 
 @routes.get("/api/ratings")
 async def ratings(request: web.Request) -> web.StreamResponse:
     try:
-        return web.json_response(await _ratings_of(request))
+        return Answer(await _ratings_of(request))
     except Rejected as exc:
-        return web.json_response({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
 
 
 @routes.get("/api/ratings.csv")
@@ -80,7 +80,7 @@ async def ratings_csv(request: web.Request) -> web.StreamResponse:
     try:
         rows = await _ratings_of(request)
     except Rejected as exc:
-        return web.json_response({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     day = request.query.get("day") or "today"
     return web.Response(text=players.as_csv(rows), content_type="text/csv", headers={
         "Content-Disposition": f'attachment; filename="ratings-{day}.csv"'})
@@ -91,12 +91,12 @@ async def of_player(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     player = request.match_info["player"]
     if not is_id(player):
-        return web.json_response({"error": f"no player {player[:64]!r}"}, status=404)
+        return Answer({"error": f"no player {player[:64]!r}"}, status=404)
     rows, missing = await pit.query(lambda db: players.of_player(db, player, pit.edges.under))
     pit.edges.want(missing)
     if not rows:
-        return web.json_response({"error": f"no ratings of player {player!r}"}, status=404)
-    return web.json_response({"player": player, "ratings": rows})
+        return Answer({"error": f"no ratings of player {player!r}"}, status=404)
+    return Answer({"player": player, "ratings": rows})
 
 
 @routes.get("/api/dealers")
@@ -105,8 +105,8 @@ async def dealers(request: web.Request) -> web.StreamResponse:
     try:
         start, end = pit.period(request)
     except Rejected as exc:
-        return web.json_response({"error": str(exc)}, status=400)
-    return web.json_response(await pit.query(lambda db: players.dealers(db, start, end)))
+        return Answer({"error": why(exc)}, status=400)
+    return Answer(await pit.query(lambda db: players.dealers(db, start, end)))
 
 
 @routes.get("/api/tables/{table}/day")
@@ -114,12 +114,12 @@ async def table_day(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     table = request.match_info["table"]
     if not TABLE_ID.fullmatch(table):
-        return web.json_response({"error": f"no table {table[:64]!r}"}, status=404)
+        return Answer({"error": f"no table {table[:64]!r}"}, status=404)
     try:
         start, end = pit.period(request)
     except Rejected as exc:
-        return web.json_response({"error": str(exc)}, status=400)
+        return Answer({"error": why(exc)}, status=400)
     series, missing = await pit.query(lambda db: players.table_day(
         db, table, start, end, pit.edges.under))
     pit.edges.want(missing)
-    return web.json_response(series)
+    return Answer(series)

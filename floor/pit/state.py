@@ -6,6 +6,7 @@ route table (floor/pit/*.py) finds it on the application under `PIT`."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, date, datetime, timedelta
@@ -17,6 +18,7 @@ from aiohttp import web
 from psycopg import AsyncConnection
 from psycopg.errors import OperationalError
 
+from controller.game.said import Said, said
 from controller.i18n import catalogs
 from controller.i18n.languages import SOURCE, from_accept, language
 from controller.i18n.localize import localized
@@ -39,12 +41,16 @@ COOKIE: Final = "tablectl_pit"
 CATALOGS: Final = "/i18n/"  # each language's catalog for the pages: open, as the login page's
 LANGUAGE_COOKIE: Final = "tablectl_language"  # the language a user chose (the pages' menu)
 LANGUAGE_HEADER: Final = "X-Tablectl-Language"  # what the pages' own requests are shown in
-# The floor's texts for people in its answers and stream (issue 39): translated for a page that
-# asks in its language (`LANGUAGE_HEADER`, or `lang` on /events); a script's answers stay as the
-# core says them, in English.
-PIT_TEXTS: Final = frozenset({"phase_text", "hold", "text", "status_text", "alert",
-                              "theo_pending", "anonymous_note", "cash_out_note", "error"})
-PIT_LISTS: Final = frozenset({"cards_text", "settlements_text", "lost_devices", "errors"})
+# The floor's texts for people in its answers and stream (issues 39, 49) are translated for a
+# page that asks in its language (`LANGUAGE_HEADER`, or `lang` on /events) from the id each
+# carries (a `Said`); a script's answers stay as the core says them, in English. The one
+# exception is the tables' English over wire 1.0, which carries no id: a status's `hold` and
+# `lost_devices`, and the table's words the floor puts in a sentence of its own (the parts
+# `reason`, `text`, `detail` of an alert) are found by their template (`Catalog.sentence`).
+WIRE_TEXTS: Final = frozenset({"hold"})
+WIRE_LISTS: Final = frozenset({"lost_devices", "settlements_text"})  # a settlement's award: as
+# the table worded it where the shipped pay tables do not name it
+WIRE_PARTS: Final = frozenset({"reason", "text", "detail"})
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -161,8 +167,8 @@ class PitState:
     def said(self, data: Any, language: str) -> Any:
         """The floor's texts for people in `data`, in `language`."""
         catalog = self.catalog_of(language)
-        return localized(data, catalog, texts=PIT_TEXTS, lists=PIT_LISTS) if catalog.messages \
-            else data
+        return localized(data, catalog, texts=WIRE_TEXTS, lists=WIRE_LISTS,
+                         parts=WIRE_PARTS) if catalog.messages else data
 
     def catalog_of(self, name: str) -> catalogs.Catalog:
         return catalogs.load(name, self.config_dir)
@@ -208,7 +214,7 @@ class PitState:
         try:
             return self.periods.day(date.fromisoformat(text))
         except (ValueError, OverflowError):
-            raise Rejected(f"day: {text[:40]!r} is not a date (YYYY-MM-DD)") from None
+            raise Rejected(not_a_day(text)) from None
 
     def business(self, request: web.Request) -> date:
         """?day=YYYY-MM-DD, else the gaming day now; Rejected for one that is not a date."""
@@ -221,11 +227,35 @@ class PitState:
                 raise ValueError(text)
             self.periods.day(day)
         except (ValueError, OverflowError):
-            raise Rejected(f"day: {text[:40]!r} is not a date (YYYY-MM-DD)") from None
+            raise Rejected(not_a_day(text)) from None
         return day
 
 
 PIT: Final = web.AppKey("pit", PitState)
+
+
+def not_a_day(text: str) -> Said:
+    """Why ?day= is refused: the words the drop's import says of a day that is not one."""
+    return said("{day} is not a date (YYYY-MM-DD)", day="day: " + repr(text[:40]))
+
+
+def why(exc: Exception) -> str:
+    """The words an exception was raised with: a sentence keeps its id (`str(exc)` would make
+    it English alone)."""
+    words = exc.args[0] if len(exc.args) == 1 else None
+    return words if isinstance(words, Said) else str(exc)
+
+
+class Answer(web.Response):
+    """A JSON answer that keeps its data until the pit's middleware (`floor.pit.guard`), which
+    translates each `Said` in it from its id for a page that asked in its language; its bytes
+    and content type are `web.json_response`'s."""
+
+    def __init__(self, data: Any, status: int = 200,
+                 headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(text=json.dumps(data), status=status, headers=headers,
+                         content_type="application/json")
+        self.data = data
 
 
 def page(name: str) -> Handler:

@@ -10,7 +10,7 @@ from aiohttp import web
 
 from controller.game.said import said
 from floor import queries
-from floor.pit.state import PIT, json_body
+from floor.pit.state import PIT, Answer, json_body
 from protocol.codec import Refused as Rejected
 from protocol.fields import MAX_COUNT, MAX_N
 from protocol.topics import TABLE_ID
@@ -24,7 +24,7 @@ routes = web.RouteTableDef()
 async def tables(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     day, shift = pit.now()
-    return web.json_response(await pit.query(lambda db: queries.tables(db, day, shift)))
+    return Answer(await pit.query(lambda db: queries.tables(db, day, shift)))
 
 
 @routes.get("/api/floor")
@@ -32,7 +32,7 @@ async def floor_totals(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     day, shift = pit.now()
     totals = await pit.query(lambda db: queries.floor_totals(db, day, shift))
-    return web.json_response({**totals, "currency": pit.currency})
+    return Answer({**totals, "currency": pit.currency})
 
 
 @routes.get("/api/tables/{table}/rounds")
@@ -43,22 +43,22 @@ async def rounds(request: web.Request) -> web.StreamResponse:
         limit = int(request.query.get("limit", "10"))
         number = int(request.query["round"]) if "round" in request.query else None
     except ValueError:
-        return web.json_response({"error": "limit, round: whole numbers"}, status=400)
+        return Answer({"error": "limit, round: whole numbers"}, status=400)
     table = request.match_info["table"]
     if not TABLE_ID.fullmatch(table):
-        return web.json_response({"error": f"no table {table[:64]!r}"}, status=404)
+        return Answer({"error": f"no table {table[:64]!r}"}, status=404)
     if number is not None:
         if not 1 <= number <= MAX_COUNT:
-            return web.json_response({"error": f"round: {number} is no round"}, status=400)
-        return web.json_response(await pit.query(
+            return Answer({"error": f"round: {number} is no round"}, status=400)
+        return Answer(await pit.query(
             lambda db: queries.one_round(db, table, number)))
     rows = await pit.query(lambda db: queries.last_rounds(db, table, max(1, min(limit, 100))))
-    return web.json_response(rows)
+    return Answer(rows)
 
 
 @routes.get("/api/alerts")
 async def alerts(request: web.Request) -> web.StreamResponse:
-    return web.json_response(await request.app[PIT].query(queries.alerts))
+    return Answer(await request.app[PIT].query(queries.alerts))
 
 
 @routes.post("/api/alerts/ack")
@@ -66,7 +66,7 @@ async def acknowledge(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     by = await pit.who(request)
     if by is None:
-        return web.json_response({"error": said("log in to acknowledge")}, status=401)
+        return Answer({"error": said("log in to acknowledge")}, status=401)
     try:
         payload = await json_body(request)
         table, n, kind = payload.get("table"), payload.get("n"), payload.get("kind")
@@ -76,12 +76,12 @@ async def acknowledge(request: web.Request) -> web.StreamResponse:
         if kind is not None and (not isinstance(kind, str) or not KIND.fullmatch(kind)):
             raise Rejected("kind: an alert's kind, or none for every alert of the message")
     except Rejected as exc:
-        return web.json_response({"error": f'send {{"table": ID, "n": NUMBER}}: {exc}'},
+        return Answer({"error": f'send {{"table": ID, "n": NUMBER}}: {exc}'},
                                  status=400)
     when = await pit.query(lambda db: queries.acknowledge(db, table, n, by, kind))
     if when is None:
-        return web.json_response({"error": said("no open alert {n} from table {table}",
+        return Answer({"error": said("no open alert {n} from table {table}",
                                                 n=n, table=table)},
                                  status=404)
     pit.log.info("alert acknowledged", table=table, n=n, by=by)
-    return web.json_response({"table": table, "n": n, "ack_by": by, "ack_utc": when})
+    return Answer({"table": table, "n": n, "ack_by": by, "ack_utc": when})

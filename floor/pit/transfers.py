@@ -10,7 +10,7 @@ from aiohttp import web
 from controller.game.said import said
 from controller.i18n.languages import TAGS
 from floor import queries, slips
-from floor.pit.state import PIT, json_body
+from floor.pit.state import PIT, Answer, json_body, why
 from protocol.codec import Refused as Rejected
 from protocol.topics import TABLE_ID
 
@@ -25,8 +25,8 @@ async def transfers(request: web.Request) -> web.StreamResponse:
     try:
         start, end = pit.periods.day(pit.business(request))
     except Rejected as exc:
-        return web.json_response({"error": str(exc)}, status=400)
-    return web.json_response(await pit.query(lambda db: slips.requests(db, start, end)))
+        return Answer({"error": why(exc)}, status=400)
+    return Answer(await pit.query(lambda db: slips.requests(db, start, end)))
 
 
 @routes.post("/api/transfers")
@@ -36,21 +36,21 @@ async def request_transfer(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     by = await pit.who(request)
     if by is None:
-        return web.json_response({"error": said("log in to request a fill or a credit")},
+        return Answer({"error": said("log in to request a fill or a credit")},
                                  status=401)
     try:
         table, transfer, chips, total = slips.checked_request(await json_body(request))
     except Rejected as exc:
-        return web.json_response({"error": f'send {{"table", "transfer", "chips"}}: {exc}'},
+        return Answer({"error": f'send {{"table", "transfer", "chips"}}: {exc}'},
                                  status=400)
     if not await pit.query(lambda db: queries.known(db, table)):
-        return web.json_response({"error": said(
+        return Answer({"error": said(
             "table {table}: no such table on this floor (a table is known from its first "
             "message)", table=table)}, status=400)
     made = await pit.query(lambda db: slips.request(db, table, transfer, chips, total, by))
     pit.log.info("transfer requested", table=table, transfer=transfer, total=total, by=by,
                  request=made["id"])
-    return web.json_response({**made, "slip": f"/slips/request/{made['id']}"}, status=201)
+    return Answer({**made, "slip": f"/slips/request/{made['id']}"}, status=201)
 
 
 @routes.get("/slips/request/{id}")
@@ -60,7 +60,7 @@ async def request_slip(request: web.Request) -> web.StreamResponse:
     number = int(text) if text.isascii() and text.isdigit() and len(text) <= 15 else 0
     found = await pit.query(lambda db: slips.one_request(db, number)) if number else None
     if found is None:
-        return web.json_response({"error": f"no request {text[:20]!r}"}, status=404)
+        return Answer({"error": f"no request {text[:20]!r}"}, status=404)
     return _slip(request, found)
 
 
@@ -72,7 +72,7 @@ async def signed_slip(request: web.Request) -> web.StreamResponse:
     found = await pit.query(lambda db: slips.signed(db, table, number)) \
         if number and TABLE_ID.fullmatch(table) else None
     if found is None:
-        return web.json_response({"error": f"no fill or credit {text[:20]!r} at "
+        return Answer({"error": f"no fill or credit {text[:20]!r} at "
                                   f"{table[:64]!r}"}, status=404)
     return _slip(request, found)
 

@@ -10,7 +10,7 @@ from psycopg.errors import Error as DatabaseError
 
 from controller.game.said import said
 from floor import queries, retry
-from floor.pit.state import PIT, json_body
+from floor.pit.state import PIT, Answer, json_body
 from plumbing.web import LOOPBACK
 from protocol.codec import Refused as Rejected
 from protocol.fields import MAX_N
@@ -32,13 +32,13 @@ async def health(request: web.Request) -> web.StreamResponse:
         for part in report.values():
             if isinstance(part, dict):
                 part.pop("detail")
-    return web.json_response(report, status=200 if report["ok"] else 503)
+    return Answer(report, status=200 if report["ok"] else 503)
 
 
 @routes.get("/api/quarantine")
 async def set_aside(request: web.Request) -> web.StreamResponse:
     """What is set aside (floor.aside), the oldest tables first."""
-    return web.json_response(await request.app[PIT].query(queries.set_aside))
+    return Answer(await request.app[PIT].query(queries.set_aside))
 
 
 @routes.post("/api/quarantine/retry")
@@ -49,7 +49,7 @@ async def try_again(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     by = await pit.who(request)
     if by is None:
-        return web.json_response({"error": said("log in to retry what is set aside")},
+        return Answer({"error": said("log in to retry what is set aside")},
                                  status=401)
     try:
         payload = await json_body(request)
@@ -59,10 +59,10 @@ async def try_again(request: web.Request) -> web.StreamResponse:
                 or not 0 < number <= MAX_N)):
             raise Rejected("id: the number of one set aside, or nothing for all")
     except Rejected as exc:
-        return web.json_response({"error": f'send {{}} or {{"id": N}}: {exc}'}, status=400)
+        return Answer({"error": f'send {{}} or {{"id": N}}: {exc}'}, status=400)
     outcomes = await asyncio.to_thread(retry.retry_to, pit.dsn, pit.books, f"pit {by}", number)
     pit.log.info("set-asides retried", by=by, tried=len(outcomes),
                  released=sum(o["released"] for o in outcomes))
     await pit.count_set_aside()
     pit.tables_changed(["*"])
-    return web.json_response({"retried": outcomes, "open": pit.quarantined})
+    return Answer({"retried": outcomes, "open": pit.quarantined})
