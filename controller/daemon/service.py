@@ -185,9 +185,7 @@ class TableService:
         last event goes first, in a transaction of its own. A failure is undone (`_rebuild`)
         and goes up."""
         try:
-            stepped = self._clock_step() if self.watch_clock else []
-            if stepped:  # journaled first, on its own: the table's word, told aside
-                self.aside += self._apply_and_write(stepped).effects
+            self._note_clock()
             return self._apply_and_write(events)
         except BaseException:
             self._rebuild()
@@ -249,6 +247,13 @@ class TableService:
         return (self.journal is not None
                 and self.table.rounds_played % self.checkpoint_rounds == 0)
 
+    def _note_clock(self) -> None:
+        """A step of the watched wall clock since the last event, journaled first in a
+        transaction of its own (before an event or a day's close); its words told aside."""
+        stepped = self._clock_step() if self.watch_clock else []
+        if stepped:
+            self.aside += self._apply_and_write(stepped).effects
+
     def _clock_step(self) -> list[Event]:
         """ClockStepped if the wall clock moved against the monotonic one since this run's last
         event by more than a time service's slew could (a step, not a drift)."""
@@ -307,6 +312,7 @@ class TableService:
         if self.journal is None:
             raise ValueError("a day is closed in a journal")
         try:
+            self._note_clock()  # a step across the close hour is the day's, before it closes
             self._close_day(label, by, signer)
         except BaseException:
             self._rebuild()

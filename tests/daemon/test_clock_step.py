@@ -118,3 +118,18 @@ def test_a_step_beyond_the_slew_is_journaled_with_its_size(
     assert said is not None
     said_seconds = float(said[1].replace(",", ""))
     assert abs(said_seconds - step) <= 0.05 + 0.002  # its tenth of a second, and the audit's ms
+
+
+def test_a_step_across_the_close_hour_is_the_closed_days_last_word(tmp_path: Path) -> None:
+    """A Pi with no clock battery set a day forward between rounds: the close falls due at
+    once, and the step is journaled before it, in the day it ends."""
+    clocks = Clocks()
+    service = table(clocks, tmp_path / "journal.sqlite3")
+    clocks.run(2, wall=26 * 3600)
+    service.close_day("2026-12-03", "schedule", None)
+    assert service.journal is not None
+    service.journal.close()
+    kinds = [e.kind for e in read_events(tmp_path / "journal.sqlite3")]
+    assert kinds[-4:] == ["clock_stepped", "day_closed", "checkpoint", "day_signed"]
+    [alert] = service.aside
+    assert isinstance(alert, Alert) and alert.code == "clock_stepped"
