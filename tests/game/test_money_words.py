@@ -141,7 +141,10 @@ NOT_MADE: Final[dict[str, str]] = {
     "no_configuration": "the books before any configuration: the table's edge refuses a "
                         "transaction then, and a table starts configured",
     "no_tray": "the chip tray's answer when there is none or it is away: fixed words with no "
-               "amount (tests/hil/test_chip_tray.py)"}
+               "amount (tests/hil/test_chip_tray.py)",
+    "clock_stepped": "the wall clock set while the table runs: its words carry seconds, never "
+                     "money, and a stream's made-up clock is not watched "
+                     "(tests/daemon/test_clock_step.py)"}
 
 
 def in_money(text: str, money: Currency) -> list[str]:
