@@ -113,7 +113,7 @@ def _supervisor_refused(event: SupervisorRefused, tables: Mapping[str, PayTable]
 
 @words.register
 def _clock_stepped(event: ClockStepped, tables: Mapping[str, PayTable], money: Currency) -> str:
-    return f"clock stepped {event.by_ms / 1000:+,.1f} s against the time that passed"
+    return f"clock stepped {event.seconds} s against the time that passed"
 
 
 @words.register

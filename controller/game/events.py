@@ -434,6 +434,11 @@ class ClockStepped(Event):
     by_ms: int
     kind: ClassVar[str] = "clock_stepped"
 
+    @property
+    def seconds(self) -> str:
+        """The step as every record of it says it: signed, to the tenth ("+3,600.0")."""
+        return f"{self.by_ms / 1000:+,.1f}"
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerSeated(Event):

@@ -733,10 +733,9 @@ class Table:
     def _clock_stepped(self, event: ClockStepped) -> list[Effect]:
         """Nothing of the table changes; the dealer and the floor are told, as the audit's times
         jump here (the journal keeps the event where it happened)."""
-        seconds = f"{event.by_ms / 1000:+,.1f}"
         return [Alert("clock_stepped", said(
             "the table's clock was set {seconds} s against the time that passed: check its time "
-            "service", seconds=seconds))]
+            "service", seconds=event.seconds))]
 
     @folds(InputFailed)
     def _input_failed(self, event: InputFailed) -> list[Effect]:

@@ -261,7 +261,7 @@ def _clock_stepped(event: ClockStepped, number: int | None) -> list[Message]:
     """The table's clock, as the device it is: its step is an alarm the pit sees."""
     return [Message("device", number, body(
         wire.DeviceBody, device="clock", state="alarm",
-        detail=f"stepped {event.by_ms / 1000:+,.1f} s against the time that passed"))]
+        detail=f"stepped {event.seconds} s against the time that passed"))]
 
 
 @_event_message.register

@@ -28,7 +28,7 @@ from floor.store import connect, set_message_aside, write_batch
 from protocol import examples
 from tests.floor.test_logins import DANA, RIGHT, cheap
 from tests.floor.test_pit_answers import TABLE, every_example
-from tests.i18n.test_said_carried import KEY, sentences
+from tests.i18n.test_said_carried import KEY, carried, sentences
 
 pytestmark = pytest.mark.servers
 # Besides: a status's own alerts and a round's cards and settlements, the table's words and
@@ -76,12 +76,12 @@ def walked(dsn: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, s
     cheap(dsn, DANA)
     day = now.date().isoformat()
     lost: list[tuple[str, str]] = []
-    carried = [0]
+    met = [0]
     translate = PitState.said
 
     def said_checked(pit: PitState, data: Any, language: str) -> Any:
         lost.extend(bare(data))
-        carried[0] += _carried(data)
+        met[0] += carried(data)
         return translate(pit, data, language)
 
     async def main() -> None:
@@ -110,24 +110,14 @@ def walked(dsn: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, s
                     pass
     monkeypatch.setattr(PitState, "said", said_checked)
     asyncio.run(main())
-    return lost, carried[0]
-
-
-def _carried(data: Any) -> int:
-    if isinstance(data, Said):
-        return 1
-    if isinstance(data, dict):
-        return sum(_carried(value) for value in data.values())
-    if isinstance(data, (list, tuple)):
-        return sum(_carried(value) for value in data)
-    return 0
+    return lost, met[0]
 
 
 def test_every_sentence_the_floor_made_carries_its_id(floor_dsn: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    lost, carried = walked(floor_dsn, monkeypatch)
+    lost, met = walked(floor_dsn, monkeypatch)
     assert lost == [], "\n".join(map(str, lost))
-    assert carried > 30  # the walk met sentences, and each had its id
+    assert met > 30  # the walk met sentences, and each had its id
 
 
 def test_an_alert_read_back_as_bare_english_fails(floor_dsn: str,
