@@ -16,7 +16,8 @@ from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("controller", "devices", "drivers", "simulators", "floor", "protocol", "plumbing")
+PACKAGES = ("controller", "devices", "drivers", "simulators", "floor", "protocol", "plumbing",
+            "release")
 OUTSIDE = ("tests", "benchmarks")  # in the project, yet no room may import them
 DOC = ROOT / "docs" / "architecture.md"
 CLI = "controller.commands.main"

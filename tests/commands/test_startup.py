@@ -19,7 +19,8 @@ from controller.commands.main import COMMANDS, build_parser, subcommands
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "table-modules.txt"
-PROJECT = ("controller", "devices", "drivers", "simulators", "floor", "protocol", "plumbing")
+PROJECT = ("controller", "devices", "drivers", "simulators", "floor", "protocol", "plumbing",
+           "release")
 # What a command loads to run, never to be told about: `--help` loads none of these.
 HEAVY = ("pydantic", "babel", "structlog", "transitions", "aiohttp", "paho", "psycopg", "numpy",
          "rich", "cryptography", "usb", "controller.game.events", "controller.game.table",
