@@ -23,6 +23,7 @@ from protocol.fields import MEANINGS
 from protocol.limits import MAX_DEPTH, MAX_DIGITS, MAX_MESSAGE
 from protocol.messages import (
     COMMANDS,
+    FIRST,
     MAJOR,
     MESSAGES,
     SUPERVISOR_EVENTS,
@@ -99,7 +100,7 @@ def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def major(data: Mapping[str, Any]) -> None:
     """Refuse a payload of a protocol whose major version this end does not know (none named:
     1.0, what tables sent before the field existed)."""
-    version = data.get("protocol", VERSION)
+    version = data.get("protocol", FIRST)
     found = _VERSION.fullmatch(version) if isinstance(version, str) else None
     if found is None:
         raise Refused(f"protocol: {shown(version)} is not a version (major.minor)")

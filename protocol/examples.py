@@ -1,5 +1,6 @@
 """One real example of every message, status and command of the wire, and of every action of the
-dealer display, each field filled.
+dealer display, each field filled. A table's sentences for people are written as it says them
+(`said`), so each message carries their ids as protocol 1.1 does (`said` beside the body).
 
 The published docs show them (`protocol.publish`), and the hostile tests start from them: every
 field of every example is changed in turn into what must be refused. A test checks that each
@@ -11,27 +12,35 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
+from controller.game.said import carried, said
+from protocol.messages import VERSION
+
 UTC: Final = "2026-11-25T23:39:02.561Z"
 EDGE_KEY: Final = "765aecd769e65c12"
 
+_SEAT_1: Final = said("seat {seat} hand {hand}", seat=1, hand=1)
+_SHOE_LOST: Final = said("lost contact with the {device}", device=said("shoe"))
 BODIES: Final[dict[str, dict[str, Any]]] = {
     "round": {
         "status": "confirmed", "first_seq": 174, "last_seq": 224, "shoe": 1, "drop": 1600,
         "win": 300, "started": "2026-11-25T23:38:56.369Z", "dealer": "D-0042",
         "edge_key": EDGE_KEY, "handle": {"main": 1500, "lucky7": 100},
-        "cards": [["5H", "seat 1 hand 1"], ["KD", "the dealer"], ["TS", "seat 1 hand 1"],
-                  [None, "misread"], ["9C", "the dealer"]],
-        "settlements": [[1, "lucky7", None, 100, -100, "lose", "first card not a 7", "0/1",
-                         "0", 0, "deal"],
-                        [1, "main", 1, 1500, -1500, "lose", "15 loses to 19", "0/1", "0", 0,
-                         "end"],
+        "cards": [["5H", _SEAT_1], ["KD", said("the dealer")], ["TS", _SEAT_1],
+                  [None, said("misread")], ["9C", said("the dealer")]],
+        "settlements": [[1, "lucky7", None, 100, -100, "lose", said("first card not a 7"),
+                         "0/1", "0", 0, "deal"],
+                        [1, "main", 1, 1500, -1500, "lose",
+                         said("{player} loses to {dealer}", player=15, dealer=19), "0/1", "0",
+                         0, "end"],
                         [2, "main", 2, 500, 750, "win", "blackjack", "3/2", "0", 0, "end"]],
         "payout": {"checked": 3, "errors": [[2, "main", 1250, 1000, "under"]],
                    "unverified": 0, "overridden": False}},
-    "hold": {"reason": "the shoe was lost mid-round", "review": False},
+    "hold": {"reason": _SHOE_LOST, "review": False},
     "hold_ended": {"how": "resumed", "by": "S-7 Dana", "now": "players"},
-    "alert": {"code": "past_posting", "text": "seat 2: Lucky Stiff changed from $5.00 to "
-              "$25.00 after bets were locked", "seat": 2, "spot": "lucky_stiff"},
+    "alert": {"code": "past_posting", "text": said(
+        "seat {seat}: {wager} changed from {before} to {amount} after bets were locked; the "
+        "new amount is not accepted", seat=2, wager="Lucky Stiff", before="$5.00",
+        amount="$25.00"), "seat": 2, "spot": "lucky_stiff"},
     "supervisor": {"event": "card_assigned", "by": "S-7 Dana", "to": "seat 2 hand 1",
                    "card": "QH"},
     "device": {"device": "shoe", "state": "lost", "detail": "unplugged"},
@@ -122,20 +131,22 @@ VARIANTS: Final[dict[str, list[dict[str, Any]]]] = {
 
 
 def message(topic: str, body: dict[str, Any] | None = None, **envelope: Any) -> dict[str, Any]:
-    """A whole message of `topic`: the example's body (or `body`) in its envelope, a copy of
-    its own to change."""
+    """A whole message of `topic`: the example's body (or `body`) in its envelope, with its
+    sentences' ids, a copy of its own to change."""
+    body = BODIES[topic] if body is None else body
+    sentences = carried(body)
     return copy.deepcopy({
-        "protocol": "1.0", "table": "bj-07", "journal": "3f2a9c", "n": 41, "from_n": 1,
+        "protocol": VERSION, "table": "bj-07", "journal": "3f2a9c", "n": 41, "from_n": 1,
         "seq": 2090, "topic": topic, "round": 40 if topic in ("round", "credit") else None,
-        "utc": UTC,
-        "body": BODIES[topic] if body is None else body, **envelope})
+        "utc": UTC, "body": body, **({"said": sentences} if sentences else {}), **envelope})
 
 
+_STATUS_SAYS: Final[dict[str, Any]] = {
+    "hold": _SHOE_LOST, "lost_devices": [said("shoe")], "alerts": [_SHOE_LOST]}
 STATUS: Final[dict[str, Any]] = {
-    "protocol": "1.0", "table": "bj-07", "journal": "3f2a9c", "utc": UTC, "status": "open",
+    "protocol": VERSION, "table": "bj-07", "journal": "3f2a9c", "utc": UTC, "status": "open",
     "n": 41, "from_n": 1, "game": "blackjack", "round": 40, "phase": "players",
-    "hold": "the shoe was lost mid-round", "lost_devices": ["shoe"],
-    "alerts": ["lost contact with the shoe"], "rounds_played": 39, "seq": 2090}
+    **_STATUS_SAYS, "rounds_played": 39, "seq": 2090, "said": carried(_STATUS_SAYS)}
 COMMANDS: Final[dict[str, dict[str, Any]]] = {
     "stored": {"protocol": "1.0", "through": 38, "from_n": 1, "journal": "3f2a9c",
                "floor": "a", "missing": [39, 40]},

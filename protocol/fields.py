@@ -19,6 +19,7 @@ from typing import Annotated, Final, TypeAlias
 from pydantic import AfterValidator, Field, Strict, WithJsonSchema
 
 from controller.game.ratings import ID_PATTERN
+from controller.game.said import Said
 from controller.game.table_config import MOST_SEATS
 
 MAX_N: Final = 2**53 - 1  # message and record numbers: exact in JSON and JavaScript
@@ -51,11 +52,15 @@ _CHAR: Final = r"(?:[^\p{C}\p{Z}]|\x20)"  # printable: no "Other", no "Separator
 _FIRST: Final = r"(?:[^=+@\-\p{C}\p{Z}]|\x20)"  # and not the start of a formula
 TEXT_PATTERN: Final = rf"^(?:{_FIRST}{_CHAR}*)?$"
 NAME_PATTERN: Final = rf"^[^=+@\-\p{{C}}\p{{Z}}](?:{_CHAR}*[^\p{{C}}\p{{Z}}])?$"  # and trimmed
+PART_PATTERN: Final = rf"^{_CHAR}*$"  # a piece of a sentence: printable, any first character
+PLACE_PATTERN: Final = r"^[A-Za-z0-9_~]{1,40}(/[A-Za-z0-9_~]{1,40}){0,5}$"
 # What each pattern means, for the reasons a refusal gives.
 MEANINGS: Final = {
     TEXT_PATTERN: "is not printable text (no control, invisible or bidi character, and no "
                   "= + - @ first)",
     NAME_PATTERN: "is not a name (printable, no spaces at either end, no = + - @ first)",
+    PART_PATTERN: "is not printable text (no control, invisible or bidi character)",
+    PLACE_PATTERN: "is not a place in a message (keys and indexes joined by /)",
     ID_PATTERN: "is not an id (a letter or digit, then letters, digits, . _ : -)",
     TABLE_PATTERN: "is not a table id (letters, digits, - and _)",
     JOURNAL_PATTERN: "is not a journal id (letters, digits, - and _)",
@@ -75,11 +80,16 @@ _FORMULA_FIRST: Final = re.compile(f"^[{re.escape(FORMULA)}]")
 
 def _printable(value: str) -> str:
     """Text that shows as itself and stays text in a spreadsheet (TEXT_PATTERN)."""
+    if _FORMULA_FIRST.match(_part(value)):
+        raise ValueError(f"starts with {value[0]!r}, as a spreadsheet formula does")
+    return value
+
+
+def _part(value: str) -> str:
+    """A piece of a sentence (PART_PATTERN): printable; the sentence it makes is a `Text`."""
     if not value.isprintable():
         at, bad = next((i, c) for i, c in enumerate(value) if not c.isprintable())
         raise ValueError(f"holds the unprintable character U+{ord(bad):04X} at {at}")
-    if _FORMULA_FIRST.match(value):
-        raise ValueError(f"starts with {value[0]!r}, as a spreadsheet formula does")
     return value
 
 
@@ -144,6 +154,11 @@ Name: TypeAlias = Annotated[
 Text: TypeAlias = Annotated[
     str, Strict(), Field(max_length=MAX_TEXT), AfterValidator(_printable),
     WithJsonSchema({"type": "string", "maxLength": MAX_TEXT, "pattern": TEXT_PATTERN})]
+Part: TypeAlias = Annotated[
+    str, Strict(), Field(max_length=MAX_TEXT), AfterValidator(_part),
+    WithJsonSchema({"type": "string", "maxLength": MAX_TEXT, "pattern": PART_PATTERN})]
+# Where a text stands in a body: its keys and list indexes joined by "/" ("settlements/3/6").
+Place: TypeAlias = Annotated[str, Strict(), Field(pattern=PLACE_PATTERN, max_length=250)]
 ShortText: TypeAlias = Annotated[
     str, Strict(), Field(max_length=MAX_NAME), AfterValidator(_printable),
     WithJsonSchema({"type": "string", "maxLength": MAX_NAME, "pattern": TEXT_PATTERN})]
@@ -153,12 +168,15 @@ def clean(value: object, longest: int = MAX_TEXT) -> str:
     """Any text made to fit `Text` (the table's own words, a device's, what a display client
     typed): a space of another width (the no-break space of "5,00 €") as a space, each other
     unprintable character as U+FFFD, a formula's first character behind an apostrophe, cut to
-    `longest`."""
+    `longest`. A sentence (`Said`) it leaves as it is stays one, its id carried on."""
     text = "".join(c if c.isprintable() else " " if unicodedata.category(c) == "Zs" else
                    "\ufffd" for c in str(value))
-    return _FORMULA_FIRST.sub("'\\g<0>", text)[:longest]
+    cleaned = _FORMULA_FIRST.sub("'\\g<0>", text)[:longest]
+    return value if isinstance(value, Said) and cleaned == value else cleaned
 
 
 def clean_name(value: object) -> str:
     """A name made to fit `Name`: trimmed and cleaned, never empty."""
-    return clean(str(value).strip(), MAX_NAME).strip() or "unknown"
+    kept = value if isinstance(value, Said) and value == value.strip() else str(value).strip()
+    name = clean(kept, MAX_NAME)
+    return name if name and name == name.strip() else name.strip() or "unknown"

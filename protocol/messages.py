@@ -46,7 +46,9 @@ from protocol.fields import (
     Key,
     N,
     Name,
+    Part,
     Pay,
+    Place,
     Positive,
     Probability,
     Ratio,
@@ -62,12 +64,16 @@ from protocol.fields import (
     Utc,
 )
 
-VERSION: Final = "1.0"  # major.minor: a floor refuses a major it does not know
+# major.minor: a floor refuses a major it does not know; 1.1 added the sentences' ids (`said`)
+VERSION: Final = "1.1"
+FIRST: Final = "1.0"  # what a payload without the field is: sent before the field existed
 MAJOR: Final = 1
 MAX_CARDS: Final = 8 * 52  # a round's cards: never more than its shoe holds
 MAX_SETTLEMENTS: Final = 512  # a round's settled wagers: 9 seats of split hands and side bets
 MAX_LISTED: Final = 100  # the items a day's summary lists of each kind (the rest are counted)
 MAX_EVIDENCE: Final = 20  # rounds a protection flag names
+MAX_PARTS: Final = 16  # the named parts of one sentence
+MAX_SENTENCES: Final = MAX_SETTLEMENTS + MAX_ITEMS  # a round's awards, and the rest
 MAX_UNIT_AMOUNT: Final = 10**10  # a configured amount, in currency units
 FLAG_KINDS: Final = ("counting", "wonging", "side_bet_advantage", "hole_card")
 FLOOR_ALERTS: Final = ("past_posting", "pinching")
@@ -650,10 +656,23 @@ class RefusedBody(Model):
 # ----- the envelopes ---------------------------------------------------------------------------
 
 
+class Sentence(Model):
+    """A sentence for people as the table said it (protocol 1.1): its message id, the English
+    template the catalogs translate, and its named parts, each a piece of text or a sentence of
+    its own. Its English is the text it stands beside; a floor takes it only where the two agree."""
+
+    id: Text
+    parts: Annotated[dict[Key, Part | Sentence], _items(MAX_PARTS)] = {}
+
+
+# Each sentence of a body (or a status) by its place: the keys and indexes that lead to it.
+Sentences: TypeAlias = Annotated[dict[Place, Sentence], _items(MAX_SENTENCES)]
+
+
 class TableMessage(Model):
     """What every message from a table carries around its body."""
 
-    protocol: Version = VERSION
+    protocol: Version = FIRST
     table: TableId
     journal: JournalId
     n: N
@@ -661,6 +680,7 @@ class TableMessage(Model):
     seq: N
     round: RoundNumber | None
     utc: Utc
+    said: Sentences | None = None
     when: ClassVar[str]
 
     @model_validator(mode="after")
@@ -781,7 +801,7 @@ class Status(Model):
     """A table's status, retained: open (with what the pit shows between messages), closed
     by a clean stop, or offline (its last will)."""
 
-    protocol: Version = VERSION
+    protocol: Version = FIRST
     table: TableId
     journal: JournalId
     utc: Utc
@@ -796,13 +816,14 @@ class Status(Model):
     alerts: Annotated[list[Text], _items()] | None = None
     rounds_played: N0 | None = None
     seq: N0 | None = None
+    said: Sentences | None = None
 
 
 class StoredWord(Model):
     """The floor to a table, retained: it has every message from `from_n` to `through` from
     journal `journal`, and lacks `missing` (first, last) while it holds later ones."""
 
-    protocol: Version = VERSION
+    protocol: Version = FIRST
     through: N0
     from_n: N
     journal: JournalId | None
@@ -814,7 +835,7 @@ class SeatCommand(Model):
     """The pit to a table, never retained: seat a player by number (`player` null: rated
     anonymous), or end the seat's rating (`leave`), by the pit user the floor logged in."""
 
-    protocol: Version = VERSION
+    protocol: Version = FIRST
     seat: Seat
     player: Id | None
     leave: Flag = False

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from controller.game.ratings import ID_PATTERN
 from protocol import actions, answers, examples, fields, topics, view
 from protocol.limits import MAX_DEPTH, MAX_DIGITS, MAX_MESSAGE
-from protocol.messages import COMMANDS, MESSAGES, VERSION, Status
+from protocol.messages import COMMANDS, FIRST, MESSAGES, VERSION, Status
 
 DOCS: Final = Path(__file__).resolve().parent.parent / "docs"
 BASE_URI: Final = "https://tablectl.org/protocol/1/"
@@ -133,7 +133,7 @@ Before a payload is parsed: over {MAX_MESSAGE} bytes, not UTF-8, or nested deepe
 {MAX_DEPTH} levels. Parsed: NaN or Infinity, a number written with more than {MAX_DIGITS}
 characters, a key twice in one object, anything but an object. Then its `protocol`: a major
 version the reader does not know is refused ("protocol 2.0: this end speaks protocol 1"); a
-payload without the field is read as {VERSION}. Then every field against its declaration: a
+payload without the field is read as {FIRST}. Then every field against its declaration: a
 missing field, a field not declared, a value of the wrong kind (`true` is not a number, `1.0`
 is not a whole number, a number is not text) or out of its bounds. The reason names the field
 (`body.settlements[3][4]: ...`). A newer minor version adds only optional fields and topics:
@@ -148,7 +148,20 @@ upgrade the floor before the tables.
 `protocol` (`"{VERSION}"`), `table`, `journal` (the journal's own id on the floor), `n` (1, 2, 3
 ... per journal, without gaps), `from_n` (the first message this journal sends the floor; at
 most `n`), `seq` (the journal record that made it), `topic`, `round` (the round it belongs to,
-or null; a number for `round`), `utc` (when the table committed it) and `body`.
+or null; a number for `round`), `utc` (when the table committed it), `body` and, since 1.1,
+`said`.
+
+## Sentences (1.1)
+
+What a body says for people (a hold's reason, a device's detail, an alert's text, a
+settlement's award) is English, as in 1.0. Since 1.1 a message (and a status) may carry
+`said` beside it: each such text by its place in the body (its keys and list indexes joined by
+`/`, a key's own `~` and `/` written `~0` and `~1`: `reason`, `settlements/3/6`,
+`lost_devices/0`), as its message id (the English template the catalogs translate) and its
+named parts, each a text or a sentence of its own. A screen shows the sentence in its reader's
+language from the id; the English stays what the floor stores and digests. A floor takes a
+sentence only where its English is the text at its place; a 1.0 table sends none, and its
+texts show in English.
 """]
     out.append("## Messages\n")
     for topic, cls in MESSAGES.items():

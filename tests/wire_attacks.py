@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from protocol import examples
 from protocol.actions import ACTIONS
+from protocol.fields import FORMULA, PART_PATTERN
 from protocol.messages import COMMANDS, MESSAGES, Status
 
 RAW: Final = "@@raw@@"  # stands for a value written raw into the JSON text
@@ -153,8 +154,11 @@ def _hostile(value: Any, options: list[dict[str, Any]], nullable: bool
     if "string" not in types:
         yield "text", "1e30000000", None
     if "string" in types:
+        # A piece of a sentence may start as a formula does: the sentence it makes may not.
+        piece = any(o.get("pattern") == PART_PATTERN for o in options)
         for text in HOSTILE_TEXT:
-            yield f"the text {text[:12]!r}", text, None
+            if not (piece and text.isprintable() and text[0] in FORMULA):
+                yield f"the text {text[:12]!r}", text, None
         yield "a lone surrogate", RAW, '"\\ud800"'
         if not types & {"integer", "number"}:
             yield "a number", 7, None
