@@ -55,7 +55,7 @@ from typing import Any, Final, Protocol
 
 import structlog
 
-from controller.game.said import said
+from controller.game.said import carried, said
 from controller.journal import codec
 from controller.journal.files import utc_now
 from controller.journal.outbox import refused_body
@@ -167,29 +167,35 @@ class FloorBookkeeping:
         room = WINDOW - len(self._inflight)
         if room <= 0 or time.monotonic() < self._retry_at:
             return
-        for n, seq, topic, number, utc, blob, refused in self.outbox.unsent(self._cursor, room):
+        for n, seq, topic, number, utc, blob, refused, sentences in self.outbox.unsent(
+                self._cursor, room):
             text = codec.decode(blob, None)
-            payload = self._payload(n, seq, topic, number, utc, text, refused)
+            payload = self._payload(n, seq, topic, number, utc, text, refused, sentences)
+            if refused is None and sentences is not None and _unsendable(payload) is not None:
+                # the ids give way first: the message goes as 1.0 would send it
+                payload = self._payload(n, seq, topic, number, utc, text, refused, None)
             if refused is None:
                 refused = _unsendable(payload)
                 if refused is not None:
                     self._refuse(n, refused)
-                    payload = self._payload(n, seq, topic, number, utc, text, refused)
+                    payload = self._payload(n, seq, topic, number, utc, text, refused, None)
             sent_as = "refused" if refused is not None else topic
             self._inflight[self.wire.publish(topics.message(self.table_id, sent_as),
                                              payload)] = n
             self._cursor = n
 
     def _payload(self, n: int, seq: int, topic: str, number: int | None, utc: str, text: str,
-                 refused: str | None) -> bytes:
-        """A message as the floor takes it (`protocol.messages`); its stand-in if it was
-        refused for good."""
+                 refused: str | None, sentences: bytes | None) -> bytes:
+        """A message as the floor takes it (`protocol.messages`), with its sentences' ids
+        (`said`, as the journal keeps them); its stand-in if it was refused for good."""
         body = json.loads(text) if refused is None else refused_body(topic, text, refused)
-        return json.dumps({"protocol": VERSION, "table": self.table_id,
-                           "journal": self.journal_id, "n": n, "from_n": self.from_n,
-                           "seq": seq, "topic": "refused" if refused is not None else topic,
-                           "round": number, "utc": utc, "body": body},
-                          separators=(",", ":")).encode()
+        message = {"protocol": VERSION, "table": self.table_id, "journal": self.journal_id,
+                   "n": n, "from_n": self.from_n, "seq": seq,
+                   "topic": "refused" if refused is not None else topic, "round": number,
+                   "utc": utc, "body": body}
+        if sentences is not None and refused is None:
+            message["said"] = json.loads(codec.decode(sentences, None))
+        return json.dumps(message, separators=(",", ":")).encode()
 
     def _refuse(self, n: int, reason: str) -> None:
         """Message `n` will never go as it is: journaled as refused, its stand-in goes."""
@@ -272,7 +278,11 @@ class FloorBookkeeping:
     def status_payload(self, status: dict[str, Any]) -> bytes:
         """The table's status as the protocol declares it; one that breaks it (a bug of the
         table's own) goes without what the pit shows, which is logged."""
-        message = {"table": self.table_id, "journal": self.journal_id, "utc": utc_now(), **status}
+        message = {"protocol": VERSION, "table": self.table_id, "journal": self.journal_id,
+                   "utc": utc_now(), **status}
+        sentences = carried(status)
+        if sentences:
+            message["said"] = sentences
         try:
             return wire.encode(wire.checked(Status, message))
         except Refused as exc:

@@ -39,6 +39,7 @@ from controller.daemon.floor_bookkeeping import (
 )
 from controller.daemon.floor_transport import FloorTransport
 from controller.daemon.loop import ControllerLoop
+from controller.game.names import device_words
 from controller.game.round_state import HOLD
 from controller.game.said import said
 from controller.game.table import Table
@@ -59,7 +60,8 @@ def table_status(table: Table) -> dict[str, Any]:
             "phase": record.status if record else "idle",
             "hold": clean(machine.hold_reason or "") if machine is not None and
             machine.state is HOLD else None,
-            "lost_devices": [clean_name(device) for device in sorted(table.lost_devices)],
+            "lost_devices": [clean_name(device_words(device))
+                             for device in sorted(table.lost_devices)],
             "alerts": [clean(alert) for alert in table.standing_alerts()],
             "rounds_played": table.rounds_played, "seq": table.last_seq}
 

@@ -157,8 +157,9 @@ class DealtCard:
     @property
     def text(self) -> str:
         """Where it went, as the floor and recall have always said it: the supervisor's words
-        for an assigned card, else 'seat 2 hand 1', 'the dealer', 'set aside', ..."""
-        return self.said or str(self.to)
+        for an assigned card, else 'seat 2 hand 1', 'the dealer', 'set aside', ... (a sentence
+        carrying its id, for the pit's languages)."""
+        return self.said or self.to.words()
 
 
 class RoundMachine:

@@ -63,7 +63,8 @@ CREATE TABLE checkpoints (seq INTEGER PRIMARY KEY, rounds INTEGER NOT NULL);
 OUTBOX_TABLE: Final = """
 CREATE TABLE outbox (
     n INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL, topic TEXT NOT NULL,
-    round INTEGER, utc TEXT NOT NULL, body BLOB NOT NULL, sent_utc TEXT, refused TEXT);
+    round INTEGER, utc TEXT NOT NULL, body BLOB NOT NULL, sent_utc TEXT, refused TEXT,
+    said BLOB);
 CREATE INDEX outbox_unsent ON outbox (n) WHERE sent_utc IS NULL;
 CREATE INDEX outbox_refused ON outbox (n) WHERE refused IS NOT NULL;
 """

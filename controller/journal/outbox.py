@@ -67,6 +67,7 @@ from controller.game.layout import CONTRADICTIONS, Result
 from controller.game.ratings import Rating, RoundCredits, summed
 from controller.game.round_machine import Effect, RoundMachine
 from controller.game.round_state import HOLD, Payout
+from controller.game.said import carried, restored
 from controller.game.table import RoundRecord
 from controller.game.table_config import config_from_event, edge_key
 from controller.journal.store import Message, settlement_list
@@ -86,9 +87,12 @@ def refused_body(topic: str, text: str, why: str) -> dict[str, Any]:
 def body(model: type[BaseModel], **fields: Any) -> dict[str, Any]:
     """A message's body as the protocol declares it. One that breaks it (a table's own bug)
     must not stop the commit: it is logged and kept as it is, and the link sends a stand-in
-    saying why in its place (`floor_link`)."""
+    saying why in its place (`floor_link`). Each sentence for people in `fields` stays a `Said`
+    where the body keeps its English, so the message carries its id (`store` keeps them)."""
     try:
-        return model(**fields).model_dump(mode="json", exclude_unset=True)
+        dumped: dict[str, Any] = restored(
+            model(**fields).model_dump(mode="json", exclude_unset=True), carried(fields))
+        return dumped
     except ValidationError as exc:
         structlog.get_logger().error("a floor message breaks the protocol",
                                      message=model.__name__, reason=reason(exc))

@@ -26,7 +26,7 @@ LAST_N: Final = "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'"
 # What `Outbox` raises when the journal is busy or failing: SQLite's own error, as it was, so the
 # link says what SQLite said and tries again later.
 OutboxError = sqlite3.Error
-Row = tuple[int, int, str, int | None, str, bytes, str | None]
+Row = tuple[int, int, str, int | None, str, bytes, str | None, bytes | None]
 
 
 class Outbox:
@@ -55,9 +55,10 @@ class Outbox:
 
     def unsent(self, after: int, most: int) -> list[Row]:
         """Up to `most` rows past `after` the broker has not acknowledged, in the order of `n`:
-        (n, seq, topic, round, utc, body, refused)."""
+        (n, seq, topic, round, utc, body, refused, said): `said`, the body's sentences by
+        their place (`controller.game.said.carried`) as JSON stored as the body is, or None."""
         return self.db.execute(
-            "SELECT n, seq, topic, round, utc, body, refused FROM outbox WHERE n > ? AND "
+            "SELECT n, seq, topic, round, utc, body, refused, said FROM outbox WHERE n > ? AND "
             "sent_utc IS NULL ORDER BY n LIMIT ?", (after, most)).fetchall()
 
     def refuse(self, n: int, reason: str) -> None:

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from controller.game.events import Checkpoint, DaySigned, Event, canonical
 from controller.game.rules.settlement import Settlement
+from controller.game.said import carried
 from controller.journal import codec
 from controller.journal.files import (
     GENESIS,
@@ -225,6 +226,9 @@ class Journal:
                     db.execute("ALTER TABLE outbox ADD COLUMN refused TEXT")
                     db.execute("CREATE INDEX outbox_refused ON outbox (n) WHERE refused IS NOT "
                                "NULL")
+            if "said" not in columns:  # before messages carried their sentences' ids
+                with self.transaction("keep the sentences of the outbox") as db:
+                    db.execute("ALTER TABLE outbox ADD COLUMN said BLOB")
             return
         with self.transaction("upgrade the outbox") as db:
             db.execute("DROP TABLE outbox")
@@ -278,10 +282,13 @@ class Journal:
             self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?, ?)",
                             round_values(entry.round))
         for message in entry.outbox:
-            self.db.execute("INSERT INTO outbox (seq, topic, round, utc, body) VALUES "
-                            "(?, ?, ?, ?, ?)", (event.seq, message.topic, message.round,
-                                                event.utc, codec.encode_message(
-                                                    canonical(message.body))))
+            sentences = carried(message.body)
+            self.db.execute("INSERT INTO outbox (seq, topic, round, utc, body, said) VALUES "
+                            "(?, ?, ?, ?, ?, ?)", (event.seq, message.topic, message.round,
+                                                   event.utc, codec.encode_message(
+                                                       canonical(message.body)),
+                                                   codec.encode_message(canonical(sentences))
+                                                   if sentences else None))
         # The first record after a day's last one is an anchor: it starts the next file.
         self._pending = (event.seq, digest, None if isinstance(event, DaySigned) else text)
 

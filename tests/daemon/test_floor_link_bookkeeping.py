@@ -19,9 +19,11 @@ from controller.daemon import floor_bookkeeping
 from controller.daemon.floor_bookkeeping import Arrived, FloorBookkeeping
 from controller.daemon.floor_link import table_status
 from controller.game.events import DeviceFound, DeviceLost
+from controller.game.said import said
 from controller.journal import Journal
 from controller.journal.outbox_rows import Outbox
 from protocol import topics
+from protocol.limits import MAX_DEPTH
 from protocol.messages import VERSION, StoredWord
 from protocol.view import FloorLink
 from tests.game.test_table import service
@@ -222,3 +224,26 @@ def test_a_message_the_floor_would_never_take_goes_as_its_stand_in(
     assert link.wire.numbers() == list(range(1, link.last + 1))  # the rest go on
     link.step(link.acks(1))
     assert link.health[-1]["refused"] == 1  # the display names it
+
+
+def test_each_message_carries_its_sentences_ids_unless_the_floor_would_refuse_them(
+        tmp_path: Path) -> None:
+    """Issue 49: a text for people goes with its id (wire 1.1's `said`); ids the floor would
+    refuse (here, nested deeper than a payload may be) give way, and the message goes as 1.0
+    sent it, never as a stand-in."""
+    deep = said("unplugged")
+    for _ in range(MAX_DEPTH):
+        deep = said("{first}, {rest}", first="x", rest=deep)
+    path = tmp_path / "journal.sqlite3"
+    journal = Journal.open(path)
+    table = service(journal=journal)
+    table.submit(DeviceLost(seq=0, device="pads", reason=said("unplugged")))
+    table.submit(DeviceLost(seq=0, device="shoe", reason=deep))
+    journal.close()
+    wire = Recorder()
+    FloorBookkeeping(Outbox(path), "bj-01", wire).step(NOTHING, None, 0)
+    lost = {body["body"]["device"]: body for _, body, _ in wire.sent
+            if body.get("topic") == "device"}
+    assert lost["pads"]["said"] == {"detail": {"id": "unplugged"}}
+    assert lost["pads"]["protocol"] == VERSION
+    assert "said" not in lost["shoe"] and lost["shoe"]["body"]["detail"] == str(deep)
