@@ -36,7 +36,7 @@ from psycopg import AsyncConnection
 
 from controller.game.business_day import DayPolicy
 from controller.game.money import Currency
-from controller.game.said import said
+from controller.game.said import listed, said
 from floor import aside
 from floor.periods import Periods
 from floor.turns import take_turn
@@ -82,9 +82,9 @@ class DropError(ValueError):
     """A drop file refused, whole: every bad row named by its line and field."""
 
     def __init__(self, errors: list[str]) -> None:
-        super().__init__(said("{errors}; and {more} more", errors="; ".join(errors[:20]),
+        super().__init__(said("{errors}; and {more} more", errors=listed(errors[:20], True),
                               more=len(errors) - 20) if len(errors) > 20 else
-                         errors[0] if len(errors) == 1 else "; ".join(errors))
+                         listed(errors, semicolons=True))
         self.errors = errors
 
 
@@ -470,13 +470,13 @@ def books_alert(books: Mapping[str, Any], policy: Policy) -> str:
                         if _moment(closer["utc"]) < _moment(s["end"]))]
     # A shift's tray has a difference only with a drop of its own (a `shift` column): a drop
     # for the whole day leaves it None (issue 47), and the shift is named without one.
-    where = ", ".join(
+    where = listed([
         said("shift {shift} ({start}-{end} UTC, its tray by {difference})", shift=k,
              start=s["start"][11:16], end=s["end"][11:16],
              difference=signed(s["tray"]["difference"]))
         if s["tray"] and s["tray"]["difference"] is not None else
         said("shift {shift} ({start}-{end} UTC)", shift=k, start=s["start"][11:16],
-             end=s["end"][11:16]) for k, s in counted)
+             end=s["end"][11:16]) for k, s in counted])
     opener = books["opener"]
     opened = said("opener {total} (the last closer)", total=text(opener["total"])) \
         if opener["carried"] else said("opener {total} (message {n})",

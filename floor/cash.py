@@ -19,7 +19,7 @@ import psycopg
 from psycopg import AsyncConnection
 
 from controller.game.money import Currency
-from controller.game.said import said
+from controller.game.said import listed, said
 from floor import aside
 from floor.books import LISTED, Policy, business, fit, iso, stored_utc
 
@@ -130,11 +130,11 @@ def ctr_alert(player: str, day: date, total: int, count: int,
     """The words of a patron's cash over the report's threshold: the total, and the
     transactions (the first LISTED of `count`)."""
     text = policy.money.text
-    listed = ", ".join(said("{table} seat {seat} {amount} at {time}", table=i["table"],
-                            seat=i["seat"], amount=text(i["amount"]), time=i["utc"][11:19])
-                       for i in items[:LISTED])
+    transactions = listed([said("{table} seat {seat} {amount} at {time}", table=i["table"],
+                                seat=i["seat"], amount=text(i["amount"]), time=i["utc"][11:19])
+                           for i in items[:LISTED]])
     parts = {"over": text(policy.report_over), "player": player, "total": text(total),
-             "day": day.isoformat(), "count": count, "listed": listed}
+             "day": day.isoformat(), "count": count, "listed": transactions}
     if count > len(items):
         return said("cash over {over}: player {player} bought in {total} in cash on gaming day "
                     "{day} ({count} transactions: {listed} and {more} more): a currency "

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from controller.game.events import canonical
-from controller.game.said import said
+from controller.game.said import listed, restored, said
 from floor.defaults import CLOCK_TOLERANCE_S
 from protocol import codec
 from protocol.codec import Refused, shown
@@ -50,6 +50,7 @@ class Incoming:
     received: datetime  # when this floor process received it
     dated: datetime  # the moment it counts at: `utc`, unless that is not believed
     payload: bytes  # as it came
+    said: dict[str, Any]  # the body's sentences by place (protocol 1.1), as sent
 
     @classmethod
     def parse(cls, payload: bytes, table: str, topic: str, received: datetime,
@@ -63,10 +64,11 @@ class Incoming:
         if data["topic"] != topic:
             raise Refused(f"topic: {shown(data['topic'])} sent under {topic!r}")
         utc = _time(message.utc)
-        body = data["body"]
+        sentences = data.get("said") or {}
+        body = restored(data["body"], sentences)  # each text the table said: its id again
         return cls(table, message.n, message.seq, topic, message.round, utc, body,
                    canonical(body), message.journal, message.from_n, received,
-                   _dated(utc, received, tolerance, clock), payload)
+                   _dated(utc, received, tolerance, clock), payload, sentences)
 
     @property
     def digest(self) -> bytes:
@@ -112,6 +114,9 @@ class Status:
         # What it says, as it says it: a null hold ends a hold (it replaces the last one).
         detail: dict[str, Any] = {key: getattr(status, key) for key in STATUS_DETAIL
                   if key in status.model_fields_set}
+        # Its sentences, each replacing the last status's (a 1.0 status has none).
+        detail["said"] = {place: sentence.model_dump() for place, sentence in
+                          (status.said or {}).items()}
         return cls(table, status.journal, status.status, _time(status.utc), status.n, detail,
                    received, live, payload)
 
@@ -203,11 +208,11 @@ def _pins_refused(body: dict[str, Any]) -> str:
     else:
         source = said("{clients} display clients", clients=len(clients)) if count == 1 else \
             said("{clients} display clients in a minute", clients=len(clients))
-    scopes = ", ".join(
+    scopes = listed([
         (said("{whose} at display client {client}", whose=_whose(role, lock[0]),
               client=lock[1]) if lock[1] else _whose(role, lock[0])) if lock[0] else
         said("display client {client}", client=lock[1])
-        for lock in locked if isinstance(lock, list) and len(lock) == 2 and any(lock))
+        for lock in locked if isinstance(lock, list) and len(lock) == 2 and any(lock)])
     if scopes:
         return said("{what} for {whom} from {source}; {scopes} locked out for {seconds} s",
                     what=what, whom=whom, source=source, scopes=scopes,
@@ -242,13 +247,13 @@ def _assessment(body: dict[str, Any]) -> str:
     player, seat = body.get("player"), body.get("seat")
     who = said("{player}, seat {seat}", player=player, seat=seat) if player else \
         said("anonymous, seat {seat}", seat=seat)
-    flags = "; ".join(
+    flags = listed([
         said("{kind} (p {p}) {detail} (rounds {rounds})", kind=flag["kind"].replace("_", " "),
              p=format(flag["p_value"], ".2g"), detail=flag["detail"],
              rounds=", ".join(map(str, flag["rounds"][:5])))
         if flag["rounds"][:5] else
         said("{kind} (p {p}) {detail} (rounds none)", kind=flag["kind"].replace("_", " "),
              p=format(flag["p_value"], ".2g"), detail=flag["detail"])
-        for flag in body["flags"])
+        for flag in body["flags"]], semicolons=True)
     return said("rating {rating} ({who}): {flags}", rating=body.get("rating"), who=who,
                 flags=flags)

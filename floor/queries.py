@@ -23,6 +23,7 @@ from controller.game.names import (
     shipped,
     split_seats,
 )
+from controller.game.said import restored
 from floor import aside, books
 
 TABLES: Final = """
@@ -42,12 +43,12 @@ WHERE %(only)s::text[] IS NULL OR t.table_id = ANY(%(only)s::text[])
 ORDER BY t.table_id
 """
 ROUNDS: Final = """
-SELECT n, round, utc, received, clock_off, body FROM messages
+SELECT n, round, utc, received, clock_off, body, sentences FROM messages
 WHERE table_id = %s AND topic = 'round'
 ORDER BY n DESC LIMIT %s
 """
 ONE_ROUND: Final = """
-SELECT n, round, utc, received, clock_off, body FROM messages
+SELECT n, round, utc, received, clock_off, body, sentences FROM messages
 WHERE table_id = %s AND topic = 'round' AND round = %s
 ORDER BY n DESC LIMIT 1
 """
@@ -93,6 +94,7 @@ def table_row(row: tuple[Any, ...], day: datetime, shift: datetime, now: datetim
               ) -> dict[str, Any]:
     (table, game, status, detail, status_utc, last_n, rounds, stored_n, last_utc, last_stored,
      through, received, d_rounds, d_drop, d_win, s_rounds, s_drop, s_win, open_alerts) = row
+    detail = restored(detail, detail.get("said") or {})  # the table's sentences: their ids
     lag = (last_stored - last_utc).total_seconds() if last_stored and last_utc else None
     clock = (status_utc - received).total_seconds() if status_utc and received else None
     # A clean stop's status keeps the last one's detail: its phase was the round's when the
@@ -161,9 +163,10 @@ async def one_round(db: AsyncConnection[Any], table: str, number: int) -> list[d
 async def _rounds(db: AsyncConnection[Any], sql: str, params: tuple[Any, ...]
                   ) -> list[dict[str, Any]]:
     cursor = await db.execute(sql, params)
-    return [{**body, **round_words(body), "n": n, "round": number, "utc": _iso(utc),
-             "received": _iso(received), "clock_off": clock_off}
-            for n, number, utc, received, clock_off, body in await cursor.fetchall()]
+    return [{**body, **round_words(restored(body, sentences or {})), "n": n, "round": number,
+             "utc": _iso(utc), "received": _iso(received), "clock_off": clock_off}
+            for n, number, utc, received, clock_off, body, sentences
+            in await cursor.fetchall()]
 
 
 def round_words(body: dict[str, Any]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from floor import aside, books, cash, ratings
 from floor.arrays import columns
 from floor.payloads import Incoming, Status, alert_text
 from floor.turns import take_turn
-from protocol.messages import StoredWord
+from protocol.messages import VERSION, StoredWord
 
 CHANNEL: Final = "floor"
 REJECTED_KEEP: Final = 10_000  # rows of `rejected` kept, the newest
@@ -44,15 +44,15 @@ INSERT_BATCH: Final = """
 WITH incoming AS (
     SELECT * FROM unnest(%b::text[], %b::bigint[], %b::bigint[], %b::text[], %b::integer[],
                          %b::timestamptz[], %b::jsonb[], %b::bytea[], %b::text[], %b::jsonb[],
-                         %b::timestamptz[], %b::timestamptz[], %b::bigint[])
+                         %b::timestamptz[], %b::timestamptz[], %b::bigint[], %b::jsonb[])
         AS i(table_id, n, seq, topic, round, utc, body, digest, alert, said, received, dated,
-             from_n)
+             from_n, sentences)
     WHERE NOT EXISTS (SELECT 1 FROM quarantine q WHERE q.table_id = i.table_id AND q.n = i.n
                                                    AND q.released IS NULL)
 ), new AS (
     INSERT INTO messages (table_id, n, seq, topic, round, utc, body, digest, received,
-                          clock_off)
-    SELECT table_id, n, seq, topic, round, utc, body, digest, received, dated <> utc
+                          clock_off, sentences)
+    SELECT table_id, n, seq, topic, round, utc, body, digest, received, dated <> utc, sentences
     FROM incoming
     ON CONFLICT DO NOTHING
     RETURNING table_id, n, topic, round, utc, body, stored
@@ -195,7 +195,8 @@ class Mark(NamedTuple):
     next: int | None
 
     def word(self, floor: str) -> StoredWord:
-        return StoredWord(through=self.through, from_n=self.from_n, journal=self.journal,
+        return StoredWord(protocol=VERSION, through=self.through, from_n=self.from_n,
+                          journal=self.journal,
                           floor=floor, missing=None if self.next is None else
                           (self.through + 1, self.next - 1))
 
@@ -306,8 +307,9 @@ def write_batch(db: psycopg.Connection, messages: Sequence[Incoming],
                 alerts = [alert_text(m) for m in unique.values()]
                 new = db.execute(INSERT_BATCH, columns(
                     [(m.table, m.n, m.seq, m.topic, m.round, m.utc, m.text, m.digest, alert,
-                      aside.kept(alert), m.received, m.dated, m.from_n)
-                     for m, alert in zip(unique.values(), alerts, strict=True)], 13)).fetchall()
+                      aside.kept(alert), m.received, m.dated, m.from_n,
+                      json.dumps(m.said) if m.said else None)
+                     for m, alert in zip(unique.values(), alerts, strict=True)], 14)).fetchall()
                 ratings.apply(db, [ratings.New(str(t), int(n), str(topic), r, body)
                                    for t, n, topic, r, body in new
                                    if topic in ("rating", "credit")])

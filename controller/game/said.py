@@ -17,7 +17,7 @@ which the screens show as it is. The journal keeps the id and parts beside the E
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 SAID_KEY: Final = "said"  # a journal record's sentences: where each is, its id and its parts
@@ -59,6 +59,18 @@ class Said(str):
 def said(template: str, /, **parts: object) -> Said:
     """The English sentence: `template` with its parts, carrying both."""
     return Said(template, parts)
+
+
+def listed(items: Sequence[str], semicolons: bool = False) -> str:
+    """Texts said one after another ("a, b, c"; "a; b; c"), each keeping its id: a pair of the
+    first and the rest, in turn, that a language may join in its own way. None: ""."""
+    if not items:
+        return ""
+    joined = items[-1]
+    for item in reversed(items[:-1]):
+        joined = said("{first}; {rest}", first=item, rest=joined) if semicolons else \
+            said("{first}, {rest}", first=item, rest=joined)
+    return joined
 
 
 def carried(data: Any) -> dict[str, Any]:

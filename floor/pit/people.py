@@ -13,7 +13,7 @@ from floor import players
 from floor.pit.state import PIT, Answer, json_body, page, why
 from protocol import codec
 from protocol.codec import Refused as Rejected
-from protocol.messages import SeatCommand
+from protocol.messages import VERSION, SeatCommand
 from protocol.topics import TABLE_ID
 
 routes = web.RouteTableDef()
@@ -54,7 +54,8 @@ async def seat(request: web.Request) -> web.StreamResponse:
             raise Rejected("table: not a table id")
         if "by" in payload:
             raise Rejected("by: the floor names the supervisor who is logged in")
-        command = codec.checked(SeatCommand, {"player": None, **payload, "by": by})
+        command = codec.checked(SeatCommand, {"player": None, **payload, "by": by,
+                                              "protocol": VERSION})
     except Rejected as exc:
         return Answer({"error": f'send {{"table", "seat", "player"}} or '
                                   f'{{"table", "seat", "leave": true}}: {exc}'}, status=400)

@@ -43,14 +43,8 @@ LANGUAGE_COOKIE: Final = "tablectl_language"  # the language a user chose (the p
 LANGUAGE_HEADER: Final = "X-Tablectl-Language"  # what the pages' own requests are shown in
 # The floor's texts for people in its answers and stream (issues 39, 49) are translated for a
 # page that asks in its language (`LANGUAGE_HEADER`, or `lang` on /events) from the id each
-# carries (a `Said`); a script's answers stay as the core says them, in English. The one
-# exception is the tables' English over wire 1.0, which carries no id: a status's `hold` and
-# `lost_devices`, and the table's words the floor puts in a sentence of its own (the parts
-# `reason`, `text`, `detail` of an alert) are found by their template (`Catalog.sentence`).
-WIRE_TEXTS: Final = frozenset({"hold"})
-WIRE_LISTS: Final = frozenset({"lost_devices", "settlements_text"})  # a settlement's award: as
-# the table worded it where the shipped pay tables do not name it
-WIRE_PARTS: Final = frozenset({"reason", "text", "detail"})
+# carries (a `Said`), the tables' words included (wire 1.1 carries their ids); a script's
+# answers stay as the core says them, in English.
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -167,8 +161,7 @@ class PitState:
     def said(self, data: Any, language: str) -> Any:
         """The floor's texts for people in `data`, in `language`."""
         catalog = self.catalog_of(language)
-        return localized(data, catalog, texts=WIRE_TEXTS, lists=WIRE_LISTS,
-                         parts=WIRE_PARTS) if catalog.messages else data
+        return localized(data, catalog) if catalog.messages else data
 
     def catalog_of(self, name: str) -> catalogs.Catalog:
         return catalogs.load(name, self.config_dir)

@@ -81,6 +81,6 @@ def _slip(request: web.Request, found: dict[str, Any]) -> web.StreamResponse:
     """A slip to print, in the language its reader's pages are in."""
     pit = request.app[PIT]
     catalog = pit.catalog_of(pit.reader(request))
-    return web.Response(text=slips.slip_page(found, pit.books.money, catalog.sentence,
+    return web.Response(text=slips.slip_page(found, pit.books.money, catalog.say,
                                              TAGS[catalog.language]),
                         content_type="text/html")

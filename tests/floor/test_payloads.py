@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controller.game.events import canonical
+from controller.game.said import Said, restored
 from floor.payloads import Incoming, Status, alert_text
 from protocol.codec import Refused as Rejected
 from tests.floor.hostile import TABLE, good_message, good_status, hostile
@@ -169,3 +171,35 @@ def test_a_payout_override_is_an_alert_to_acknowledge() -> None:
                        "reason": "the player took back $5.00 paid too much"}
     assert alert_text(message(json.dumps(payload).encode(), "supervisor")) == (
         "round 40: payout overridden by S-7 (reason the player took back $5.00 paid too much)")
+
+
+def test_a_table_s_sentences_come_back_with_their_ids_and_a_1_0_table_s_as_english() -> None:
+    """Issue 49: wire 1.1 carries each text's id beside it (`said`); the floor makes the text a
+    `Said` again, so the pit translates it from its id. A 1.0 message, without them, is taken
+    as it always was, its texts English."""
+    sent = good_message(topic="hold")
+    taken = message(json.dumps(sent).encode(), "hold")
+    reason = taken.body["reason"]
+    assert isinstance(reason, Said) and reason.template == "lost contact with the {device}"
+    assert taken.text == canonical(sent["body"])  # the digest is of the English, as in 1.0
+    old = {**sent, "protocol": "1.0"}
+    del old["said"]
+    plain = message(json.dumps(old).encode(), "hold")
+    assert plain.body == sent["body"] and not isinstance(plain.body["reason"], Said)
+    assert plain.said == {} and plain.digest == taken.digest
+
+
+def test_an_id_whose_english_is_not_the_text_is_not_taken() -> None:
+    """A `said` cannot make the pit say what the table did not: a sentence is put back only
+    where its English is the text at its place."""
+    sent = good_message(topic="hold")
+    sent["said"] = {"reason": {"id": "shoe"}, "nowhere": {"id": "shoe"},
+                    "review": {"id": "False"}}
+    taken = message(json.dumps(sent).encode(), "hold")
+    assert taken.body == sent["body"] and not isinstance(taken.body["reason"], Said)
+
+
+def test_a_status_s_sentences_are_kept_for_the_pit() -> None:
+    seen = status(json.dumps(good_status()).encode())
+    hold = restored(seen.detail, seen.detail["said"])["hold"]
+    assert isinstance(hold, Said) and hold.parts["device"] == "shoe"

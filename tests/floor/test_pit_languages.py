@@ -94,7 +94,7 @@ def test_the_pit_speaks_the_browser_s_language_or_the_one_chosen(
                 page.fill("#password", "not the password")
                 page.click("button[type=submit]")
                 expect(page.locator("#message")).to_have_text(
-                    said.sentence("wrong name or password"), timeout=WAIT_MS)
+                    said.gettext("wrong name or password"), timeout=WAIT_MS)
             finally:
                 context.close()
 
