@@ -2,10 +2,8 @@
 journal and the floor keep it; each sentence for people in it is a `Said` that carries its
 message id and parts, and is translated here from them (`Catalog.translated`), wherever it stands in
 the view. Ids, amounts, cards and whatever a person typed are no `Said` and stay as they are.
-
-The one exception is the pit's: what the tables say over the wire (protocol 1.0 carries English
-alone) reaches the floor without an id, and is found by its template (`Catalog.sentence`) under
-the keys and parts the pit names (`floor.pit.state.WIRE_TEXTS`)."""
+What the tables say reaches the pit with its ids too (wire 1.1's `said`, restored by the floor);
+a 1.0 table's words carry none and show in English."""
 
 from __future__ import annotations
 
@@ -14,21 +12,13 @@ from typing import Any
 from controller.game.said import Said
 from controller.i18n.catalogs import Catalog
 
-NONE: frozenset[str] = frozenset()
 
-
-def localized(view: Any, catalog: Catalog, key: str = "", texts: frozenset[str] = NONE,
-              lists: frozenset[str] = NONE, parts: frozenset[str] = NONE) -> Any:
-    """A copy of `view` with every sentence for people in `catalog`'s language: each `Said` by
-    its id (its plain parts named in `parts` by their template); the wire's English at a key of
-    `texts`, or in a list at a key of `lists`, by its template."""
+def localized(view: Any, catalog: Catalog) -> Any:
+    """A copy of `view` with every sentence for people (each `Said`) in `catalog`'s language."""
     if isinstance(view, Said):
-        return catalog.translated(view, parts)
+        return catalog.translated(view)
     if isinstance(view, dict):
-        return {k: localized(v, catalog, k, texts, lists, parts) for k, v in view.items()}
+        return {k: localized(v, catalog) for k, v in view.items()}
     if isinstance(view, list):
-        return [localized(item, catalog, key if key in lists else "", texts, lists, parts)
-                for item in view]
-    if isinstance(view, str) and (key in texts or key in lists):
-        return catalog.sentence(view)
+        return [localized(item, catalog) for item in view]
     return view

@@ -138,12 +138,12 @@ def test_a_slip_prints_in_its_reader_s_language() -> None:
     english = slip_page(slip, money)
     assert "FILL SLIP No. 3" in english and "Cage cashier" in english
     chinese = catalogs.load("zh_Hans")
-    page = slip_page(slip, money, chinese.sentence, "zh-Hans")
+    page = slip_page(slip, money, chinese.say, "zh-Hans")
     assert '<html lang="zh-Hans">' in page
     for word in ("FILL SLIP No. 3", "Table", "Runner", "Supervisor", "Cage cashier",
                  "Denomination", "Total", "request 7"):
         assert f">{word}<" not in page and f"{word}:" not in page, word
-    assert chinese.sentence("FILL SLIP No. 3") in page
+    assert chinese.say(said("FILL SLIP No. {number}", number=3)) in page
     for data in ("bj-01", "R-1", "sup", "$1,000.00", "$5,000.00"):
         assert data in page, data
 

@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any
 
 import pytest
+from babel.messages.pofile import read_po
 
 from controller.daemon.service import TableService
 from controller.display.view import view
@@ -20,7 +21,7 @@ from controller.game.events import DeviceAlarm, DeviceLost, Event
 from controller.game.said import Said, said
 from controller.game.table_config import config_change
 from controller.i18n import catalogs
-from controller.i18n.catalogs import said_templates
+from controller.i18n.catalogs import TEMPLATE, parts
 from controller.i18n.localize import localized
 from simulators.autopilot import Autopilot
 from tests.conftest import REGISTRY
@@ -28,6 +29,16 @@ from tests.conftest import REGISTRY
 SIDE_BETS = {"blackjack": {"lucky_stiff": "1", "lucky7": "1", "dead_mans_hand": "1",
                            "blackjack_tie": "1"}, "baccarat": {"lucky8": "1"}}
 KEY = re.compile(r"[a-z0-9_.]*")  # an id or a state's key ("betting", "lucky8_banker")
+
+
+@cache
+def said_templates() -> frozenset[str]:
+    """The templates of the core's sentences (`said()` in Python), from the catalogs' template:
+    a page's own words ("{start} to {end}") are no sentence the core says."""
+    with TEMPLATE.open("rb") as file:
+        template = read_po(file)
+    return frozenset(m.id for m in template if isinstance(m.id, str) and parts(m.id)
+                     and any(where.endswith(".py") for where, _ in m.locations))
 
 
 @cache
