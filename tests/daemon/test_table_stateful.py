@@ -20,6 +20,7 @@ import json
 import shutil
 import sqlite3
 import tempfile
+import time
 import typing
 import urllib.parse
 from collections import Counter
@@ -29,7 +30,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
 
 from controller.daemon.inputs import PitSeat
 from controller.daemon.loop import ControllerLoop
@@ -101,7 +108,8 @@ def action(name: str) -> st.SearchStrategy[dict[str, Any]]:
 ACTIONS_PLAYED = st.sampled_from(sorted(ACTIONS)).flatmap(action)
 PIT = st.builds(PitSeat, SEATS, st.sampled_from([None, "P-1001", "P-2002"]), st.booleans(),
                 st.just("Dana Pit"))
-PLAYED: Counter[str] = Counter()  # sequences and steps, for the closing note (pytest -s)
+EVERY_INPUT: list[str | type] = [*sorted(ACTIONS), *DEVICE_WORDS, PitSeat]
+PLAYED: Counter[str] = Counter()  # sequences, steps (rules), inputs by kind (pytest -s)
 
 
 def test_every_word_is_played() -> None:
@@ -118,14 +126,18 @@ class Table(RuleBasedStateMachine):
         self.dir = Path(tempfile.mkdtemp(prefix="tablectl-stateful-"))
         self.path = self.dir / "journal.sqlite3"
         hashed = {pin: hash_pin(pin, iterations=1000) for pin in PINS[:3]}
+        self.clock = [1000.0]  # the loop's and the PIN lockouts' time: `time_passes` moves it
+
+        def now() -> float:
+            return self.clock[0]
+
         self.service = TableService(
-            Journal.open(self.path), pin_guard=PinGuard({"Dana Pit": hashed["1357"]}),
-            dealers=PinGuard({"D-0042": hashed["2468"]}, "dealer"),
-            runners=PinGuard({"R-0007": hashed["8642"]}, "runner"))
+            Journal.open(self.path), pin_guard=PinGuard({"Dana Pit": hashed["1357"]}, clock=now),
+            dealers=PinGuard({"D-0042": hashed["2468"]}, "dealer", now),
+            runners=PinGuard({"R-0007": hashed["8642"]}, "runner", now))
         self.service.submit(config_change("blackjack", {}, {}, REGISTRY))
-        self.clock = [1000.0]
         self.loop = ControllerLoop(self.service, readers={"reader": None},
-                                   clock=lambda: self.clock[0])
+                                   clock=now)
         self.display = displayed(self.loop, lambda: {"notices": self.loop.notices_now()})
         self.server = self.display.__enter__()
 
@@ -136,9 +148,35 @@ class Table(RuleBasedStateMachine):
             self.loop.step(0.0)
         raise AssertionError("the loop stopped handling its inputs")
 
+    @initialize(data=st.data())
+    def every_input_once(self, data: st.DataObject) -> None:
+        """Each sequence begins with every action, device word and the pit's seating once, in
+        a drawn order with drawn fields: a new one is played with no code here, and none is
+        left to chance (`play` checks each was). Then the devices come back, the PIN lockouts
+        that many wrong PINs made run out, and a supervisor voids what was left of a round, as
+        a pit would, so that the sequence deals on."""
+        PLAYED["steps"] += 1
+        for kind in data.draw(st.permutations(EVERY_INPUT), label="every input, in order"):
+            if isinstance(kind, str):
+                self._press(data.draw(action(kind), label=kind))
+            else:
+                self._say(data.draw(DEVICE_WORDS.get(kind, PIT), label=kind.__name__))
+        for name in ("shoe", "pads", "tray", "reader"):
+            self._say(device.Connected(name))
+        self._say(device.Status("lid_closed"))
+        self.time_passes(400.0)
+        if self.service.table.round is not None:
+            self._press(examples.ACTIONS["void_round"])
+
     @rule(body=ACTIONS_PLAYED)
     def press(self, body: dict[str, Any]) -> None:
         PLAYED["steps"] += 1
+        self._press(body)
+
+    def _press(self, body: dict[str, Any]) -> None:
+        """An action posted to the display server, and handled."""
+        PLAYED["inputs"] += 1
+        PLAYED[f"action {body['action']}"] += 1
         parts = urllib.parse.urlsplit(self.server.url)
         connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
         try:
@@ -154,6 +192,12 @@ class Table(RuleBasedStateMachine):
     @rule(word=st.one_of(*DEVICE_WORDS.values()) | PIT)
     def device_says(self, word: Any) -> None:
         PLAYED["steps"] += 1
+        self._say(word)
+
+    def _say(self, word: Any) -> None:
+        """A device's word (or the pit's seating) posted to the loop, and handled."""
+        PLAYED["inputs"] += 1
+        PLAYED[f"word {type(word).__name__}"] += 1
         self.loop.post(word)
         self._handled()
 
@@ -169,22 +213,22 @@ class Table(RuleBasedStateMachine):
         (Random words alone seldom finish one.)"""
         PLAYED["steps"] += 1
         for seat, amount in bets.items():
-            self.device_says(device.SpotReport(seat, 0, amount))
-        self.press({"action": "lock_bets"})
+            self._say(device.SpotReport(seat, 0, amount))
+        self._press({"action": "lock_bets"})
         for card, choice in zip(cards, choices, strict=True):
             machine = self.service.table.round
             due = machine.expected() if machine is not None else None
             if isinstance(due, DecisionDue):
                 chosen = choice if choice in due.options else "stand"
-                self.press({"action": chosen, "seat": due.seat, "hand": due.hand})
+                self._press({"action": chosen, "seat": due.seat, "hand": due.hand})
             elif isinstance(due, InsuranceDue):
-                self.press({"action": due.options[-1], "seat": due.seat})
+                self._press({"action": due.options[-1], "seat": due.seat})
             elif due is not None:
-                self.device_says(device.ShoeCard(parse_card(card)))
+                self._say(device.ShoeCard(parse_card(card)))
             else:
                 break
-        self.press({"action": "payout_shown"})
-        self.press({"action": "confirm_payout", "dealer": "D-0042"})
+        self._press({"action": "payout_shown"})
+        self._press({"action": "confirm_payout", "dealer": "D-0042"})
 
     @rule(seconds=st.sampled_from([0.5, 6.0, 61.0, 400.0]))
     def time_passes(self, seconds: float) -> None:
@@ -241,15 +285,25 @@ def play(sequences: int, steps: int) -> None:
     """Play the machine; it must have finished rounds (else it tested only the betting), and
     it says what it played (the closing note's figures, with `pytest -s`)."""
     PLAYED.clear()
+    began = time.perf_counter()
     run_state_machine_as_test(Table, settings=settings(
         max_examples=sequences, stateful_step_count=steps, deadline=None,
         suppress_health_check=[HealthCheck.too_slow]))
     assert PLAYED["rounds to the floor"] > 0 and PLAYED["settlements"] > 0, PLAYED
-    print(f"table stateful: {dict(PLAYED)}")
+    actions = sum(key.startswith("action ") for key in PLAYED)
+    words = sum(key.startswith("word ") for key in PLAYED)
+    left_out = [kind for kind in EVERY_INPUT if not PLAYED[
+        f"action {kind}" if isinstance(kind, str) else f"word {kind.__name__}"]]
+    assert left_out == [], f"never played: {left_out}"
+    print(f"table machine: {PLAYED['sequences']} sequences, {PLAYED['steps']} steps, "
+          f"{PLAYED['inputs']} inputs ({actions} of {len(ACTIONS)} actions, {words} of "
+          f"{len(DEVICE_WORDS) + 1} device words and the pit's seating), "
+          f"{PLAYED['rounds to the floor']} rounds to the floor, {PLAYED['settlements']} "
+          f"settlements, {time.perf_counter() - began:.1f} s")
 
 
 def test_generated_sequences_keep_the_table_serving_and_true() -> None:
-    play(12, 30)
+    play(8, 30)  # each sequence plays every input first: 8 cost what 12 did before
 
 
 @pytest.mark.slow

@@ -40,6 +40,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
+    initialize,
     invariant,
     precondition,
     rule,
@@ -60,7 +61,7 @@ KINDS: Final = tuple(MESSAGES)  # every message type of the wire, from its regis
 DENOMINATIONS: Final = ("100", "500", "2500", "10000")
 MONEY: Final = Currency("USD")
 HEALTH_S: Final = 1.0
-STATS: dict[str, float] = {}  # what a run played, printed at its end
+STATS: dict[str, float] = {}  # what a run played (messages by type too), printed at its end
 
 
 def chips() -> st.SearchStrategy[dict[str, int]]:
@@ -183,6 +184,7 @@ class FloorMachine(RuleBasedStateMachine):
         """The table's next message, committed `step` seconds after its last (never past
         now: the floor believes a table's time within its tolerance)."""
         STATS["messages"] += 1
+        STATS[f"topic {topic}"] = STATS.get(f"topic {topic}", 0) + 1
         n = len(table.sent) + 1
         later = table.clock + timedelta(seconds=step)
         table.clock = later if later < datetime.now(UTC) - timedelta(seconds=5) else \
@@ -202,6 +204,18 @@ class FloorMachine(RuleBasedStateMachine):
     def _deliver(self, table: Table, n: int) -> None:
         self.floor.sender.send(topics.message(table.name, table.sent[n].topic),
                                table.sent[n].payload)
+
+    @initialize(k=st.integers(0, TABLES - 1), data=st.data())
+    def every_type_once(self, k: int, data: st.DataObject) -> None:
+        """A table begins with a message of every type of the wire, in a drawn order with
+        drawn bodies, each up to 10 minutes after the last: a new type is sent with no code
+        here, and none is left to chance (`play` checks each was)."""
+        STATS["steps"] += 1
+        table = self.tables[k]
+        for topic in data.draw(st.permutations(KINDS), label="every type, in order"):
+            sent = self._make(table, topic, data.draw(bodies(topic), label=topic),
+                              data.draw(st.floats(1, 600), label="seconds later"))
+            self._deliver(table, sent.n)
 
     @rule(k=st.integers(0, TABLES - 1), data=st.data(), count=st.integers(1, 12))
     def send(self, k: int, data: st.DataObject, count: int) -> None:
@@ -467,12 +481,16 @@ def machine_floor(tmp_path: Path, broker: Mosquitto, floor_dsn: str) -> Iterator
 
 def play(floor: Floor, examples_count: int, steps: int) -> None:
     began = time.perf_counter()
+    STATS.clear()
     STATS.update(sequences=0, steps=0, messages=0, restarts=0, days=0)
     run_state_machine_as_test(lambda: FloorMachine(floor), settings=settings(  # type: ignore[arg-type]
         max_examples=examples_count, stateful_step_count=steps, deadline=None,
         suppress_health_check=list(HealthCheck)))
+    left_out = [topic for topic in KINDS if not STATS.get(f"topic {topic}")]
+    assert left_out == [], f"never sent: {left_out}"
     print(f"floor machine: {STATS['sequences']:.0f} sequences, {STATS['steps']:.0f} steps, "
-          f"{STATS['messages']:.0f} messages, {STATS['restarts']:.0f} restarts, "
+          f"{STATS['messages']:.0f} messages of {len(KINDS)} types, "
+          f"{STATS['restarts']:.0f} restarts, "
           f"{STATS['days']:.0f} table-days' books checked whole, "
           f"{time.perf_counter() - began:.1f} s")
 

@@ -14,6 +14,8 @@
   brought it is stored, and the day's books alert says the check could not be made.
 - The pit: a handler's unexpected failure is a 500 with one line of JSON and an error id the
   log carries with its traceback; Retry is a logged-in supervisor's.
+- `tablectl floor retry`, the command: each outcome in a line, booked or still set aside with
+  its new reason, exit 1 while any stays.
 Real Mosquitto, real PostgreSQL."""
 
 from __future__ import annotations
@@ -35,15 +37,17 @@ from structlog.testing import capture_logs
 
 from floor import books, cash, queries, retry
 from floor.ingest import Ingest
+from floor.payloads import Incoming
 from floor.periods import Periods
 from floor.pit import Pit
 from floor.reconcile import floor_side
-from floor.store import connect
+from floor.store import connect, set_message_aside, write_batch
 from plumbing.broker import parse_broker
 from protocol import examples, topics
 from tests.floor.books_day import day_start
 from tests.floor.harness import FloorProcess, Sender, one, wait_until
 from tests.floor.test_floor import post
+from tests.floor.test_floor_cli_cases import tablectl
 from tests.floor.test_logins import DANA, RIGHT, cheap
 from tests.servers import Mosquitto
 
@@ -317,3 +321,38 @@ def test_retry_on_the_pit_is_a_logged_in_supervisors(
             assert done["open"] == 0
             assert (await (await client.get("/health")).json())["quarantined"] == 0
     asyncio.run(main())
+
+
+def incoming(table: str, n: int, topic: str, body: dict[str, Any] | None = None) -> Incoming:
+    data = payload(table, n, topic, body)
+    return Incoming.parse(data, table, topic, datetime.now(UTC), len(data))
+
+
+def test_floor_retry_the_command_says_each_outcome_and_fails_while_any_stays(
+        floor_dsn: str) -> None:
+    """Issue 47, part 1: `tablectl floor retry` after an upgrade. A buy-in set aside by a bug
+    now gone is booked; a message whose number the floor has since stored with other content
+    stays, with the conflict as its new reason; the command exits 1 while anything stays."""
+    with connect(floor_dsn) as db:
+        write_batch(db, [incoming("bj-01", 1, "device"), incoming("bj-02", 1, "device")], [])
+        set_message_aside(db, incoming("bj-01", 2, "buy_in", buy_in(POISON)),
+                          RuntimeError("a bug gone since"), "a")
+        set_message_aside(db, incoming("bj-02", 1, "buy_in", buy_in(500)),
+                          RuntimeError("a bug met"), "a")
+    first = tablectl("floor", "retry", "--db", floor_dsn, "--by", "Dana Pit")
+    assert first.returncode == 1, first.stderr
+    booked, stays, summary = first.stdout.splitlines()
+    assert booked == "bj-01: message 2 (buy_in): booked"
+    assert stays.startswith("bj-02: message 1 (buy_in): still set aside: ValueError: kept "
+                            "aside as a conflict")
+    assert ", at floor/" in stays
+    assert summary == "floor retry: 1 of 2 booked"
+    assert one(floor_dsn, "SELECT amount FROM transactions WHERE table_id = 'bj-01' AND n = 2"
+               ) == POISON
+    with psycopg.connect(floor_dsn) as db:
+        assert db.execute("SELECT table_id, released_by, times FROM quarantine ORDER BY id"
+                          ).fetchall() == [("bj-01", "retry by Dana Pit", 1), ("bj-02", None, 2)]
+        db.execute("DELETE FROM quarantine WHERE table_id = 'bj-02'")
+        db.commit()
+    again = tablectl("floor", "retry", "--db", floor_dsn)
+    assert (again.returncode, again.stdout) == (0, "floor retry: nothing is set aside\n")
