@@ -44,6 +44,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from controller.daemon.service import TableService
 from controller.game.events import IntegrityBroken
 from controller.game.said import Said, said
+from controller.game.table import MOST_FINDINGS
 from controller.journal.chain import Break
 from controller.journal.integrity import open_day_check, start_check
 
@@ -138,6 +139,7 @@ class Latch:
             if not self.known(found) and found.key not in {f.key for f in
                                                            (*self.latched, *new)}:
                 new.append(found)
+        new = new[:max(0, MOST_FINDINGS - len(self.latched))]  # the rest, at the next start
         if new:
             self.latched += new
             self._write()

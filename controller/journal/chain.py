@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from controller.game.said import said
 from controller.journal import codec
@@ -47,10 +47,15 @@ class Walked:
 
 
 def digest_rows(rows: Sequence[tuple[int, bytes, bytes]]) -> str:
+    """The evidence of some stored rows: (seq, text or body, stored digest) each."""
     found = hashlib.sha256()
-    for seq, body, digest in rows:
-        found.update(f"{seq}:{len(body)}:".encode() + body + digest)
+    for row in rows:
+        _add(found, *row)
     return found.hexdigest()
+
+
+def _add(found: Any, seq: int, data: bytes, digest: bytes) -> None:
+    found.update(f"{seq}:{len(data)}:".encode() + data + digest)
 
 
 def rows(file: JournalFile, first: int, last: int | None
@@ -85,7 +90,7 @@ def walk(file: JournalFile, first: int, prev: str, last: int | None = None) -> W
     and its sequence number. A record that fails opens a break, which spans the records up to
     the next that keeps its whole chain value, taken up as it is stored."""
     walked = Walked(value=prev, last=first - 1)
-    span: list[tuple[int, bytes, bytes]] = []
+    span = hashlib.sha256()  # the open break's evidence, hashed as it goes: memory bounded
     opened: tuple[int, str] | None = None  # the open break's first record and sentence
     expected = first
     for seq, body, digest, text in rows(file, first, last):
@@ -108,12 +113,12 @@ def walk(file: JournalFile, first: int, prev: str, last: int | None = None) -> W
                 opened, walked.value = (min(seq, expected), fault), None
         expected = seq + 1
         if opened is not None:
-            span.append((seq, body if text is None else text.encode(), digest))
+            _add(span, seq, body if text is None else text.encode(), digest)
             if len(digest) == WHOLE:  # the chain taken up again where it is kept whole
-                walked.breaks.append(_break(opened, span))
-                opened, span, walked.value = None, [], digest.hex()
+                walked.breaks.append(_break(opened, span, seq))
+                opened, span, walked.value = None, hashlib.sha256(), digest.hex()
     if opened is not None:
-        walked.breaks.append(_break(opened, span))
+        walked.breaks.append(_break(opened, span, walked.last))
     return walked
 
 
@@ -123,6 +128,6 @@ def _holds(seq: int, text: str, digest: bytes, value: str) -> bool:
         f'"seq":{seq},' in text or text.endswith(f'"seq":{seq}}}'))
 
 
-def _break(opened: tuple[int, str], span: list[tuple[int, bytes, bytes]]) -> Break:
+def _break(opened: tuple[int, str], span: Any, until: int) -> Break:
     seq, text = opened
-    return Break(f"record {seq}", seq, text, digest_rows(span), span[-1][0])
+    return Break(f"record {seq}", seq, text, span.hexdigest(), until)
