@@ -291,9 +291,9 @@ class ControllerLoop:
 
     @_handle.register
     def _integrity_found(self, item: IntegrityFound) -> None:
-        if item.checked:
-            self.log.info("integrity checked", checked=item.checked,
-                          found=len(item.findings))
+        if item.checked:  # below the default level: a clean check is no news (issue 21)
+            self.log.debug("integrity checked", checked=item.checked,
+                           found=len(item.findings))
         self.raise_integrity(item.findings)
 
     def check_integrity(self, key: Ed25519PublicKey | None) -> None:
