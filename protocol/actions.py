@@ -156,6 +156,16 @@ class ReasonedSupervision(Action):
     reason: Reason
 
 
+class IntegrityClearing(Action):
+    """A supervisor clears the table's integrity error (what its checks found in its journal
+    or its software: DO NOT DEAL until then), with their reason; the evidence stays."""
+
+    action: Literal["clear_integrity"]
+    supervisor: Who
+    pin: Pin
+    reason: Reason
+
+
 class AssignCard(Action):
     """A supervisor gives the card set aside (or misread: `card` names it) to a hand."""
 
@@ -263,8 +273,8 @@ class ReadTray(Action):
 ACTIONS: Final[dict[str, type[Action]]] = {
     name: cls for cls in (
         HandDecision, SeatDecision, TableStep, DealerStep, SeatCard, DealerSign, Supervision,
-        ReasonedSupervision, AssignCard, SeatPlayer, UnseatPlayer, BuyIn, ChipsOut, TrayCount,
-        Transfer, ReadTray)
+        ReasonedSupervision, IntegrityClearing, AssignCard, SeatPlayer, UnseatPlayer, BuyIn,
+        ChipsOut, TrayCount, Transfer, ReadTray)
     for name in cls.model_fields["action"].annotation.__args__}  # type: ignore[union-attr]
 assert set(TRAY_COUNTS) == set(TrayCount.model_fields["count"].annotation.__args__)  # type: ignore[union-attr]
 assert set(MEDIA) == set(BuyIn.model_fields["medium"].annotation.__args__)  # type: ignore[union-attr]

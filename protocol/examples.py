@@ -173,6 +173,8 @@ ACTIONS: Final[dict[str, dict[str, Any]]] = {
                    "reason": "the dealer exposed the dealer's hole card"},
     "override_payout": {"action": "override_payout", "supervisor": "Dana Pit", "pin": "1357",
                         "reason": "the pads misread seat 3's stack; paid as counted"},
+    "clear_integrity": {"action": "clear_integrity", "supervisor": "Dana Pit", "pin": "1357",
+                        "reason": "the journal was copied for the regulator before clearing"},
     "assign_card": {"action": "assign_card", "supervisor": "Dana Pit", "pin": "1357",
                     "to": "seat 3 hand 1", "card": "QS"},
     "seat_player": {"action": "seat_player", "supervisor": "Dana Pit", "pin": "1357",

@@ -49,7 +49,8 @@ def demo(daemon: Daemon) -> int:
                   side_bets=True, seats=SEATS[game], refill=True,
                   seed=random.SystemRandom().randrange(2**32), keep_rounds=KEEP_ROUNDS,
                   journal_config=JournalConfig(key=key), floor=options.floor is not None,
-                  verify="hold", dealer_errors=options.dealer_errors, tray=DEMO_TRAY)
+                  verify="hold", dealer_errors=options.dealer_errors, tray=DEMO_TRAY,
+                  integrity=True)
         assert rig.loop is not None
         ended = RoundsEnded(rig.loop)  # the round a previous run left too, once it ends
         control = ControlServer(socket_path(journal), rig.loop.post)
@@ -60,7 +61,11 @@ def demo(daemon: Daemon) -> int:
         try:
             rig.start_demo()
             daemon.announce_ready(screen, f"demo {game} table ready, journal {journal}")
+            rig.check_in_background()
             while options.rounds is None or played < options.rounds:
+                while rig.service.table.integrity:  # DO NOT DEAL until a supervisor clears it
+                    rig.loop.step(0.2)
+                    daemon.idle()
                 rig.play_round()
                 played += 1
             while options.stay:  # dealing no more: the display, the books and the link go on

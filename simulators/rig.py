@@ -17,6 +17,7 @@ from typing import Any
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.gaming_day import open_table
 from controller.daemon.inputs import Supervised
+from controller.daemon.integrity import BackgroundCheck, Latch, latch_path
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.payout_watch import STILL_S
 from controller.daemon.recording import Recorder
@@ -79,8 +80,12 @@ class Rig:
                  keep_rounds: int = 10_000,
                  journal_config: JournalConfig = TEST_DAYS, floor: bool = False,
                  verify: str = "off", dealer_errors: float = 0.0,
-                 still_s: float | None = None, tray: dict[int, int] | None = None) -> None:
+                 still_s: float | None = None, tray: dict[int, int] | None = None,
+                 integrity: bool = False) -> None:
         self.folder, self.game, self.protocol = folder, game, protocol
+        # The table's integrity error (issue 50), as `tablectl run` keeps it: the journal
+        # checked at each start, a break latched in the file beside it.
+        self.integrity = integrity
         self.speaks = protocols.get(protocol)
         self.journal_path = journal or folder / "journal.sqlite3"
         check_game(self.journal_path, game)  # before anything is opened, written or started
@@ -142,7 +147,7 @@ class Rig:
                                      PinGuard(self.supervisors), self.keep_rounds,
                                      dealers=PinGuard({"D-1": self.supervisors["sup"]}, "dealer"),
                                      runners=PinGuard({"R-1": self.supervisors["sup"]}, "runner"),
-                                     floor=self.floor)
+                                     floor=self.floor, broken_ok=self.integrity)
         wanted = config_change(self.game, self.rules, self.pay_tables, PayTables.load())
         if service.table.config_event is None or \
                 service.table.config_event.content() != wanted.content():
@@ -153,7 +158,11 @@ class Rig:
         if as_left:
             self._as_left(service.table)
         self.loop = ControllerLoop(service, shoe_protocol=self.speaks, closer=closer,
-                                   still_s=self.still_s)
+                                   still_s=self.still_s, latch=Latch(
+                                       latch_path(self.journal_path)) if self.integrity
+                                   else None)
+        if self.integrity:
+            self.loop.check_integrity(closer.public_key)
         self.loop.listeners.append(self._committed)
         recorder = self.recorder
         self.serial = SerialDevice.shoe(str(self.shoe.path), self.speaks, self.loop.post,
@@ -171,6 +180,12 @@ class Rig:
         self.wait(lambda: self.serial is not None and self.serial.connected.is_set()
                   and self.usb is not None and self.usb.connected.is_set()
                   and self.loop is not None and self.loop.pads_synced, "the devices")
+
+    def check_in_background(self) -> BackgroundCheck:
+        """The whole open day's check, after READY, off the loop's thread: its findings come
+        to the loop as an input."""
+        assert self.loop is not None
+        return BackgroundCheck(self.journal_path, self.loop.post).start()
 
     def _as_left(self, table: Table) -> None:
         """A rig made on a journal with a round in progress (the demo started again after

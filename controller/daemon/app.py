@@ -26,6 +26,7 @@ from controller.daemon.config_file import DisplayConfig, FloorConfig, RunConfig
 from controller.daemon.control import ControlServer, socket_path
 from controller.daemon.floor_link import FloorLink, follow
 from controller.daemon.gaming_day import open_table
+from controller.daemon.integrity import BackgroundCheck, Latch, latch_path
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.protection import ProtectionWorker
 from controller.daemon.recording import Recorder
@@ -178,7 +179,8 @@ class Daemon:
                                      PinGuard(config.supervisors), KEEP_ROUNDS,
                                      floor=self.options.floor is not None,
                                      dealers=PinGuard(config.dealers, "dealer"),
-                                     runners=PinGuard(config.runners, "runner"))
+                                     runners=PinGuard(config.runners, "runner"),
+                                     broken_ok=True)
         journal = service.journal
         assert journal is not None
         cashier = config.display.cashier  # alerts in the display's money, its chips
@@ -192,7 +194,9 @@ class Daemon:
         speaks = protocols.get(config.shoe.protocol) if config.shoe else protocols.DEFAULT
         loop = ControllerLoop(service, shoe_protocol=speaks, name=config.name, closer=closer,
                               readers={reader.name: reader.seat for reader in config.readers},
-                              still_s=config.payout.still_s, cash=config.books)
+                              still_s=config.payout.still_s, cash=config.books,
+                              latch=Latch(latch_path(journal_path)))
+        loop.check_integrity(closer.public_key)
         control = ControlServer(socket_path(journal_path), loop.post)
         drivers: list[SerialDevice | UsbDevice | InputDevice] = [
             InputDevice(reader.name, reader.url, loop.post, reader.rules)
@@ -224,6 +228,7 @@ class Daemon:
         try:
             self.announce_ready(screen, f"table {config.name or config.game} ready, journal "
                         f"{journal_path}")
+            BackgroundCheck(journal_path, loop.post).start()
             while not self.stop.is_set():
                 loop.step(0.2)
                 self.notifier.watchdog()

@@ -15,6 +15,7 @@ from datetime import time
 from pathlib import Path
 
 import structlog
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from controller.daemon.config_file import JournalConfig
 from controller.daemon.service import CHECKPOINT_ROUNDS, DiskReserve, TableService
@@ -39,6 +40,11 @@ class DayCloser:
         self.asked_by: str | None = None
         self.log = structlog.get_logger()
         self._dropped_at = service.table.rounds_played  # the archive drops at start-up too
+
+    @property
+    def public_key(self) -> Ed25519PublicKey | None:
+        """What checks the days this table signed (its key's public half), if it signs."""
+        return self.signer.key.public_key() if self.signer else None
 
     def ask(self, by: str) -> tuple[str | None, str]:
         """An on-demand close: done now if the table is between rounds, else after the round.
@@ -76,13 +82,15 @@ class DayCloser:
 
 def open_table(path: Path, config: JournalConfig, guard: PinGuard, keep_rounds: int,
                utc: Callable[[], str] = utc_now, floor: bool = False,
-               dealers: PinGuard | None = None, runners: PinGuard | None = None
-               ) -> tuple[TableService, DayCloser]:
+               dealers: PinGuard | None = None, runners: PinGuard | None = None,
+               broken_ok: bool = False) -> tuple[TableService, DayCloser]:
     """The table's journal, service and day keeping as `[journal]` configures them, with the
     supervisors', dealers' and runners' PIN guards. A seal cut short by a power loss is finished
-    first. With a floor link, a day's messages stay on the table until the floor has them all."""
+    first. With a floor link, a day's messages stay on the table until the floor has them all.
+    `broken_ok`: a table that latches its integrity error (controller/daemon/integrity.py) opens
+    a journal whose last block fails, to say so; anything else refuses it."""
     signer = config.signer()
-    journal = Journal.open(path)
+    journal = Journal.open(path, broken_ok)
     try:
         archive = Archive(journal, config.keep_days, floor)
         archive.seal_and_retain()

@@ -18,11 +18,12 @@ import queue
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import singledispatchmethod
 from typing import Any, Final
 
 import structlog
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from controller.daemon import translate
 from controller.daemon.cash_desk import DEFAULT_CASH, CashDesk, CashRules
@@ -38,6 +39,7 @@ from controller.daemon.inputs import (
     Supervised,
     TrayAsked,
 )
+from controller.daemon.integrity import Finding, IntegrityFound, Latch, start_findings
 from controller.daemon.pads_sync import PadsSync, Writer
 from controller.daemon.payout_watch import STILL_S, PayoutWatch
 from controller.daemon.pins import PIN_REFUSED
@@ -56,6 +58,7 @@ from controller.game.events import (
     DeviceLost,
     Event,
     InputFailed,
+    IntegrityCleared,
     PayoutConfirmed,
     PayoutOverridden,
     PlayerLeft,
@@ -87,12 +90,14 @@ Listener = Callable[[Event | None, list[Effect]], None]
 NOTICE_S: Final = 30.0  # a table's own alert stays on the display this long
 
 Input = (DeviceEvent | Event | Supervised | SeatTapped | DayCloseRequest | PitSeat | DealerPin
-         | Signed | TrayAsked | LiftLockout)
+         | Signed | TrayAsked | LiftLockout | IntegrityFound)
 # The table's own inputs: the books, the people, the PINs, the tray and the day. Code that
 # fails on one of them leaves the round open as it was; any other may be the round's.
 TABLE_INPUTS: Final = (Transaction, PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut,
                        RatingAssessed, Signed, TrayAsked, PitSeat, DealerPin, SeatTapped,
-                       LiftLockout, DayCloseRequest, TrayRead, CardRead, CardGarbled)
+                       LiftLockout, DayCloseRequest, TrayRead, CardRead, CardGarbled,
+                       IntegrityFound)
+MOST_FOUND_TEXT: Final = 2000  # what was found, as a clearing journals it
 
 
 def input_kind(item: Input) -> str:
@@ -116,8 +121,9 @@ class ControllerLoop:
                  name: str = "", closer: DayCloser | None = None,
                  readers: dict[str, int | None] | None = None,
                  clock: Callable[[], float] = time.monotonic, still_s: float = STILL_S,
-                 cash: CashRules = DEFAULT_CASH) -> None:
+                 cash: CashRules = DEFAULT_CASH, latch: Latch | None = None) -> None:
         self.service = service
+        self.latch = latch  # the integrity error's, where the table keeps one
         self.clock = clock
         self.closer = closer
         self.shoe: Writer | None = None  # the shoe's acknowledgements go to it
@@ -284,7 +290,63 @@ class ControllerLoop:
         self._submit(self.readers.tapped(item, self.service.table.config))
 
     @_handle.register
+    def _integrity_found(self, item: IntegrityFound) -> None:
+        if item.checked:  # below the default level: a clean check is no news (issue 21)
+            self.log.debug("integrity checked", checked=item.checked,
+                           found=len(item.findings))
+        self.raise_integrity(item.findings)
+
+    def check_integrity(self, key: Ed25519PublicKey | None) -> None:
+        """Before READY, on the thread that runs the loop: the journal's start check
+        (`integrity.start_findings`, the days' signatures checked with `key`), its findings
+        latched, and the latch's own journaled again where the fold lacks them."""
+        self.raise_integrity(start_findings(self.service, key))
+
+    def raise_integrity(self, findings: Sequence[Finding]) -> None:
+        """Findings of an integrity check, on the loop's thread: each not cleared before is
+        latched (in the latch's file first), journaled and said; and a finding the latch holds
+        that the table's fold lacks (a journal that lost it) is journaled again. With no
+        latch (a table in memory), nothing is latched."""
+        if self.latch is None:
+            return
+        for found in self.latch.raise_findings(findings):
+            self.log.error("integrity error latched", check=found.check, where=found.where,
+                           text=str(found.text))
+        held = {(f["check"], f["where"], f["evidence"]) for f in self.service.table.integrity}
+        for found in self.latch.latched:
+            if found.key not in held:
+                self._submit(found.event())
+
+    def _clear_integrity(self, item: Supervised) -> None:
+        """A supervisor clears the integrity error with their PIN and a reason: journaled with
+        what was found (the floor hears it), then the latch's file notes it cleared."""
+        assert isinstance(item.event, IntegrityCleared)
+        table = self.service.table
+        if not table.integrity:
+            self._told(None, [Alert("no_integrity_error",
+                                    said("no integrity error to clear"))])
+            return
+        if not item.event.reason.strip():
+            self._told(None, [Alert("reason_needed", said(
+                "clearing the integrity error needs the supervisor's reason"))])
+            return
+        found = "; ".join(f"{f['check']} {f['where']}: {f['text']}" for f in table.integrity)
+        event = IntegrityCleared(seq=0, by="", reason=item.event.reason,
+                                 found=found[:MOST_FOUND_TEXT])
+        self._commit(None, self.service.supervise(event, item.supervisor, item.pin,
+                                                  item.client))
+        if not self.service.table.integrity and self.latch is not None:
+            for cleared in self.latch.clear(item.supervisor, item.event.reason,
+                                            self.service.utc()):
+                self.log.warning("integrity error cleared", check=cleared.check,
+                                 where=cleared.where, by=item.supervisor,
+                                 reason=item.event.reason)
+
+    @_handle.register
     def _supervised(self, item: Supervised) -> None:
+        if isinstance(item.event, IntegrityCleared):
+            self._clear_integrity(item)
+            return
         table = self.service.table
         if isinstance(item.event, PayoutOverridden) and not (
                 table.round is not None and table.round.payout_held):

@@ -32,6 +32,7 @@ from controller.game.events import (
     ChipsLeft,
     ChipsTransferred,
     DealerAction,
+    IntegrityCleared,
     NewShoe,
     PayoutConfirmed,
     PayoutOverridden,
@@ -50,6 +51,7 @@ from protocol.actions import (
     DealerSign,
     DealerStep,
     HandDecision,
+    IntegrityClearing,
     ReadTray,
     ReasonedSupervision,
     SeatCard,
@@ -103,6 +105,9 @@ def to_input(action: actions.Action, client: str) -> Action:
             voided = action.action == "void_round"
             return Supervised(RoundVoided(seq=0, by="", reason=action.reason) if voided else
                               PayoutOverridden(seq=0, by="", reason=action.reason),
+                              action.supervisor, action.pin, client)
+        case IntegrityClearing():
+            return Supervised(IntegrityCleared(seq=0, by="", reason=action.reason),
                               action.supervisor, action.pin, client)
         case AssignCard():
             return Supervised(CardAssigned(seq=0, by="", to=action.to, card=action.card),

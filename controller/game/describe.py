@@ -28,6 +28,8 @@ from controller.game.events import (
     DiskOk,
     Event,
     InputFailed,
+    IntegrityBroken,
+    IntegrityCleared,
     LockoutLifted,
     PayoutRead,
     PinsRefused,
@@ -198,6 +200,18 @@ def _assessed(event: RatingAssessed, tables: Mapping[str, PayTable], money: Curr
             f"{event.player or '(anonymous)'}, {event.decisions} decisions, skill cost "
             f"{money.text(event.skill_cost)} ({money.text(event.skill_cost_optimal)} "
             f"against the best play), {len(event.flags)} flags")
+
+
+@words.register
+def _integrity_broken(event: IntegrityBroken, tables: Mapping[str, PayTable],
+                      money: Currency) -> str:
+    return f"integrity error ({event.check}, {event.where}): {event.text}"
+
+
+@words.register
+def _integrity_cleared(event: IntegrityCleared, tables: Mapping[str, PayTable],
+                       money: Currency) -> str:
+    return f"integrity error cleared by supervisor {event.by}: {event.reason}"
 
 
 @words.register

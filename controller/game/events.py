@@ -425,6 +425,31 @@ class DiskOk(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class IntegrityBroken(Event):
+    """A check of what the table runs on (its journal, its software) found a break: no round
+    opens until a supervisor clears it (issue 50). `check` names the check, `where` the place
+    (a record, a day, a file), `text` says it for people, `evidence` is the digest a later
+    check knows it again by."""
+
+    check: str
+    where: str
+    text: str
+    evidence: str
+    kind: ClassVar[str] = "integrity_broken"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IntegrityCleared(Event):
+    """A supervisor cleared the table's integrity error, with their reason; `found`: what had
+    been found, as it was said. The evidence stays where it is: clearing rewrites nothing."""
+
+    by: str
+    reason: str = ""
+    found: str = ""
+    kind: ClassVar[str] = "integrity_cleared"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ClockStepped(Event):
     """The table's wall clock moved against its monotonic clock between two events of one run
     (a time service's step, a Pi with no clock battery set at boot, or someone setting it): the
@@ -503,7 +528,7 @@ class RatingAssessed(Event):
 
 SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided,
                                               NewShoe, PlayerSeated, PlayerLeft,
-                                              PayoutOverridden)
+                                              PayoutOverridden, IntegrityCleared)
 NOT_CORRECTIONS: tuple[type[Event], ...] = (NewShoe, PlayerSeated, PlayerLeft)
 
 
@@ -522,7 +547,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SupervisorRefused, PinsRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk,
         PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed, PayoutRead,
         PayoutOverridden, TrayCounted, ChipsTransferred, BoughtIn, ChipsLeft, LockoutLifted,
-        InputFailed, ClockStepped)
+        InputFailed, ClockStepped, IntegrityBroken, IntegrityCleared)
 }
 
 

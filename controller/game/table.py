@@ -46,6 +46,8 @@ from controller.game.events import (
     DiskOk,
     Event,
     InputFailed,
+    IntegrityBroken,
+    IntegrityCleared,
     LockoutLifted,
     NewShoe,
     PayoutConfirmed,
@@ -82,6 +84,7 @@ from controller.game.targets import Kind, Target
 OPENS_A_ROUND: Final = (WagerPlaced, BetsLocked, CardDrawn, CardMisread)
 CLOSING: Final = (DayClosed, Checkpoint, DaySigned)  # the end of a day, never the next one's start
 SNAPSHOT_VERSION: Final = 1
+MOST_FINDINGS: Final = 20  # the integrity findings latched at once: the first says why
 REVIEW = said("the controller restarted before this payout was confirmed: check the cards and "
               "the chips on the table, then confirm the payout or void the round")
 
@@ -194,6 +197,9 @@ class Table:
         self.last_shoe_frame = ""  # the shoe frame last committed, to drop a retransmission
         self.day = DayLedger()
         self.deal_refused: str | None = None  # why no new round may open (the disk's reserve)
+        # What the table's integrity checks found, latched until a supervisor clears it: each
+        # finding's check, where, sentence and evidence (`IntegrityBroken`).
+        self.integrity: list[dict[str, str]] = []
         self.pins = PinState()
         self.ratings = Ratings(keep_ratings)
         self.dealer: str | None = None
@@ -215,11 +221,15 @@ class Table:
                  for device in sorted(self.lost_devices)]
                 + ([said("change the shoe")] if self.shoe.change_required else [])
                 + ([said("do not deal: {reason}", reason=self.deal_refused)]
-                   if self.deal_refused else []))
+                   if self.deal_refused else [])
+                + [said("do not deal: {reason}", reason=f["text"]) for f in self.integrity])
 
     def deal_blocked(self) -> str | None:
-        """Why no card may be dealt now: the journal's disk at its reserve, or a device lost
-        (a round dealt without its shoe or its pads could not be followed)."""
+        """Why no card may be dealt now: an integrity error latched, the journal's disk at its
+        reserve, or a device lost (a round dealt without its shoe or its pads could not be
+        followed)."""
+        if self.integrity:
+            return self.integrity[0]["text"]
         if self.deal_refused:
             return self.deal_refused
         if self.lost_devices:
@@ -253,6 +263,7 @@ class Table:
                 # Only when there is something to keep: checkpoints written before players
                 # were rated must still match their fold.
                 **({"ratings": self.ratings.to_state()} if self.ratings.count else {}),
+                **({"integrity": self.integrity} if self.integrity else {}),
                 **({"dealer": self.dealer} if self.dealer else {})}
 
     @classmethod
@@ -277,6 +288,7 @@ class Table:
         if "ratings" in state:
             table.ratings = Ratings.from_state(state["ratings"], keep_ratings)
         table.dealer = state.get("dealer")
+        table.integrity = [dict(found) for found in state.get("integrity", [])]
         table.last_seq = checkpoint.seq
         table.table_log.append((checkpoint.seq, checkpoint.utc, describe(checkpoint)))
         return table
@@ -368,8 +380,9 @@ class Table:
         record = self._round_for(opens)
         if record is not None:
             return record
-        if self.deal_refused and opens:
-            return [Alert("do_not_deal", said("DO NOT DEAL: {reason}", reason=self.deal_refused),
+        if (why := self.integrity[0]["text"] if self.integrity else self.deal_refused) \
+                and opens:
+            return [Alert("do_not_deal", said("DO NOT DEAL: {reason}", reason=why),
                           blocking=True)]
         return [Alert("no_round", said("{event}: no round is open",
                                        event=event_words(event.kind)))]
@@ -447,7 +460,7 @@ class Table:
             return self.current
         if not opens or self.config is None:
             return None
-        if self.deal_refused:
+        if self.deal_refused or self.integrity:
             return None
         self.rounds_played += 1
         self.current = RoundRecord(self.rounds_played, RoundMachine(self.config),
@@ -625,6 +638,25 @@ class Table:
                                  reserve=event.reserve // 2**20)
         return [Alert("do_not_deal", said("DO NOT DEAL: {reason}", reason=self.deal_refused),
                       blocking=True)]
+
+    @folds(IntegrityBroken, frame=False)
+    def _integrity_broken(self, event: IntegrityBroken) -> list[Effect]:
+        """A break found in what the table runs on: latched, no new round opens (a round in
+        progress plays out, as at the disk's reserve) until a supervisor clears it. The same
+        finding twice is one."""
+        found = {"check": event.check, "where": event.where, "text": event.text,
+                 "evidence": event.evidence}
+        if found not in self.integrity and len(self.integrity) < MOST_FINDINGS:
+            self.integrity.append(found)
+        return [Alert("do_not_deal", said("DO NOT DEAL: {reason}", reason=event.text),
+                      blocking=True)]
+
+    @folds(IntegrityCleared, frame=False)
+    def _integrity_cleared(self, event: IntegrityCleared) -> list[Effect]:
+        self.integrity = []
+        return [Alert("integrity_cleared", said(
+            "the integrity error was cleared by supervisor {who}: {reason}", who=event.by,
+            reason=event.reason))]
 
     @folds(DiskOk, frame=False)
     def _disk_ok(self, event: DiskOk) -> list[Effect]:

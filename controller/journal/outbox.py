@@ -57,6 +57,8 @@ from controller.game.events import (
     DeviceLost,
     Event,
     InputFailed,
+    IntegrityBroken,
+    IntegrityCleared,
     PinsRefused,
     RatingAssessed,
     SupervisorRefused,
@@ -266,6 +268,25 @@ def _clock_stepped(event: ClockStepped, number: int | None) -> list[Message]:
     return [Message("device", number, body(
         wire.DeviceBody, device="clock", state="alarm",
         detail=f"stepped {event.seconds} s against the time that passed"))]
+
+
+@_event_message.register
+def _integrity_broken(event: IntegrityBroken, number: int | None) -> list[Message]:
+    """An integrity error latched: the check raises the alarm as a device does (the wire's
+    `device` message, as the device "integrity": the pit sees it among the table's alarms)."""
+    return [Message("device", number, body(
+        wire.DeviceBody, device="integrity", state="alarm",
+        detail=clean(f"{event.check}, {event.where}: {event.text}")))]
+
+
+@_event_message.register
+def _integrity_cleared(event: IntegrityCleared, number: int | None) -> list[Message]:
+    """The error cleared by a supervisor: the alarm's end, with who, why and what had been
+    found."""
+    return [Message("device", number, body(
+        wire.DeviceBody, device="integrity", state="found",
+        detail=clean(f"cleared by supervisor {event.by}: {event.reason}; found: "
+                     f"{event.found}")))]
 
 
 @_event_message.register

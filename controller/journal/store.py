@@ -23,6 +23,7 @@ from controller.game.events import Checkpoint, DaySigned, Event, canonical
 from controller.game.rules.settlement import Settlement
 from controller.game.said import carried
 from controller.journal import codec
+from controller.journal.chain import walk
 from controller.journal.files import (
     GENESIS,
     LIVE_PAGE_SIZE,
@@ -123,9 +124,15 @@ class Journal:
         self.head_seq, self.head_hash = 0, GENESIS
         self._previous: str | None = None  # the last record's text, to store the next against
         self._pending: tuple[int, str, str | None] = (0, GENESIS, None)
+        self.broken: str | None = None  # why the chain's last block failed (`broken_ok`)
+        self._whole_next = False  # the next record keeps its whole chain value (`_resync`)
 
     @classmethod
-    def open(cls, path: Path) -> Journal:
+    def open(cls, path: Path, broken_ok: bool = False) -> Journal:
+        """The journal at `path`, checked. With `broken_ok` (the running table, which latches
+        what it finds rather than refuse to start: controller/daemon/integrity.py), a chain that
+        fails in its last block is opened all the same and said in `broken`: the next record
+        keeps its whole chain value, where a check takes the chain up again."""
         check_writable(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         lock = _take_lock(path)
@@ -146,7 +153,7 @@ class Journal:
             except sqlite3.Error as exc:
                 raise JournalError(f"journal {path}: cannot be opened: {exc}") from None
             journal = cls(path, db, lock)
-            journal.self_check()
+            journal.self_check(broken_ok)
             journal.upgrade_outbox()
             journal.upgrade_schema()
         except BaseException:
@@ -158,10 +165,11 @@ class Journal:
         """The whole journal, read through this writer's connection."""
         return History(self.file, archive_dirs, owns_live=False)
 
-    def self_check(self) -> None:
+    def self_check(self, broken_ok: bool = False) -> None:
         """Integrity, schema version, codec and the chain from the last whole chain value to the
-        last record, or JournalError naming what is wrong; leaves the head (seq, hash, text)
-        ready for the next record."""
+        last record, or JournalError naming what is wrong (the chain's fault noted in `broken`
+        instead, with `broken_ok`); leaves the head (seq, hash, text) ready for the next
+        record."""
         where = f"journal {self.path}"
         try:
             quick = self.db.execute("PRAGMA quick_check").fetchone()[0]
@@ -171,9 +179,14 @@ class Journal:
             raise JournalError(f"{where}: integrity check failed ({quick}){ADVICE}")
         try:
             self.file.check_version()
-            self._find_head(where)
         except JournalError as exc:
             raise JournalError(f"{exc}{ADVICE}") from None
+        try:
+            self._find_head(where)
+        except JournalError as exc:
+            if not broken_ok:
+                raise JournalError(f"{exc}{ADVICE}") from None
+            self._resync(str(exc))
         self._pending = (self.head_seq, self.head_hash, self._previous)
 
     def _find_head(self, where: str) -> None:
@@ -203,6 +216,27 @@ class Journal:
             # The first record after a day's last one is an anchor: it starts the next file.
             self._previous = None if day_end else record.text
         self.head_seq, self.head_hash = last, value
+
+    def _resync(self, why: str) -> None:
+        """The chain's last block does not hold: walked as a check walks it (`chain.walk`, which
+        takes the chain up again at the next whole chain value after a break), the head is the
+        value it ends with; if it ends inside a break, the next record goes on from a value
+        made of the last record as stored, and keeps its whole chain value, so that a check
+        takes the chain up there and the break's span ends where it was found."""
+        bounds = self.file.bounds()
+        assert bounds is not None  # a file with no record has no block to fail
+        first, last = bounds
+        start = max(first, codec.block_start(last))
+        kept = self.file.record_hash(start - 1) if start > first else None
+        if kept is None or len(kept) != 64:
+            start, kept = first, self.file.prev_head
+        walked = walk(self.file, start, kept)
+        self.head_seq, self._previous, self.broken = last, None, why
+        if walked.value is not None:
+            self.head_hash = walked.value
+            return
+        stored = self.file.record_hash(last) or ""
+        self.head_hash, self._whole_next = chain_hash(GENESIS, f"resync {stored}"), True
 
     def upgrade_schema(self) -> None:
         """A live file of schema 2 is one of schema 3 whose records all keep their whole chain
@@ -267,9 +301,11 @@ class Journal:
         text = canonical(event.to_record())
         digest = chain_hash(head, text)
         anchor = previous is None or codec.is_anchor_seq(event.seq)
+        whole = isinstance(event, DaySigned) or (self._whole_next
+                                                  and event.seq == self.head_seq + 1)
         self.db.execute("INSERT INTO events VALUES (?, ?, ?)",
                         (event.seq, codec.encode(text, None if anchor else previous),
-                         stored_digest(event.seq, digest, isinstance(event, DaySigned))))
+                         stored_digest(event.seq, digest, whole)))
         if isinstance(event, Checkpoint):
             self.db.execute("INSERT INTO checkpoints VALUES (?, ?)",
                             (event.seq, event.state["rounds_played"]))
@@ -310,6 +346,7 @@ class Journal:
             self._rollback()
             raise JournalError(f"journal {self.path}: commit failed: {exc}") from None
         self.head_seq, self.head_hash, self._previous = self._pending
+        self._whole_next = False
 
     def _rollback(self) -> None:
         with contextlib.suppress(sqlite3.Error):  # nothing may have been begun

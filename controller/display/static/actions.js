@@ -51,7 +51,7 @@ export function wireActions(redraw) {
     if (s) {
       const action = { action: s.dataset.sup, supervisor: $("sup-id").value, pin: $("sup-pin").value };
       if (s.dataset.sup === "assign_card") { action.to = $("assign-to").value; if ($("assign-card").value) action.card = $("assign-card").value; }
-      if (s.dataset.sup === "void_round" || s.dataset.sup === "override_payout") action.reason = $("void-reason").value;
+      if (["void_round", "override_payout", "clear_integrity"].includes(s.dataset.sup)) action.reason = $("void-reason").value;
       if (s.dataset.sup === "seat_player" || s.dataset.sup === "unseat_player") action.seat = Number($("seat-no").value);
       if (s.dataset.sup === "seat_player") action.player = s.dataset.anonymous ? null : $("player-id").value;
       $("sup-message").textContent = "";
