@@ -54,6 +54,7 @@ CERTIFICATE: Final = Kind("certificate", 1 << 20, by_path=True)
 TLS_KEY: Final = Kind("TLS key", 16 << 10, by_path=True)
 RECORDING: Final = Kind("recording", 1 << 30, line=16 << 20)
 DROP: Final = Kind("drop file", 1 << 20)  # the count room's CSV: a row a table and day
+MANIFEST: Final = Kind("release manifest", 16 << 20)  # 20,000 files of 300-character paths
 
 
 def size_words(count: int) -> str:

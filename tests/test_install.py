@@ -151,6 +151,44 @@ def test_every_file_of_the_packages_is_installed(installed: Installed) -> None:
     assert source - files(installed.site) == set()
 
 
+def test_the_installed_tree_is_its_signed_wheel_file_by_file(installed: Installed,
+                                                             tmp_path: Path) -> None:
+    """Issue 50: the wheel built from the source and signed (`tablectl release sign`) is
+    what pip installed, file by file: the venv's own `tablectl verify` finds every file of
+    its packages holds (the caches its runs wrote let be), and a byte changed in one is
+    named. The tree signed after the install is the same manifest."""
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*GENERATED), symlinks=True)
+    built = subprocess.run([str(installed.venv / "bin" / "python"), "-m", "pip", "wheel",
+                            "--quiet", "--no-deps", str(source), "-w", str(tmp_path / "dist")],
+                           capture_output=True, text=True, cwd=installed.home,
+                           env=_env(installed.home), timeout=INSTALL_S)
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = (tmp_path / "dist").glob("tablectl-*.whl")
+    key, manifest = tmp_path / "release.key", tmp_path / "release.json"
+    assert installed.run("release", "keygen", "--key", str(key)).returncode == 0
+    signed = installed.run("release", "sign", str(wheel), "--key", str(key), "--out",
+                           str(manifest))
+    assert signed.returncode == 0, signed.stderr
+    tree = installed.run("release", "sign", str(installed.site), "--key", str(key))
+    assert tree.stdout == manifest.read_text()
+    check = ("verify", "--manifest", str(manifest), "--public-key", f"{key}.pub")
+    verified = installed.run(*check)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    *lines, summary = verified.stdout.splitlines()
+    assert lines and all(line.startswith("ok ") for line in lines)
+    assert summary.startswith(f"{installed.site}: tablectl ")
+    changed = installed.site / "controller" / "game" / "cards.py"
+    kept = changed.read_bytes()
+    try:
+        changed.write_bytes(kept + b"#")
+        verified = installed.run(*check)
+    finally:
+        changed.write_bytes(kept)
+    assert verified.returncode == 1
+    assert "CHANGED controller/game/cards.py" in verified.stdout.splitlines()
+
+
 @pytest.mark.parametrize(("command", "extra"), [
     (["analyze", "--game", "baccarat"], "analysis"),
     (["floor", "serve", "--broker", "mqtt://127.0.0.1:1", "--db", "postgresql:///nowhere"],

@@ -48,12 +48,24 @@ def cmd_config_check(args: argparse.Namespace) -> int:
           f"{config.journal or default_journal()} (days {close}, kept {days.keep_days or 'all'}"
           f", reserve {days.reserve_mb} MB, {f'signed by {days.key}' if days.key else 'unsigned'})"
           + (f"; floor {config.floor.broker} as {config.floor.table_id}" if config.floor
-             else "; no floor link"))
+             else "; no floor link")
+          + _software(config.integrity))
     if not config.supervisors:
         print(f"{args.file}: warning: no supervisors: nobody can clear a hold, void a round or "
               "correct one (hash each PIN with `tablectl pin-hash`, then list it in "
               "[supervisors])")
     return 0
+
+
+def _software(integrity: Any) -> str:
+    """How the software is checked at start, where `[integrity]` says (its manifest's signature
+    was checked with the key by `check_ready`)."""
+    if integrity is None:
+        return ""
+    if integrity.software == "off":
+        return "; software not checked ([integrity] software = \"off\")"
+    return (f"; software checked at start against {integrity.manifest}, signed by the key in "
+            f"{integrity.public_key} ({integrity.software or 'required'})")
 
 
 def cmd_pin_hash(args: argparse.Namespace) -> int:

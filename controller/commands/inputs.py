@@ -171,6 +171,21 @@ class NewFile(Checked):
         return path
 
 
+class WheelOrTree(Checked):
+    """What a release is signed from: a built wheel (a plain file, read when the command runs)
+    or a folder the packages are installed in; never a FIFO or a device, whose read blocks."""
+
+    def check(self, text: str) -> Path:
+        path = Path(text)
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            raise BadInput(f"{path}: no such wheel or folder") from None
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            raise BadInput(f"{path}: not a wheel or a folder (a FIFO, a device)")
+        return path
+
+
 class Folder(Checked):
     """A folder that exists; with `create`, one the command may make in a folder that exists
     (a new folder on a mounted stick, never a tree where the mount point should be)."""

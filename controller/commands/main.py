@@ -27,7 +27,8 @@ COMMANDS: Final = (
     ("players", "players", "add_commands"), ("journal", "journal", "add_commands"),
     ("day", "journal", "add_commands"), ("pin-hash", "config", "add_pin_hash"),
     ("floor", "floor", "add_commands"), ("monitor", "device", "add_commands"),
-    ("record", "device", "add_commands"), ("replay", "device", "add_commands"))
+    ("record", "device", "add_commands"), ("replay", "device", "add_commands"),
+    ("verify", "release", "add_verify"), ("release", "release", "add_commands"))
 # A package missing -> the extra that installs it.
 EXTRAS = {"psycopg": "floor", "numpy": "analysis", "rich": "analysis"}
 

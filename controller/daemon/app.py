@@ -31,6 +31,7 @@ from controller.daemon.loop import ControllerLoop
 from controller.daemon.protection import ProtectionWorker
 from controller.daemon.recording import Recorder
 from controller.daemon.service import KEEP_ROUNDS
+from controller.daemon.software import check_at_start
 from controller.game.cashier import Cashier
 from controller.game.supervisors import PinGuard
 from controller.game.table_config import config_change
@@ -122,6 +123,7 @@ class Daemon:
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: self.stop.set())
         try:
+            check_at_start(self.options.config)  # before anything is opened or made
             if table is not None:
                 return table()
             assert self.options.config is not None

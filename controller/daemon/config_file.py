@@ -65,6 +65,7 @@ from plumbing.broker import Broker, parse_broker
 from plumbing.checked_files import (
     CERTIFICATE,
     CONFIGURATION,
+    MANIFEST,
     PASSWORD,
     PEM_KEY,
     TLS_KEY,
@@ -193,6 +194,20 @@ class FloorConfig:
     drain_s: float = 10.0  # a clean stop waits this long, at most, for the floor to have all
 
 
+SOFTWARE_MODES: Final = ("required", "warn", "off")
+
+
+@dataclass(frozen=True)
+class IntegrityConfig:
+    """The software checked at start (the `[integrity]` section, issue 50): `software` as the
+    file sets it (None: "required", or "warn" in a development checkout), the release's
+    public key and its signed manifest (docs/release.md)."""
+
+    software: str | None = None
+    public_key: Path | None = None
+    manifest: Path | None = None
+
+
 @dataclass(frozen=True)
 class RunConfig:
     path: Path
@@ -214,6 +229,7 @@ class RunConfig:
     runners: dict[str, str] = field(default_factory=dict)  # runner id -> PIN hash (fills)
     tray: UsbConfig | None = None  # an RFID chip tray (issue 38)
     books: CashRules = DEFAULT_CASH  # buy-ins and chips out at a seat (issue 47)
+    integrity: IntegrityConfig | None = None  # None: no [integrity] (the software unchecked)
 
     @property
     def journal(self) -> Path | None:
@@ -233,6 +249,7 @@ def check_ready(config: RunConfig) -> None:
             check_journal(journal, existing=False)
         except BadInput as exc:
             raise ConfigError(f"{config.path}: journal.path: {exc}") from None
+    _check_integrity(config)
     key = config.journal_config.key
     if key is None:
         return
@@ -244,6 +261,34 @@ def check_ready(config: RunConfig) -> None:
             config.journal_config.signer()
         except (JournalError, BadInput) as exc:
             raise ConfigError(f"{config.path}: journal.key: {exc}") from None
+
+
+def _check_integrity(config: RunConfig) -> None:
+    """The release's public key and manifest `[integrity]` names: each there and one (the
+    files themselves are checked against it at start and by `tablectl verify`)."""
+    from controller.journal import JournalError
+    from controller.journal.signing import public_key
+    from release.installed import parse
+    from release.manifest import ManifestError
+    integrity = config.integrity
+    if integrity is None or integrity.software == "off":
+        return
+    assert integrity.public_key is not None and integrity.manifest is not None
+    try:
+        key = public_key(read_text(integrity.public_key, PEM_KEY), integrity.public_key)
+    except (JournalError, BadInput) as exc:
+        raise ConfigError(f"{config.path}: integrity.public_key: {exc}") from None
+    try:
+        manifest, signed = parse(read_text(integrity.manifest, MANIFEST),
+                                 str(integrity.manifest))
+    except (ManifestError, BadInput) as exc:
+        raise ConfigError(f"{config.path}: integrity.manifest: {exc}") from None
+    if not signed:
+        raise ConfigError(f"{config.path}: integrity.manifest: {integrity.manifest}: not "
+                          "signed (`tablectl release sign` makes a signed one)")
+    if not manifest.holds(key):
+        raise ConfigError(f"{config.path}: integrity.manifest: {integrity.manifest}: not "
+                          f"signed by the key in {integrity.public_key} (integrity.public_key)")
 
 
 # ----- the file's shape: one model per section ------------------------------------------------
@@ -595,6 +640,27 @@ class FloorSection(Section):
         "must be a number of seconds from 0 to 30 (the service has 60 s to stop)")] = 10.0
 
 
+class IntegritySection(Section):
+    """`[integrity]`: the software checked against the release's signed manifest at start."""
+
+    software: Annotated[str, OneOf(lambda: SOFTWARE_MODES), Reason(
+        lambda value: f"{str(value)[:40]!r} is not one of {', '.join(SOFTWARE_MODES)}")] \
+        | None = None  # None: required, or warn in a development checkout
+    public_key: PathText | None = None  # the release's (PEM), beside the configuration
+    manifest: PathText | None = None  # the release's signed manifest, beside it too
+
+    @model_validator(mode="after")
+    def _named(self) -> IntegritySection:
+        if self.software != "off":
+            for key, example in (("public_key", "release.pub"), ("manifest", "release.json")):
+                if getattr(self, key) is None:
+                    raise _refuse(f"missing: the software is checked (software = "
+                                  f"\"{self.software or 'required'}\") against the release's "
+                                  f"{key.replace('_', ' ')} (e.g. {key} = \"{example}\"), or "
+                                  "set software = \"off\"", key)
+        return self
+
+
 class TableFile(Section):
     """The whole file: its sections, and the checks across them."""
 
@@ -612,6 +678,7 @@ class TableFile(Section):
     floor: FloorSection | None = None
     payout: PayoutSection = Field(default_factory=PayoutSection)
     books: BooksSection = Field(default_factory=BooksSection)
+    integrity: IntegritySection | None = None
 
     @field_validator("table", "dealers")
     @classmethod
@@ -714,7 +781,8 @@ def _parse(path: Path, data: dict[str, object]) -> RunConfig:
         books=CashRules(
             DEFAULT_CASH.supervisor_over if file.books.supervisor_over is None
             else file.books.supervisor_over,
-            file.books.max_buy_in or DEFAULT_CASH.max_amount, file.books.seat_interval_s))
+            file.books.max_buy_in or DEFAULT_CASH.max_amount, file.books.seat_interval_s),
+        integrity=_integrity(path, file.integrity))
 
 
 def _refused(path: Path, exc: ValidationError) -> ConfigError:
@@ -805,6 +873,14 @@ def _journal(path: Path, section: JournalSection) -> JournalConfig:
     return JournalConfig(path=beside(section.path), day_close=section.day_close,
                          timezone=section.timezone, keep_days=section.keep_days,
                          reserve_mb=section.reserve_mb, key=beside(section.key))
+
+
+def _integrity(path: Path, section: IntegritySection | None) -> IntegrityConfig | None:
+    def beside(named: str | None) -> Path | None:
+        return None if named is None else path.parent / named
+
+    return None if section is None else IntegrityConfig(
+        section.software, beside(section.public_key), beside(section.manifest))
 
 
 def _floor(path: Path, section: FloorSection) -> FloorConfig:

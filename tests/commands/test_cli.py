@@ -44,6 +44,7 @@ from controller.commands.inputs import (
     Number,
     TextFile,
     UsbId,
+    WheelOrTree,
     Whole,
 )
 from controller.commands.main import build_parser, main, subcommands
@@ -72,6 +73,8 @@ def refused(checked: Checked) -> list[str]:
         case NewFile(replace=replace):
             return ["directory", "in a missing folder", "under a file",
                     *([] if replace else ["existing"])]
+        case WheelOrTree():  # a file's content is the command's to read
+            return ["missing", "in a missing folder", "under a file", "FIFO"]
         case Folder(create=False):
             return [*FILES, "missing", "in a missing folder"]
         case Folder():
@@ -114,7 +117,7 @@ def valid(checked: object, folder: Path) -> str:
             return str(path)
         case NewFile():
             return str(folder / "new.out")
-        case Folder():
+        case Folder() | WheelOrTree():
             return str(folder)
         case Baud():
             return "9600"
@@ -179,7 +182,7 @@ class Case:
     def argv(self, folder: Path) -> list[str]:
         """The command with every argument it needs (valid) and the bad one."""
         value = self.bad
-        if isinstance(self.checked, (TextFile, JournalPath, NewFile, Folder)):
+        if isinstance(self.checked, (TextFile, JournalPath, NewFile, Folder, WheelOrTree)):
             value = bad_path(self.bad, folder)
         positionals, options = [], []
         for action in leaves(build_parser())[self.command]._actions:
