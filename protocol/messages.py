@@ -5,8 +5,12 @@ each (`TableMessage`: the table, its journal's id, the message's number `n` and 
 record `seq` that made it, its `topic`, `round` and `utc`, and the topic's `body`), and its
 retained `Status` under `tablectl/tables/<table>/status`. The floor answers each table under
 `tablectl/floor/<table>/`: how far it has stored the table's messages (`StoredWord`, retained)
-and the pit's commands (`SeatCommand`, never retained). The topics are built in
-`protocol.topics`, and `protocol.codec` decodes and refuses.
+and the pit's commands (`SeatCommand`, `VerifyRequest`, never retained); a table answers a
+`VerifyRequest` under `tablectl/tables/<table>/verification` (`VerifyAnswer`). The topics are
+built in `protocol.topics`, and `protocol.codec` decodes and refuses.
+
+Protocol 1.1 added the verification's two messages (issue 50): a 1.0 peer never subscribes to
+them, so it ignores them, and every 1.0 message is still taken as it is.
 
 Every field is bounded by what it means (`protocol.fields`); an object takes exactly its fields.
 The table builds its bodies from these classes, and the floor accepts nothing else; the
@@ -62,7 +66,8 @@ from protocol.fields import (
     Utc,
 )
 
-VERSION: Final = "1.0"  # major.minor: a floor refuses a major it does not know
+VERSION: Final = "1.1"  # major.minor: a floor refuses a major it does not know
+FIRST: Final = "1.0"  # what a payload without the field is: tables sent none before 1.0
 MAJOR: Final = 1
 MAX_CARDS: Final = 8 * 52  # a round's cards: never more than its shoe holds
 MAX_SETTLEMENTS: Final = 512  # a round's settled wagers: 9 seats of split hands and side bets
@@ -653,7 +658,7 @@ class RefusedBody(Model):
 class TableMessage(Model):
     """What every message from a table carries around its body."""
 
-    protocol: Version = VERSION
+    protocol: Version = FIRST
     table: TableId
     journal: JournalId
     n: N
@@ -781,7 +786,7 @@ class Status(Model):
     """A table's status, retained: open (with what the pit shows between messages), closed
     by a clean stop, or offline (its last will)."""
 
-    protocol: Version = VERSION
+    protocol: Version = FIRST
     table: TableId
     journal: JournalId
     utc: Utc
@@ -802,7 +807,7 @@ class StoredWord(Model):
     """The floor to a table, retained: it has every message from `from_n` to `through` from
     journal `journal`, and lacks `missing` (first, last) while it holds later ones."""
 
-    protocol: Version = VERSION
+    protocol: Version = FIRST
     through: N0
     from_n: N
     journal: JournalId | None
@@ -814,11 +819,54 @@ class SeatCommand(Model):
     """The pit to a table, never retained: seat a player by number (`player` null: rated
     anonymous), or end the seat's rating (`leave`), by the pit user the floor logged in."""
 
-    protocol: Version = VERSION
+    protocol: Version = FIRST
     seat: Seat
     player: Id | None
     leave: Flag = False
     by: Name
 
 
-COMMANDS: Final[dict[str, type[Model]]] = {"stored": StoredWord, "seat": SeatCommand}
+# A seed in hexadecimal: 16 to 64 bytes (release.manifest.SEED_BYTES), the floor sends 32.
+Seed: TypeAlias = Annotated[str, Strict(), Field(pattern=r"^([0-9a-f]{2}){16,64}$",
+                                                 max_length=128)]
+# A release's version as its manifest names it (release.manifest).
+ReleaseVersion: TypeAlias = Annotated[str, Strict(), Field(
+    pattern=r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$", max_length=64)]
+
+
+class VerifyRequest(Model):
+    """The floor to a table, never retained (protocol 1.1): a seeded verification of the
+    software it runs (docs/floor.md, "Verifying a table"). `seed` is fresh from the floor for
+    this request alone; the table answers on `tablectl/tables/<table>/verification`."""
+
+    protocol: Version = VERSION
+    request: N
+    seed: Seed
+    by: Name
+
+
+class VerifyAnswer(Model):
+    """A table's answer to the floor's `verify` (protocol 1.1, never retained): the request
+    and its seed echoed, the version it runs, and `digest`, HMAC-SHA256 keyed by the seed over
+    every file of its manifest in order, read from disk for this answer; or `refused`, why it
+    cannot answer (no manifest, a file it cannot read, another verification under way)."""
+
+    protocol: Version = VERSION
+    table: TableId
+    request: N
+    seed: Seed
+    version: ReleaseVersion
+    utc: Utc
+    digest: Digest | None = None
+    refused: Text | None = None
+
+    @model_validator(mode="after")
+    def _a_digest_or_why_not(self) -> VerifyAnswer:
+        if (self.digest is None) == (self.refused is None):
+            raise ValueError("carries a digest or why it cannot answer: one of them")
+        return self
+
+
+COMMANDS: Final[dict[str, type[Model]]] = {"stored": StoredWord, "seat": SeatCommand,
+                                           "verify": VerifyRequest}
+ANSWER: Final = "verification"  # the table's answer's topic (`protocol.topics.answer`)

@@ -272,7 +272,8 @@ class FloorBookkeeping:
     def status_payload(self, status: dict[str, Any]) -> bytes:
         """The table's status as the protocol declares it; one that breaks it (a bug of the
         table's own) goes without what the pit shows, which is logged."""
-        message = {"table": self.table_id, "journal": self.journal_id, "utc": utc_now(), **status}
+        message = {"protocol": VERSION, "table": self.table_id, "journal": self.journal_id,
+                   "utc": utc_now(), **status}
         try:
             return wire.encode(wire.checked(Status, message))
         except Refused as exc:
