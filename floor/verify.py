@@ -24,9 +24,12 @@ from typing import Any, Final
 import psycopg
 import structlog
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from pydantic import TypeAdapter, ValidationError
 
-from protocol.codec import Refused
+from protocol.codec import Refused, reason
+from protocol.fields import Name, clean_name
 from protocol.messages import VerifyAnswer, VerifyRequest
+from protocol.topics import check_table_id
 from release.manifest import Manifest, ManifestError
 from release.seeded import ReleaseError, check_copy, expected, read_manifest
 
@@ -34,7 +37,7 @@ SEED_BYTES: Final = 32
 TIMEOUT_S: Final = 30.0  # a table reads its package in well under a second; 30 s allows a slow
 # card, a busy table and a broker reconnecting, and is as long as a supervisor should wait
 MOST_RELEASES: Final = 100  # folders read from --releases; a floor certifies a handful
-RESULTS: Final = ("verified", "mismatch", "unknown_release", "no_answer", "refused")
+NAME: Final = TypeAdapter(Name)  # who asks, as the request carries it
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,13 @@ class Releases:
 
 
 def ask(db: psycopg.Connection, table: str, by: str) -> int:
-    """A new request of table `table`, asked by `by`: its id (a floor process sends it)."""
+    """A new request of table `table`, asked by `by`: its id (a floor process sends it).
+    ValueError for a table id or a name the wire would refuse."""
+    check_table_id(table)
+    try:
+        NAME.validate_python(by)
+    except ValidationError as exc:
+        raise ValueError(reason(exc, "by")) from None
     row = db.execute("INSERT INTO verifications (table_id, seed, asked_by) VALUES (%s, %s, %s) "
                      "RETURNING id", (table, secrets.token_bytes(SEED_BYTES), by)).fetchone()
     assert row is not None
@@ -95,7 +104,7 @@ def claim(db: psycopg.Connection, floor: str, timeout_s: float
             "verifications WHERE sent_utc IS NULL AND result IS NULL ORDER BY id LIMIT 100 "
             "FOR UPDATE SKIP LOCKED) RETURNING id, table_id, seed, asked_by",
             (floor, timeout_s)).fetchall()
-    return [(table, VerifyRequest(request=n, seed=bytes(seed).hex(), by=by))
+    return [(table, VerifyRequest(request=n, seed=bytes(seed).hex(), by=clean_name(by)))
             for n, table, seed, by in rows]
 
 

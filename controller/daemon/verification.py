@@ -40,7 +40,6 @@ class Verifier:
         self.table_id, self.publish = table_id, publish
         self.log = structlog.get_logger().bind(table=table_id)
         self._busy = threading.Lock()
-        self.threads: list[threading.Thread] = []  # the last answer's, for a test to join
 
     def asked(self, payload: bytes, retained: bool) -> None:
         """A request from the floor (paho's thread): checked, then answered on a thread."""
@@ -57,10 +56,8 @@ class Verifier:
         if not self._busy.acquire(blocking=False):
             self._send(request, None, "busy: another verification is under way; ask again")
             return
-        thread = threading.Thread(target=self._answer, args=(request,), daemon=True,
-                                  name="tablectl-verify")
-        self.threads = [thread]
-        thread.start()
+        threading.Thread(target=self._answer, args=(request,), daemon=True,
+                         name="tablectl-verify").start()
 
     def _answer(self, request: VerifyRequest) -> None:
         try:

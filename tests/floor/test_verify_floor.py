@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +21,7 @@ import psycopg
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from controller.journal.signing import Signer
+from controller.journal.signing import Signer, keygen
 from floor import verify
 from floor.ingest import Ingest, Options
 from floor.verify import Releases
@@ -28,7 +30,7 @@ from protocol import codec, topics
 from protocol.messages import VerifyAnswer
 from release.manifest import Manifest, make
 from release.seeded import ROOT, Release, expected, installed_version
-from tests.floor.harness import LinkedTable, Sender, one, wait_until
+from tests.floor.harness import FloorProcess, LinkedTable, Sender, one, wait_until
 from tests.servers import Mosquitto
 
 KEY = Signer(Ed25519PrivateKey.generate())
@@ -229,3 +231,61 @@ def test_a_release_folder_that_is_not_one_is_skipped(tmp_path: Path, releases: P
     (releases / "0.5.0").mkdir()
     loaded = Releases.load(releases, KEY.key.public_key())
     assert set(loaded.copies) == {installed_version()}
+
+
+PACKAGES = ("controller", "devices", "drivers", "floor", "plumbing", "protocol", "release",
+            "simulators")
+
+
+def package_files() -> list[str]:
+    """Every file of the installed package, as a wheel lays it out (caches aside)."""
+    return sorted(str(path.relative_to(ROOT)) for name in PACKAGES
+                  for path in (ROOT / name).rglob("*")
+                  if path.is_file() and "__pycache__" not in path.parts)
+
+
+@pytest.mark.slow
+def test_floor_verify_asks_the_running_floor_over_the_real_package(
+        tmp_path: Path, broker: Mosquitto, floor_dsn: str) -> None:
+    """`tablectl floor verify TABLE` against a real `tablectl floor serve` with the release
+    folder of the whole package (its manifest signed, checked with --release-key), a table
+    running it in place: verified, exit 0, in one line; the time from request to stored
+    result measured."""
+    key = tmp_path / "keys" / "release.pem"
+    public, _ = keygen(key)
+    signer = Signer.from_pem(key.read_text(), key)
+    paths = package_files()
+    copy = tmp_path / "releases" / installed_version()
+    for path in paths:
+        (copy / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / path, copy / path)
+    manifest = make(installed_version(), [(p, (ROOT / p).read_bytes()) for p in paths], signer)
+    (copy / "manifest.json").write_text(manifest.to_json())
+    process = FloorProcess(broker.url, floor_dsn, "a", tmp_path, "--releases",
+                           str(copy.parent), "--release-key", str(public)).start().subscribed()
+    table = linked(tmp_path, broker, "bj-01", Release(installed_version(), manifest))
+    try:
+        began = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "controller", "floor", "verify", "bj-01",
+                               "--db", floor_dsn, "--by", "Dana Pit"], capture_output=True,
+                              text=True, timeout=120)
+        took = time.monotonic() - began
+        assert done.returncode == 0, (done.stdout, done.stderr)
+        assert done.stdout.startswith(f"bj-01: verified version {installed_version()} at "), \
+            done.stdout
+        assert f"{len(paths)} files" in done.stdout and done.stdout.count("\n") == 1
+        with psycopg.connect(floor_dsn) as db:
+            asked, sent, answered = db.execute(
+                "SELECT asked_utc, sent_utc, answered_utc FROM verifications").fetchone() \
+                or (None, None, None)
+        assert asked is not None and sent is not None and answered is not None
+        print(f"floor verification over {len(paths)} files: request sent to result stored "
+              f"{(answered - sent).total_seconds() * 1000:.0f} ms, asked to stored "
+              f"{(answered - asked).total_seconds() * 1000:.0f} ms; the command {took:.2f} s")
+        missing = subprocess.run([sys.executable, "-m", "controller", "floor", "verify",
+                                  "bj-02", "--db", floor_dsn, "--wait", "1"],
+                                 capture_output=True, text=True, timeout=120)
+        assert missing.returncode == 1
+    finally:
+        table.close()
+        process.stop()
