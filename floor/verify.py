@@ -15,6 +15,7 @@ why it cannot answer), or no answer (`expire`: nothing came by the deadline).
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ import structlog
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pydantic import TypeAdapter, ValidationError
 
+from floor.store import CHANNEL
 from protocol.codec import Refused, reason
 from protocol.fields import Name, clean_name
 from protocol.messages import VerifyAnswer, VerifyRequest
@@ -78,19 +80,40 @@ class Releases:
         return cls(copies)
 
 
-def ask(db: psycopg.Connection, table: str, by: str) -> int:
-    """A new request of table `table`, asked by `by`: its id (a floor process sends it).
-    ValueError for a table id or a name the wire would refuse."""
+ASK: Final = f"""
+WITH asked AS (INSERT INTO verifications (table_id, seed, asked_by) VALUES (%s, %s, %s)
+               RETURNING id, table_id)
+SELECT id, pg_notify('{CHANNEL}', json_build_array(table_id)::text) FROM asked
+"""
+
+
+def request(table: str, by: str) -> tuple[str, bytes, str]:
+    """A new request's row: the table, a fresh seed, who asks; ValueError for a table id or a
+    name the wire would refuse."""
     check_table_id(table)
     try:
         NAME.validate_python(by)
     except ValidationError as exc:
         raise ValueError(reason(exc, "by")) from None
-    row = db.execute("INSERT INTO verifications (table_id, seed, asked_by) VALUES (%s, %s, %s) "
-                     "RETURNING id", (table, secrets.token_bytes(SEED_BYTES), by)).fetchone()
+    return table, secrets.token_bytes(SEED_BYTES), by
+
+
+def ask(db: psycopg.Connection, table: str, by: str) -> int:
+    """A new request of table `table`, asked by `by`: its id (a floor process sends it)."""
+    row = db.execute(ASK, request(table, by)).fetchone()
     assert row is not None
-    db.execute("NOTIFY tablectl_verify")
     return int(row[0])
+
+
+async def ask_from_pit(db: psycopg.AsyncConnection[Any], table: str, by: str
+                       ) -> dict[str, Any]:
+    """The same, from the pit's connection: the request as the pit shows it."""
+    row = await (await db.execute(ASK, request(table, by))).fetchone()
+    assert row is not None
+    cursor = await db.execute(ONE, (row[0],))
+    found = await cursor.fetchone()
+    assert found is not None
+    return result_row(found)
 
 
 def claim(db: psycopg.Connection, floor: str, timeout_s: float
@@ -111,10 +134,14 @@ def claim(db: psycopg.Connection, floor: str, timeout_s: float
 def expire(db: psycopg.Connection) -> list[tuple[int, str]]:
     """The requests past their deadline without an answer, stored as no answer."""
     with db.transaction():
-        return [(int(n), str(table)) for n, table in db.execute(
+        expired = [(int(n), str(table)) for n, table in db.execute(
             "UPDATE verifications SET result = 'no_answer', answered_utc = now(), "
             "detail = 'no answer by the deadline' WHERE result IS NULL AND deadline < now() "
             "RETURNING id, table_id").fetchall()]
+        if expired:
+            db.execute("SELECT pg_notify(%s, %s)",
+                       (CHANNEL, json.dumps(sorted({table for _, table in expired}))))
+    return expired
 
 
 def settle(db: psycopg.Connection, answer: VerifyAnswer, topic_table: str,
@@ -143,6 +170,7 @@ def settle(db: psycopg.Connection, answer: VerifyAnswer, topic_table: str,
         db.execute("UPDATE verifications SET result = %s, answered_utc = now(), version = %s, "
                    "digest = %s, detail = %s WHERE id = %s",
                    (outcome, answer.version, answer.digest, detail, answer.request))
+        db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps([table])))
     return outcome
 
 
@@ -170,11 +198,17 @@ def result_row(row: tuple[Any, ...]) -> dict[str, Any]:
             "detail": detail}
 
 
-COLUMNS: Final = ("id, table_id, asked_by, asked_utc, result, answered_utc, version, detail")
+ONE: Final = ("SELECT id, table_id, asked_by, asked_utc, result, answered_utc, version, detail "
+              "FROM verifications WHERE id = %s")
 
 
 def one(db: psycopg.Connection, n: int) -> dict[str, Any] | None:
-    row = db.execute(f"SELECT {COLUMNS} FROM verifications WHERE id = %s", (n,)).fetchone()
+    row = db.execute(ONE, (n,)).fetchone()
+    return result_row(row) if row else None
+
+
+async def one_from_pit(db: psycopg.AsyncConnection[Any], n: int) -> dict[str, Any] | None:
+    row = await (await db.execute(ONE, (n,))).fetchone()
     return result_row(row) if row else None
 
 
