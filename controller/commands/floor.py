@@ -131,13 +131,13 @@ def _releases(args: argparse.Namespace) -> Releases:
     from controller.journal.signing import public_key
     from floor.verify import Releases
     from plumbing.checked_files import read_text
-    if args.release_key is not None and args.releases is None:
-        raise BadInput("--release-key checks the manifests of --releases: give both")
-    try:
+    try:  # the key first: a file that is not one is named as such
         key = public_key(read_text(args.release_key, PEM_KEY), args.release_key) \
             if args.release_key else None
     except JournalError as exc:  # not a public key
         raise BadInput(str(exc)) from None
+    if key is not None and args.releases is None:
+        raise BadInput("--release-key checks the manifests of --releases: give both")
     if args.releases is not None and key is None:
         import structlog
         structlog.get_logger().warning("the releases' manifests are not checked for a "
