@@ -1,7 +1,7 @@
 """Issue 50, part 4, in a real browser (Playwright driving Debian's chromium) against the real
-`tablectl floor serve --releases`: the pit's tables' list shows a table never verified, its
-Verify button disabled until a supervisor logs in; the button asks the table, and the row shows
-the version the table answered and its verification, with the time."""
+`tablectl floor serve --releases`: the pit's tables' list shows a table never verified (its
+Verify button says so), disabled until a supervisor logs in; the button asks the table, and
+the row shows the version the table answered and its verification, with the time."""
 
 from __future__ import annotations
 
@@ -37,10 +37,11 @@ def test_the_pit_asks_a_table_and_shows_its_verification(
         expect(page.locator("#live")).to_have_text("live", timeout=WAIT_MS)
         table.play(1)
         row = page.locator('tr[data-table="bj-01"]')
-        expect(row.locator("td.verification")).to_contain_text("never verified",
-                                                                timeout=WAIT_MS)
+        expect(row.locator("td .result")).to_have_text("\u2013", timeout=WAIT_MS)
+        expect(row.locator("button.verify")).to_have_attribute(
+            "title", "never verified · log in to verify a table")
         expect(row.locator("button.verify")).to_be_disabled()  # reading only
-        expect(row.locator("td.version")).to_have_text("")
+        expect(row.locator("td .version")).to_have_text("")
 
         page.goto(floor.url + "login")
         page.fill("#name", "Dana Pit")
@@ -48,9 +49,9 @@ def test_the_pit_asks_a_table_and_shows_its_verification(
         page.click("button[type=submit]")
         expect(page.locator("#who")).to_have_text("supervisor: Dana Pit", timeout=WAIT_MS)
         row.locator("button.verify").click()
-        expect(row.locator("td.verification")).to_contain_text("verified", timeout=WAIT_MS)
+        expect(row.locator("td .result")).to_contain_text("verified", timeout=WAIT_MS)
         expect(row.locator("td.verification")).to_have_class("verification result-verified")
-        expect(row.locator("td.version")).to_have_text(version)
+        expect(row.locator("td .version")).to_have_text(version)
         expect(page.locator("#rounds-panel")).to_be_hidden()  # the button opens no rounds
         with psycopg.connect(floor_dsn) as db:
             asked = db.execute("SELECT asked_by, result FROM verifications").fetchall()
