@@ -112,6 +112,7 @@ class FloorLink:
         message, what it lacks sent again at once), then the status says closed (if the broker
         is there to hear it)."""
         self.transport.leaving = True
+        self.verifier.stop(timeout_s)
         self.books.drain(self.drain_s)
         self._wake.set()
         self._thread.join(self.drain_s + timeout_s + 5)

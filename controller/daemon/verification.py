@@ -40,6 +40,7 @@ class Verifier:
         self.table_id, self.publish = table_id, publish
         self.log = structlog.get_logger().bind(table=table_id)
         self._busy = threading.Lock()
+        self._thread: threading.Thread | None = None  # the last answer's
 
     def asked(self, payload: bytes, retained: bool) -> None:
         """A request from the floor (paho's thread): checked, then answered on a thread."""
@@ -56,8 +57,14 @@ class Verifier:
         if not self._busy.acquire(blocking=False):
             self._send(request, None, "busy: another verification is under way; ask again")
             return
-        threading.Thread(target=self._answer, args=(request,), daemon=True,
-                         name="tablectl-verify").start()
+        self._thread = threading.Thread(target=self._answer, args=(request,), daemon=True,
+                                        name="tablectl-verify")
+        self._thread.start()
+
+    def stop(self, timeout_s: float) -> None:
+        """At the link's stop: an answer under way finished (it reads a few MB at most)."""
+        if self._thread is not None:
+            self._thread.join(timeout_s)
 
     def _answer(self, request: VerifyRequest) -> None:
         try:
