@@ -6,14 +6,17 @@ its manifest from disk, in order, and answers the seeded digest with its version
 (`tablectl/tables/<table>/verification`), never a cached answer. Reading the installed package
 takes tens of milliseconds (about 40 ms for its 285 files, 2.9 MB, warm), so it runs on a
 thread of its own, never paho's nor the controller's loop; one at a time: a request while one
-is under way is answered that it is busy. A retained request is not answered (a verification
-is asked once, live). The answer says the version whatever happens; a table without a
-manifest, or a file it cannot read, answers why in `refused`.
+is under way, or within `GAP_S` of the last one's start, is answered that it is busy (a
+flood of requests, over a broker anyone may write to, costs the table a read a second). A
+retained request is not answered (a verification is asked once, live). The answer says the
+version whatever happens; a table without a manifest, or a file it cannot read, answers why in
+`refused`.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import structlog
@@ -28,6 +31,7 @@ from release.manifest import ManifestError
 from release.seeded import Release, ReleaseError, installed_version
 
 REQUEST_BYTES = 4096  # a request is a few hundred bytes
+GAP_S = 1.0  # the least time between two digests: a flood of requests costs a read a second
 
 
 class Verifier:
@@ -35,11 +39,13 @@ class Verifier:
     installed without a manifest), publishing each answer through `publish(topic, payload)`."""
 
     def __init__(self, release: Release | None, table_id: str,
-                 publish: Callable[[str, bytes], object]) -> None:
+                 publish: Callable[[str, bytes], object], gap_s: float = GAP_S) -> None:
         self.release = release or Release(installed_version(), None)
         self.table_id, self.publish = table_id, publish
         self.log = structlog.get_logger().bind(table=table_id)
         self._busy = threading.Lock()
+        self.gap_s = gap_s
+        self._began = -gap_s  # when the last digest began (monotonic)
         self._thread: threading.Thread | None = None  # the last answer's
 
     def asked(self, payload: bytes, retained: bool) -> None:
@@ -54,9 +60,10 @@ class Verifier:
             self.log.error("the floor's verification is not answered", reason=str(exc))
             return
         assert isinstance(request, VerifyRequest)
-        if not self._busy.acquire(blocking=False):
+        if time.monotonic() - self._began < self.gap_s or not self._busy.acquire(blocking=False):
             self._send(request, None, "busy: another verification is under way; ask again")
             return
+        self._began = time.monotonic()
         self._thread = threading.Thread(target=self._answer, args=(request,), daemon=True,
                                         name="tablectl-verify")
         self._thread.start()

@@ -58,7 +58,7 @@ def installed(tmp_path: Path) -> Release:
 
 def test_the_answer_is_read_from_disk_at_each_request(installed: Release) -> None:
     published = Published()
-    verifier = Verifier(installed, "bj-07", published)
+    verifier = Verifier(installed, "bj-07", published, gap_s=0)
     verifier.asked(request(), retained=False)
     verifier.stop(30)
     first = published.wait(1)[0]
@@ -99,7 +99,7 @@ def test_a_request_while_one_is_under_way_is_answered_busy(installed: Release) -
         entered.set()
         assert leave.wait(30)
         return "0" * 64
-    verifier = Verifier(installed, "bj-07", published)
+    verifier = Verifier(installed, "bj-07", published, gap_s=0)
     object.__setattr__(verifier, "release", type("Slow", (), {"answer": staticmethod(slow),
                                                              "version": "0.2.0"})())
     verifier.asked(request(n=1), retained=False)
@@ -110,3 +110,14 @@ def test_a_request_while_one_is_under_way_is_answered_busy(installed: Release) -
     leave.set()
     verifier.stop(30)
     assert published.wait(2)[1]["request"] == 1
+
+
+def test_requests_faster_than_one_a_second_are_answered_busy(installed: Release) -> None:
+    """A flood of requests costs the table one read of its files a second, not one each."""
+    published = Published()
+    verifier = Verifier(installed, "bj-07", published)
+    verifier.asked(request(n=1), retained=False)
+    verifier.stop(30)
+    verifier.asked(request(n=2), retained=False)
+    answers = published.wait(2)
+    assert answers[0]["digest"] and answers[1]["refused"].startswith("busy")
