@@ -26,6 +26,7 @@ message and journal, and where a gap is. The table sends again what is missing.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import deque
@@ -58,10 +59,11 @@ from floor.store import (
     set_message_aside,
     write_batch,
 )
+from floor.verify import TIMEOUT_S, Releases, claim, expire, settle
 from plumbing.broker import Broker, make_client
 from protocol import codec, topics
 from protocol.codec import Refused, printable
-from protocol.messages import SeatCommand
+from protocol.messages import ANSWER, SeatCommand
 
 RECEIVE_MAX: Final = 1000  # messages in flight to this process, unacknowledged
 STATUS_BYTES: Final = 32 * 1024 * 1024  # statuses waiting to be stored; more are dropped
@@ -73,6 +75,7 @@ REPORT_S: Final = 2.0  # a table is told at most this often (a gap: `GAP_REPORT_
 GAP_REPORT_S: Final = 0.25
 STALLED_S: Final = 30.0  # a writer silent this long is stuck
 TABLES_KEPT: Final = 10_000  # tables this process remembers things of (clocks, words sent)
+VERIFY_POLL_S: Final = 0.25  # how often the verifications asked are looked for (floor.verify)
 
 
 # What the database refuses for a payload's content; anything else it raises is about the
@@ -109,6 +112,8 @@ class Options:
     tolerance: timedelta = CLOCK_TOLERANCE
     session_s: int = SESSION_S
     books: Policy = field(default_factory=Policy)  # the day's books' rules (floor.books)
+    releases: Releases = field(default_factory=lambda: Releases({}))  # certified (floor.verify)
+    verify_s: float = TIMEOUT_S  # a verification's deadline, from when it is sent
 
 
 class Ingest:
@@ -132,6 +137,7 @@ class Ingest:
         self._clocks: dict[str, timedelta] = {}  # table -> its clock less the floor's, live
         self._generation = 0
         self._nagged = 0.0
+        self._verified = 0.0  # when the verifications asked were last looked for
         self._reported: dict[str, float] = {}  # table -> when it was last told
         self._due: dict[str, Mark] = {}  # words held back by `REPORT_S`, to go when it allows
         self._stop = threading.Event()
@@ -195,7 +201,8 @@ class Ingest:
         with self._ready:  # what came on a connection that is gone is not acknowledged there:
             self._generation += 1  # the broker hands it over again (or the table sends it)
             self.inbox = deque(d for d in self.inbox if d.qos == 0)
-        client.subscribe([(topics.shared_messages(self.options.group), 1), (topics.STATUSES, 0)])
+        client.subscribe([(topics.shared_messages(self.options.group), 1), (topics.STATUSES, 0),
+                          (topics.shared_answers(self.options.group), 1)])
         self.log.info("floor connected", broker=str(self.broker),
                       session_present=bool(flags.session_present))
 
@@ -262,6 +269,7 @@ class Ingest:
                 if self.connected.is_set():
                     self._nag()
                     self._report({})
+                    self._verify()
         except BaseException as exc:
             self._fail(exc)
 
@@ -299,7 +307,9 @@ class Ingest:
         return messages, statuses, refused
 
     def _store(self, batch: list[Delivery]) -> None:
-        messages, statuses, refused = self._parse(batch)
+        answers = [d for d in batch if (topics.of_table(d.topic) or ("",))[0] == ANSWER]
+        messages, statuses, refused = self._parse(
+            [d for d in batch if (topics.of_table(d.topic) or ("",))[0] != ANSWER])
         delay = RETRY_S[0]
         while True:
             try:
@@ -326,10 +336,58 @@ class Ingest:
         self.counters.conflicts += len(written.conflicts)
         self.counters.quarantined += written.quarantined
         self.counters.messages += written.kept
+        self._answers(answers)
         for delivery in batch:  # only now may the broker forget them
             if delivery.qos and delivery.generation == self._generation:
                 self.client.ack(delivery.mid, delivery.qos)
         self._report(written.stored)
+
+    def _answers(self, answers: list[Delivery]) -> None:
+        """The tables' answers to the floor's verifications, each settled against its request
+        (`floor.verify.settle`) in a transaction of its own; one refused (a replay, a table
+        answering for another, a payload outside the protocol) is logged and kept in
+        `rejected`. A database away loses the answer: its request shows no answer."""
+        refused: list[Refusal] = []
+        for delivery in answers:
+            table = (topics.of_table(delivery.topic) or ("", ""))[1]
+            try:
+                if not topics.TABLE_ID.fullmatch(table):
+                    raise Refused("topic: not a table id where the table's id goes")
+                answer = codec.answer(delivery.payload, self.options.max_message)
+                result = settle(self._database(), answer, table, self.options.releases)
+                self.log.info("verification stored", table=table, request=answer.request,
+                              result=result, version=answer.version)
+            except Refused as exc:
+                self.log.error("verification answer refused", table=table, reason=str(exc))
+                refused.append(Refusal(delivery.received, printable(delivery.topic, 300),
+                                       table if topics.TABLE_ID.fullmatch(table) else None,
+                                       printable(str(exc)), delivery.payload))
+            except psycopg.Error as exc:
+                self.log.error("verification answer lost: the database failed", table=table,
+                               error=str(exc).strip())
+        if refused:
+            with contextlib.suppress(psycopg.Error):
+                keep_rejected(self._database(), refused, self.name)
+
+    def _verify(self) -> None:
+        """Every `VERIFY_POLL_S`: the verifications asked and not sent, claimed and sent to
+        their tables (QoS 1, never retained); those past their deadline stored as no
+        answer."""
+        now = time.monotonic()
+        if now - self._verified < VERIFY_POLL_S:
+            return
+        self._verified = now
+        try:
+            db = self._database()
+            for table, request in claim(db, self.name, self.options.verify_s):
+                self.client.publish(topics.command(table, "verify"), codec.encode(request), qos=1)
+                self.log.info("verification asked", table=table, request=request.request,
+                              by=request.by)
+            for n, table in expire(db):
+                self.log.warning("verification: no answer", table=table, request=n)
+        except psycopg.Error as exc:
+            self.parts["database"].set(False, str(exc).strip()[:200])
+            self.log.warning("floor database failed", error=str(exc).strip())
 
     def _write(self, db: psycopg.Connection, messages: list[Incoming], statuses: list[Status],
                refused: list[Refusal]) -> Written:

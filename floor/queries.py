@@ -24,14 +24,17 @@ from controller.game.names import (
     split_seats,
 )
 from controller.game.said import restored
-from floor import aside, books
+from floor import aside, books, verify
 
 TABLES: Final = """
 SELECT t.table_id, t.game, t.status, t.detail, t.status_utc, t.last_n, t.rounds, t.stored_n,
        t.last_utc, t.last_stored, t.through, t.received,
        coalesce(d.rounds, 0), coalesce(d.drop_minor, 0), coalesce(d.win_minor, 0),
        coalesce(s.rounds, 0), coalesce(s.drop_minor, 0), coalesce(s.win_minor, 0),
-       (SELECT count(*) FROM alerts a WHERE a.table_id = t.table_id AND a.ack_by IS NULL)
+       (SELECT count(*) FROM alerts a WHERE a.table_id = t.table_id AND a.ack_by IS NULL),
+       (SELECT version FROM verifications k WHERE k.table_id = t.table_id
+        AND k.version IS NOT NULL ORDER BY k.id DESC LIMIT 1),
+       v.id, v.table_id, v.asked_by, v.asked_utc, v.result, v.answered_utc, v.version, v.detail
 FROM tables t
 LEFT JOIN (SELECT table_id, sum(rounds) AS rounds, sum(drop_minor) AS drop_minor,
                   sum(win_minor) AS win_minor
@@ -39,6 +42,8 @@ LEFT JOIN (SELECT table_id, sum(rounds) AS rounds, sum(drop_minor) AS drop_minor
 LEFT JOIN (SELECT table_id, sum(rounds) AS rounds, sum(drop_minor) AS drop_minor,
                   sum(win_minor) AS win_minor
            FROM tallies WHERE quarter >= %(shift)s GROUP BY table_id) s USING (table_id)
+LEFT JOIN LATERAL (SELECT * FROM verifications w WHERE w.table_id = t.table_id
+                   ORDER BY w.id DESC LIMIT 1) v ON true
 WHERE %(only)s::text[] IS NULL OR t.table_id = ANY(%(only)s::text[])
 ORDER BY t.table_id
 """
@@ -93,7 +98,8 @@ def _iso(moment: datetime | None) -> str | None:
 def table_row(row: tuple[Any, ...], day: datetime, shift: datetime, now: datetime
               ) -> dict[str, Any]:
     (table, game, status, detail, status_utc, last_n, rounds, stored_n, last_utc, last_stored,
-     through, received, d_rounds, d_drop, d_win, s_rounds, s_drop, s_win, open_alerts) = row
+     through, received, d_rounds, d_drop, d_win, s_rounds, s_drop, s_win, open_alerts,
+     version, *verification) = row
     detail = restored(detail, detail.get("said") or {})  # the table's sentences: their ids
     lag = (last_stored - last_utc).total_seconds() if last_stored and last_utc else None
     clock = (status_utc - received).total_seconds() if status_utc and received else None
@@ -110,7 +116,8 @@ def table_row(row: tuple[Any, ...], day: datetime, shift: datetime, now: datetim
             "backlog": max(0, max(last_n, stored_n) - through),
             "lag_s": round(lag, 3) if lag is not None else None, "last_utc": _iso(last_utc),
             "clock_s": round(clock, 1) if clock is not None else None,
-            "open_alerts": open_alerts,
+            "open_alerts": open_alerts, "version": version,
+            "verification": verify.result_row(tuple(verification)) if verification[0] else None,
             "day": figures(d_rounds, d_drop, d_win, day, now),
             "shift": figures(s_rounds, s_drop, s_win, shift, now)}
 

@@ -39,8 +39,25 @@ class Period(Shape):
     hold_pct: Number | None
 
 
+class Verification(Shape):
+    """A seeded verification of the software a table runs (docs/floor.md, "Verifying a
+    table"): who asked and when, its `result` (asked: no result yet; verified, mismatch,
+    unknown_release, no_answer, refused), when it came, the version the table answered, and
+    what the floor found, in words."""
+
+    id: int
+    table: str
+    by: str
+    asked_utc: str | None
+    result: str
+    answered_utc: str | None
+    version: str | None
+    detail: str | None
+
+
 class TableRow(Shape):
-    """`GET /api/tables`: a table, its status as it last said it, and its day and shift."""
+    """`GET /api/tables`: a table, its status as it last said it, its day and shift, the
+    version it last answered a verification with and its last verification."""
 
     table: str
     game: str
@@ -60,6 +77,8 @@ class TableRow(Shape):
     last_utc: str | None
     clock_s: Number | None
     open_alerts: int
+    version: str | None
+    verification: Verification | None
     day: Period
     shift: Period
 
@@ -477,6 +496,8 @@ ANSWERS: Final[dict[str, tuple[str, type[BaseModel], bool]]] = {
     "drop": ("POST /api/drop", Drop, False),
     "cash": ("GET /api/cash", Cash, False),
     "transfers": ("GET /api/transfers", TransferRequest, True),
+    "verify": ("POST /api/tables/{table}/verify", Verification, False),
+    "verification": ("GET /api/verifications/{id}", Verification, False),
     "transfer": ("POST /api/transfers", Requested, False),
     "quarantine": ("GET /api/quarantine", SetAside, True),
     "retry": ("POST /api/quarantine/retry", Retried, False),

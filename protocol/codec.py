@@ -30,6 +30,7 @@ from protocol.messages import (
     VERSION,
     Status,
     TableMessage,
+    VerifyAnswer,
 )
 
 # Strings, each taken whole, closed or not (so a text that never ends is one match, never
@@ -172,8 +173,15 @@ def status(payload: bytes, limit: int = MAX_MESSAGE) -> Status:
     return checked(Status, data)
 
 
+def answer(payload: bytes, limit: int = 4096) -> VerifyAnswer:
+    """A table's answer to the floor's `verify`."""
+    data = load(payload, limit)
+    major(data)
+    return checked(VerifyAnswer, data)
+
+
 def command(name: str, payload: bytes, limit: int = 4096) -> BaseModel:
-    """One of the floor's commands to a table (`stored`, `seat`)."""
+    """One of the floor's commands to a table (`stored`, `seat`, `verify`)."""
     data = load(payload, limit)
     major(data)
     return checked(COMMANDS[name], data)

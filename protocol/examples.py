@@ -143,6 +143,7 @@ def message(topic: str, body: dict[str, Any] | None = None, **envelope: Any) -> 
 
 _STATUS_SAYS: Final[dict[str, Any]] = {
     "hold": _SHOE_LOST, "lost_devices": [said("shoe")], "alerts": [_SHOE_LOST]}
+SEED: Final = "9f2c" * 16  # 32 bytes, as the floor sends
 STATUS: Final[dict[str, Any]] = {
     "protocol": VERSION, "table": "bj-07", "journal": "3f2a9c", "utc": UTC, "status": "open",
     "n": 41, "from_n": 1, "game": "blackjack", "round": 40, "phase": "players",
@@ -152,7 +153,14 @@ COMMANDS: Final[dict[str, dict[str, Any]]] = {
                "floor": "a", "missing": [39, 40]},
     "seat": {"protocol": "1.0", "seat": 3, "player": "P-1001", "leave": False,
              "by": "Dana Pit"},
+    "verify": {"protocol": "1.1", "request": 17, "seed": SEED, "by": "Dana Pit"},
 }
+ANSWER: Final[dict[str, Any]] = {
+    "protocol": "1.1", "table": "bj-07", "request": 17, "seed": SEED, "version": "0.2.0",
+    "utc": UTC, "digest": "5d41402abc4b2a76b9719d911017c592ae2ac1a8ee8f5f09b7a1f4d7d1c1a2b3"}
+REFUSED_ANSWER: Final[dict[str, Any]] = {
+    "protocol": "1.1", "table": "bj-07", "request": 17, "seed": SEED, "version": "0.2.0",
+    "utc": UTC, "refused": "no manifest: this table was installed without one"}
 
 CHIPS: Final = {"10000": 40, "2500": 80, "500": 200}
 ACTIONS: Final[dict[str, dict[str, Any]]] = {

@@ -5,8 +5,12 @@ each (`TableMessage`: the table, its journal's id, the message's number `n` and 
 record `seq` that made it, its `topic`, `round` and `utc`, and the topic's `body`), and its
 retained `Status` under `tablectl/tables/<table>/status`. The floor answers each table under
 `tablectl/floor/<table>/`: how far it has stored the table's messages (`StoredWord`, retained)
-and the pit's commands (`SeatCommand`, never retained). The topics are built in
-`protocol.topics`, and `protocol.codec` decodes and refuses.
+and the pit's commands (`SeatCommand`, `VerifyRequest`, never retained); a table answers a
+`VerifyRequest` under `tablectl/tables/<table>/verification` (`VerifyAnswer`). The topics are
+built in `protocol.topics`, and `protocol.codec` decodes and refuses.
+
+Protocol 1.1 added the verification's two messages (issue 50): a 1.0 peer never subscribes to
+them, so it ignores them, and every 1.0 message is still taken as it is.
 
 Every field is bounded by what it means (`protocol.fields`); an object takes exactly its fields.
 The table builds its bodies from these classes, and the floor accepts nothing else; the
@@ -842,4 +846,47 @@ class SeatCommand(Model):
     by: Name
 
 
-COMMANDS: Final[dict[str, type[Model]]] = {"stored": StoredWord, "seat": SeatCommand}
+# A seed in hexadecimal: 16 to 64 bytes (release.manifest.SEED_BYTES), the floor sends 32.
+Seed: TypeAlias = Annotated[str, Strict(), Field(pattern=r"^([0-9a-f]{2}){16,64}$",
+                                                 max_length=128)]
+# A release's version as its manifest names it (release.manifest).
+ReleaseVersion: TypeAlias = Annotated[str, Strict(), Field(
+    pattern=r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$", max_length=64)]
+
+
+class VerifyRequest(Model):
+    """The floor to a table, never retained (protocol 1.1): a seeded verification of the
+    software it runs (docs/floor.md, "Verifying a table"). `seed` is fresh from the floor for
+    this request alone; the table answers on `tablectl/tables/<table>/verification`."""
+
+    protocol: Version = VERSION
+    request: N
+    seed: Seed
+    by: Name
+
+
+class VerifyAnswer(Model):
+    """A table's answer to the floor's `verify` (protocol 1.1, never retained): the request
+    and its seed echoed, the version it runs, and `digest`, HMAC-SHA256 keyed by the seed over
+    every file of its manifest in order, read from disk for this answer; or `refused`, why it
+    cannot answer (no manifest, a file it cannot read, another verification under way)."""
+
+    protocol: Version = VERSION
+    table: TableId
+    request: N
+    seed: Seed
+    version: ReleaseVersion
+    utc: Utc
+    digest: Digest | None = None
+    refused: Text | None = None
+
+    @model_validator(mode="after")
+    def _a_digest_or_why_not(self) -> VerifyAnswer:
+        if (self.digest is None) == (self.refused is None):
+            raise ValueError("carries a digest or why it cannot answer: one of them")
+        return self
+
+
+COMMANDS: Final[dict[str, type[Model]]] = {"stored": StoredWord, "seat": SeatCommand,
+                                           "verify": VerifyRequest}
+ANSWER: Final = "verification"  # the table's answer's topic (`protocol.topics.answer`)

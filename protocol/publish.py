@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from controller.game.ratings import ID_PATTERN
 from protocol import actions, answers, examples, fields, topics, view
 from protocol.limits import MAX_DEPTH, MAX_DIGITS, MAX_MESSAGE
-from protocol.messages import COMMANDS, FIRST, MESSAGES, VERSION, Status
+from protocol.messages import ANSWER, COMMANDS, FIRST, MESSAGES, VERSION, Status, VerifyAnswer
 
 DOCS: Final = Path(__file__).resolve().parent.parent / "docs"
 BASE_URI: Final = "https://tablectl.org/protocol/1/"
@@ -33,7 +33,11 @@ TOPICS: Final = [
     (f"`{topics.FLOOR_ROOT}/<table>/stored`", "floor", "yes",
      "[stored](protocol/stored.schema.json): how far the floor has the table's messages"),
     (f"`{topics.FLOOR_ROOT}/<table>/seat`", "floor", "never",
-     "[seat](protocol/seat.schema.json): the pit seats a player (taken only over TLS)")]
+     "[seat](protocol/seat.schema.json): the pit seats a player (taken only over TLS)"),
+    (f"`{topics.FLOOR_ROOT}/<table>/verify`", "floor", "never",
+     "[verify](protocol/verify.schema.json): the floor asks for a seeded verification (1.1)"),
+    (f"`{topics.ROOT}/<table>/{ANSWER}`", "table", "never",
+     f"[{ANSWER}](protocol/{ANSWER}.schema.json): the table's answer to `verify` (1.1)")]
 KINDS: Final = [
     ("kind", "bounds"),
     ("message and record numbers (`n`, `seq`, ...)",
@@ -71,6 +75,7 @@ def schemas() -> dict[str, dict[str, Any]]:
     kinds.append(("status", Status, f"`{topics.ROOT}/<table>/status`, retained"))
     kinds += [(name, cls, f"`{topics.FLOOR_ROOT}/<table>/{name}`")
               for name, cls in COMMANDS.items()]
+    kinds.append((ANSWER, VerifyAnswer, f"`{topics.ROOT}/<table>/{ANSWER}`"))
     for name, cls, where in kinds:
         found[f"{name}.schema.json"] = _schema(name, cls.model_json_schema(),
                                                f"{where}. {_doc(cls)}")
@@ -137,7 +142,11 @@ payload without the field is read as {FIRST}. Then every field against its decla
 missing field, a field not declared, a value of the wrong kind (`true` is not a number, `1.0`
 is not a whole number, a number is not text) or out of its bounds. The reason names the field
 (`body.settlements[3][4]: ...`). A newer minor version adds only optional fields and topics:
-upgrade the floor before the tables.
+upgrade the floor before the tables. A peer of an older minor version ignores what it does
+not know: it never subscribes to a newer topic, and every message of its own version is still
+taken. Version 1.1 added the floor's `verify` and the table's `{ANSWER}` (a seeded
+verification of the software a table runs, docs/floor.md); a 1.0 table does not answer it,
+which the floor shows as no answer.
 
 ## Kinds of value
 
@@ -145,11 +154,11 @@ upgrade the floor before the tables.
 
 ## The envelope of a table's message
 
-`protocol` (`"{VERSION}"`), `table`, `journal` (the journal's own id on the floor), `n` (1, 2, 3
-... per journal, without gaps), `from_n` (the first message this journal sends the floor; at
-most `n`), `seq` (the journal record that made it), `topic`, `round` (the round it belongs to,
-or null; a number for `round`), `utc` (when the table committed it), `body` and, since 1.1,
-`said`.
+`protocol` (`"{VERSION}"`; `"{FIRST}"` from a table of that version), `table`, `journal` (the
+journal's own id on the floor), `n` (1, 2, 3 ... per journal, without gaps), `from_n` (the
+first message this journal sends the floor; at most `n`), `seq` (the journal record that made
+it), `topic`, `round` (the round it belongs to, or null; a number for `round`), `utc` (when the
+table committed it), `body` and, since 1.1, `said`.
 
 ## Sentences (1.1)
 
@@ -181,6 +190,11 @@ texts show in English.
         out.append(f"### `{name}`\n\n{_doc(command)}\n")
         out.append(_fields(command.model_json_schema(), {}))
         out.append(_example(examples.COMMANDS[name]))
+    out.append(f"## The table's answer to `verify`\n\n`{topics.ROOT}/<table>/{ANSWER}`, never "
+               f"retained. {_doc(VerifyAnswer)}\n")
+    out.append(_fields(VerifyAnswer.model_json_schema(), {}))
+    out.append(_example(examples.ANSWER))
+    out.append(_example(examples.REFUSED_ANSWER))
     out.append(SHAPES_INTRO + "\n".join(
         f"- {route}: [pit.{name}](protocol/pit.{name}.schema.json)"
         for name, (route, _, _) in answers.ANSWERS.items()) + STREAM_INTRO + ", ".join(

@@ -2,8 +2,9 @@
 
 - `tablectl/tables/<table>/journal/<topic>`: a table's messages (`protocol.messages.MESSAGES`);
 - `tablectl/tables/<table>/status`: its status, retained (its last will says offline);
+- `tablectl/tables/<table>/verification`: its answer to the floor's `verify` (protocol 1.1);
 - `tablectl/floor/<table>/<command>`: the floor's word to it (`stored`, retained) and the
-  pit's commands (`seat`).
+  pit's commands (`seat`, `verify`).
 
 The broker's ACL (examples/floor/tablectl.acl) lets a table write only under its own
 `tablectl/tables/<table>/` and read only its own `tablectl/floor/<table>/`.
@@ -15,7 +16,7 @@ import re
 from typing import Final
 
 from protocol.fields import TABLE_PATTERN
-from protocol.messages import COMMANDS, MESSAGES
+from protocol.messages import ANSWER, COMMANDS, MESSAGES
 
 ROOT: Final = "tablectl/tables"
 FLOOR_ROOT: Final = "tablectl/floor"
@@ -41,6 +42,11 @@ def status(table: str) -> str:
     return f"{ROOT}/{check_table_id(table)}/status"
 
 
+def answer(table: str) -> str:
+    """Where table `table` answers the floor's `verify`."""
+    return f"{ROOT}/{check_table_id(table)}/{ANSWER}"
+
+
 def command(table: str, name: str) -> str:
     """Where the floor tells table `table` `name` (`stored`, `seat`)."""
     if name not in COMMANDS:
@@ -61,12 +67,18 @@ def shared_messages(group: str) -> str:
 STATUSES: Final = f"{ROOT}/+/status"
 
 
+def shared_answers(group: str) -> str:
+    """The floor processes' shared subscription to every table's answers to `verify`."""
+    return f"$share/{group}/{ROOT}/+/{ANSWER}"
+
+
 def of_table(topic: str) -> tuple[str, str] | None:
-    """('status', table) or (message topic, table) for a table's topic; None for any other.
-    The table id is not checked here (the caller refuses one that is not an id, saying so)."""
+    """('status', table), (ANSWER, table) or (message topic, table) for a table's topic; None
+    for any other. The table id is not checked here (the caller refuses one that is not an id,
+    saying so)."""
     levels = topic.split("/")
-    if len(levels) == 4 and "/".join(levels[:2]) == ROOT and levels[3] == "status":
-        return "status", levels[2]
+    if len(levels) == 4 and "/".join(levels[:2]) == ROOT and levels[3] in ("status", ANSWER):
+        return levels[3], levels[2]
     if len(levels) == 5 and "/".join(levels[:2]) == ROOT and levels[3] == "journal":
         return levels[4], levels[2]
     return None

@@ -18,7 +18,7 @@ from typing import Any, Final
 from protocol import examples
 from protocol.actions import ACTIONS
 from protocol.fields import FORMULA, PART_PATTERN
-from protocol.messages import COMMANDS, MESSAGES, Status
+from protocol.messages import ANSWER, COMMANDS, MESSAGES, Status, VerifyAnswer
 
 RAW: Final = "@@raw@@"  # stands for a value written raw into the JSON text
 HOSTILE_TEXT: Final = ("\x00", "a\x07b", "name\u202eevil", "=1+1", "+1", "-1", "@SUM(A1)",
@@ -32,7 +32,7 @@ HOSTILE_RAW: Final = ("NaN", "Infinity", "-Infinity", "1e30000000", "-1e30000000
 class Attack:
     """One payload with one thing wrong, and where (a path as a reason names it)."""
 
-    kind: str  # a message topic, "status", or a command
+    kind: str  # a message topic, "status", a command, or a table's answer (ANSWER)
     where: str
     what: str
     payload: bytes
@@ -47,6 +47,8 @@ def kinds(table: str = "bj-07") -> list[tuple[str, dict[str, Any], dict[str, Any
     found.append(("status", {**examples.STATUS, "table": table}, Status.model_json_schema()))
     found += [(name, examples.COMMANDS[name], cls.model_json_schema())
               for name, cls in COMMANDS.items()]
+    found += [(ANSWER, {**example, "table": table}, VerifyAnswer.model_json_schema())
+              for example in (examples.ANSWER, examples.REFUSED_ANSWER)]
     return found
 
 

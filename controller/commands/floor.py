@@ -11,6 +11,9 @@
 - `floor retry --db DSN`: try again what the floor set aside (a message or a books check that
   raised, `floor.aside`), after an upgrade; prints each outcome, exits 1 if any stays aside.
 - `floor migrate --db DSN`: bring the schema up to date without serving.
+- `floor verify TABLE --db DSN`: ask the running floor for a seeded verification of the
+  software the table runs (`floor.verify`), wait for its result and print it in one line; exit
+  0 only when verified.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from controller.commands.inputs import (
     Folder,
     JournalPath,
     Number,
+    TableName,
     TextFile,
     Whole,
 )
@@ -55,6 +59,7 @@ from plumbing.checked_files import (
     CERTIFICATE,
     DROP,
     PASSWORD,
+    PEM_KEY,
     TLS_KEY,
     BadInput,
     read_stdin_line,
@@ -62,8 +67,10 @@ from plumbing.checked_files import (
 
 if TYPE_CHECKING:
     from floor.books import Policy
+    from floor.verify import Releases
     from plumbing.broker import Broker
 
+VERIFY_S: Final = 30.0  # floor.verify.TIMEOUT_S, without loading the floor
 DAY_S: Final = 86_400  # the most of a clock's tolerance or an edge job's time: a gaming day
 HOUR_S: Final = 3_600  # the most `floor reconcile` waits for the floor
 
@@ -99,7 +106,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             args.name or "", policy.periods,
             args.currency, Options(group, args.max_message,
                                    timedelta(seconds=args.clock_tolerance), args.session_expiry,
-                                   policy),
+                                   policy, _releases(args), args.verify_timeout),
             (args.https_cert, args.https_key) if args.https_cert else None, args.proxy,
             Limits(args.edge_time, args.edge_cpu, args.edge_memory), args.config_dir)
         _floor_name(options.process_name)
@@ -115,6 +122,68 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
     except (psycopg.Error, SchemaError, OSError) as exc:
         raise Broken(f"floor: {str(exc).strip()}") from None
+
+
+def _releases(args: argparse.Namespace) -> Releases:
+    """The certified releases of `--releases`, each checked (one that fails is skipped and
+    logged), their manifests signed by `--release-key` where it is given."""
+    from controller.journal import JournalError
+    from controller.journal.signing import public_key
+    from floor.verify import Releases
+    from plumbing.checked_files import read_text
+    try:  # the key first: a file that is not one is named as such
+        key = public_key(read_text(args.release_key, PEM_KEY), args.release_key) \
+            if args.release_key else None
+    except JournalError as exc:  # not a public key
+        raise BadInput(str(exc)) from None
+    if key is not None and args.releases is None:
+        raise BadInput("--release-key checks the manifests of --releases: give both")
+    if args.releases is not None and key is None:
+        import structlog
+        structlog.get_logger().warning("the releases' manifests are not checked for a "
+                                       "signature: give --release-key")
+    return Releases.load(args.releases, key)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """A verification asked of the running floor, through its database; its result in one
+    line."""
+    import time as clock
+
+    import psycopg
+
+    from floor.schema import SchemaError, migrate
+    from floor.verify import ask, one
+    try:
+        with psycopg.connect(args.db, autocommit=True, connect_timeout=5) as db:
+            migrate(db)
+            n = ask(db, args.table, args.by or getpass.getuser())
+            deadline = clock.monotonic() + args.wait
+            found = one(db, n)
+            while found is not None and found["result"] == "asked" and \
+                    clock.monotonic() < deadline:
+                clock.sleep(0.1)  # polling the row's result, bounded by --wait
+                found = one(db, n)
+    except (psycopg.Error, SchemaError) as exc:
+        raise Broken(f"floor: {str(exc).strip()}") from None
+    except ValueError as exc:  # --by that the wire would refuse
+        raise BadInput(str(exc)) from None
+    assert found is not None
+    print(verification_line(found, args.wait))
+    return 0 if found["result"] == "verified" else 1
+
+
+def verification_line(found: dict[str, Any], wait_s: float) -> str:
+    """A verification's result as `floor verify` prints it."""
+    table, result = found["table"], found["result"]
+    if result == "asked":
+        return (f"{table}: no result in {wait_s:g} s (request {found['id']}): is a floor "
+                "process running? It is sent when one is")
+    words = {"verified": "verified", "mismatch": "MISMATCH", "unknown_release":
+             "unknown release", "no_answer": "no answer", "refused": "cannot answer"}[result]
+    version = f" version {found['version']}" if found["version"] else ""
+    return (f"{table}: {words}{version} at {found['answered_utc']} (request {found['id']}, "
+            f"by {found['by']}): {found['detail']}")
 
 
 def cmd_retire(args: argparse.Namespace) -> int:
@@ -377,7 +446,27 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
     serve.add_argument("--config-dir", type=Folder(), metavar="DIR",
                        help="where locale/LANGUAGE.po corrects the pit's words, as a table's "
                        "configuration directory does (docs/display.md, \"Languages\")")
+    serve.add_argument("--releases", type=Folder(), metavar="DIR",
+                       help="the certified releases, one folder per version (DIR/VERSION/"
+                       "manifest.json and its files as installed), for verifying tables")
+    serve.add_argument("--release-key", type=TextFile(PEM_KEY), metavar="FILE",
+                       help="the release key's public key: a release whose manifest it did "
+                       "not sign is skipped")
+    serve.add_argument("--verify-timeout", type=Number(0.1, HOUR_S), default=VERIFY_S,
+                       metavar="SECONDS", help="a table that has not answered a verification "
+                       f"this long after it was sent has no answer ({VERIFY_S:g})")
     serve.set_defaults(func=cmd_serve)
+
+    verify = floor_commands.add_parser(
+        "verify", help="ask the running floor to verify the software a table runs; exit 0 "
+        "only when verified")
+    verify.add_argument("table", type=TableName(), metavar="TABLE", help="the table's id")
+    _db_argument(verify)
+    verify.add_argument("--by", metavar="NAME", help="who asks (default: the login name)")
+    verify.add_argument("--wait", type=Number(1, HOUR_S), default=2 * VERIFY_S,
+                        metavar="SECONDS", help="how long to wait for the result "
+                        f"({2 * VERIFY_S:g})")
+    verify.set_defaults(func=cmd_verify)
 
     retire = floor_commands.add_parser(
         "retire", help="end a stopped floor process's broker session for good")

@@ -268,6 +268,17 @@ class Day(Checked):
         return text
 
 
+class TableName(Checked):
+    """A table's id, as the wire names it (one MQTT topic level)."""
+
+    def check(self, text: str) -> str:
+        from protocol.topics import check_table_id
+        try:
+            return check_table_id(text)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+
+
 class Currency(Checked):
     """A currency by its ISO 4217 code, one Babel formats (USD, EUR, GBP)."""
 

@@ -41,6 +41,7 @@ from drivers.input_device import InputDevice
 from drivers.serial_port import SerialDevice
 from drivers.usb_device import UsbDevice
 from plumbing.notify import Notifier
+from release.seeded import Release
 
 
 class Screen(Protocol):
@@ -100,6 +101,9 @@ class Options:
     dealer_errors: float = 0.0  # demo: the rate of each kind of its dealer's payout mistakes
     stay: bool = False  # demo: after `rounds`, stay open without dealing, until stopped
     language: str | None = None  # --language: the display's, over the configuration's
+    # What the table runs, for the floor's verification (release.seeded): None, a table
+    # installed without a manifest (the demo), which answers so.
+    release: Release | None = None
 
 
 class Daemon:
@@ -148,7 +152,7 @@ class Daemon:
             return None
         link = FloorLink(journal, floor.broker, floor.table_id,
                          on_health=lambda health: screen.side("floor", health),
-                         drain_s=floor.drain_s)
+                         drain_s=floor.drain_s, release=self.options.release)
         follow(link, loop)
         link.start()
         return link

@@ -39,6 +39,7 @@ from controller.daemon.floor_bookkeeping import (
 )
 from controller.daemon.floor_transport import FloorTransport
 from controller.daemon.loop import ControllerLoop
+from controller.daemon.verification import Verifier
 from controller.game.names import device_words
 from controller.game.round_state import HOLD
 from controller.game.said import said
@@ -47,6 +48,7 @@ from controller.journal.outbox_rows import Outbox, OutboxError
 from plumbing.broker import Broker
 from protocol import topics
 from protocol.fields import clean, clean_name
+from release.seeded import Release
 
 DRAIN_S: Final = 10.0  # a clean stop waits this long, at most, for the floor to have everything
 
@@ -79,7 +81,9 @@ class FloorLink:
 
     def __init__(self, journal: Path, broker: Broker, table_id: str,
                  on_health: Health = lambda health: None, resend_s: float = RESEND_S,
-                 drain_s: float = DRAIN_S) -> None:
+                 drain_s: float = DRAIN_S, release: Release | None = None) -> None:
+        """`release`: what the table runs, for the floor's verification (None: installed
+        without a manifest, which the table answers)."""
         self.table_id, self.broker, self.drain_s = table_id, broker, drain_s
         self.outbox = Outbox(journal)
         self.log = structlog.get_logger().bind(table=table_id)
@@ -89,6 +93,8 @@ class FloorLink:
         self._status_version = 0
         self.transport = FloorTransport(broker, table_id, WINDOW, self._wake)
         self.books = FloorBookkeeping(self.outbox, table_id, self.transport, on_health, resend_s)
+        self.verifier = Verifier(release, table_id, self.transport.publish)
+        self.transport.on_verify = self.verifier.asked
         self._thread = threading.Thread(target=self._run, name="tablectl-floor", daemon=True)
 
     def status(self, status: dict[str, Any]) -> None:
@@ -108,6 +114,7 @@ class FloorLink:
         message, what it lacks sent again at once), then the status says closed (if the broker
         is there to hear it)."""
         self.transport.leaving = True
+        self.verifier.stop(timeout_s)
         self.books.drain(self.drain_s)
         self._wake.set()
         self._thread.join(self.drain_s + timeout_s + 5)

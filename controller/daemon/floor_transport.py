@@ -9,7 +9,9 @@ seam's `floor_bookkeeping.Arrived`), woken by `wake`. It decides nothing about w
 that is the bookkeeping's, which sees it only as a `floor_bookkeeping.Wire`.
 
 A seating from the pit is not the link's business at all: it goes on at once to the controller's
-loop (`on_pit_seat`), only live (never retained) and only over a TLS broker (`_pit_seats`).
+loop (`on_pit_seat`), only live (never retained) and only over a TLS broker (`_pit_seats`). Nor
+is the floor's seeded verification: it goes at once to the verifier (`on_verify`,
+`controller.daemon.verification`), which answers it on a thread of its own.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class FloorTransport:
         self.client.on_publish = self._published
         self.client.on_message = self._floor_says
         self.on_pit_seat: Callable[[PitSeat], None] = lambda request: None
+        self.on_verify: Callable[[bytes, bool], None] = lambda payload, retained: None
         self.connected = False
         self.leaving = False  # a clean stop: losing the broker now is no news
         self._lock = threading.Lock()
@@ -144,11 +147,14 @@ class FloorTransport:
 
     def _floor_says(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage
                     ) -> None:
-        """How far the floor has this table's messages, or a seating from the pit (for the
-        controller's loop)."""
+        """How far the floor has this table's messages, a seating from the pit (for the
+        controller's loop), or a verification (for the verifier)."""
         name = topics.of_floor(message.topic, self.table_id)
         if name == "seat":
             self._pit_seats(message)
+            return
+        if name == "verify":
+            self.on_verify(bytes(message.payload), bool(message.retain))
             return
         try:
             word = wire.command("stored", bytes(message.payload), COMMAND_BYTES)

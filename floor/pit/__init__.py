@@ -23,6 +23,9 @@ handle.
 - `GET /api/quarantine`: what is set aside (floor.aside); `POST /api/quarantine/retry`
   (`{}`, or `{"id"}` for one): a logged-in supervisor has it tried again (floor.retry).
 - `GET /favicon.ico`: the table's icon, the dealer display's, before any login.
+- `POST /api/tables/{id}/verify` (`{}`): a logged-in supervisor asks the table for a seeded
+  verification of its software (floor.verify); `GET /api/verifications/{id}`: its result. The
+  tables' list carries each table's `version` and last `verification`.
 
 A handler's unexpected failure is a 500 with one line of JSON, `{"error", "id"}`, and the log
 has the same id with the traceback; a database that is gone is a 503.
@@ -40,7 +43,8 @@ one mark that it needs everything again, and a write that stalls past `WRITE_S` 
 Each feature is a module with its own route table (issue 49): the door (login.py: the pages,
 the login), the live stream (stream.py), the tables and alerts (tables.py), players and dealers
 (people.py), the books and cash (ledger.py), the slips (transfers.py), the languages
-(languages.py) and the upkeep (upkeep.py: health, what is set aside); what they share is one
+(languages.py), the upkeep (upkeep.py: health, what is set aside) and the verifications
+(verifying.py); what they share is one
 object (state.py), and every request passes one guard (guard.py).
 """
 
@@ -48,7 +52,17 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from floor.pit import languages, ledger, login, people, stream, tables, transfers, upkeep
+from floor.pit import (
+    languages,
+    ledger,
+    login,
+    people,
+    stream,
+    tables,
+    transfers,
+    upkeep,
+    verifying,
+)
 from floor.pit.guard import guard
 from floor.pit.state import BODY_MAX, PIT, STATIC, VIEWER_BACKLOG, PitState
 from plumbing.web import frame_headers
@@ -63,7 +77,8 @@ class Pit(PitState):
     def app(self) -> web.Application:
         app = web.Application(middlewares=[guard], client_max_size=BODY_MAX)
         app[PIT] = self
-        for feature in (login, tables, stream, people, ledger, transfers, upkeep, languages):
+        for feature in (login, tables, stream, people, ledger, transfers, upkeep, languages,
+                        verifying):
             app.add_routes(feature.routes)
         app.add_routes([web.static("/static", STATIC)])  # after the shared script of words
         app.cleanup_ctx.append(stream.background)

@@ -52,18 +52,45 @@ function tableRow(tbl) {
     num(tbl.round ?? ""), el("td", { class: "phase" }, tbl.phase_text ?? ""), el("td", { class: "hold" }, trouble),
     el("td", {}, linkText(tbl)), num(tbl.rounds), num(money(tbl.day.drop)), num(money(tbl.day.win)),
     num(pct(tbl.day.hold_pct)), num(tbl.shift.rounds_per_hour), num(money(tbl.shift.win)),
-    num(tbl.open_alerts || "")];
+    num(tbl.open_alerts || ""), verificationCell(tbl)];
   headings().forEach((heading, i) => { cells[i].dataset.label = heading; });
   const row = el("tr", { "data-table": tbl.table }, ...cells);
   row.addEventListener("click", () => showRounds(tbl.table));
   return row;
 }
 
+// The version a table last answered with, its last seeded verification of its software
+// (docs/floor.md, "Verifying a table"), and the button a logged-in supervisor asks for a new
+// one with: one cell, so that the list still fits its panel from 1100 px.
+const resultWord = (result) => ({ asked: t("asked, waiting for the table"), verified: t("verified"),
+  mismatch: t("MISMATCH: not the certified release"), unknown_release: t("unknown release"),
+  no_answer: t("no answer"), refused: t("the table cannot answer") })[result] || result;
+function verificationCell(tbl) {
+  const last = tbl.verification;
+  const text = last ? resultWord(last.result) + (last.answered_utc ? " " + time(last.answered_utc) : "") : "–";
+  const button = el("button", { type: "button", class: "verify" }, t("Verify"));
+  button.disabled = !me || (last && last.result === "asked");
+  button.title = (last ? "" : t("never verified") + " · ") + (me ? t("verify as {supervisor}", { supervisor: me }) : t("log in to verify a table"));
+  button.addEventListener("click", (event) => { event.stopPropagation(); verifyTable(tbl.table, button); });
+  return el("td", { class: `verification result-${last ? last.result : "none"}`, title: last && last.detail ? last.detail : "" },
+    el("span", { class: "version" }, tbl.version ?? ""), tbl.version ? " " : "", el("span", { class: "result" }, text), " ", button);
+}
+
+async function verifyTable(table, button) {
+  button.disabled = true;
+  const response = await ask(`api/tables/${encodeURIComponent(table)}/verify`, { method: "POST",
+    headers: { "Content-Type": "application/json" }, body: "{}" });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    button.textContent = body.error || t("refused ({status})", { status: response.status });
+  }
+}
+
 function renderTables() {
   const sorted = [...tables.values()].sort((a, b) => name(a).localeCompare(name(b)));
   $("tables-body").replaceChildren(...each(sorted, tableRow, (tbl, error) =>
     el("tr", { "data-table": name(tbl), class: "broken" },
-      el("td", {}, name(tbl)), el("td", { colspan: "13" }, t("cannot show this table: {error}", { error: error.message })))));
+      el("td", {}, name(tbl)), el("td", { colspan: "14" }, t("cannot show this table: {error}", { error: error.message })))));
 }
 
 function renderTotals(floor) {

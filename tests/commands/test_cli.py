@@ -42,6 +42,7 @@ from controller.commands.inputs import (
     KeyValue,
     NewFile,
     Number,
+    TableName,
     TextFile,
     UsbId,
     WheelOrTree,
@@ -93,6 +94,8 @@ def refused(checked: Checked) -> list[str]:
             return ["zz"]
         case Currency():
             return ["dollars", "usd"]
+        case TableName():
+            return ["bj 01", "bj/01", "x" * 65, "_bj", ""]
         case Address():
             return ["notanaddress", "10.0.0.256"]
         case Day():

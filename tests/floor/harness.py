@@ -28,6 +28,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.daemon.floor_link import FloorLink, follow
 from floor.reconcile import reconcile
 from plumbing.broker import Broker, parse_broker
+from release.seeded import Release
 from simulators.rig import Rig
 from tests.servers import Mosquitto, free_port
 
@@ -63,11 +64,12 @@ class LinkedTable:
     """A table on simulated hardware whose floor link follows it across controller restarts."""
 
     def __init__(self, folder: Path, broker_url: str | Broker, table_id: str,
-                 game: str = "blackjack", seed: int = 1, resend_s: float = RESEND_S) -> None:
+                 game: str = "blackjack", seed: int = 1, resend_s: float = RESEND_S,
+                 release: Release | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.journal = folder / "journal.sqlite3"
         self.broker = parse_broker(broker_url) if isinstance(broker_url, str) else broker_url
-        self.table_id, self.resend_s = table_id, resend_s
+        self.table_id, self.resend_s, self.release = table_id, resend_s, release
         self.rig = Rig(folder, game, seed=seed, side_bets=True, journal=self.journal,
                        refill=True)
         self.health: list[dict[str, Any]] = []
@@ -77,7 +79,8 @@ class LinkedTable:
         loop = self.rig.loop
         assert loop is not None
         link = FloorLink(self.journal, self.broker, self.table_id,
-                         on_health=self.health.append, resend_s=self.resend_s)
+                         on_health=self.health.append, resend_s=self.resend_s,
+                         release=self.release)
         follow(link, loop)
         link.start()
         return link

@@ -301,6 +301,6 @@ def test_a_closed_table_shows_no_live_phase(status: str, phase: str | None,
     now = datetime(2026, 11, 22, 13, 30, tzinfo=UTC)
     detail = {"round": 12, "phase": "shown", "hold": None, "lost_devices": [], "alerts": []}
     row = table_row(("bj-01", "blackjack", status, detail, now, 40, 12, 40, now, now, 40, now,
-                     0, 0, 0, 0, 0, 0, 0), now, now, now)
+                     0, 0, 0, 0, 0, 0, 0, None, *[None] * 8), now, now, now)
     assert (row["status"], row["round"], row["phase"], row["phase_text"]) == (
         status, 12, phase, words)

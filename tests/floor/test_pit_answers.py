@@ -84,6 +84,9 @@ def test_every_answer_of_the_pit_is_declared(floor_dsn: str) -> None:
             await ask("transfer", "/api/transfers", 201, table=TABLE, transfer="fill",
                       chips={"2500": 4})
             await ask("transfers", "/api/transfers")
+            asked = await ask("verify", f"/api/tables/{TABLE}/verify", 202)
+            await ask("verification", f"/api/verifications/{asked['id']}")
+            await ask("error", "/api/tables/bj-99/verify", 404, table="bj-99")
             await ask("drop", "/api/drop", file="count.csv",
                       csv=f"gaming_day,table_id,drop\n{day},{TABLE},1.00\n")
             await ask("error", "/api/drop", 400, file="count.csv",
@@ -92,6 +95,7 @@ def test_every_answer_of_the_pit_is_declared(floor_dsn: str) -> None:
             await ask("language", "/api/language")
             await ask("health", "/health")
             await ask("logout", "/api/logout")
+            await ask("error", f"/api/tables/{TABLE}/verify", 401, table=TABLE)
             async with client.get("/events") as stream:  # the four events on connecting
                 events: dict[str, Any] = {}
                 buffer = b""

@@ -22,6 +22,7 @@ ROUTES = {
     ("GET", "/api/transfers"), ("POST", "/api/transfers"), ("GET", "/slips/request/{id}"),
     ("GET", "/slips/{table}/{n}"),
     ("GET", "/api/quarantine"), ("POST", "/api/quarantine/retry"),
+    ("POST", "/api/tables/{table}/verify"), ("GET", "/api/verifications/{id}"),
     ("GET", "/api/language"), ("GET", "/i18n/{language}.json"), ("GET", "/static/i18n.js"),
     ("GET", "/static"),
 }

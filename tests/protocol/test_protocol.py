@@ -37,7 +37,7 @@ from controller.journal import Journal
 from controller.journal import codec as stored
 from protocol import codec, examples, limits, publish, topics
 from protocol.fields import MAX_NAME, MAX_TOTAL, NAME_PATTERN, TEXT_PATTERN, clean, clean_name
-from protocol.messages import COMMANDS, MESSAGES, SeatCommand, Status, StoredWord
+from protocol.messages import ANSWER, COMMANDS, MESSAGES, SeatCommand, Status, StoredWord
 from simulators.autopilot import Autopilot
 from tests.conftest import ALL_BJ_TABLES, REGISTRY
 from tests.wire_attacks import Attack, attacks
@@ -51,6 +51,8 @@ def decode(kind: str, payload: bytes) -> object:
         return codec.status(payload)
     if kind in COMMANDS:
         return codec.command(kind, payload, limits.MAX_MESSAGE)
+    if kind == ANSWER:
+        return codec.answer(payload, limits.MAX_MESSAGE)
     return codec.message(payload)[0]
 
 
@@ -63,13 +65,16 @@ def test_every_example_is_taken_as_it_is() -> None:
     for name, example in examples.COMMANDS.items():
         assert codec.command(name, json.dumps(example).encode()).model_dump(
             mode="json", exclude_unset=True) == example
+    for example in (examples.ANSWER, examples.REFUSED_ANSWER):
+        assert codec.answer(json.dumps(example).encode()).model_dump(
+            mode="json", exclude_unset=True) == example
 
 
 def test_every_kind_and_field_is_attacked() -> None:
     """The attacks reach every kind of payload and every field of each (a field missed by the
     walk would be a field no attack touched)."""
     kinds = Counter(attack.kind for attack in ATTACKS)
-    assert set(kinds) == {*MESSAGES, "status", *COMMANDS}
+    assert set(kinds) == {*MESSAGES, "status", *COMMANDS, ANSWER}
     where = {(attack.kind, attack.where) for attack in ATTACKS}
     for topic in MESSAGES:
         for field in examples.BODIES[topic]:
@@ -77,7 +82,7 @@ def test_every_kind_and_field_is_attacked() -> None:
         assert (topic, "body.settlements[0][4]") in where or topic != "round"
 
 
-@pytest.mark.parametrize("kind", sorted({*MESSAGES, "status", *COMMANDS}))
+@pytest.mark.parametrize("kind", sorted({*MESSAGES, "status", *COMMANDS, ANSWER}))
 def test_every_attack_is_refused_with_a_reason_naming_its_field(kind: str) -> None:
     for attack in (a for a in ATTACKS if a.kind == kind):
         with pytest.raises(codec.Refused) as refused:
@@ -159,7 +164,8 @@ def test_topics_are_built_and_read_only_by_the_module() -> None:
     assert topics.of_floor("tablectl/floor/bj-07/seat", "bj-07") == "seat"
     assert topics.of_floor("tablectl/floor/bj-08/seat", "bj-07") is None
     assert topics.commands("bj-07") == ["tablectl/floor/bj-07/stored",
-                                        "tablectl/floor/bj-07/seat"]
+                                        "tablectl/floor/bj-07/seat",
+                                        "tablectl/floor/bj-07/verify"]
     for bad in ("a/b", "+", "#", "", "x" * 65, "-a"):
         with pytest.raises(ValueError, match="not a table id"):
             topics.status(bad)
@@ -297,3 +303,20 @@ def _made(path: Path) -> list[tuple[str, int | None, dict[str, Any]]]:
     table.journal.close()
     return [(topic, number, json.loads(stored.decode(body, None)))
             for topic, number, body in rows]
+
+
+def test_the_verification_is_protocol_1_1_beside_1_0() -> None:
+    """Issue 50: the floor's `verify` and the table's answer are new in 1.1; a 1.0 message is
+    still taken as it is, and an answer carries a digest or why not, never both or neither."""
+    for name, version in (("verify", "1.1"), ("seat", "1.0")):
+        taken = codec.command(name, json.dumps(examples.COMMANDS[name]).encode())
+        assert taken.model_dump()["protocol"] == version
+    assert topics.commands("bj-07")[-1] == "tablectl/floor/bj-07/verify"
+    assert topics.of_table(topics.answer("bj-07")) == (ANSWER, "bj-07")
+    both = {**examples.ANSWER, "refused": "busy"}
+    neither = {k: v for k, v in examples.ANSWER.items() if k != "digest"}
+    for bad in (both, neither):
+        with pytest.raises(codec.Refused, match="a digest or why it cannot answer"):
+            codec.answer(json.dumps(bad).encode())
+    with pytest.raises(codec.Refused, match="seed"):
+        codec.answer(json.dumps({**examples.ANSWER, "seed": "ab" * 15}).encode())
