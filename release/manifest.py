@@ -74,6 +74,8 @@ class Manifest:
             data = json.loads(text)
         except ValueError as error:
             raise ManifestError(f"{where}: not JSON ({error})") from None
+        except RecursionError:
+            raise ManifestError(f"{where}: not JSON a manifest holds (nested too deep)") from None
         if not isinstance(data, dict):
             raise ManifestError(f"{where}: not a JSON object")
         if data.get("format") != FORMAT:

@@ -97,6 +97,11 @@ def test_garbage_is_refused_as_a_manifest_error_only(text: str) -> None:
         assert str(error).startswith("m: ")
 
 
+def test_json_nested_past_the_interpreter_s_depth_is_a_manifest_error() -> None:
+    with pytest.raises(ManifestError, match="nested too deep"):
+        Manifest.parse("[" * 100_000 + "]" * 100_000, "m")
+
+
 @given(releases, st.data())
 def test_the_seeded_digest_reads_every_byte_name_and_place(files: dict[str, bytes],
                                                             data: st.DataObject) -> None:
