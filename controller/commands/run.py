@@ -7,7 +7,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from controller.commands.common import Broken, default_journal, os_error
+from controller.commands.common import default_journal, os_error
 from controller.commands.inputs import (
     MAX_NUMBER,
     BrokerUrl,
@@ -32,7 +32,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     journal)."""
     from controller.daemon import config_file
     from controller.daemon.app import Daemon, Options
-    from controller.daemon.software import SoftwareRefused
     from controller.display.attach import attach
     from controller.journal import JournalError
     paths: dict[str, Path | None] = {"--config": args.config}  # what an OSError names
@@ -61,8 +60,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             if not daemon.ready:
                 _remove(made)
             raise
-    except SoftwareRefused as exc:  # found, not given: exit 1
-        raise Broken(str(exc)) from None
     except (config_file.ConfigError, JournalError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     except OSError as exc:  # the journal's folder, the demo's key, the recording

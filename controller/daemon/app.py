@@ -26,7 +26,7 @@ from controller.daemon.config_file import DisplayConfig, FloorConfig, RunConfig
 from controller.daemon.control import ControlServer, socket_path
 from controller.daemon.floor_link import FloorLink, follow
 from controller.daemon.gaming_day import open_table
-from controller.daemon.integrity import BackgroundCheck, Latch, latch_path
+from controller.daemon.integrity import BackgroundCheck, Finding, Latch, latch_path
 from controller.daemon.loop import ControllerLoop
 from controller.daemon.protection import ProtectionWorker
 from controller.daemon.recording import Recorder
@@ -115,6 +115,7 @@ class Daemon:
         self.notifier = Notifier.from_environment()
         self.log = structlog.get_logger()
         self.ready = False  # READY said: what the run made is the table's from then on
+        self.software: list[Finding] = []  # what the software check latches at start
 
     def idle(self) -> None:
         """Between two steps: the watchdog fed, and Stopped once Ctrl-C or SIGTERM came."""
@@ -127,7 +128,7 @@ class Daemon:
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: self.stop.set())
         try:
-            check_at_start(self.options.config)  # before anything is opened or made
+            self.software = check_at_start(self.options.config)  # before anything is made
             if table is not None:
                 return table()
             assert self.options.config is not None
@@ -203,6 +204,7 @@ class Daemon:
                               still_s=config.payout.still_s, cash=config.books,
                               latch=Latch(latch_path(journal_path)))
         loop.check_integrity(closer.public_key)
+        loop.raise_integrity(self.software)  # "required" and not the release's: DO NOT DEAL
         control = ControlServer(socket_path(journal_path), loop.post)
         drivers: list[SerialDevice | UsbDevice | InputDevice] = [
             InputDevice(reader.name, reader.url, loop.post, reader.rules)

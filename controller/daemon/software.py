@@ -2,7 +2,8 @@
 docs/release.md): whether it is checked (`[integrity] software`), against what, and what is
 said of each finding.
 
-"required" refuses the start on any finding; "warn" logs each and starts; "off" checks nothing.
+"required" latches each finding (the integrity error: DO NOT DEAL until a supervisor clears it,
+`controller.daemon.integrity`); "warn" logs each and starts; "off" checks nothing.
 A table whose configuration has `[integrity]` is "required" unless it says otherwise; the demo,
 a table without `[integrity]` and one run from a development checkout are "warn". The log says
 how, once, at start: at info where a manifest is checked, at debug (`-v`) where there is none
@@ -11,23 +12,20 @@ to check against (the demo, a table without `[integrity]`).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import structlog
 
+from controller.daemon import integrity as latch
 from controller.daemon.config_file import IntegrityConfig, RunConfig
 from controller.game.said import Said, said
 from plumbing.checked_files import MANIFEST, PEM_KEY, BadInput, read_text
 from release.installed import Checked, Finding, Problem, check
 
 ROOT: Final = Path(__file__).resolve().parents[2]  # where the packages this table runs are
-NAMED: Final = 10  # the files a refusal names, in its one line
-
-
-class SoftwareRefused(Exception):
-    """"required", and the software is not its release's: one line naming the files."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +106,9 @@ def _shown(finding: Finding) -> str:
     return path if path.isprintable() else ascii(path)[1:-1]
 
 
-def check_at_start(config: RunConfig | None, root: Path = ROOT) -> list[Finding]:
+def check_at_start(config: RunConfig | None, root: Path = ROOT) -> list[latch.Finding]:
     """The check the table's start makes before READY: the mode said once, each finding
-    logged; "required" and any finding refuses the start (SoftwareRefused). Returns the
-    findings (none where nothing was checked)."""
+    logged. Returns what the table latches: in "required", each finding; else none."""
     log: Any = structlog.get_logger()
     how = mode(config, root)
     integrity = config.integrity if config is not None else None
@@ -127,10 +124,15 @@ def check_at_start(config: RunConfig | None, root: Path = ROOT) -> list[Finding]
     for finding in findings:
         log.warning("software not its release's", file=_shown(finding),
                     problem=str(finding.problem), said=words(finding))
-    if findings and how.software == "required":
-        assert config is not None  # [integrity] is a configuration's
-        named = ", ".join(f"{_shown(f)} ({f.problem.lower()})" for f in findings[:NAMED])
-        more = f" and {len(findings) - NAMED} more" if len(findings) > NAMED else ""
-        raise SoftwareRefused(f"the software is not its release's ({integrity.manifest}): "
-                              f"{named}{more}; see `tablectl verify --config {config.path}`")
-    return findings
+    return [latched(finding, root) for finding in findings] if how.software == "required" \
+        else []
+
+
+def latched(finding: Finding, root: Path) -> latch.Finding:
+    """A finding as the integrity error holds it: known again by the file's content now (a
+    file changed again after a supervisor cleared it latches anew)."""
+    evidence = hashlib.sha256(f"{finding.problem}\n{finding.path}\n{finding.detail}".encode())
+    path = root / finding.path
+    if path.is_file() and not path.is_symlink() and path.stat().st_size <= MANIFEST.limit:
+        evidence.update(hashlib.sha256(path.read_bytes()).digest())
+    return latch.Finding("software", _shown(finding), words(finding), evidence.hexdigest())

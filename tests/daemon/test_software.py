@@ -1,13 +1,12 @@
 """Issue 50, part 3: the software checked at the table's start, as `[integrity]` says: how it is
 checked (required, warn, off, and the defaults: required where `[integrity]` is, warn for the
 demo and a development checkout, said once in the log), what a finding does in each, and
-`[integrity]` refused by `tablectl config check` naming the file, the key and the reason."""
+`[integrity]` refused by `tablectl config check` naming the file, the key and the reason.
+"required" latches each finding: the table starts in the integrity error, DO NOT DEAL."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from controller.commands.main import main
 from controller.daemon import config_file
 from controller.daemon.software import (
     ROOT,
-    SoftwareRefused,
     check_at_start,
     checkout,
     mode,
@@ -27,6 +25,7 @@ from controller.journal.signing import Signer, keygen
 from plumbing.checked_files import PEM_KEY, read_text
 from release.installed import Finding, Problem, tree_files
 from release.manifest import make
+from tests.daemon.test_run import FakeSystemd, snapshot, start, stop, systemd  # noqa: F401
 
 WAIT_S = 60
 
@@ -74,17 +73,23 @@ def test_a_release_that_holds_starts_and_says_so_once(tmp_path: Path, table: Pat
         ("software checked", "required", 3)]
 
 
-def test_required_refuses_the_start_naming_the_files(tmp_path: Path, table: Path) -> None:
+def test_required_latches_each_finding_naming_its_file(tmp_path: Path, table: Path) -> None:
     site = tmp_path / "site"
     (site / "controller" / "game" / "cards.py").write_text("# mine\n")
     (site / "floor" / "__init__.py").unlink()
     (site / "controller" / "evil.py").write_text("")
-    with capture_logs() as logs, pytest.raises(SoftwareRefused) as refused:
-        check_at_start(config_file.load(table), site)
-    assert str(refused.value) == (
-        f"the software is not its release's ({tmp_path}/release.json): "
-        "controller/evil.py (extra), controller/game/cards.py (changed), floor/__init__.py "
-        f"(missing); see `tablectl verify --config {table}`")
+    with capture_logs() as logs:
+        found = check_at_start(config_file.load(table), site)
+    assert [(f.check, f.where, str(f.text)) for f in found] == [
+        ("software", "controller/evil.py", "controller/evil.py: not part of the release"),
+        ("software", "controller/game/cards.py",
+         "controller/game/cards.py: changed since the release was signed"),
+        ("software", "floor/__init__.py", "floor/__init__.py: missing: the release has it")]
+    # A file changed again after a supervisor cleared it is a new finding: known by its bytes.
+    (site / "controller" / "game" / "cards.py").write_text("# mine, again\n")
+    again = check_at_start(config_file.load(table), site)
+    assert [f.evidence for f in again] != [f.evidence for f in found]
+    assert [f.key for f in again][::2] == [f.key for f in found][::2]
     assert [(log["log_level"], log.get("file")) for log in logs] == [
         ("info", None), ("warning", "controller/evil.py"),
         ("warning", "controller/game/cards.py"), ("warning", "floor/__init__.py")]
@@ -102,10 +107,10 @@ def test_warn_logs_each_finding_and_starts(tmp_path: Path) -> None:
         "format": "tablectl release 1", "version": "1", "files": [
             ["controller/x.py", "0" * 64]]}))
     with capture_logs() as logs:
-        found = check_at_start(config_file.load(config), tmp_path / "site")
-    assert [(f.path, f.problem) for f in found] == [
-        (f"{tmp_path}/release.json", Problem.UNSIGNED), ("controller/x.py", Problem.CHANGED)]
-    assert [log["log_level"] for log in logs] == ["info", "warning", "warning"]
+        assert check_at_start(config_file.load(config), tmp_path / "site") == []
+    assert [(log["log_level"], log.get("file"), log.get("problem")) for log in logs] == [
+        ("info", None, None), ("warning", f"{tmp_path}/release.json", Problem.UNSIGNED),
+        ("warning", "controller/x.py", Problem.CHANGED)]
 
 
 def test_off_checks_nothing(tmp_path: Path, table: Path) -> None:
@@ -120,11 +125,11 @@ def test_off_checks_nothing(tmp_path: Path, table: Path) -> None:
 def test_a_key_or_manifest_that_cannot_be_read_is_a_finding(tmp_path: Path,
                                                             table: Path) -> None:
     (tmp_path / "release.key.pub").write_text("not a key")
-    with pytest.raises(SoftwareRefused, match=r"release\.key\.pub"):
-        check_at_start(config_file.load(table), tmp_path / "site")
+    found = check_at_start(config_file.load(table), tmp_path / "site")
+    assert len(found) == 1 and "release.key.pub" in found[0].text
     (tmp_path / "release.key.pub").unlink()
-    with pytest.raises(SoftwareRefused, match=r"release\.key\.pub"):
-        check_at_start(config_file.load(table), tmp_path / "site")
+    found = check_at_start(config_file.load(table), tmp_path / "site")
+    assert len(found) == 1 and "release.key.pub" in found[0].text
 
 
 @pytest.mark.parametrize("finding", [Finding("a/b.py", problem) for problem in Problem])
@@ -193,21 +198,26 @@ def test_config_check_says_how_the_software_is_checked(
 
 
 @pytest.mark.slow
-def test_run_refuses_to_start_software_that_is_not_its_release(tmp_path: Path) -> None:
+def test_a_table_not_running_its_release_starts_latched(tmp_path: Path,
+                                                        systemd: FakeSystemd) -> None:  # noqa: F811
     """The table's start, the project's own tree checked: a manifest that lacks one of its
-    files (signed by the release's key all the same) and "required" refuse the start in one
-    line naming the file, before the journal is made."""
+    files (signed by the release's key all the same) and "required": the table comes up in the
+    integrity error, DO NOT DEAL naming the file, latched in its file beside the journal."""
     keygen(tmp_path / "release.key")
     signer = Signer.from_pem(read_text(tmp_path / "release.key", PEM_KEY), tmp_path)
     files = [(path, data) for path, data in tree_files(ROOT) if path != "release/installed.py"]
     (tmp_path / "release.json").write_text(make("0.2.0", files, signer).to_json())
     config = write(tmp_path, 'software = "required"\n')
     config.write_text(config.read_text() + '[journal]\npath = "journal.sqlite3"\n')
-    result = subprocess.run([sys.executable, "-m", "controller", "run", "--config",
-                             str(config), "--port", "0"], capture_output=True, text=True,
-                            timeout=WAIT_S)
-    assert result.returncode == 1
-    assert result.stderr.splitlines()[-1] == (
-        f"tablectl: run: the software is not its release's ({tmp_path}/release.json): "
-        f"release/installed.py (extra); see `tablectl verify --config {config}`")
-    assert not (tmp_path / "journal.sqlite3").exists()
+    proc = start(["--config", str(config), "--port", "0"], systemd, tmp_path)
+    try:
+        systemd.wait_for("READY=1")
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split("dealer display at ")[1].strip()
+        shown = json.dumps(snapshot(url))
+        assert "DO NOT DEAL: release/installed.py: not part of the release" in shown
+    finally:
+        code, _ = stop(proc)
+    assert code == 0
+    latched = json.loads((tmp_path / "journal.sqlite3.integrity").read_text())["latched"]
+    assert [(f["check"], f["where"]) for f in latched] == [("software", "release/installed.py")]
