@@ -22,6 +22,8 @@ from plumbing.checked_files import CONFIGURATION, BadInput
 
 if TYPE_CHECKING:
     from controller.daemon.app import Daemon
+    from controller.daemon.config_file import RunConfig
+    from release.seeded import Release
 
 MAX_PACE_S = 10.0  # the demo's slowest dealer: a payout stays up 8 paces, 80 s
 
@@ -46,7 +48,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise BadInput("--stay: the demo's, after its --rounds")
         options = Options(config, args.game, args.port, args.pace, args.rounds, args.record,
                           args.journal, _floor_option(args, config), args.dealer_errors,
-                          args.stay, args.language)
+                          args.stay, args.language, release=_release(config))
         daemon = Daemon(options, default_journal().parent, attach)
         journal = daemon.journal_path(config)
         given = "journal.path of --config" if config and config.journal and not args.journal \
@@ -97,6 +99,20 @@ def _remove(made: list[Path]) -> None:
                 path.rmdir()
         else:
             path.unlink(missing_ok=True)
+
+
+def _release(config: RunConfig | None) -> Release | None:
+    """What the table answers the floor's verification from: its configured manifest. One that
+    cannot be read answers that there is none (the start's software check latches it)."""
+    manifest = config.integrity.manifest if config is not None and config.integrity else None
+    if manifest is None:
+        return None
+    from release.manifest import ManifestError
+    from release.seeded import Release
+    try:
+        return Release.installed(manifest)
+    except ManifestError:
+        return None
 
 
 def _floor_option(args: argparse.Namespace, config: Any) -> Any:

@@ -13,6 +13,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from controller.commands.main import main
+from controller.commands.run import _release
 from controller.daemon import config_file
 from controller.daemon.software import (
     ROOT,
@@ -221,3 +222,16 @@ def test_a_table_not_running_its_release_starts_latched(tmp_path: Path,
     assert code == 0
     latched = json.loads((tmp_path / "journal.sqlite3.integrity").read_text())["latched"]
     assert [(f["check"], f["where"]) for f in latched] == [("software", "release/installed.py")]
+
+
+def test_the_configured_manifest_is_what_the_table_answers_the_floor_from(
+        tmp_path: Path, table: Path) -> None:
+    """Issue 50, part 4: `tablectl run` hands its floor link the release `[integrity]` names;
+    one that cannot be read answers that there is none (its finding is latched at start)."""
+    release = _release(config_file.load(table))
+    assert release is not None and release.manifest is not None
+    assert release.manifest.paths() == ["controller/__init__.py", "controller/game/cards.py",
+                                        "floor/__init__.py"]
+    (tmp_path / "release.json").write_text("not a manifest")
+    assert _release(config_file.load(table)) is None
+    assert _release(None) is None
