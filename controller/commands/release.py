@@ -68,6 +68,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     findings' after those that hold, then a summary; exit 1 unless everything holds."""
     from controller.daemon.config_file import IntegrityConfig
     from controller.daemon.software import ROOT, verified, words
+    from plumbing.checked_files import MANIFEST, PEM_KEY, read_text
+    for given, kind in ((args.manifest, MANIFEST), (args.public_key, PEM_KEY)):
+        if given is not None:  # one that is no such file is named now, before the pair
+            read_text(given, kind)
     configured = (config_of(args).integrity if args.config else None) or IntegrityConfig()
     integrity = IntegrityConfig(public_key=args.public_key or configured.public_key,
                                 manifest=args.manifest or configured.manifest)
