@@ -144,7 +144,14 @@ NOT_MADE: Final[dict[str, str]] = {
                "amount (tests/hil/test_chip_tray.py)",
     "clock_stepped": "the wall clock set while the table runs: its words carry seconds, never "
                      "money, and a stream's made-up clock is not watched "
-                     "(tests/daemon/test_clock_step.py)"}
+                     "(tests/daemon/test_clock_step.py)",
+    "integrity_cleared": "a supervisor clearing a latched integrity error: its words name the "
+                         "findings and the supervisor, never money (tests/daemon/"
+                         "test_integrity.py)",
+    "no_integrity_error": "a clearing asked with nothing latched: fixed words "
+                          "(tests/daemon/test_integrity.py)",
+    "reason_needed": "a clearing without its reason: fixed words (tests/daemon/"
+                     "test_integrity.py)"}
 
 
 def in_money(text: str, money: Currency) -> list[str]:
