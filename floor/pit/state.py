@@ -258,6 +258,14 @@ def page(name: str) -> Handler:
     return answer
 
 
+def path_number(request: web.Request, name: str) -> int:
+    """A number from the URL's path, 0 for anything that is not one (a store's ids start at
+    1): ASCII digits only, at most 15 of them, so a hostile path is a 404, never a 500 (int()
+    refuses thousands of digits) or a number no column holds."""
+    text = request.match_info[name]
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 15 else 0
+
+
 async def json_body(request: web.Request) -> dict[str, Any]:
     """A request's JSON object, checked as the floor checks a table's payload."""
     try:

@@ -10,7 +10,7 @@ from aiohttp import web
 from controller.game.said import said
 from controller.i18n.languages import TAGS
 from floor import queries, slips
-from floor.pit.state import PIT, Answer, json_body, why
+from floor.pit.state import PIT, Answer, json_body, path_number, why
 from protocol.codec import Refused as Rejected
 from protocol.topics import TABLE_ID
 
@@ -56,8 +56,7 @@ async def request_transfer(request: web.Request) -> web.StreamResponse:
 @routes.get("/slips/request/{id}")
 async def request_slip(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
-    text = request.match_info["id"]
-    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 15 else 0
+    text, number = request.match_info["id"], path_number(request, "id")
     found = await pit.query(lambda db: slips.one_request(db, number)) if number else None
     if found is None:
         return Answer({"error": f"no request {text[:20]!r}"}, status=404)
@@ -68,7 +67,7 @@ async def request_slip(request: web.Request) -> web.StreamResponse:
 async def signed_slip(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
     table, text = request.match_info["table"], request.match_info["n"]
-    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 15 else 0
+    number = path_number(request, "n")
     found = await pit.query(lambda db: slips.signed(db, table, number)) \
         if number and TABLE_ID.fullmatch(table) else None
     if found is None:

@@ -8,7 +8,7 @@ from aiohttp import web
 
 from controller.game.said import said
 from floor import queries, verify
-from floor.pit.state import PIT, Answer
+from floor.pit.state import PIT, Answer, path_number
 from protocol.topics import TABLE_ID
 
 routes = web.RouteTableDef()
@@ -36,8 +36,7 @@ async def ask(request: web.Request) -> web.StreamResponse:
 @routes.get("/api/verifications/{id}")
 async def one(request: web.Request) -> web.StreamResponse:
     pit = request.app[PIT]
-    text = request.match_info["id"]
-    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 15 else 0
+    text, number = request.match_info["id"], path_number(request, "id")
     found = await pit.query(lambda db: verify.one_from_pit(db, number)) if number else None
     if found is None:
         return Answer({"error": f"no verification {text[:20]!r}"}, status=404)

@@ -86,6 +86,10 @@ def test_every_answer_of_the_pit_is_declared(floor_dsn: str) -> None:
             await ask("transfers", "/api/transfers")
             asked = await ask("verify", f"/api/tables/{TABLE}/verify", 202)
             await ask("verification", f"/api/verifications/{asked['id']}")
+            for hostile in ("9" * 5000, "\u0663", "-1", "0", "1e3"):  # none a stored number
+                await ask("error", f"/api/verifications/{hostile}", 404)
+                await ask("error", f"/slips/request/{hostile}", 404)
+                await ask("error", f"/slips/{TABLE}/{hostile}", 404)
             await ask("error", "/api/tables/bj-99/verify", 404, table="bj-99")
             await ask("drop", "/api/drop", file="count.csv",
                       csv=f"gaming_day,table_id,drop\n{day},{TABLE},1.00\n")
