@@ -354,6 +354,14 @@ def _the_chips_sum(total: int, info: ValidationInfo) -> int:
     return total
 
 
+def _some_chip(chips: dict[str, int]) -> dict[str, int]:
+    """A tray count or a transfer holds at least one chip: the table refuses an empty one at
+    the display (protocol.actions), so one on the wire is not a table's."""
+    if not any(chips.values()):
+        raise ValueError("counts no chip: a tray count or a transfer holds at least one")
+    return chips
+
+
 class TrayCount(Model):
     """The tray counted (its record in the day's books)."""
 
@@ -434,8 +442,8 @@ class DayBooks(Model):
 class TrayBody(Model):
     """The chip tray counted at the table's open (`opener`), at a shift change (`shift`: it
     closes the shift it is counted in) or at its close (`closer`), by denomination in minor
-    units, its `total` their sum (each denomination times its count), signed by the dealer and
-    a supervisor."""
+    units (at least one chip), its `total` their sum (each denomination times its count),
+    signed by the dealer and a supervisor."""
 
     count: Literal["opener", "shift", "closer"]
     chips: Chips
@@ -444,12 +452,13 @@ class TrayBody(Model):
     supervisor: ShortText
 
     _counted = field_validator("total")(_the_chips_sum)
+    _some = field_validator("chips")(_some_chip)
 
 
 class TransferBody(Model):
     """A fill (chips from the cage to the tray) or a credit (from the tray to the cage), by
-    denomination, its `total` their sum (each denomination times its count), signed by the
-    runner and a supervisor; `slip` is its number."""
+    denomination (at least one chip), its `total` their sum (each denomination times its
+    count), signed by the runner and a supervisor; `slip` is its number."""
 
     transfer: Literal["fill", "credit"]
     slip: N
@@ -461,6 +470,7 @@ class TransferBody(Model):
     tray_total: Total | None = None  # the tray counted after it, if it was
 
     _counted = field_validator("total")(_the_chips_sum)
+    _some = field_validator("chips")(_some_chip)
 
 
 class BuyInBody(Model):

@@ -218,7 +218,8 @@ def test_a_total_is_the_sum_of_its_chips(chips: dict[str, int], off: int,
                                          where: tuple[str, tuple[Any, ...], str]) -> None:
     """Issue 47, the floor's part: a tray's or a transfer's total (in a message, or in a
     day's books) that is not its chips' sum (denomination times count) is refused, naming
-    the field; one that is (bounded as a total is) is taken."""
+    the field; one that is (bounded as a total is) is taken. A tray count or a transfer of no
+    chip is refused as the table refuses it; a day's books keep what was counted."""
     topic, path, place = where
     data = examples.message(topic, examples.VARIANTS["day"][0] if topic == "day" else None)
     counted = data["body"]
@@ -226,7 +227,10 @@ def test_a_total_is_the_sum_of_its_chips(chips: dict[str, int], off: int,
         counted = counted[step]
     total = sum(int(d) * n for d, n in chips.items())
     counted.update(chips=chips, total=total + off)
-    if off == 0 and total <= MAX_TOTAL:
+    if topic != "day" and not any(chips.values()):  # what the table refuses to count or move
+        with pytest.raises(codec.Refused, match=r"^body\.chips: counts no chip"):
+            codec.message(json.dumps(data).encode())
+    elif off == 0 and total <= MAX_TOTAL:
         codec.message(json.dumps(data).encode())
     elif 0 <= total + off <= MAX_TOTAL:
         with pytest.raises(codec.Refused) as refused:
