@@ -1,7 +1,9 @@
 """The floor against combinations of valid input nobody wrote down (issue 47): a hypothesis
 state machine plays several tables sending random valid sequences of every message type of the
-wire, with drop imports and pit requests between them and restarts of the floor (SIGTERM and
-SIGKILL), against a real Mosquitto, a real PostgreSQL and the real `tablectl floor serve`.
+wire, with drop imports, pit requests and the pit's verifications of a table's software
+(issue 50: answered right, wrong, on another table's topic, replayed) between them and
+restarts of the floor (SIGTERM and SIGKILL), against a real Mosquitto, a real PostgreSQL and
+the real `tablectl floor serve`.
 
 The message types are the protocol's registry (`protocol.messages.MESSAGES`): a new one joins
 the machine with no code here, drawn from its example (`protocol.examples`), and a test fails
@@ -51,9 +53,12 @@ from controller.game.money import Currency
 from floor.books import TOPICS as BOOKS_TOPICS
 from floor.periods import Periods
 from protocol import codec, examples, topics
-from protocol.messages import MESSAGES
-from tests.floor.harness import FloorProcess, Sender, wait_until
+from protocol.messages import ANSWER, MESSAGES
+from release.manifest import Manifest
+from release.seeded import installed_version
+from tests.floor.harness import FloorProcess, Sender, one, wait_until
 from tests.floor.test_logins import DANA, RIGHT, cheap
+from tests.floor.test_verify_floor import FakeTable, honest, install
 from tests.servers import Mosquitto
 
 TABLES: Final = 3
@@ -147,6 +152,7 @@ class Floor:
     start: datetime
     end: datetime
     sender: Sender
+    release: tuple[Manifest, Path]  # the floor's copy of the installed version
     sequence: int = 0
 
 
@@ -177,6 +183,10 @@ class FloorMachine(RuleBasedStateMachine):
                        for k in range(TABLES)]
         self.drops: dict[tuple[str, int], int] = {}  # (table, shift) -> minor units
         self.restarts = 0
+        self.listening: dict[str, FakeTable] = {}  # each table's side of `verify`, once asked
+        self.verdicts: dict[int, str | None] = {}  # request: its result (None: no answer)
+        self.answered: dict[str, bytes] = {}  # a table's last answer, to replay
+        self.refusals: set[str] = set()  # what the floor must have refused of the answers
 
     # ----- the tables --------------------------------------------------------------------------
 
@@ -258,7 +268,7 @@ class FloorMachine(RuleBasedStateMachine):
     def settle(self) -> None:
         """Everything held arrives; the floor is then checked whole (and the tables go on)."""
         STATS["steps"] += 1
-        self.teardown()
+        self._settle()
 
     # ----- the pit and the count room ---------------------------------------------------------
 
@@ -316,6 +326,45 @@ class FloorMachine(RuleBasedStateMachine):
                     "table": alert["table"], "n": alert["n"], "kind": alert["kind"]})
                 assert status == 200, answer
 
+    @rule(k=st.integers(0, TABLES - 1), how=st.sampled_from(
+        ["honest", "honest", "wrong digest", "on another's topic", "replayed"]))
+    def verify(self, k: int, how: str) -> None:
+        """The pit verifies a table's software (issue 50) between its messages: asked of a
+        table the floor knows (404 for one it does not), the request reaches the table, which
+        answers with the digest of the floor's own copy (verified), another digest (mismatch),
+        on another table's topic or with its last answer again (both refused, the request left
+        to its deadline)."""
+        STATS["steps"] += 1
+        STATS[f"verify {how}"] = STATS.get(f"verify {how}", 0) + 1
+        table = self.tables[k].name
+        known = self._known(table)
+        listener = self.listening.get(table) or self.listening.setdefault(
+            table, FakeTable(self.floor.broker, table))
+        before = len(listener.requests)
+        status, asked = ask(self.floor, f"api/tables/{table}/verify", {})
+        if status != 202:
+            assert not known and status == 404 and "no such table" in asked["error"], asked
+            return
+        wait_until(lambda: len(listener.requests) > before, f"{table} asked to verify")
+        request = listener.requests[-1]
+        assert request["request"] == asked["id"], (request, asked)
+        manifest, folder = self.floor.release
+        answer = honest(table, request, manifest, folder)
+        self.verdicts[asked["id"]] = None
+        if how in ("honest", "wrong digest"):
+            if how == "wrong digest":
+                answer = answer.model_copy(update={"digest": "0" * 64})  # HMAC-SHA256's hex
+            self.answered[table] = codec.encode(answer)
+            self.floor.sender.send(topics.answer(table), self.answered[table])
+            self.verdicts[asked["id"]] = "verified" if how == "honest" else "mismatch"
+        elif how == "on another's topic":
+            other = self.tables[(k + 1) % TABLES].name
+            self.floor.sender.send(topics.answer(other), codec.encode(answer))
+            self.refusals.add(f"answers on table {other!r}'s topic")
+        elif table in self.answered:
+            self.floor.sender.send(topics.answer(table), self.answered[table])
+            self.refusals.add("is answered already")
+
     def _known(self, table: str) -> bool:
         with psycopg.connect(self.floor.dsn) as db:
             return db.execute("SELECT 1 FROM tables WHERE table_id = %s AND (stored_n > 0 OR "
@@ -359,6 +408,13 @@ class FloorMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         """Every sequence ends settled: everything held is delivered and checked."""
+        try:
+            self._settle()
+        finally:
+            for listener in self.listening.values():
+                listener.sender.close()
+
+    def _settle(self) -> None:
         for table in self.tables:
             while table.held:
                 self._deliver(table, table.held.pop())
@@ -393,11 +449,33 @@ class FloorMachine(RuleBasedStateMachine):
                 counters = db.execute("SELECT rounds, stored_n FROM tables WHERE table_id = %s",
                                       (table.name,)).fetchone()
                 assert counters in (None, (len(made), len(table.sent))), counters
-            refused = db.execute("SELECT topic, reason FROM rejected WHERE table_id = ANY(%s)",
-                                 (names,)).fetchall()
+            refused = db.execute("SELECT topic, reason FROM rejected WHERE table_id = ANY(%s)"
+                                 " AND topic NOT LIKE %s", (names, f"%/{ANSWER}")).fetchall()
             assert refused == [], refused
         assert self._set_aside() == []
         self._books()
+        self._verified()
+
+    def _verified(self) -> None:
+        """Each answered request has the result its answer earns, stored once; one left
+        unanswered has none yet, or no answer past its deadline (never verified); the floor
+        refused exactly the answers that were not a table's own to an open request."""
+        def result(n: int) -> Any:
+            return one(self.floor.dsn, "SELECT result FROM verifications WHERE id = %s", n)
+
+        for n, verdict in self.verdicts.items():
+            if verdict is not None:
+                wait_until(lambda: result(n) is not None,  # noqa: B023 (waited on at once)
+                           f"request {n}'s result")
+            found = result(n)
+            assert found == verdict or (verdict is None and found == "no_answer"), (n, found)
+        wanted = self.refusals
+        with psycopg.connect(self.floor.dsn) as db:
+            reasons = [reason for (reason,) in db.execute(
+                "SELECT reason FROM rejected WHERE topic = ANY(%s)",
+                ([topics.answer(t.name) for t in self.tables],))]
+        assert {w for w in wanted if any(w in r for r in reasons)} == wanted, (wanted, reasons)
+        assert all(any(w in r for w in wanted) for r in reasons), (wanted, reasons)
 
     def _books(self) -> None:
         status, answer = ask(self.floor, f"api/books?day={self.floor.day}")
@@ -463,15 +541,18 @@ def machine_floor(tmp_path: Path, broker: Mosquitto, floor_dsn: str) -> Iterator
     periods = Periods(begun.time())
     start, end = periods.day(begun.date())
     assert start <= now < end
+    copy = tmp_path / "releases" / installed_version()
+    manifest = install(copy, installed_version())
     process = FloorProcess(broker.url, floor_dsn, "machine", tmp_path, "--day-start",
                            begun.strftime("%H:%M"), "--clock-tolerance", "86400",
-                           "--edge-cpu", "1", "--edge-time", "5").start().subscribed()
+                           "--edge-cpu", "1", "--edge-time", "5", "--releases",
+                           str(copy.parent)).start().subscribed()
     cheap(floor_dsn, DANA)
     session = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
     sender = Sender(broker.port)
     try:
         floor = Floor(broker, floor_dsn, process, session, periods, begun.date().isoformat(),
-                      start, end, sender)
+                      start, end, sender, (manifest, copy))
         assert ask(floor, "api/login", {"name": DANA, "password": RIGHT})[0] == 200
         yield floor
     finally:
@@ -491,6 +572,8 @@ def play(floor: Floor, examples_count: int, steps: int) -> None:
     print(f"floor machine: {STATS['sequences']:.0f} sequences, {STATS['steps']:.0f} steps, "
           f"{STATS['messages']:.0f} messages of {len(KINDS)} types, "
           f"{STATS['restarts']:.0f} restarts, "
+          f"{sum(v for k, v in STATS.items() if k.startswith('verify ')):.0f} verifications "
+          f"asked, "
           f"{STATS['days']:.0f} table-days' books checked whole, "
           f"{time.perf_counter() - began:.1f} s")
 

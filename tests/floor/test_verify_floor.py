@@ -144,18 +144,20 @@ def test_no_answer_by_the_deadline_is_no_answer(floor_dsn: str, floor: Ingest) -
 
 
 class FakeTable:
-    """A bare client answering for table `table`: what it is asked, kept."""
+    """A bare client answering for table `table`: what it is asked, kept. It is made once the
+    broker confirms its subscription, so no request sent after can pass it by."""
 
     def __init__(self, broker: Mosquitto, table: str) -> None:
         self.sender = Sender(broker.port)
         self.requests: list[dict[str, Any]] = []
-        self.came = threading.Event()
+        subscribed = threading.Event()
 
         def got(client: Any, userdata: Any, message: Any) -> None:
             self.requests.append(json.loads(message.payload))
-            self.came.set()
         self.sender.client.on_message = got
+        self.sender.client.on_subscribe = lambda *_: subscribed.set()
         self.sender.client.subscribe(topics.command(table, "verify"), 1)
+        assert subscribed.wait(30), "the broker never confirmed the subscription"
 
     def next_request(self) -> dict[str, Any]:
         count = len(self.requests)
