@@ -111,9 +111,13 @@ def card_words(text: str) -> str:
 
 def where_words(to: Target | str) -> str:
     """Where a card went: 'to seat 2 hand 1', 'to the banker'; out of play, why: '(burn)'.
-    The floor has it as the round's message said it, text: a hand's starts 'seat ' or 'the '."""
-    in_play = to.in_play if isinstance(to, Target) else to.startswith(("seat ", "the "))
-    return said("to {place}", place=to) if in_play else said("({reason})", reason=to)
+    The floor has it as the round's message said it, text: a hand's starts 'seat ' or 'the '.
+    A `Target` is said in its own words, so that a screen translates the place too."""
+    if isinstance(to, Target):
+        in_play, place = to.in_play, to.words()  # its words carry their id, for a screen
+    else:
+        in_play, place = to.startswith(("seat ", "the ")), to
+    return said("to {place}", place=place) if in_play else said("({reason})", reason=place)
 
 
 def dealt_words(card: str | None, to: Target | str) -> str:
