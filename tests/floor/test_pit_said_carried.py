@@ -26,7 +26,7 @@ from controller.daemon.floor_bookkeeping import Arrived, FloorBookkeeping
 from controller.daemon.floor_link import table_status
 from controller.daemon.service import TableService
 from controller.game.events import DeviceAlarm, DeviceLost, Event
-from controller.game.said import Said, said
+from controller.game.said import said
 from controller.game.table_config import config_change
 from controller.journal import Journal
 from controller.journal.outbox_rows import Outbox
@@ -42,30 +42,18 @@ from tests.conftest import REGISTRY
 from tests.daemon.test_floor_link_bookkeeping import Recorder
 from tests.floor.test_logins import DANA, RIGHT, cheap
 from tests.floor.test_pit_answers import TABLE, every_example
-from tests.i18n.test_said_carried import KEY, SIDE_BETS, carried, sentences
+from tests.i18n.test_said_carried import SIDE_BETS, carried
+from tests.i18n.test_said_carried import bare as said_bare
 
 pytestmark = pytest.mark.servers
 AS_THEY_CAME = {"cards", "settlements"}  # a round's keys: the pit shows `cards_text`...
 PLAYED = {"blackjack": "bj-played", "baccarat": "bac-played"}
 
 
-def bare(data: Any, at: str = "") -> Iterator[tuple[str, str]]:
-    """Every English sentence of ours in `data` that is no `Said`, with where it is, in a
-    sentence's parts too; a round's keys as the table sent them passed over."""
-    if isinstance(data, Said):
-        for name, part in data.parts.items():
-            yield from bare(part, f"{at}{{{name}}}")
-        return
-    if isinstance(data, dict):
-        for key, value in data.items():
-            if key not in AS_THEY_CAME:
-                yield from bare(value, f"{at}.{key}")
-    elif isinstance(data, (list, tuple)):
-        for index, value in enumerate(data):
-            yield from bare(value, f"{at}[{index}]")
-    elif isinstance(data, str) and not KEY.fullmatch(data) and \
-            any(pattern.fullmatch(data) for pattern in sentences()):
-        yield at, data
+def bare(data: Any) -> Iterator[tuple[str, str]]:
+    """What the pit sends that is a sentence of ours without its id; a round's keys as the
+    table sent them passed over."""
+    return said_bare(data, passed_over=frozenset(AS_THEY_CAME))
 
 
 def test_a_sentence_without_its_id_is_found() -> None:

@@ -52,16 +52,21 @@ def sentences() -> list[re.Pattern[str]]:
                                                                                template))]
 
 
-def bare(data: Any, at: str = "") -> Iterator[tuple[str, str]]:
-    """Every English sentence of ours in `data` that is no `Said`, with where it is."""
+def bare(data: Any, at: str = "", passed_over: frozenset[str] = frozenset()
+         ) -> Iterator[tuple[str, str]]:
+    """Every English sentence of ours in `data` that is no `Said`, with where it is, in a
+    sentence's parts too; the values of keys `passed_over` are not looked at."""
     if isinstance(data, Said):
+        for name, part in data.parts.items():
+            yield from bare(part, f"{at}{{{name}}}", passed_over)
         return
     if isinstance(data, dict):
         for key, value in data.items():
-            yield from bare(value, f"{at}.{key}")
+            if key not in passed_over:
+                yield from bare(value, f"{at}.{key}", passed_over)
     elif isinstance(data, (list, tuple)):
         for index, value in enumerate(data):
-            yield from bare(value, f"{at}[{index}]")
+            yield from bare(value, f"{at}[{index}]", passed_over)
     elif isinstance(data, str) and not KEY.fullmatch(data) and \
             any(pattern.fullmatch(data) for pattern in sentences()):
         yield at, data
