@@ -113,10 +113,8 @@ def where_words(to: Target | str) -> str:
     """Where a card went: 'to seat 2 hand 1', 'to the banker'; out of play, why: '(burn)'.
     The floor has it as the round's message said it, text: a hand's starts 'seat ' or 'the '.
     A `Target` is said in its own words, so that a screen translates the place too."""
-    if isinstance(to, Target):
-        in_play, place = to.in_play, to.words()  # its words carry their id, for a screen
-    else:
-        in_play, place = to.startswith(("seat ", "the ")), to
+    in_play = to.in_play if isinstance(to, Target) else to.startswith(("seat ", "the "))
+    place = to.words() if isinstance(to, Target) else to  # its words carry their id
     return said("to {place}", place=place) if in_play else said("({reason})", reason=place)
 
 
