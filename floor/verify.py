@@ -80,40 +80,52 @@ class Releases:
         return cls(copies)
 
 
+# A new request, or the table's open one: a table answers by reading its whole package, so a
+# pit that asks again and again (or a stolen session) makes it read once at a time.
 ASK: Final = f"""
 WITH asked AS (INSERT INTO verifications (table_id, seed, asked_by) VALUES (%s, %s, %s)
+               ON CONFLICT (table_id) WHERE result IS NULL DO NOTHING
                RETURNING id, table_id)
 SELECT id, pg_notify('{CHANNEL}', json_build_array(table_id)::text) FROM asked
+UNION ALL
+SELECT id, NULL FROM verifications WHERE table_id = %s AND result IS NULL
+   AND NOT EXISTS (SELECT 1 FROM asked)
 """
 
 
-def request(table: str, by: str) -> tuple[str, bytes, str]:
-    """A new request's row: the table, a fresh seed, who asks; ValueError for a table id or a
-    name the wire would refuse."""
+def request(table: str, by: str) -> tuple[str, bytes, str, str]:
+    """A new request's row (ASK's parameters): the table, a fresh seed, who asks, the table
+    again; ValueError for a table id or a name the wire would refuse."""
     check_table_id(table)
     try:
         NAME.validate_python(by)
     except ValidationError as exc:
         raise ValueError(reason(exc, "by")) from None
-    return table, secrets.token_bytes(SEED_BYTES), by
+    return table, secrets.token_bytes(SEED_BYTES), by, table
 
 
 def ask(db: psycopg.Connection, table: str, by: str) -> int:
-    """A new request of table `table`, asked by `by`: its id (a floor process sends it)."""
-    row = db.execute(ASK, request(table, by)).fetchone()
-    assert row is not None
-    return int(row[0])
+    """A new request of table `table`, asked by `by`, or its open one: its id (a floor
+    process sends it). Asked twice at once, the second's statement may not see the first's
+    row it waited for: the next statement does."""
+    for _ in range(2):
+        row = db.execute(ASK, request(table, by)).fetchone()
+        if row is not None:
+            return int(row[0])
+    raise RuntimeError(f"no request of table {table} made, nor one open")
 
 
 async def ask_from_pit(db: psycopg.AsyncConnection[Any], table: str, by: str
                        ) -> dict[str, Any]:
     """The same, from the pit's connection: the request as the pit shows it."""
-    row = await (await db.execute(ASK, request(table, by))).fetchone()
-    assert row is not None
-    cursor = await db.execute(ONE, (row[0],))
-    found = await cursor.fetchone()
-    assert found is not None
-    return result_row(found)
+    for _ in range(2):
+        row = await (await db.execute(ASK, request(table, by))).fetchone()
+        if row is not None:
+            cursor = await db.execute(ONE, (row[0],))
+            found = await cursor.fetchone()
+            assert found is not None
+            return result_row(found)
+    raise RuntimeError(f"no request of table {table} made, nor one open")
 
 
 def claim(db: psycopg.Connection, floor: str, timeout_s: float

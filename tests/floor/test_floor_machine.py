@@ -330,7 +330,8 @@ class FloorMachine(RuleBasedStateMachine):
         ["honest", "honest", "wrong digest", "on another's topic", "replayed"]))
     def verify(self, k: int, how: str) -> None:
         """The pit verifies a table's software (issue 50) between its messages: asked of a
-        table the floor knows (404 for one it does not), the request reaches the table, which
+        table the floor knows (404 for one it does not; its open request again while it has
+        one), the request reaches the table, which
         answers with the digest of the floor's own copy (verified), another digest (mismatch),
         on another table's topic or with its last answer again (both refused, the request left
         to its deadline)."""
@@ -344,6 +345,9 @@ class FloorMachine(RuleBasedStateMachine):
         status, asked = ask(self.floor, f"api/tables/{table}/verify", {})
         if status != 202:
             assert not known and status == 404 and "no such table" in asked["error"], asked
+            return
+        if asked["id"] in self.verdicts:  # the table's open request: asked once at a time
+            assert self.verdicts[asked["id"]] is None, (asked, "answered, yet open")
             return
         wait_until(lambda: len(listener.requests) > before, f"{table} asked to verify")
         request = listener.requests[-1]

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from controller.journal.signing import Signer, keygen
 from floor import verify
 from floor.ingest import Ingest, Options
+from floor.schema import migrate, migrations
 from floor.verify import Releases
 from plumbing.broker import parse_broker
 from protocol import codec, topics
@@ -219,6 +220,61 @@ def test_a_table_answering_for_another_is_refused(
     assert result(floor_dsn, n)["result"] == "verified"
     rogue.close()
     fake.sender.close()
+
+
+def test_a_table_is_asked_once_at_a_time(broker: Mosquitto, floor_dsn: str, floor: Ingest,
+                                         releases: Path) -> None:
+    """A table answers by reading its whole package: asked again while a request is open,
+    by one or by eight supervisors at once, the floor gives the open request and the table
+    is sent it once; once it is answered, the next ask is a new request."""
+    folder = releases / installed_version()
+    manifest = Releases.load(releases).copies[installed_version()][0]
+    fake = FakeTable(broker, "bj-05")
+    first = asked(floor_dsn, "bj-05")
+    found: list[int] = []
+    everyone = threading.Barrier(8)
+
+    def again() -> None:
+        everyone.wait(30)
+        found.append(asked(floor_dsn, "bj-05"))
+    askers = [threading.Thread(target=again) for _ in range(8)]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join(60)
+    assert found == [first] * 8
+    request = fake.next_request()
+    assert request["request"] == first
+    fake.sender.send(topics.answer("bj-05"), codec.encode(honest("bj-05", request, manifest,
+                                                                 folder)))
+    assert result(floor_dsn, first)["result"] == "verified"
+    assert len(fake.requests) == 1  # the eight asks sent nothing more
+    second = asked(floor_dsn, "bj-05")
+    assert second != first and fake.next_request()["request"] == second
+    fake.sender.close()
+
+
+def test_requests_held_open_before_the_limit_leave_the_latest_open(postgres: Any) -> None:
+    """Migration 015 on a floor that held several open requests of a table: the latest stays
+    open, each older one is no answer, superseded; another table's stays as it was."""
+    dsn = postgres.create_database("verify_015")
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(
+            "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, "
+            "applied timestamptz NOT NULL DEFAULT now())")
+        for version, name, sql in migrations():
+            if version < 15:
+                db.execute(sql.encode())
+                db.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (version, name))
+        for table in ("bj-01", "bj-01", "bj-01", "bj-02"):
+            db.execute("INSERT INTO verifications (table_id, seed, asked_by) VALUES (%s, '', "
+                       "'Dana')", (table,))
+        assert migrate(db) == [name for version, name, _ in migrations() if version >= 15]
+        rows = db.execute("SELECT id, table_id, result, detail FROM verifications ORDER BY id"
+                          ).fetchall()
+    assert [(table, result) for _, table, result, _ in rows] == [
+        ("bj-01", "no_answer"), ("bj-01", "no_answer"), ("bj-01", None), ("bj-02", None)]
+    assert rows[0][3] == "superseded by a later request to the same table"
 
 
 def test_a_release_folder_that_is_not_one_is_skipped(tmp_path: Path, releases: Path) -> None:
