@@ -1,0 +1,300 @@
+"""The shuffle checked (issue 51): each new shoe's cards, as they leave the shoe, compared with
+the shoes before it at the table and with the decks' factory orders (docs/protection.md, "The
+shuffle").
+
+The null is a thorough shuffle: the shoe is a uniform random permutation of its cards (what
+seven or more riffles approximate and a shuffling machine gives), independent of every shoe
+before it. Two statistics are compared with each reference order (the last `KEPT` shoes, as far
+as they were dealt, burns included, and each factory order `FACTORY_ORDERS` stacked once per
+deck):
+
+- the longest run of consecutive cards in the reference's order, forward or reversed (a strip
+  reverses packets). Its p-value is a union bound over where the run starts in each sequence
+  and its direction: P(some run >= k) <= 2 * n * m * prod_{l<k} D / (N - l), for a shoe of N
+  cards of D decks (each card has at most D copies left to match), n the shoe's length and m
+  the reference's. Taken with n = N it covers every look at the shoe as it is dealt.
+- the pairs that stay neighbours: each two cards dealt one after the other whose kinds stood
+  within `WINDOW` places of each other in the reference (copies count: with 8 decks, a card has
+  up to 8 places). Under the null the chance of the next card being a neighbour is known
+  exactly from the cards still in the shoe; the p-value is 1 / the mean over `KEPT_SHARES` of
+  the likelihood ratio of "a share delta of pairs kept, the rest by chance", a test martingale
+  whose maximum over the whole shoe exceeds 1/alpha with probability at most alpha (Ville), so
+  looking after every card costs nothing.
+
+A finding is raised when its p-value is at most `ALPHA_TEST`: `ALPHA_SHOE` (1e-6 a shoe) shared
+over the tests (Bonferroni). More copies of a card than the decks hold is certain, not a
+p-value. Pure: no clock, no I/O, no numpy; a few dozen operations a card.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from controller.game.cards import RANK_LETTERS, SUITS, Card, card_from_id
+
+KEPT: Final = 2  # the shoes before this one that it is compared with
+WINDOW: Final = 2  # places apart in a reference that still count as neighbours
+# The shares of pairs a weak shuffle keeps, mixed with equal weights in the pairs' statistic.
+KEPT_SHARES: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9)
+# The factory orders: a new deck's (A-K spades, A-K diamonds, K-A clubs, K-A hearts) and the
+# suits' in the shoes' ID order (A-K spades, hearts, clubs, diamonds).
+FACTORY_ORDERS: Final[dict[str, tuple[int, ...]]] = {
+    "new deck": tuple([*range(0, 13), *range(39, 52), *range(38, 25, -1),
+                       *range(25, 12, -1)]),
+    "suit order": tuple(range(52)),
+}
+ALPHA_SHOE: Final = 1e-6  # the false-alert probability a thoroughly shuffled shoe is allowed
+TESTS: Final = 2 * (2 * KEPT + len(FACTORY_ORDERS))  # two statistics against each reference
+ALPHA_TEST: Final = ALPHA_SHOE / TESTS
+
+RUN, PAIRS, FACTORY, FOREIGN = "shuffle_run", "shuffle_pairs", "shuffle_factory", "foreign_card"
+
+
+def kind_of(card: Card) -> int:
+    """A card as 0..51 (its shoe ID less one): what the comparisons index by."""
+    return card.card_id - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What the check found in a shoe: `kind` (one of RUN, PAIRS, FACTORY, FOREIGN), the
+    reference (`of`: a shoe's number, or a factory order's name), the evidence and its
+    p-value (0: certain)."""
+
+    kind: str
+    shoe: int
+    of: str
+    p_value: float
+    length: int = 0  # a run's length, or the pairs kept
+    start: int = 0  # a run's first card in this shoe (1-based), or the pairs compared
+    reversed: bool = False
+    expected: float = 0.0  # the pairs chance alone would keep
+    card: str = ""  # the foreign card
+
+
+@dataclass(slots=True)
+class Reference:
+    """A reference order: its name, its kinds in order, each kind's places and neighbours."""
+
+    name: str
+    order: tuple[int, ...]
+    places: list[tuple[int, ...]] = field(default_factory=list)
+    neighbours: list[tuple[int, ...]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, name: str, order: Sequence[int]) -> Reference:
+        places: list[list[int]] = [[] for _ in range(52)]
+        for place, kind in enumerate(order):
+            places[kind].append(place)
+        near: list[set[int]] = [set() for _ in range(52)]
+        for place, kind in enumerate(order):
+            for other in order[place + 1:place + 1 + WINDOW]:
+                near[kind].add(other)
+                near[other].add(kind)
+        return cls(name, tuple(order), [tuple(p) for p in places],
+                   [tuple(sorted(n)) for n in near])
+
+
+def run_p_value(length: int, decks: int, shoe_cards: int, reference_cards: int) -> float:
+    """The union bound on a run of `length` or more in a thoroughly shuffled shoe of
+    `shoe_cards` cards and `decks` decks, against a reference of `reference_cards` (either
+    direction, anywhere, over the whole shoe)."""
+    if length <= 0:
+        return 1.0
+    log_p = math.log(2 * shoe_cards * max(reference_cards, 1))
+    for taken in range(min(length, shoe_cards)):
+        log_p += math.log(decks / (shoe_cards - taken))
+    return min(1.0, math.exp(log_p)) if log_p < 0 else 1.0
+
+
+def shortest_alerting_run(decks: int, shoe_cards: int, reference_cards: int,
+                          alpha: float = ALPHA_TEST) -> int:
+    """The shortest run whose p-value is at most `alpha` (0: none can be)."""
+    for length in range(1, shoe_cards + 1):
+        if run_p_value(length, decks, shoe_cards, reference_cards) <= alpha:
+            return length
+    return 0
+
+
+class Comparison:
+    """One shoe against one reference, card by card: its longest run and its pairs' test."""
+
+    __slots__ = (
+        "backward",
+        "best",
+        "best_reversed",
+        "best_start",
+        "compared",
+        "expected",
+        "forward",
+        "kept",
+        "log_ratios",
+        "previous",
+        "reference",
+        "threshold",
+    )
+
+    def __init__(self, reference: Reference, threshold: int) -> None:
+        self.reference = reference
+        self.threshold = threshold  # the run that alerts
+        self.forward: dict[int, int] = {}  # reference place -> run length ending there
+        self.backward: dict[int, int] = {}
+        self.best = 0
+        self.best_start = 0
+        self.best_reversed = False
+        self.log_ratios = [0.0] * len(KEPT_SHARES)
+        self.kept = 0
+        self.compared = 0
+        self.expected = 0.0
+        self.previous: int | None = None
+
+    def add(self, kind: int, dealt: int, left: Sequence[int], cards_left: int) -> None:
+        """Card `kind`, the `dealt`-th of the shoe (1-based); `left`: each kind's copies still
+        in the shoe before it, `cards_left` their sum."""
+        places = self.reference.places[kind]
+        forward = {place: self.forward.get(place - 1, 0) + 1 for place in places}
+        backward = {place: self.backward.get(place + 1, 0) + 1 for place in places}
+        self.forward, self.backward = forward, backward
+        for runs, reversed_ in ((forward, False), (backward, True)):
+            for length in runs.values():
+                if length > self.best:
+                    self.best, self.best_start, self.best_reversed = (
+                        length, dealt - length + 1, reversed_)
+        if self.previous is not None and cards_left > 0:
+            near = self.reference.neighbours[self.previous]
+            chance = min(1.0, sum(left[other] for other in near) / cards_left)
+            if 0.0 < chance < 1.0:
+                self.compared += 1
+                self.expected += chance
+                if kind in near:
+                    self.kept += 1
+                    for i, share in enumerate(KEPT_SHARES):
+                        self.log_ratios[i] += math.log(share / chance + 1.0 - share)
+                else:
+                    for i, share in enumerate(KEPT_SHARES):
+                        self.log_ratios[i] += math.log(1.0 - share)
+        self.previous = kind
+
+    def pairs_p_value(self) -> float:
+        """1 / the mixture's likelihood ratio (at most 1)."""
+        top = max(self.log_ratios)
+        log_mean = top + math.log(sum(math.exp(r - top) for r in self.log_ratios)
+                                  / len(self.log_ratios))
+        return min(1.0, math.exp(-log_mean)) if log_mean > 0 else 1.0
+
+
+class ShuffleCheck:
+    """A table's shoes, the last `KEPT` kept, and the current one checked as its cards come.
+    `add` returns the findings a card makes, each kind at most once a shoe.
+
+    Each shoe before is kept twice: as its cards came out, and as the discard pile holds them
+    (each round's cards one block, its hands in the order `add` was told, put on the blocks
+    before it: the last round on top), since a weak shuffle starts from the pile, not from the
+    order dealt."""
+
+    def __init__(self, decks: int) -> None:
+        if not isinstance(decks, int) or isinstance(decks, bool) or not 1 <= decks <= 8:
+            raise ValueError(f"decks: {decks!r} is not 1 to 8")
+        self.decks = decks
+        self.cards = 52 * decks
+        # (shoe number, kinds as dealt, kinds as picked up), the last KEPT shoes
+        self.previous: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+        self.number = 0
+        self.dealt: list[int] = []
+        self.picked: list[int] = []  # the rounds closed, as the discard pile holds them
+        self.block: list[tuple[int, int]] = []  # the open round's (place in pickup, kind)
+        self.block_number = 0
+        self.raised: set[str] = set()
+        self._start()
+
+    def _start(self) -> None:
+        self.left = [self.decks] * 52
+        self.cards_left = self.cards
+        references = [(Reference.of(f"{number}", order), RUN)
+                      for number, dealt, picked in self.previous
+                      for order in (dealt, picked) if order]
+        references += [(Reference.of(name, order * self.decks), FACTORY)
+                       for name, order in FACTORY_ORDERS.items()]
+        self.comparisons = [
+            (kind, Comparison(reference, shortest_alerting_run(
+                self.decks, self.cards, len(reference.order))))
+            for reference, kind in references]
+
+    def new_shoe(self, number: int) -> None:
+        """Shoe `number` comes in: the one before it is kept as it was dealt."""
+        self._close_block()
+        if self.number and self.dealt:
+            self.previous = [*self.previous, (self.number, tuple(self.dealt),
+                                              tuple(self.picked))][-KEPT:]
+        self.number, self.dealt, self.picked, self.raised = number, [], [], set()
+        self._start()
+
+    def _close_block(self) -> None:
+        self.picked[:0] = [kind for _, kind in sorted(self.block, key=lambda card: card[0])]
+        self.block = []
+
+    def add(self, card: Card, block: int = 0, place: int = 0) -> list[Finding]:
+        """One card out of the shoe (a burn too): what it makes the check find. `block`: its
+        round (0: the burn), `place`: its hand's place in the dealer's pickup of the round."""
+        kind = kind_of(card)
+        if block != self.block_number:
+            self._close_block()
+            self.block_number = block
+        self.block.append((place, kind))
+        self.dealt.append(kind)
+        if len(self.dealt) > self.cards:  # more cards than the shoe holds: no more to compare
+            return self._foreign(card)
+        findings: list[Finding] = []
+        if self.left[kind] == 0:
+            findings += self._foreign(card)
+        dealt = len(self.dealt)
+        for kind_found, comparison in self.comparisons:
+            comparison.add(kind, dealt, self.left, self.cards_left)
+            findings += self._found(kind_found, comparison)
+        if self.left[kind]:
+            self.left[kind] -= 1
+            self.cards_left -= 1
+        return findings
+
+    def _foreign(self, card: Card) -> list[Finding]:
+        if FOREIGN in self.raised:
+            return []
+        self.raised.add(FOREIGN)
+        return [Finding(FOREIGN, self.number, "", 0.0, card=str(card))]
+
+    def _found(self, kind: str, comparison: Comparison) -> list[Finding]:
+        reference = comparison.reference.name
+        found: list[Finding] = []
+        if kind not in self.raised and comparison.threshold and (
+                comparison.best >= comparison.threshold):
+            self.raised.add(kind)
+            found.append(Finding(kind, self.number, reference, run_p_value(
+                comparison.best, self.decks, self.cards, len(comparison.reference.order)),
+                comparison.best, comparison.best_start, comparison.best_reversed))
+        pairs_kind = PAIRS if kind == RUN else FACTORY
+        if pairs_kind not in self.raised and comparison.kept > comparison.expected:
+            p_value = comparison.pairs_p_value()
+            if p_value <= ALPHA_TEST:
+                self.raised.add(pairs_kind)
+                found.append(Finding(pairs_kind, self.number, reference, p_value,
+                                     comparison.kept, comparison.compared,
+                                     expected=round(comparison.expected, 1)))
+        return found
+
+
+def card_text(kinds: Iterable[int]) -> str:
+    """Kinds as the journal writes cards, separated by spaces ("AS TD")."""
+    return " ".join(RANK_LETTERS[k % 13] + SUITS[k // 13] for k in kinds)
+
+
+def kinds_of(text: str) -> tuple[int, ...]:
+    """The kinds of `card_text`'s text."""
+    return tuple(RANK_LETTERS.index(t[0]) + 13 * SUITS.index(t[1]) for t in text.split())
+
+
+def factory_shoe(decks: int, order: str = "new deck") -> list[Card]:
+    """A shoe of `decks` new decks stacked in factory order, unshuffled."""
+    return [card_from_id(k + 1) for _ in range(decks) for k in FACTORY_ORDERS[order]]
