@@ -31,12 +31,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from controller.game.cards import RANK_LETTERS, SUITS, Card, card_from_id
 
 KEPT: Final = 2  # the shoes before this one that it is compared with
-WINDOW: Final = 2  # places apart in a reference that still count as neighbours
+# Neighbours in a shoe as dealt: within this many places, either way (a pickup other than
+# the one assumed for the discard pile, `controller/game/shuffle_watch.py`, moves a round's
+# cards about); in the discard pile and in a factory order: the next card.
+WINDOW: Final = 2
 # The shares of pairs a weak shuffle keeps, mixed with equal weights in the pairs' statistic.
 KEPT_SHARES: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9)
 # The factory orders: a new deck's (A-K spades, A-K diamonds, K-A clubs, K-A hearts) and the
@@ -85,15 +88,20 @@ class Reference:
     neighbours: list[tuple[int, ...]] = field(default_factory=list)
 
     @classmethod
-    def of(cls, name: str, order: Sequence[int]) -> Reference:
+    def of(cls, name: str, order: Sequence[int], window: int = 1,
+           both_ways: bool = False) -> Reference:
+        """`order`'s neighbours: the cards up to `window` places after each card (and
+        before it, `both_ways`)."""
         places: list[list[int]] = [[] for _ in range(52)]
         for place, kind in enumerate(order):
             places[kind].append(place)
         near: list[set[int]] = [set() for _ in range(52)]
         for place, kind in enumerate(order):
-            for other in order[place + 1:place + 1 + WINDOW]:
-                near[kind].add(other)
-                near[other].add(kind)
+            after = order[place + 1:place + 1 + window]
+            near[kind].update(after)
+            if both_ways:
+                for other in after:
+                    near[other].add(kind)
         return cls(name, tuple(order), [tuple(p) for p in places],
                    [tuple(sorted(n)) for n in near])
 
@@ -213,9 +221,10 @@ class ShuffleCheck:
     def _start(self) -> None:
         self.left = [self.decks] * 52
         self.cards_left = self.cards
-        references = [(Reference.of(f"{number}", order), RUN)
-                      for number, dealt, picked in self.previous
-                      for order in (dealt, picked) if order]
+        references = [(Reference.of(f"{number}", dealt, WINDOW, both_ways=True), RUN)
+                      for number, dealt, _ in self.previous if dealt]
+        references += [(Reference.of(f"{number}", picked), RUN)
+                       for number, _, picked in self.previous if picked]
         references += [(Reference.of(name, order * self.decks), FACTORY)
                        for name, order in FACTORY_ORDERS.items()]
         self.comparisons = [
@@ -245,6 +254,10 @@ class ShuffleCheck:
             self.block_number = block
         self.block.append((place, kind))
         self.dealt.append(kind)
+        return self._compare(kind, card)
+
+    def _compare(self, kind: int, card: Card) -> list[Finding]:
+        """The last card dealt, compared with every reference."""
         if len(self.dealt) > self.cards:  # more cards than the shoe holds: no more to compare
             return self._foreign(card)
         findings: list[Finding] = []
@@ -258,6 +271,41 @@ class ShuffleCheck:
             self.left[kind] -= 1
             self.cards_left -= 1
         return findings
+
+    def unchecked(self) -> None:
+        """The rest of this shoe is not compared (its start was not seen: a journal from
+        before the check); its cards are still kept for the next shoe's comparisons."""
+        self.comparisons = []
+
+    def to_state(self) -> dict[str, Any]:
+        """What a checkpoint keeps: the shoes as dealt and picked up, the current one's cards,
+        the kinds raised (the comparisons are worked out again from them)."""
+        return {"decks": self.decks, "shoe": self.number,
+                "previous": [[number, card_text(dealt), card_text(picked)]
+                             for number, dealt, picked in self.previous],
+                "dealt": card_text(self.dealt), "picked": card_text(self.picked),
+                "block": [[place, card_text((kind,))] for place, kind in self.block],
+                "round": self.block_number, "raised": sorted(self.raised),
+                **({"unchecked": True} if not self.comparisons else {})}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> ShuffleCheck:
+        """The check as `to_state` kept it, its comparisons worked out again."""
+        check = cls(state["decks"])
+        check.previous = [(number, kinds_of(dealt), kinds_of(picked))
+                          for number, dealt, picked in state["previous"]]
+        check.number = state["shoe"]
+        check.picked = list(kinds_of(state["picked"]))
+        check.block = [(place, kinds_of(card)[0]) for place, card in state["block"]]
+        check.block_number = state["round"]
+        check.raised = set(state["raised"])
+        check._start()
+        if state.get("unchecked"):
+            check.unchecked()
+        for kind in kinds_of(state["dealt"]):
+            check.dealt.append(kind)
+            check._compare(kind, card_from_id(kind + 1))
+        return check
 
     def _foreign(self, card: Card) -> list[Finding]:
         if FOREIGN in self.raised:

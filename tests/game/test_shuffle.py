@@ -32,12 +32,14 @@ from simulators.shuffles import deal, riffle, strip
 
 # A small shoe: three kinds of card, two copies each (720 orders of its six cards).
 SMALL = (0, 0, 1, 1, 2, 2)
-REFERENCE = Reference.of("small", (0, 1, 2, 0, 1, 2))
+REFERENCE = Reference.of("small", (0, 1, 2, 0, 1, 2))  # neighbours: the next card
+WINDOWED = Reference.of("small", (0, 1, 2, 0, 1, 2), window=2, both_ways=True)
 
 
-def compared(order: tuple[int, ...]) -> Comparison:
-    """`order` dealt and compared with REFERENCE, the cards left counted as the check counts."""
-    comparison = Comparison(REFERENCE, threshold=0)
+def compared(order: tuple[int, ...], reference: Reference = REFERENCE) -> Comparison:
+    """`order` dealt and compared with `reference`, the cards left counted as the check
+    counts."""
+    comparison = Comparison(reference, threshold=0)
     left = [0] * 52
     for kind in SMALL:
         left[kind] += 1
@@ -48,6 +50,7 @@ def compared(order: tuple[int, ...]) -> Comparison:
 
 
 ORDERS = [compared(order) for order in itertools.permutations(SMALL)]
+WINDOWED_ORDERS = [compared(order, WINDOWED) for order in itertools.permutations(SMALL)]
 
 
 @pytest.mark.parametrize("length", range(1, 7))
@@ -66,23 +69,28 @@ def test_the_run_bound_is_the_product_of_the_copies_left() -> None:
         2 * 416 * 416 * math.prod(8 / (416 - taken) for taken in range(8)))
 
 
-def test_the_pairs_statistic_is_a_test_martingale_on_a_small_shoe() -> None:
+@pytest.mark.parametrize("orders", [ORDERS, WINDOWED_ORDERS], ids=["next", "window"])
+def test_the_pairs_statistic_is_a_test_martingale_on_a_small_shoe(
+        orders: list[Comparison]) -> None:
     # The mixture's likelihood ratio has a mean of at most 1 under a uniform shuffle, so that
     # P(p <= alpha) <= alpha for every alpha: checked over all 720 orders, exactly.
-    ratios = [1 / c.pairs_p_value() if c.pairs_p_value() < 1 else
-              sum(math.exp(r) for r in c.log_ratios) / len(c.log_ratios) for c in ORDERS]
+    ratios = [sum(math.exp(r) for r in c.log_ratios) / len(c.log_ratios) for c in orders]
     assert sum(ratios) / len(ratios) <= 1 + 1e-9
-    p_values = sorted(c.pairs_p_value() for c in ORDERS)
+    p_values = sorted(c.pairs_p_value() for c in orders)
+    assert p_values[0] < 1 <= p_values[-1]  # orders that keep pairs count against it
     for alpha in set(p_values):
         assert sum(p <= alpha for p in p_values) / len(p_values) <= alpha + 1e-12
 
 
 def test_the_pairs_chance_counts_copies() -> None:
-    # After a 0 is dealt from the small shoe, its neighbours in the reference (1 and 2 within
-    # two places, 0 itself three places on: not within) are 4 of the 5 cards left.
+    # After a 0 is dealt from the small shoe, the next card in the reference is a 1 (2 of the
+    # 5 cards left); within two places either way, a 1 or a 2 (4 of the 5; the other 0 is
+    # three places on).
     comparison = compared((0, 1))
-    assert comparison.expected == pytest.approx(4 / 5)
+    assert comparison.expected == pytest.approx(2 / 5)
     assert comparison.kept == 1
+    assert compared((0, 2), WINDOWED).expected == pytest.approx(4 / 5)
+    assert compared((0, 2), WINDOWED).kept == 1
 
 
 def test_the_thresholds_say_the_figures_the_docs_give() -> None:
