@@ -54,10 +54,10 @@ def finding_words(found: Finding, decks: int) -> Said:
         return said("shoe {shoe} keeps {kept} of {pairs} neighbouring cards of shoe {before} "
                     "together (a thorough shuffle keeps about {expected})", shoe=found.shoe,
                     kept=found.length, pairs=found.start, before=found.of,
-                    expected=f"{found.expected:.0f}")
+                    expected=round(found.expected))
     return said("shoe {shoe} keeps {kept} of {pairs} neighbouring cards of new decks together "
                 "(a thorough shuffle keeps about {expected})", shoe=found.shoe,
-                kept=found.length, pairs=found.start, expected=f"{found.expected:.0f}")
+                kept=found.length, pairs=found.start, expected=round(found.expected))
 
 
 class ShuffleWatch:
