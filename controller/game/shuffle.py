@@ -49,6 +49,7 @@ FACTORY_ORDERS: Final[dict[str, tuple[int, ...]]] = {
                        *range(25, 12, -1)]),
     "suit order": tuple(range(52)),
 }
+_MISSED: Final = tuple(math.log(1.0 - share) for share in KEPT_SHARES)
 ALPHA_SHOE: Final = 1e-6  # the false-alert probability a thoroughly shuffled shoe is allowed
 TESTS: Final = 2 * (2 * KEPT + len(FACTORY_ORDERS))  # two statistics against each reference
 ALPHA_TEST: Final = ALPHA_SHOE / TESTS
@@ -138,8 +139,9 @@ class Comparison:
         "compared",
         "expected",
         "forward",
+        "hit",
         "kept",
-        "log_ratios",
+        "kept_logs",
         "previous",
         "reference",
         "threshold",
@@ -153,7 +155,8 @@ class Comparison:
         self.best = 0
         self.best_start = 0
         self.best_reversed = False
-        self.log_ratios = [0.0] * len(KEPT_SHARES)
+        self.kept_logs = [0.0] * len(KEPT_SHARES)  # each share's log ratio summed over pairs kept
+        self.hit = False  # the last card kept its pair: the only time the p-value falls
         self.kept = 0
         self.compared = 0
         self.expected = 0.0
@@ -171,20 +174,25 @@ class Comparison:
                 if length > self.best:
                     self.best, self.best_start, self.best_reversed = (
                         length, dealt - length + 1, reversed_)
+        self.hit = False
         if self.previous is not None and cards_left > 0:
             near = self.reference.neighbours[self.previous]
             chance = min(1.0, sum(left[other] for other in near) / cards_left)
             if 0.0 < chance < 1.0:
                 self.compared += 1
                 self.expected += chance
-                if kind in near:
+                if kind in near:  # a pair not kept adds log(1 - share): `log_ratios`
                     self.kept += 1
+                    self.hit = True
                     for i, share in enumerate(KEPT_SHARES):
-                        self.log_ratios[i] += math.log(share / chance + 1.0 - share)
-                else:
-                    for i, share in enumerate(KEPT_SHARES):
-                        self.log_ratios[i] += math.log(1.0 - share)
+                        self.kept_logs[i] += math.log(share / chance + 1.0 - share)
         self.previous = kind
+
+    @property
+    def log_ratios(self) -> list[float]:
+        """Each share's log likelihood ratio of the pairs compared so far."""
+        missed = self.compared - self.kept
+        return [kept + missed * miss for kept, miss in zip(self.kept_logs, _MISSED, strict=True)]
 
     def pairs_p_value(self) -> float:
         """1 / the mixture's likelihood ratio (at most 1)."""
@@ -323,7 +331,8 @@ class ShuffleCheck:
                 comparison.best, self.decks, self.cards, len(comparison.reference.order)),
                 comparison.best, comparison.best_start, comparison.best_reversed))
         pairs_kind = PAIRS if kind == RUN else FACTORY
-        if pairs_kind not in self.raised and comparison.kept > comparison.expected:
+        if pairs_kind not in self.raised and comparison.hit and (
+                comparison.kept > comparison.expected):
             p_value = comparison.pairs_p_value()
             if p_value <= ALPHA_TEST:
                 self.raised.add(pairs_kind)
