@@ -84,7 +84,8 @@ def check(game: str, previous: Dealt | None, shoe: Sequence[int],
 def feed(checker: ShuffleCheck, seen: Dealt) -> list[Finding]:
     """The cards of a shoe dealt, one by one, with their rounds and hands."""
     return [finding for kind, block, place in seen
-            for finding in checker.add(card_from_id(kind + 1), block, place)]
+            for finding in (*checker.add(card_from_id(kind + 1), block, place),
+                            *checker.flush())]
 
 
 def weak_job(job: tuple[str, str, int, int]) -> int:
@@ -144,6 +145,7 @@ def cost_per_card(game: str, seed: int) -> list[float]:
             card = card_from_id(kind + 1)
             started = time.perf_counter_ns()
             checker.add(card, block, place)
+            checker.flush()
             times.append((time.perf_counter_ns() - started) / 1000)
     return times[-len(seen):]
 

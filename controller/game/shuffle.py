@@ -203,8 +203,10 @@ class Comparison:
 
 
 class ShuffleCheck:
-    """A table's shoes, the last `KEPT` kept, and the current one checked as its cards come.
-    `add` returns the findings a card makes, each kind at most once a shoe.
+    """A table's shoes, the last `KEPT` kept, and the current one checked as its cards come:
+    `add` takes a card and finds a foreign one at once; `flush` compares the cards added since
+    the last flush (the table's fold flushes at a round's end, off the card's way to the
+    display). Each kind of finding at most once a shoe.
 
     Each shoe before is kept twice: as its cards came out, and as the discard pile holds them
     (each round's cards one block, its hands in the order `add` was told, put on the blocks
@@ -220,6 +222,7 @@ class ShuffleCheck:
         self.previous: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
         self.number = 0
         self.dealt: list[int] = []
+        self.compared = 0  # the cards of `dealt` compared so far
         self.picked: list[int] = []  # the rounds closed, as the discard pile holds them
         self.block: list[tuple[int, int]] = []  # the open round's (place in pickup, kind)
         self.block_number = 0
@@ -227,7 +230,8 @@ class ShuffleCheck:
         self._start()
 
     def _start(self) -> None:
-        self.left = [self.decks] * 52
+        self.left = [self.decks] * 52  # copies in the shoe, as far as the cards are compared
+        self.copies = [0] * 52  # copies out of it, every card added
         self.cards_left = self.cards
         references = [(Reference.of(f"{number}", dealt, WINDOW, both_ways=True), RUN)
                       for number, dealt, _ in self.previous if dealt]
@@ -247,6 +251,7 @@ class ShuffleCheck:
             self.previous = [*self.previous, (self.number, tuple(self.dealt),
                                               tuple(self.picked))][-KEPT:]
         self.number, self.dealt, self.picked, self.raised = number, [], [], set()
+        self.compared = 0
         self._start()
 
     def _close_block(self) -> None:
@@ -254,7 +259,7 @@ class ShuffleCheck:
         self.block = []
 
     def add(self, card: Card, block: int = 0, place: int = 0) -> list[Finding]:
-        """One card out of the shoe (a burn too): what it makes the check find. `block`: its
+        """One card out of the shoe (a burn too): a foreign card found at once. `block`: its
         round (0: the burn), `place`: its hand's place in the dealer's pickup of the round."""
         kind = kind_of(card)
         if block != self.block_number:
@@ -262,16 +267,22 @@ class ShuffleCheck:
             self.block_number = block
         self.block.append((place, kind))
         self.dealt.append(kind)
-        return self._compare(kind, card)
-
-    def _compare(self, kind: int, card: Card) -> list[Finding]:
-        """The last card dealt, compared with every reference."""
-        if len(self.dealt) > self.cards:  # more cards than the shoe holds: no more to compare
+        self.copies[kind] += 1
+        if self.copies[kind] > self.decks or len(self.dealt) > self.cards:
             return self._foreign(card)
+        return []
+
+    def flush(self) -> list[Finding]:
+        """The cards added since the last flush, compared: what they make the check find."""
         findings: list[Finding] = []
-        if self.left[kind] == 0:
-            findings += self._foreign(card)
-        dealt = len(self.dealt)
+        for dealt in range(self.compared + 1, min(len(self.dealt), self.cards) + 1):
+            findings += self._compare(self.dealt[dealt - 1], dealt)
+        self.compared = len(self.dealt)
+        return findings
+
+    def _compare(self, kind: int, dealt: int) -> list[Finding]:
+        """The `dealt`-th card of the shoe, compared with every reference."""
+        findings: list[Finding] = []
         for kind_found, comparison in self.comparisons:
             comparison.add(kind, dealt, self.left, self.cards_left)
             findings += self._found(kind_found, comparison)
@@ -294,6 +305,7 @@ class ShuffleCheck:
                 "dealt": card_text(self.dealt), "picked": card_text(self.picked),
                 "block": [[place, card_text((kind,))] for place, kind in self.block],
                 "round": self.block_number, "raised": sorted(self.raised),
+                "compared": self.compared,
                 **({"unchecked": True} if not self.comparisons else {})}
 
     @classmethod
@@ -310,9 +322,13 @@ class ShuffleCheck:
         check._start()
         if state.get("unchecked"):
             check.unchecked()
-        for kind in kinds_of(state["dealt"]):
-            check.dealt.append(kind)
-            check._compare(kind, card_from_id(kind + 1))
+        check.dealt = list(kinds_of(state["dealt"]))
+        for kind in check.dealt:
+            check.copies[kind] += 1
+        compared, check.compared = state["compared"], 0
+        del check.dealt[compared:]
+        check.flush()
+        check.dealt += kinds_of(state["dealt"])[compared:]
         return check
 
     def _foreign(self, card: Card) -> list[Finding]:

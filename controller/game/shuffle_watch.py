@@ -78,17 +78,25 @@ class ShuffleWatch:
         return cls(check)
 
     def new_shoe(self, number: int) -> None:
-        """A new shoe: what the last one found and nobody journaled (a journal folded from
-        before the check) is not raised now."""
-        self.check.new_shoe(number)
+        """A new shoe: the last one's cards not yet compared are, and what it found before and
+        nobody journaled (a journal folded from before the check) is not raised now."""
         self.pending = []
+        self._found(self.check.flush())
+        self.check.new_shoe(number)
 
     def card(self, card: Card, block: int, target: Target | None) -> None:
-        """A card out of the shoe, in round `block` (0: none), gone to `target`."""
-        for found in self.check.add(card, block, pickup_place(target)):
-            self.pending.append(ShuffleFlagged(
-                seq=0, shoe=found.shoe, finding=found.kind,
-                text=finding_words(found, self.check.decks), p_value=found.p_value))
+        """A card out of the shoe, in round `block` (0: none), gone to `target`: a foreign
+        one is found at once."""
+        self._found(self.check.add(card, block, pickup_place(target)))
+
+    def round_over(self) -> None:
+        """A round is over: its cards (and any burnt before it) are compared."""
+        self._found(self.check.flush())
+
+    def _found(self, findings: list[Finding]) -> None:
+        self.pending += [ShuffleFlagged(seq=0, shoe=found.shoe, finding=found.kind,
+                                        text=finding_words(found, self.check.decks),
+                                        p_value=found.p_value) for found in findings]
 
     def flagged(self, event: ShuffleFlagged) -> None:
         """A finding journaled: no longer waiting, and not raised again in its shoe."""

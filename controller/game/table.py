@@ -499,6 +499,8 @@ class Table:
             self.shoe.coups.append(coup_of(play))
         self.recent.append(record)
         self.current = None
+        if self.shuffle is not None:
+            self.shuffle.round_over()
         if self.shoe.cut_card:
             self.shoe.change_required = True
 

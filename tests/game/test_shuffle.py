@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.game.cards import card_from_id, parse_card
+from controller.game.cards import Card, card_from_id, parse_card
 from controller.game.shuffle import (
     ALPHA_SHOE,
     ALPHA_TEST,
@@ -100,6 +100,12 @@ def test_the_thresholds_say_the_figures_the_docs_give() -> None:
     assert run_p_value(7, 8, 416, 416) > ALPHA_TEST >= run_p_value(8, 8, 416, 416)
 
 
+def dealt_one(checker: ShuffleCheck, card: Card, block: int = 0,
+              place: int = 0) -> list[Finding]:
+    """One card added and compared at once (the table compares a round's cards at its end)."""
+    return [*checker.add(card, block, place), *checker.flush()]
+
+
 def dealt_checker(game: str, decks: int, seed: int) -> tuple[ShuffleCheck, list[int]]:
     """A checker that has seen one uniformly shuffled shoe dealt; and that shoe's pile."""
     rng = random.Random(seed)
@@ -109,13 +115,13 @@ def dealt_checker(game: str, decks: int, seed: int) -> tuple[ShuffleCheck, list[
     checker.new_shoe(11)
     seen, pile = deal(first, game, rng, 52 * decks * 3 // 4)
     for kind, block, place in seen:
-        assert not checker.add(card_from_id(kind + 1), block, place)
+        assert not dealt_one(checker, card_from_id(kind + 1), block, place)
     checker.new_shoe(12)
     return checker, pile
 
 
 def findings(checker: ShuffleCheck, kinds: list[int]) -> list[Finding]:
-    return [f for kind in kinds for f in checker.add(card_from_id(kind + 1))]
+    return [f for kind in kinds for f in dealt_one(checker, card_from_id(kind + 1))]
 
 
 @settings(max_examples=25, deadline=None)
@@ -142,7 +148,7 @@ def test_one_riffle_and_a_strip_keeps_pairs_and_runs(seed: int) -> None:
 def test_new_decks_in_factory_order_are_found_once(decks: int, order: str) -> None:
     checker = ShuffleCheck(decks)
     checker.new_shoe(1)
-    found = [f for card in factory_shoe(decks, order) for f in checker.add(card)]
+    found = [f for card in factory_shoe(decks, order) for f in dealt_one(checker, card)]
     assert [f.kind for f in found].count(FACTORY) == 1
     # the two orders begin alike (spades ace to king): either may be found first
     assert next(f for f in found if f.kind == FACTORY).of in ("new deck", "suit order")
@@ -151,10 +157,10 @@ def test_new_decks_in_factory_order_are_found_once(decks: int, order: str) -> No
 def test_a_card_more_than_the_decks_hold_is_foreign_at_once_and_once() -> None:
     checker = ShuffleCheck(1)
     checker.new_shoe(3)
-    assert not checker.add(parse_card("7H"))
-    (found,) = checker.add(parse_card("7H"))
+    assert not dealt_one(checker, parse_card("7H"))
+    (found,) = dealt_one(checker, parse_card("7H"))
     assert (found.kind, found.card, found.shoe, found.p_value) == (FOREIGN, "7H", 3, 0.0)
-    assert not checker.add(parse_card("7H"))
+    assert not dealt_one(checker, parse_card("7H"))
 
 
 def test_more_cards_than_the_shoe_holds_are_foreign_and_stop_nothing() -> None:
@@ -163,20 +169,20 @@ def test_more_cards_than_the_shoe_holds_are_foreign_and_stop_nothing() -> None:
     rng = random.Random(5)
     cards = [card_from_id(i) for i in range(1, 53)]
     rng.shuffle(cards)
-    kinds = [f.kind for card in cards + cards[:3] for f in checker.add(card)]
+    kinds = [f.kind for card in cards + cards[:3] for f in dealt_one(checker, card)]
     assert kinds.count(FOREIGN) == 1
 
 
 def test_a_shoe_of_one_card_and_a_shoe_changed_midway_compare_nothing_wrongly() -> None:
     checker = ShuffleCheck(6)
     checker.new_shoe(1)
-    checker.add(parse_card("AS"))
+    dealt_one(checker, parse_card("AS"))
     checker.new_shoe(2)  # one card is a shoe before: kept, too short to find anything in
     for card in factory_shoe(6)[:3]:
-        assert not checker.add(card)
+        assert not dealt_one(checker, card)
     checker.new_shoe(3)  # changed midway
     assert [number for number, _, _ in checker.previous] == [1, 2]
-    assert not checker.add(parse_card("AS"))
+    assert not dealt_one(checker, parse_card("AS"))
 
 
 @pytest.mark.parametrize("decks", [0, 9, -1, True, 6.0, "6"])
@@ -188,8 +194,32 @@ def test_decks_outside_the_games_are_refused(decks: object) -> None:
 def test_each_kind_is_raised_once_a_shoe_and_again_for_the_next() -> None:
     checker = ShuffleCheck(2)
     checker.new_shoe(1)
-    first = [f.kind for card in factory_shoe(2) for f in checker.add(card)]
+    first = [f.kind for card in factory_shoe(2) for f in dealt_one(checker, card)]
     checker.new_shoe(2)
-    second = [f.kind for card in factory_shoe(2) for f in checker.add(card)]
+    second = [f.kind for card in factory_shoe(2) for f in dealt_one(checker, card)]
     assert first.count(FACTORY) == 1 and second.count(FACTORY) == 1
     assert second.count(RUN) == 1 and second.count(PAIRS) == 1
+
+
+def test_the_cards_are_compared_when_flushed_and_a_foreign_one_found_at_once() -> None:
+    checker = ShuffleCheck(1)
+    checker.new_shoe(1)
+    assert not [f for card in factory_shoe(1) for f in checker.add(card)]  # not compared yet
+    assert [f.kind for f in checker.flush()] == [FACTORY]
+    assert [f.kind for f in checker.add(parse_card("AS"))] == [FOREIGN]
+
+
+def test_a_checks_state_comes_back_with_what_it_had_not_compared() -> None:
+    checker = ShuffleCheck(2)
+    checker.new_shoe(1)
+    for card in factory_shoe(2)[:50]:
+        dealt_one(checker, card, 1)
+    checker.new_shoe(2)
+    for card in factory_shoe(2)[:20]:
+        dealt_one(checker, card, 1)
+    for card in factory_shoe(2)[20:30]:
+        checker.add(card, 2)
+    again = ShuffleCheck.from_state(checker.to_state())
+    assert again.to_state() == checker.to_state()
+    assert [(f.kind, f.length) for f in again.flush()] == \
+        [(f.kind, f.length) for f in checker.flush()]
