@@ -212,7 +212,7 @@ class TableService:
             else:
                 effects += applied.effects
             shuffle = self.table.shuffle
-            if shuffle is not None and shuffle.pending:  # journaled with the card that found it
+            if shuffle is not None and shuffle.pending:  # journaled with the event that found it
                 pending[:0] = [(flagged, False) for flagged in shuffle.pending]
                 shuffle.pending = []
             if own:

@@ -1,6 +1,6 @@
-"""The shuffle checked (issue 51): each new shoe's cards, as they leave the shoe, compared with
-the shoes before it at the table and with the decks' factory orders (docs/protection.md, "The
-shuffle").
+"""The shuffle checked (issue 51): each new shoe's cards, in the order they leave the shoe,
+compared with the shoes before it at the table and with the decks' factory orders
+(docs/protection.md, "The shuffle").
 
 The null is a thorough shuffle: the shoe is a uniform random permutation of its cards (what
 seven or more riffles approximate and a shuffling machine gives), independent of every shoe

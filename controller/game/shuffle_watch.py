@@ -1,7 +1,9 @@
 """The table's shuffle check (issue 51, docs/protection.md "The shuffle"): the fold gives it each
 card out of the shoe with its round and the hand it went to, so that the check knows the shoe
-as dealt and as the discard pile holds it; its findings wait, said in words, until the loop
-journals each as a `ShuffleFlagged`, whose fold raises the alert. A restart rebuilds it from
+as dealt and as the discard pile holds it, and says when a round is over, when the round's cards
+are compared (off the cards' way to the display); its findings wait, said in words, until the
+service journals each as a `ShuffleFlagged` with the event that found it, whose fold raises the
+alert. A restart rebuilds it from
 the checkpoint and the records after it: a finding journaled is not raised again, and one found
 but not yet journaled is still waiting."""
 

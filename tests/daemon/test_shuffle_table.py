@@ -1,5 +1,5 @@
 """The shuffle check at the table (issue 51): a shoe replaying the last one's discards (a false
-shuffle) is found as its cards come, said to the dealer, journaled once for each kind of
+shuffle) is found as its rounds end, said to the dealer, journaled once for each kind of
 finding and sent to the floor; a restart neither raises it again nor forgets the shoes before;
 a checkpoint keeps what the comparisons need, and one written before the check still folds."""
 
