@@ -18,7 +18,7 @@ MODULES = {
     "floor": ["--tables", "300", "--speed", "10", "--seconds", "60"],
     "protection": ["--sessions", "30", "--rounds", "1000"],
     "false_flags": ["--ratings", "1000", "--rounds", "300"], "edges": [], "wire": [],
-    "payout": [], "books": [], "startup": [], "architecture": [],
+    "payout": [], "books": [], "startup": [], "architecture": [], "shuffle": [],
 }
 QUICK = {
     "engine": ["--rounds", "500", "--runs", "2"], "journal_commit": ["--rounds", "20"],
@@ -38,6 +38,7 @@ QUICK = {
     "books": ["--tables", "5", "--days", "3"],
     "startup": ["--runs", "1", "--rounds", "2"],
     "architecture": [],
+    "shuffle": ["--shoes", "2", "--uniform", "8", "--workers", "1"],
 }
 
 

@@ -58,6 +58,7 @@ def test_every_benchmark_runs_with_one_command() -> None:
                    "commit to PostgreSQL", "CPU per table", "reconciled: 4 of 4 tables",
                    "counter 1-12       counting", "skill cost of the flat player",
                    "bets by place in the shoe", "Lucky 8 in runs, 1 in 20",
+                   "factory order, 2 riffles", "uniform (thorough)",
                    "edge job, blackjack-table.toml", "a dealer who pays right",
                    "last chip's report to the mark on the display",
                    "tablectl --help", "MiB at READY"):

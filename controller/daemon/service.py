@@ -45,6 +45,7 @@ from controller.game.events import (
     DiskOk,
     Event,
     PlayerLeft,
+    ShuffleFlagged,
 )
 from controller.game.round_machine import Effect
 from controller.game.round_state import HOLD
@@ -206,7 +207,14 @@ class TableService:
             event, own = pending.pop(0)
             stamped, applied = self._stamp(event)
             leaves = max(leaves - 1, 0)
-            effects += applied.effects
+            if isinstance(event, ShuffleFlagged):  # told as the table's own, not the round's
+                self.aside += applied.effects
+            else:
+                effects += applied.effects
+            shuffle = self.table.shuffle
+            if shuffle is not None and shuffle.pending:  # journaled with the event that found it
+                pending[:0] = [(flagged, False) for flagged in shuffle.pending]
+                shuffle.pending = []
             if own:
                 changed = applied.round
             entries.append(self._entry(stamped, applied, before, was_on_hold))

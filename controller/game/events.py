@@ -526,6 +526,20 @@ class RatingAssessed(Event):
     kind: ClassVar[str] = "rating_assessed"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShuffleFlagged(Event):
+    """The shuffle check found a weak shuffle, or a card no deck of the table's holds, in shoe
+    `shoe` (issue 51, docs/protection.md "The shuffle"): `finding` its kind ("shuffle_run",
+    "shuffle_pairs", "shuffle_factory", "foreign_card"), `text` its evidence for people,
+    `p_value` its chance under a thorough shuffle (0: certain). Once a shoe for each kind."""
+
+    shoe: int
+    finding: str
+    text: str
+    p_value: float
+    kind: ClassVar[str] = "shuffle_flagged"
+
+
 SUPERVISOR_ACTIONS: tuple[type[Event], ...] = (Resumed, CardAssigned, CardVoided, RoundVoided,
                                               NewShoe, PlayerSeated, PlayerLeft,
                                               PayoutOverridden, IntegrityCleared)
@@ -547,7 +561,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SupervisorRefused, PinsRefused, Checkpoint, DayClosed, DaySigned, DiskLow, DiskOk,
         PlayerSeated, PlayerLeft, DealerSignedIn, DealerSignedOut, RatingAssessed, PayoutRead,
         PayoutOverridden, TrayCounted, ChipsTransferred, BoughtIn, ChipsLeft, LockoutLifted,
-        InputFailed, ClockStepped, IntegrityBroken, IntegrityCleared)
+        InputFailed, ClockStepped, IntegrityBroken, IntegrityCleared, ShuffleFlagged)
 }
 
 

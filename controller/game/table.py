@@ -56,6 +56,7 @@ from controller.game.events import (
     PlayerSeated,
     RatingAssessed,
     ShoeEmpty,
+    ShuffleFlagged,
     SupervisorRefused,
     TrayCounted,
     WagerPlaced,
@@ -78,6 +79,7 @@ from controller.game.round_machine import DealtCard, Effect, RoundMachine
 from controller.game.round_state import BETTING, CLOSED, HOLD, LOCKED, VOIDED, Payout, Status
 from controller.game.rules.baccarat_play import BaccaratPlay
 from controller.game.said import Said, said
+from controller.game.shuffle_watch import ShuffleWatch
 from controller.game.table_config import TableConfig, config_from_event, edge_key
 from controller.game.targets import Kind, Target
 
@@ -203,6 +205,7 @@ class Table:
         self.pins = PinState()
         self.ratings = Ratings(keep_ratings)
         self.dealer: str | None = None
+        self.shuffle: ShuffleWatch | None = None  # the shuffle check, once a game is configured
 
     # ----- queries ---------------------------------------------------------------------------
 
@@ -264,7 +267,8 @@ class Table:
                 # were rated must still match their fold.
                 **({"ratings": self.ratings.to_state()} if self.ratings.count else {}),
                 **({"integrity": self.integrity} if self.integrity else {}),
-                **({"dealer": self.dealer} if self.dealer else {})}
+                **({"dealer": self.dealer} if self.dealer else {}),
+                **({"shuffle": self.shuffle.to_state()} if self.shuffle else {})}
 
     @classmethod
     def restore(cls, checkpoint: Checkpoint, keep_rounds: int = 100,
@@ -289,6 +293,8 @@ class Table:
             table.ratings = Ratings.from_state(state["ratings"], keep_ratings)
         table.dealer = state.get("dealer")
         table.integrity = [dict(found) for found in state.get("integrity", [])]
+        table.shuffle = ShuffleWatch.from_state(state["shuffle"]) if "shuffle" in state else \
+            table._shuffle_started()
         table.last_seq = checkpoint.seq
         table.table_log.append((checkpoint.seq, checkpoint.utc, describe(checkpoint)))
         return table
@@ -308,6 +314,9 @@ class Table:
         changes = self._changes = dataclasses.replace(self._changes, effects=effects)
         self._note_day(event, changes.round or before)
         record = changes.round
+        if isinstance(event, CardDrawn) and self.shuffle is not None:
+            self.shuffle.card(event.card, record.number if record else 0,
+                              self._went(record, event.seq) if record else None)
         if record is not None:
             config = record.machine.config
             tables = config.pay_tables
@@ -415,6 +424,14 @@ class Table:
     def _configure(self, event: ConfigChanged) -> None:
         self.config_event, self.config = event, config_from_event(event)
         self.config_key = edge_key(self.config)
+        if self.shuffle is None or self.shuffle.check.decks != self.config.rules.decks:
+            self.shuffle = self._shuffle_started()
+
+    def _shuffle_started(self) -> ShuffleWatch | None:
+        """The shuffle check begun at this shoe (unchecked if cards of it came out unseen)."""
+        if self.config is None:
+            return None
+        return ShuffleWatch.started(self.config.rules.decks, self.shoe.number, self.shoe.counts)
 
     def _rated(self, ratings: list[Rating]) -> list[Rating]:
         """The event being applied opened or closed `ratings` (returned)."""
@@ -482,6 +499,8 @@ class Table:
             self.shoe.coups.append(coup_of(play))
         self.recent.append(record)
         self.current = None
+        if self.shuffle is not None:
+            self.shuffle.round_over()
         if self.shoe.cut_card:
             self.shoe.change_required = True
 
@@ -609,11 +628,24 @@ class Table:
 
     @folds(Checkpoint, frame=False)
     def _checkpoint(self, event: Checkpoint) -> list[Effect]:
-        """The journal's checkpoint, checked against the fold."""
-        if self.snapshot() != dict(event.state):
+        """The journal's checkpoint, checked against the fold. One written before the shuffle
+        check (issue 51) holds none of it: the check starts there, as a restore from it does,
+        so that a fold from either place arrives at the same state."""
+        ours = self.snapshot()
+        if "shuffle" not in event.state:
+            ours.pop("shuffle", None)
+            self.shuffle = self._shuffle_started()
+        if ours != dict(event.state):
             raise FoldMismatch(f"checkpoint {event.seq} differs from the fold of the records "
                                "before it")
         return []
+
+    @folds(ShuffleFlagged, frame=False)
+    def _shuffle_flagged(self, event: ShuffleFlagged) -> list[Effect]:
+        """A weak shuffle found: the alert, once a shoe for each kind of finding."""
+        if self.shuffle is not None:
+            self.shuffle.flagged(event)
+        return [Alert(event.finding, event.text)]
 
     @folds(DayClosed, frame=False)
     def _day_closed(self, event: DayClosed) -> list[Effect]:
@@ -695,6 +727,8 @@ class Table:
             return [Alert("new_shoe_refused", said("a new shoe can only come between rounds or "
                                                    "while the round is on hold"))]
         self.shoe = Shoe(self.shoe.number + 1)
+        if self.shuffle is not None:
+            self.shuffle.new_shoe(self.shoe.number)
         if event.burn and self.config is not None and self.config.game == "baccarat":
             self.shoe.burn_left = -1
         return [Alert("new_shoe", said("shoe {number} in play: burn by the first card",

@@ -61,6 +61,7 @@ from controller.game.events import (
     IntegrityCleared,
     PinsRefused,
     RatingAssessed,
+    ShuffleFlagged,
     SupervisorRefused,
     TrayCounted,
     is_correction,
@@ -287,6 +288,15 @@ def _integrity_cleared(event: IntegrityCleared, number: int | None) -> list[Mess
         wire.DeviceBody, device="integrity", state="found",
         detail=clean(f"cleared by supervisor {event.by}: {event.reason}; found: "
                      f"{event.found}")))]
+
+
+@_event_message.register
+def _shuffle_flagged(event: ShuffleFlagged, number: int | None) -> list[Message]:
+    """A weak shuffle (or a card no deck holds) found: the shuffle check raises the alarm as a
+    device does, so the pit sees it among the table's alarms, with its evidence and p-value."""
+    return [Message("device", number, body(
+        wire.DeviceBody, device="shuffle", state="alarm",
+        detail=clean(f"{event.finding}: {event.text} (p = {event.p_value:.0e})")))]
 
 
 @_event_message.register
