@@ -10,7 +10,8 @@ but not yet journaled is still waiting."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
 from controller.game.cards import Card
 from controller.game.events import ShuffleFlagged, event_from_dict
@@ -24,6 +25,7 @@ from controller.game.targets import Kind, Target
 # dealer's; what was not played (burnt, set aside, voided) last.
 _SIDE_PLACES = {Kind.PLAYER: 0, Kind.BANKER: 1, Kind.DEALER: 10_000}
 _UNPLAYED = 20_000
+FAILED: Final = "shuffle_check_failed"  # the check's own failure, journaled as a finding
 
 
 def pickup_place(target: Target | None) -> int:
@@ -83,17 +85,45 @@ class ShuffleWatch:
         """A new shoe: the last one's cards not yet compared are, and what it found before and
         nobody journaled (a journal folded from before the check) is not raised now."""
         self.pending = []
-        self._found(self.check.flush())
-        self.check.new_shoe(number)
+
+        def change() -> list[Finding]:
+            found = self.check.flush()
+            self.check.new_shoe(number)
+            return found
+        self._contained(change, number)
 
     def card(self, card: Card, block: int, target: Target | None) -> None:
         """A card out of the shoe, in round `block` (0: none), gone to `target`: a foreign
         one is found at once."""
-        self._found(self.check.add(card, block, pickup_place(target)))
+        self._contained(lambda: self.check.add(card, block, pickup_place(target)))
 
     def round_over(self) -> None:
         """A round is over: its cards (and any burnt before it) are compared."""
-        self._found(self.check.flush())
+        self._contained(self.check.flush)
+
+    def _contained(self, step: Callable[[], list[Finding]], shoe: int | None = None) -> None:
+        """A step of the check, whose own failure never reaches the game (issue 51: protection
+        must not stop a round): the check starts again, clean, with the shoe it failed in
+        unchecked (`shoe`: the one coming in), and the failure waits to be journaled as a
+        finding of its own, said in words, once a shoe. Deterministic as the fold is: a replay of the same
+        records fails the same way."""
+        try:
+            found = step()
+        except Exception as exc:  # any failure of the check's own, contained
+            number = self.check.number if shoe is None else shoe
+            said_before = shoe is None and FAILED in self.check.raised  # once a shoe
+            self.check = ShuffleCheck(self.check.decks)
+            self.check.new_shoe(number)
+            self.check.unchecked()
+            self.check.raised.add(FAILED)  # raised when found, as the check's findings are
+            if said_before:
+                return
+            self.pending.append(ShuffleFlagged(
+                seq=0, shoe=number, finding=FAILED, p_value=1.0, text=said(
+                    "the shuffle check failed on shoe {shoe} ({error}): that shoe is not "
+                    "checked", shoe=number, error=type(exc).__name__)))
+            return
+        self._found(found)
 
     def _found(self, findings: list[Finding]) -> None:
         self.pending += [ShuffleFlagged(seq=0, shoe=found.shoe, finding=found.kind,

@@ -296,7 +296,8 @@ def _shuffle_flagged(event: ShuffleFlagged, number: int | None) -> list[Message]
     device does, so the pit sees it among the table's alarms, with its evidence and p-value."""
     return [Message("device", number, body(
         wire.DeviceBody, device="shuffle", state="alarm",
-        detail=clean(f"{event.finding}: {event.text} (p = {event.p_value:.0e})")))]
+        detail=clean(f"{event.finding}: {event.text}"
+                     + (f" (p = {event.p_value:.0e})" if event.p_value < 1 else ""))))]
 
 
 @_event_message.register

@@ -27,9 +27,11 @@ from controller.game.events import (
     ShuffleFlagged,
     WagerPlaced,
 )
+from controller.game.round_state import CLOSED
 from controller.game.rules.play import CardDue, InsuranceDue
 from controller.game.said import Said
-from controller.game.shuffle import FOREIGN, PAIRS, RUN
+from controller.game.shuffle import FOREIGN, PAIRS, RUN, Finding, ShuffleCheck
+from controller.game.shuffle_watch import FAILED
 from controller.game.table import Table
 from controller.game.table_config import config_change
 from controller.journal import Journal
@@ -163,3 +165,40 @@ def test_a_finding_goes_to_the_floor_as_the_shuffles_alarm(finding: str) -> None
     assert (message.topic, body.device, body.state) == ("device", "shuffle", "alarm")
     assert body.detail == f"{finding}: shoe 12 repeats 14 cards of shoe 11 in order, " \
         "from card 37 (p = 1e-09)"
+
+
+def test_a_failure_of_the_check_itself_never_stops_a_round(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Protection is not the game: the check failing on shoe 2's cards (made to, as a bug met
+    by valid cards would) leaves every round dealt and settled, says so once, journaled and to
+    the floor, and the check starts again clean; a restart folds to the same, and the next
+    shoe is checked."""
+    compare = ShuffleCheck._compare
+
+    def broken_on_shoe_2(self: ShuffleCheck, kind: int, dealt: int) -> list[Finding]:
+        if self.number == 2:
+            raise ZeroDivisionError("a bug met by valid cards")
+        return compare(self, kind, dealt)
+    monkeypatch.setattr(ShuffleCheck, "_compare", broken_on_shoe_2)
+    path = tmp_path / "journal.sqlite3"
+    service = opened(path)
+    first = play_shoe(service, shuffled(4), 60)
+    play_shoe(service, first, 40)  # a false shuffle the broken check cannot see
+    assert service.table.current is None  # every round of shoe 2 dealt and settled
+    assert {r.machine.state for r in service.table.recent if r.shoe == 2} == {CLOSED}
+    [failed] = journaled(path)
+    assert (failed.shoe, failed.finding, failed.text) == (
+        2, FAILED, "the shuffle check failed on shoe 2 (ZeroDivisionError): that shoe is not "
+        "checked")
+    [message] = messages(failed, None, None, False, [])
+    assert wire.DeviceBody(**message.body).detail == f"{FAILED}: {failed.text}"
+    assert service.table.shuffle is not None and not service.table.shuffle.check.comparisons
+    assert service.journal is not None
+    service.journal.close()
+
+    restarted = opened(path)
+    assert restarted.table.shuffle is not None
+    assert restarted.table.shuffle.to_state() == service.table.shuffle.to_state()
+    third = play_shoe(restarted, shuffled(5), 60)  # shoe 3: checked again, nothing
+    play_shoe(restarted, third, 40)  # shoe 4 repeats it: found
+    assert [(f.shoe, f.finding) for f in journaled(path)][1:] == [(4, RUN), (4, PAIRS)]
