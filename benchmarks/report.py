@@ -1,11 +1,12 @@
 """`tablectl players report`'s seconds (issue 51): a 300-round, five-player blackjack session
 on 6 decks with every side bet (the hard case docs/players.md names), reported with an empty
 cache (a fresh XDG_CACHE_HOME) and again with it filled, by this tree and, with --before, by
-another (a checkout with its own .venv), the runs of the two trees taking turns so that both
-see the same load. Wall seconds, and CPU seconds (the command and its workers, user and
+another (a checkout with its own .venv), one after the other in one run, so that both see
+much the same load. Wall seconds, and CPU seconds (the command and its workers, user and
 system), which a shared machine moves far less; --instructions also counts the warm runs'
 instructions under valgrind's callgrind (unmoved by load; the cold runs would take an hour
-under it). Every run's JSON must be the same: the figures do not change with speed.
+under it, and so does a warm run of a tree before issue 51, which kept no decision's cost).
+Every run's JSON must be the same: the figures do not change with speed.
 
     python -m benchmarks.report [--rounds 300] [--seed 1] [--before TREE] [--instructions]"""
 
@@ -102,19 +103,14 @@ def main() -> int:
         print(f"session: {args.rounds} rounds, 5 players, {RULES['decks']} decks, "
               f"every side bet, seed {args.seed}")
         outputs = set()
-        rows: list[tuple[str, Any, Any]] = []
-        for name, tree in trees.items():
-            cache = base / f"cache-{len(rows)}"
-            cold = timed(tree, made, cache)
-            warm = timed(tree, made, cache, args.instructions)
+        print(f"{'tree':<10} {'cold s':>8} {'cold cpu s':>11} {'warm s':>8} {'warm cpu s':>11}"
+              + (f" {'warm instructions':>18}" if args.instructions else ""), flush=True)
+        for n, (name, tree) in enumerate(trees.items()):  # each row as soon as it is known
+            cold = timed(tree, made, base / f"cache-{n}")
+            warm = timed(tree, made, base / f"cache-{n}", args.instructions)
             outputs |= {cold[3].replace(str(made), "J"), warm[3].replace(str(made), "J")}
-            rows.append((name, cold, warm))
-            print(f"{name}: done", file=sys.stderr, flush=True)
-    print(f"{'tree':<10} {'cold s':>8} {'cold cpu s':>11} {'warm s':>8} {'warm cpu s':>11}"
-          + (f" {'warm instructions':>18}" if args.instructions else ""))
-    for name, cold, warm in rows:
-        print(f"{name:<10} {cold[0]:>8.1f} {cold[1]:>11.1f} {warm[0]:>8.2f} {warm[1]:>11.2f}"
-              + (f" {warm[2]:>18,}" if args.instructions else ""))
+            print(f"{name:<10} {cold[0]:>8.1f} {cold[1]:>11.1f} {warm[0]:>8.2f} {warm[1]:>11.2f}"
+                  + (f" {warm[2]:>18,}" if args.instructions else ""), flush=True)
     print(f"load after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if len(outputs) != 1:
         print("THE REPORTS DIFFER between runs", file=sys.stderr)
