@@ -28,6 +28,7 @@ original bets only takes no more than the bust did).
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,8 +74,11 @@ def shoe_counts(per_suit: Mapping[int, int]) -> Counts:
 
 
 def joined(hand: Counts, extra: Counts) -> Counts:
-    """The cards out besides the up card: the hand's and the other split cards."""
-    return tuple(a + b for a, b in zip(hand, extra, strict=True))
+    """The cards out besides the up card: the hand's and the other split cards (most hands
+    have none: called for every hand valued, so that case costs a comparison)."""
+    if extra == NONE:
+        return hand
+    return tuple(map(operator.add, hand, extra))
 
 
 def plus(counts: Counts, value: int, n: int = 1) -> Counts:
@@ -101,11 +105,10 @@ def _net(outcome: Outcome) -> float:
 
 
 def _sum(vectors: Iterator[tuple[float, Vector]]) -> Vector:
-    total = [0.0] * SIZE
+    total = ZERO  # each element summed in the vectors' order, one vector at a time
     for weight, vector in vectors:
-        for i, x in enumerate(vector):
-            total[i] += weight * x
-    return tuple(total)
+        total = tuple([t + weight * x for t, x in zip(total, vector)])  # noqa: B905
+    return total
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ needs each wager's edge with part of the shoe dealt: `effects` (cached the same 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,8 +33,12 @@ T = TypeVar("T")
 
 VERSION = 1  # bumped when the analysis changes its figures: older cached edges are ignored
 
+Progress = Callable[[str, int, int], None]
+"""(what is being worked out, how much is done, of how much): for a person who waits."""
 
-def edges(event: ConfigChanged, workers: int = 1) -> dict[str, float]:
+
+def edges(event: ConfigChanged, workers: int = 1, progress: Progress | None = None
+          ) -> dict[str, float]:
     """The house edge of every spot the configuration offers, as a fraction of the wager
     (0.00617 is 0.617 %), keyed as the ratings key their handle ("main", "lucky7",
     "blackjack_tie.LS", "lucky8_player")."""
@@ -44,7 +49,9 @@ def edges(event: ConfigChanged, workers: int = 1) -> dict[str, float]:
     if found is not None:
         return {spot: float(edge) for spot, edge in found.items()}
     game, options, bets, registry = _analysis(event)
-    report = analyze(game, options, bets, None, "exact", 0, 0, workers, registry)
+    report = analyze(game, options, bets, None, "exact", 0, 0, workers, registry,
+                     None if progress is None else
+                     lambda fraction: progress("edges", round(100 * fraction), 100))
     found_edges = _by_spot(
         [((str(row["wager"]), row["pay_table"]), float(str(row["house_edge_percent"])) / 100)
          for row in report["wagers"]], config)
@@ -52,7 +59,8 @@ def edges(event: ConfigChanged, workers: int = 1) -> dict[str, float]:
     return found_edges
 
 
-def effects(event: ConfigChanged, workers: int = 1) -> dict[str, eor.Effects]:
+def effects(event: ConfigChanged, workers: int = 1, progress: Progress | None = None
+            ) -> dict[str, eor.Effects]:
     """Every spot's effects of removal at the configuration (eor.py), for the player, keyed as
     `edges`: what game protection prices a wager by when the shoe is part dealt and an exact
     analysis of that shoe costs seconds (blackjack). Cached like the edges."""
@@ -66,7 +74,12 @@ def effects(event: ConfigChanged, workers: int = 1) -> dict[str, eor.Effects]:
                                   math.inf if e["trigger"] is None else float(e["trigger"]))
                 for spot, e in found.items()}
     game, options, bets, registry = _analysis(event)
-    exact = functools.partial(expectations, game, options, bets, None, registry, workers)
+    exact: Callable[[shoes.Shoe], Mapping[eor.Key, float]] = functools.partial(
+        expectations, game, options, bets, None, registry, workers)
+    if progress is not None:  # one shoe and each of the shoes less a card of one value
+        shoe_of = itertools.count(1)
+        priced, exact = exact, lambda shoe: _told(progress, next(shoe_of), priced(shoe))
+        progress("effects", 0, 1 + shoes.VALUES)
     every = eor.effects(exact, shoes.full(config.rules.decks))
     by_spot = _by_spot(list(every.items()), config)
     cache.write(path, json.dumps({"version": VERSION, "key": key, "edges": {
@@ -82,9 +95,11 @@ class ShoeEdges:
     analysis costs seconds a shoe). None where the round's configuration does not offer the
     spot. Each configuration's effects and each round's baccarat edges are worked out once."""
 
-    def __init__(self, configs: Mapping[str, ConfigChanged], workers: int = 1) -> None:
+    def __init__(self, configs: Mapping[str, ConfigChanged], workers: int = 1,
+                 progress: Progress | None = None) -> None:
         self.configs = configs
         self.workers = workers
+        self.progress = progress
         self._tables = {key: config_from_event(event) for key, event in configs.items()}
         self._effects: dict[str, dict[str, eor.Effects]] = {}
         self._rounds: dict[tuple[str, int], dict[str, float]] = {}
@@ -106,9 +121,14 @@ class ShoeEdges:
             return self._rounds[at][spot]
         if seen.config_key not in self._effects:
             self._effects[seen.config_key] = effects(self.configs[seen.config_key],
-                                                     self.workers)
+                                                     self.workers, self.progress)
         found = self._effects[seen.config_key][spot]
         return eor.linear(found.edge, found.eor, decks * 52, by_value(seen.seen))
+
+
+def _told(progress: Progress, done: int, found: T) -> T:
+    progress("effects", done, 1 + shoes.VALUES)
+    return found
 
 
 def _cached(path: Path, key: str) -> dict[str, Any] | None:

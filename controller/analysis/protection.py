@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.analysis import derive, skill
-from controller.analysis.edges import ShoeEdges
+from controller.analysis.edges import Progress, ShoeEdges
 from controller.game.cards import Card
 from controller.game.decisions import DecisionPoint
 from controller.game.events import ConfigChanged
@@ -130,9 +130,10 @@ def assess(observed: Observed, costs: Sequence[skill.Cost] | None,
 
 
 def protect(ratings: Sequence[Rating], configs: Mapping[str, ConfigChanged], watch: Watch,
-            workers: int) -> dict[int, Assessment]:
+            workers: int, progress: Progress | None = None) -> dict[int, Assessment]:
     """Each rating's skill cost and protection flags, from a fold that filled `watch`: what
-    `players report` gives and the table's worker journals, so both are one computation."""
+    `players report` gives and the table's worker journals, so both are one computation.
+    `progress` hears what is being worked out and how far it is."""
     rules = {key: config_from_event(event).rules for key, event in configs.items()}
     observed = {r.number: watch.ratings.get(r.number, Observed()) for r in ratings}
     jobs: list[tuple[DecisionPoint, BlackjackRules]] = []
@@ -142,11 +143,16 @@ def protect(ratings: Sequence[Rating], configs: Mapping[str, ConfigChanged], wat
             table = rules[key_of[point.round]]
             assert isinstance(table, BlackjackRules)
             jobs.append((point, table))
-    costs = iter(skill.costs(jobs, workers))
-    price = ShoeEdges(configs, workers)
-    return {number: assess(seen, [next(costs) for _ in seen.decisions], rules, watch.shoes,
-                           price)
-            for number, seen in observed.items()}
+    costs = iter(skill.costs(jobs, workers, None if progress is None else
+                             lambda done, of: progress("decisions", done, of)))
+    price = ShoeEdges(configs, workers, progress)
+    result = {}
+    for n, (number, seen) in enumerate(observed.items(), start=1):
+        result[number] = assess(seen, [next(costs) for _ in seen.decisions], rules,
+                                watch.shoes, price)
+        if progress is not None:
+            progress("ratings", n, len(observed))
+    return result
 
 
 Signal = tuple[str, dict[str, float | int | None], Flag | None]

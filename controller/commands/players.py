@@ -11,27 +11,36 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.commands.common import Broken, journal_arguments, journal_path
 from controller.commands.inputs import MAX_NUMBER, MAX_RECORD, MAX_WORKERS, Day, Whole
 
+if TYPE_CHECKING:  # the analysis is loaded by the command that runs, not the parser
+    from controller.analysis.edges import Progress
+
 
 def report(path: Path, day: str | None, archive: Sequence[Path], workers: int,
-           number: int | None = None, start: int | None = None) -> dict[str, Any]:
+           number: int | None = None, start: int | None = None,
+           progress: Progress | None = None) -> dict[str, Any]:
+    """`progress` hears what is being worked out and how far it is (the terminal's bar)."""
     from controller.analysis.edges import edges
     from controller.analysis.protection import protect
     from controller.game.observations import Watch
     from controller.journal.fold import journal_ratings
+    told = progress or (lambda what, done, of: None)
+    told("folding", 0, 1)
     watch = Watch()
     ratings, configs = journal_ratings(path, day, archive, watch=watch, start=start)
+    told("folding", 1, 1)
     if number is not None:
         ratings = [r for r in ratings if r.number == number]
     needed = {key for rating in ratings for key in rating.handle}
-    found = {key: edges(configs[key], workers) for key in sorted(needed)}
-    protected = protect(ratings, configs, watch, workers)
+    found = {key: edges(configs[key], workers, progress) for key in sorted(needed)}
+    protected = protect(ratings, configs, watch, workers, progress)
     rows = []
     for rating in ratings:
         row = rating.report(found)
@@ -70,12 +79,39 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+WORKING = {"folding": "folding the journal", "edges": "the house edges",
+           "effects": "effects of removal", "decisions": "decisions valued",
+           "ratings": "ratings assessed"}
+
+
+@contextmanager
+def bar() -> Iterator[Progress | None]:
+    """A progress bar on stderr when it is a terminal (what is being worked out, how far),
+    gone when the report is done; nothing at all when it is not (a pipe, a file, a cron job's
+    mail)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    shown = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                     console=Console(stderr=True), transient=True)
+    task = shown.add_task(WORKING["folding"], total=1)
+
+    def progress(what: str, done: int, of: int) -> None:
+        shown.update(task, description=WORKING.get(what, what), completed=done, total=of)
+    with shown:
+        yield progress
+
+
 def cmd_players_report(args: argparse.Namespace) -> int:
     from controller.journal import JournalError
     path = journal_path(args)
     try:
-        data = report(path, args.day, args.archive, args.workers or os.cpu_count() or 1,
-                      args.rating, args.from_record)
+        with bar() as progress:
+            data = report(path, args.day, args.archive, args.workers or os.cpu_count() or 1,
+                          args.rating, args.from_record, progress)
     except JournalError as exc:
         raise Broken(str(exc)) from None
     sys.stdout.write(json.dumps(data, indent=2) + "\n" if args.json else render(data))
