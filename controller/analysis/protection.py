@@ -305,6 +305,8 @@ def _side_bets(observed: Observed, decks: Mapping[str, int], price: Pricing
                 weights.append((sum(seen), weight))
             variance += spread * walk_variance(weights, cards)
         z = sum(moved.values()) / math.sqrt(variance) if variance > 0 else 0.0
+        if not math.isfinite(z):  # effects read from a damaged cache: no evidence
+            z = 0.0
         p = 0.5 * math.erfc(z / math.sqrt(2))
         figures: dict[str, float | int | None] = {
             "placed": len(placed), "placed_favourable": len(good), "z": round(z, 2),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from controller.analysis import protection
@@ -229,6 +229,26 @@ def test_side_wagers_are_weighed_whole_by_how_far_the_cards_moved_the_edge() -> 
     spread = _lucky8_rating(lambda n, eights: n % 3 == 0 and n < 90)
     assert spread.flags == []
     assert abs(spread.tests["side_bet_advantage.lucky8_player"]["z"] or 0) < 2
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=10, max_size=10),
+       st.lists(st.tuples(st.integers(0, 500), st.integers(0, 10 ** 9)), max_size=30))
+@example([0.0] * 7 + [1e307, 0.0, 0.0], [(100, 500), (200, 0), (300, 500)])  # overflows
+def test_any_effects_and_wagers_give_a_probability(removal: list[float],
+                                                   rounds: list[tuple[int, int]]) -> None:
+    """Effects of removal read back from a damaged cache (NaN, infinities, huge figures) and
+    wagers of any size, on rounds seen to any depth (past the shoe's end too): the test
+    still gives a p-value that is a probability, and no flag without evidence."""
+    found = assess(Observed([RoundSeen(n, 1 + n // 40, "k",
+                                       tuple(((seen if v == 8 else 0), 0, 0, 0)
+                                             for v in range(1, 11)),
+                                       {"player": 1000, **({"lucky8_player": w} if w else {})})
+                             for n, (seen, w) in enumerate(rounds)]),
+                   None, {"k": BaccaratRules(decks=8)}, {},
+                   _Prices(lambda seen: 1.0, removal))
+    for figures in found.tests.values():
+        assert isinstance(figures["p_value"], float) and 0.0 <= figures["p_value"] <= 1.0
+    assert all(math.isfinite(flag.p_value) for flag in found.flags)
 
 
 @pytest.mark.parametrize(("side_tests", "threshold"), [(0, 0.006), (1, 0.004), (2, 0.002),
