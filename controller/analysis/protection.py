@@ -52,7 +52,6 @@ COSTLIEST = 3  # decisions listed per rating
 EVIDENCE = 20  # rounds listed per flag
 
 
-
 class Pricing(Protocol):
     """What the tests price wagers by (edges.ShoeEdges)."""
 
