@@ -17,9 +17,6 @@ the dependence (counting's serial correlation), as docs/protection.md says with 
 - hole_card: rounds whose departures from basic strategy are all right only if the dealer's
   hole card was known, more often than the hole cards left in the shoe make chance (one trial
   a round, Poisson-binomial tail).
-
-The 1 % of honest ratings the issue allows to be flagged is split over a rating's tests
-(the union bound): FLAG_P to each, and what is left of BUDGET to hole_card (`hole_card_p`).
 """
 
 from __future__ import annotations
@@ -43,7 +40,6 @@ from controller.game.rules.blackjack import BlackjackRules, hand_value
 from controller.game.table_config import config_from_event
 
 FLAG_P = 0.002  # per signal: at most 1 honest rating in 500 flagged for it
-BUDGET = 0.01  # honest ratings flagged for anything, over a rating's tests (the union bound)
 MIN_ROUNDS = 20  # main wagers before the count is related to them
 LAGS = 10  # serial correlations summed for the effective number of rounds
 HI_LO = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1)  # ace .. ten-value
@@ -129,10 +125,10 @@ def assess(observed: Observed, costs: Sequence[skill.Cost] | None,
                             for p, c in worst[:COSTLIEST] if c.basic > 0]
     decks = {key: getattr(r, "decks", 0) for key, r in rules.items()}
     blackjack = {key for key, r in rules.items() if isinstance(r, BlackjackRules)}
-    side = list(_side_bets(observed, decks, price))
     for signal in (_counting(observed, decks, blackjack, price),
-                   _wonging(observed, decks, blackjack, shoe_rounds), *side,
-                   _hole_card(observed, rules, hole_card_p(len(side)))):
+                   _wonging(observed, decks, blackjack, shoe_rounds),
+                   *_side_bets(observed, decks, price),
+                   _hole_card(observed, rules)):
         if signal is None:
             continue
         name, figures, flag = signal
@@ -349,21 +345,10 @@ def walk_variance(wagers: Sequence[tuple[int, float]], cards: int) -> float:
     return max(0.0, result / (cards - 1))
 
 
-def hole_card_p(side_tests: int) -> float:
-    """hole_card's threshold: what BUDGET leaves after counting, wonging and the rating's
-    side-wager tests take FLAG_P each (never less than FLAG_P), so a rating's chance of any
-    false flag stays within BUDGET while it has no more than two side-wager tests. It
-    goes to hole_card because that test is the one whose evidence is scarce: a hole-carder
-    departs from basic strategy in about one round of a hundred, and every such round
-    counts whole."""
-    return max(FLAG_P, BUDGET - FLAG_P * (2 + side_tests))
-
-
-def _hole_card(observed: Observed, rules: Mapping[str, object], threshold: float
-               ) -> Signal | None:
+def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None:
     """One trial a round: the round's hit/stand departures from basic strategy share one hole
     card, so the round is informed when all of them are, and its chance is that of a hole
-    card making all of them right. Flagged below `threshold` (hole_card_p)."""
+    card making all of them right."""
     key_of = {r.round: r.config_key for r in observed.rounds}
     departed: dict[int, list[tuple[DecisionPoint, Card]]] = {}  # round: departures, hole
     tables: dict[int, BlackjackRules] = {}
@@ -387,9 +372,8 @@ def _hole_card(observed: Observed, rules: Mapping[str, object], threshold: float
     count = sum(map(len, departed.values()))
     figures: dict[str, float | int | None] = {
         "departures": count, "rounds": len(departed), "informed": len(informed),
-        "expected": round(sum(chances), 2), "p_value": float(f"{p:.3g}"),
-        "threshold": threshold}
-    if p >= threshold:
+        "expected": round(sum(chances), 2), "p_value": float(f"{p:.3g}")}
+    if p >= FLAG_P:
         return "hole_card", figures, None
     detail = (f"in {len(informed)} of {len(departed)} rounds with departures from basic "
               f"strategy ({count} in all), every one was right only with the hole card known; "

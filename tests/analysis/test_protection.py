@@ -149,8 +149,7 @@ def test_a_rounds_departures_share_one_hole_card_and_count_as_one_trial() -> Non
     observed = Observed([RoundSeen(1, 1, "k", _NOTHING_SEEN, {"main": 1000})], [first, second])
     found = assess(observed, None, {"k": rules}, {}, _NO_PRICES)
     assert found.tests["hole_card"] == {"departures": 2, "rounds": 1, "informed": 1,
-                                        "expected": 0.42, "p_value": 0.419,
-                                        "threshold": protection.hole_card_p(0)}
+                                        "expected": 0.42, "p_value": 0.419}
 
 
 class _Prices:
@@ -249,17 +248,6 @@ def test_any_effects_and_wagers_give_a_probability(removal: list[float],
     for figures in found.tests.values():
         assert isinstance(figures["p_value"], float) and 0.0 <= figures["p_value"] <= 1.0
     assert all(math.isfinite(flag.p_value) for flag in found.flags)
-
-
-@pytest.mark.parametrize(("side_tests", "threshold"), [(0, 0.006), (1, 0.004), (2, 0.002),
-                                                       (5, 0.002)])
-def test_hole_carding_takes_what_the_budget_leaves(side_tests: int, threshold: float) -> None:
-    """docs/protection.md, the thresholds: counting and wonging take FLAG_P each, every
-    side-wager test FLAG_P, and hole-carding the rest of the 1 %, never less than FLAG_P."""
-    assert protection.hole_card_p(side_tests) == pytest.approx(threshold)
-    if side_tests <= 2:
-        assert (2 + side_tests) * protection.FLAG_P + threshold == pytest.approx(
-            protection.BUDGET)
 
 
 def test_wonging_takes_one_p_value_a_shoe() -> None:
