@@ -119,11 +119,22 @@ class ShoeEdges:
                                      shoes.left_after(shoes.full(decks), seen.seen))
                 self._rounds[at] = _by_spot(list(exact.items()), config)
             return self._rounds[at][spot]
-        if seen.config_key not in self._effects:
-            self._effects[seen.config_key] = effects(self.configs[seen.config_key],
-                                                     self.workers, self.progress)
-        found = self._effects[seen.config_key][spot]
+        found = self._spot_effects(seen.config_key)[spot]
         return eor.linear(found.edge, found.eor, decks * 52, by_value(seen.seen))
+
+    def removal(self, spot: str, config_key: str) -> tuple[float, ...] | None:
+        """The spot's effects of removal by value at the configuration (None: not offered):
+        what a test linear in the cards seen weighs each card by, for either game."""
+        config = self._tables.get(config_key)
+        if config is None or spot not in config.offered_spots():
+            return None
+        return self._spot_effects(config_key)[spot].eor
+
+    def _spot_effects(self, config_key: str) -> dict[str, eor.Effects]:
+        if config_key not in self._effects:
+            self._effects[config_key] = effects(self.configs[config_key], self.workers,
+                                                self.progress)
+        return self._effects[config_key]
 
 
 def _told(progress: Progress, done: int, found: T) -> T:

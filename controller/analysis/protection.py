@@ -10,9 +10,10 @@ the dependence (counting's serial correlation), as docs/protection.md says with 
 - wonging: the seat starts wagering at high counts and stops at low ones (each start and stop
   ranked among every way of dealing as many cards; one p-value a shoe, combined across shoes
   by Fisher's method);
-- side_bet_advantage: runs of side wagers started mostly when the remaining shoe favours the
-  player, against the share of such moments at the same depth of the shoe (the exact tail of
-  a sum of hypergeometrics, one a fifth of the shoe);
+- side_bet_advantage: side wagers placed mostly when the remaining shoe favours the player,
+  every wager weighed by how far the cards seen had moved its edge, against what the same
+  wagers at the same depths see by chance (the exact variance of partial sums of a shuffled
+  shoe);
 - hole_card: rounds whose departures from basic strategy are all right only if the dealer's
   hole card was known, more often than the hole cards left in the shoe make chance (one trial
   a round, Poisson-binomial tail).
@@ -24,8 +25,9 @@ import functools
 import itertools
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from controller.analysis import derive, skill
 from controller.analysis.edges import Progress, ShoeEdges
@@ -40,14 +42,21 @@ from controller.game.table_config import config_from_event
 FLAG_P = 0.002  # per signal: at most 1 honest rating in 500 flagged for it
 MIN_ROUNDS = 20  # main wagers before the count is related to them
 LAGS = 10  # serial correlations summed for the effective number of rounds
-DEPTH_BANDS = 5  # side bets: each start set against rounds in the same fifth of the shoe
 HI_LO = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1)  # ace .. ten-value
 MAIN_SPOTS = frozenset({"main", "player", "banker", "tie"})
 COSTLIEST = 3  # decisions listed per rating
 EVIDENCE = 20  # rounds listed per flag
 
-# A spot's edge for the player given the shoe left before the round (None: not offered).
-Price = Callable[[str, RoundSeen], float | None]
+
+class Pricing(Protocol):
+    """What the tests price wagers by (edges.ShoeEdges)."""
+
+    def __call__(self, spot: str, seen: RoundSeen) -> float | None:
+        """The spot's edge for the player given the shoe left before the round (None: the
+        round's configuration does not offer it)."""
+
+    def removal(self, spot: str, config_key: str) -> Sequence[float] | None:
+        """The spot's effects of removal by value, ace .. ten-value (None: not offered)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +109,7 @@ class Assessment:
 def assess(observed: Observed, costs: Sequence[skill.Cost] | None,
            rules: Mapping[str, object],
            shoe_rounds: Mapping[int, Sequence[tuple[int, tuple[int, ...]]]],
-           price: Price) -> Assessment:
+           price: Pricing) -> Assessment:
     """One rating's assessment. `costs` are its decisions' (skill.cost, in order; None: the
     skill cost is not worked out), `rules` each configuration's rules by edge_key,
     `shoe_rounds` the table's rounds by shoe (Watch.shoes), `price` a spot's edge for the
@@ -166,7 +175,7 @@ def true_count(seen: tuple[int, ...], decks: int) -> float:
 
 
 def _counting(observed: Observed, decks: Mapping[str, int], blackjack: set[str],
-              price: Price) -> Signal | None:
+              price: Pricing) -> Signal | None:
     played = [r for r in observed.rounds
               if r.config_key in blackjack and r.wagers.get("main", 0) > 0]
     if len(played) < MIN_ROUNDS:
@@ -264,51 +273,82 @@ def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
-def _side_bets(observed: Observed, decks: Mapping[str, int], price: Price
+def _side_bets(observed: Observed, decks: Mapping[str, int], price: Pricing
                ) -> Iterable[Signal]:
-    """Per side wager: the runs of rounds it was placed in, each run's first round favourable
-    or not, against the share of favourable rounds among those a run could have started on.
-    Runs, not rounds: favourable moments come in runs, and people bet a side wager for a few
-    hands at a time, so rounds are not independent placements; the start of a run is the
-    player's choice. Favourable moments are commoner deep in a shoe, so each start is set
-    against the rounds at a like depth only: one hypergeometric a band of depth, the tail of
-    their sum exact."""
+    """Per side wager: every round of the rating weighed whole, by how far the cards seen
+    before it had moved the wager's edge (linear in those cards, by its effects of removal)
+    times how much more than its shoe's usual the seat wagered there; against what the same
+    wagers at the same depths of their shoes see by chance (the exact variance of a shuffled
+    shoe's partial sums). A counter bets while the cards favour the wager: the start of its
+    run, where its count has just reached the trigger, is weak evidence, the rounds inside
+    the run are the strong, and the rounds of the same shoe it sat out tell the rest."""
     spots = sorted({s for r in observed.rounds for s in r.wagers if s not in MAIN_SPOTS})
     for spot in spots:
-        edges = {r.round: price(spot, r) for r in observed.rounds}
-        offered = [r for r in observed.rounds if edges[r.round] is not None]
-        good = {r.round for r in offered if (edges[r.round] or 0.0) > 0}
-        placed = {r.round for r in offered if r.wagers.get(spot, 0) > 0}
-        could = [r for i, r in enumerate(offered)
-                 if i == 0 or offered[i - 1].round not in placed]  # a run may start here
-        bands: dict[int, list[int]] = {}  # band: [rounds, favourable, starts]
-        for r in could:
-            band = bands.setdefault(_depth_band(r, decks), [0, 0, 0])
-            band[0] += 1
-            band[1] += r.round in good
-            band[2] += r.round in placed
-        starts = [r.round for r in could if r.round in placed]
-        hits = [n for n in starts if n in good]
-        p = hypergeometric_sum_sf(len(hits), [(n, f, m) for n, f, m in bands.values()])
+        offered = [r for r in observed.rounds if decks.get(r.config_key, 0) > 0
+                   and price(spot, r) is not None
+                   and price.removal(spot, r.config_key) is not None]
+        placed = [r for r in offered if r.wagers.get(spot, 0) > 0]
+        good = [r.round for r in placed if (price(spot, r) or 0.0) > 0]
+        shoes: dict[tuple[int, str], list[RoundSeen]] = {}
+        for r in offered:
+            shoes.setdefault((r.shoe, r.config_key), []).append(r)
+        moved: dict[int, float] = {}  # round: its weight x how far the cards moved the edge
+        variance = 0.0
+        for (_, key), rounds in shoes.items():
+            tags, spread = centred(price.removal(spot, key) or (), decks[key])
+            cards = 52 * decks[key]
+            usual = sum(r.wagers.get(spot, 0) for r in rounds) / len(rounds)
+            weights = []
+            for r in rounds:
+                seen = by_value(r.seen)
+                weight = (r.wagers.get(spot, 0) - usual) / max(1, cards - sum(seen))
+                moved[r.round] = weight * sum(t * k for t, k in zip(tags, seen, strict=True))
+                weights.append((sum(seen), weight))
+            variance += spread * walk_variance(weights, cards)
+        z = sum(moved.values()) / math.sqrt(variance) if variance > 0 else 0.0
+        if not math.isfinite(z):  # effects read from a damaged cache: no evidence
+            z = 0.0
+        p = 0.5 * math.erfc(z / math.sqrt(2))
         figures: dict[str, float | int | None] = {
-            "rounds": len(offered), "favourable": len(good), "placed": len(placed),
-            "runs": len(starts), "runs_started_favourable": len(hits),
-            "expected": round(sum(f * m / n for n, f, m in bands.values()), 2),
+            "placed": len(placed), "placed_favourable": len(good), "z": round(z, 2),
             "p_value": float(f"{p:.3g}")}
         name = f"side_bet_advantage.{spot}"
-        if p >= FLAG_P or 2 * len(hits) <= len(starts):  # "mostly" favourable
+        if p >= FLAG_P or 2 * len(good) <= len(placed):  # "mostly" favourable
             yield name, figures, None
             continue
-        detail = (f"{spot}: {len(hits)} of {len(starts)} runs of wagers ({len(placed)} in all) "
-                  f"started when the shoe left favoured the player; chance at the same depths "
-                  f"of the shoe explains {figures['expected']}")
-        yield name, figures, Flag("side_bet_advantage", p, detail, tuple(hits[:EVIDENCE]))
+        strongest = sorted(good, key=lambda n: -moved[n])[:EVIDENCE]
+        detail = (f"{spot}: {len(placed)} wagers placed where the cards seen had moved the "
+                  f"wager's edge the player's way, {z:.1f} standard deviations beyond what the "
+                  f"same wagers at the same depths of their shoes see by chance; {len(good)} "
+                  "of them when the shoe left favoured the player")
+        yield name, figures, Flag("side_bet_advantage", p, detail, tuple(sorted(strongest)))
 
 
-def _depth_band(seen: RoundSeen, decks: Mapping[str, int]) -> int:
-    """Which fifth of its shoe a round opened in, by the cards seen before it."""
-    cards = 52 * decks.get(seen.config_key, 0)
-    return min(DEPTH_BANDS - 1, DEPTH_BANDS * sum(map(sum, seen.seen)) // cards) if cards else 0
+def centred(removal: Sequence[float], decks: int) -> tuple[tuple[float, ...], float]:
+    """A wager's effects of removal by value less their mean over a full shoe's cards, and
+    the variance of one card's centred effect. A shuffled shoe's centred effects sum to
+    nothing, so the cards seen by a depth chosen without regard to them sum to nothing on
+    average, whatever the depth."""
+    if len(removal) != 10 or decks <= 0:
+        return (0.0,) * 10, 0.0
+    counts = [4 * decks] * 9 + [16 * decks]
+    mean = sum(e * n for e, n in zip(removal, counts, strict=True)) / (52 * decks)
+    tags = tuple(e - mean for e in removal)
+    return tags, sum(t * t * n for t, n in zip(tags, counts, strict=True)) / (52 * decks)
+
+
+def walk_variance(wagers: Sequence[tuple[int, float]], cards: int) -> float:
+    """Var(sum of weight x the centred tags of the shoe's first `depth` cards) over the
+    shuffles of a shoe of `cards`, per unit variance of one card's tag, for (depth, weight)
+    pairs. The partial sums of a draw without replacement have Cov(S_m, S_n) =
+    m (N - n) / (N - 1) for m <= n, so one pass in order of depth sums every pair."""
+    if cards < 2:
+        return 0.0
+    result = shallower = 0.0  # shallower: the sum of weight x depth of the wagers before
+    for depth, weight in sorted(wagers):
+        result += weight * (cards - depth) * (weight * depth + 2 * shallower)
+        shallower += weight * depth
+    return max(0.0, result / (cards - 1))
 
 
 def _hole_card(observed: Observed, rules: Mapping[str, object]) -> Signal | None:
@@ -445,22 +485,6 @@ def chi2_sf_even(x: float, dof: int) -> float:
     top = max(terms)
     log_sum = top + math.log(sum(math.exp(t - top) for t in terms))
     return min(1.0, math.exp(log_sum - half))
-
-
-def hypergeometric_sum_sf(k: int, draws: Sequence[tuple[int, int, int]]) -> float:
-    """P(at least k marked in all) from independent draws, each (population, marked, drawn):
-    `drawn` taken without replacement from `population` of which `marked` are marked."""
-    if k <= 0:
-        return 1.0
-    total = [1.0]  # the distribution of the marked drawn so far
-    for population, marked, drawn in draws:
-        whole = math.comb(population, drawn)
-        one = [math.comb(marked, i) * math.comb(population - marked, drawn - i) / whole
-               for i in range(min(marked, drawn) + 1)]
-        total = [sum(total[j] * one[i - j] for j in range(max(0, i - len(one) + 1),
-                                                          min(i, len(total) - 1) + 1))
-                 for i in range(len(total) + len(one) - 1)]
-    return min(1.0, sum(total[k:], 0.0))
 
 
 def poisson_binomial_sf(k: int, chances: Sequence[float]) -> float:

@@ -10,12 +10,12 @@ import dataclasses
 import itertools
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from controller.analysis import protection
@@ -24,7 +24,6 @@ from controller.analysis.protection import (
     assess,
     chi2_sf_even,
     correlation_p,
-    hypergeometric_sum_sf,
     poisson_binomial_sf,
     ranks,
     spearman,
@@ -76,27 +75,6 @@ def test_p_values_of_the_closed_forms() -> None:
     assert chi2_sf_even(9.487729, 4) == pytest.approx(0.05, abs=1e-6)  # the table's 5 % point
     assert chi2_sf_even(0.0, 6) == 1.0
     assert chi2_sf_even(4000.0, 600) < 1e-100  # overwhelming evidence, not an overflow to 1
-
-
-@given(st.lists(st.integers(0, 6), max_size=3), st.data())
-def test_the_tail_of_a_sum_of_hypergeometrics_is_the_count_of_draws(
-        populations: list[int], data: st.DataObject) -> None:
-    """Up to three independent draws without replacement: the chance of at least k marked in
-    all, against every combination of draws counted."""
-    draws = [(n, data.draw(st.integers(0, n)), data.draw(st.integers(0, n)))
-             for n in populations]
-    k = data.draw(st.integers(0, sum(drawn for _, _, drawn in draws) + 1))
-    outcomes = [sum(sum(1 for i in combo if i < marked)
-                    for combo, (_, marked, _) in zip(combos, draws, strict=True))
-                for combos in itertools.product(*(_combinations(n, drawn)
-                                                  for n, _, drawn in draws))]
-    expected = sum(1 for hits in outcomes if hits >= k) / len(outcomes)
-    assert hypergeometric_sum_sf(k, draws) == pytest.approx(expected)
-
-
-def _combinations(n: int, r: int) -> list[tuple[int, ...]]:
-    from itertools import combinations
-    return list(combinations(range(n), r))
 
 
 @given(st.integers(0, 30), st.floats(0, 1), st.data())
@@ -169,72 +147,107 @@ def test_a_rounds_departures_share_one_hole_card_and_count_as_one_trial() -> Non
                                  seen=first.cards)
     assert protection._chance([first, second], rules) == pytest.approx(18 / 43)
     observed = Observed([RoundSeen(1, 1, "k", _NOTHING_SEEN, {"main": 1000})], [first, second])
-    found = assess(observed, None, {"k": rules}, {}, lambda spot, r: None)
+    found = assess(observed, None, {"k": rules}, {}, _NO_PRICES)
     assert found.tests["hole_card"] == {"departures": 2, "rounds": 1, "informed": 1,
                                         "expected": 0.42, "p_value": 0.419}
 
 
-def test_side_wagers_are_counted_by_the_runs_they_start() -> None:
-    """docs/protection.md, side-bet advantage: one run of 30 wagers that starts on a
-    favourable round is one choice, not 30; ten runs each started on one of the few
-    favourable rounds are ten, flagged with what chance explains."""
-    favourable = set(range(40, 70)) | {5 * k for k in range(1, 8)} | {100 + 9 * k
-                                                                     for k in range(10)}
+class _Prices:
+    """Pricing for a test: each round's edge from `edge`, and Lucky 8's effects of removal
+    (only eights move it, as at the real table's Lucky 8 on the player)."""
 
-    def rating(placed: set[int]) -> protection.Assessment:
-        wagers = {"player": 1000}
-        rounds = [RoundSeen(n, 1, "k", _NOTHING_SEEN,
-                            {**wagers, **({"lucky8_player": 500} if n in placed else {})})
-                  for n in range(1, 201)]
-        price = lambda spot, seen: 1.0 if seen.round in favourable else -1.0  # noqa: E731
-        return assess(Observed(rounds), None, {}, {}, price)
+    def __init__(self, edge: Callable[[RoundSeen], float | None] = lambda seen: None,
+                 removal: Sequence[float] | None = None) -> None:
+        self.edge, self._removal = edge, removal
 
-    one_run = rating(set(range(40, 70))).tests["side_bet_advantage.lucky8_player"]
-    assert (one_run["runs"], one_run["placed"], one_run["runs_started_favourable"]) \
-        == (1, 30, 1)
-    assert one_run["p_value"] == pytest.approx(  # 29 rounds inside the run, and the one after
-        hypergeometric_sum_sf(1, [(170, len(favourable) - 29, 1)]), abs=5e-4)  # 3 figures
-    placed = {100 + 9 * k for k in range(10)}
-    found = rating(placed)
-    starts = found.tests["side_bet_advantage.lucky8_player"]
-    assert (starts["runs"], starts["runs_started_favourable"]) == (10, 10)
-    assert starts["expected"] == round(10 * len(favourable) / 190, 2)  # not after a wager
-    [flag] = found.flags
-    assert flag.p_value < protection.FLAG_P and flag.rounds == tuple(sorted(placed))
-    assert flag.detail == ("lucky8_player: 10 of 10 runs of wagers (10 in all) started when "
-                           "the shoe left favoured the player; chance at the same depths of "
-                           f"the shoe explains {starts['expected']}")
+    def __call__(self, spot: str, seen: RoundSeen) -> float | None:
+        return self.edge(seen)
+
+    def removal(self, spot: str, config_key: str) -> Sequence[float] | None:
+        return self._removal
 
 
-@pytest.mark.parametrize(("seen", "band"), [
-    (0, 0), (83, 0), (84, 1), (166, 1), (167, 2), (415, 4), (416, 4), (999, 4)])
-def test_a_round_is_banded_by_the_fifth_of_its_shoe_already_seen(seen: int, band: int) -> None:
-    """A fifth of 8 decks is 83.2 cards; more cards than the shoe holds is still its last
-    fifth, and a configuration without decks has one band."""
-    counts = tuple(((seen if value == 10 else 0), 0, 0, 0) for value in range(1, 11))
-    r = RoundSeen(1, 1, "k", counts, {})
-    assert protection._depth_band(r, {"k": 8}) == band
-    assert protection._depth_band(r, {}) == protection._depth_band(r, {"k": 0}) == 0
+_NO_PRICES = _Prices()
+_EIGHTS = tuple(-0.01 if value == 8 else 0.0 for value in range(1, 11))
 
 
-def test_side_wager_starts_are_set_against_rounds_at_the_same_depth() -> None:
-    """docs/protection.md, side-bet advantage: where the wager is favourable at every round
-    deep in the shoe, runs started there are no evidence; without the depth (no decks known:
-    one band) the same starts would be flagged."""
-    deep = {130 + 7 * k for k in range(8)}
-    rounds = [RoundSeen(n, 1, "k", tuple(((2 * n if value == 10 else 0), 0, 0, 0)
-                                         for value in range(1, 11)),
-                        {"player": 1000, **({"lucky8_player": 500} if n in deep else {})})
-              for n in range(1, 201)]  # two cards a coup of 8 decks
-    price = lambda spot, seen: 1.0 if seen.round > 125 else -1.0  # noqa: E731
-    banded = assess(Observed(rounds), None, {"k": BaccaratRules(decks=8)}, {}, price).tests[
-        "side_bet_advantage.lucky8_player"]
-    assert banded["runs"] == banded["runs_started_favourable"] == 8
-    assert banded["expected"] == 7.83  # 6 starts where 35 of 36 rounds are good, 2 where all
-    assert isinstance(banded["p_value"], float) and banded["p_value"] > 0.5
-    unbanded = assess(Observed(rounds), None, {}, {}, price).tests[
-        "side_bet_advantage.lucky8_player"]
-    assert isinstance(unbanded["p_value"], float) and unbanded["p_value"] < protection.FLAG_P
+@given(st.lists(st.tuples(st.integers(0, 6), st.floats(-3, 3)), max_size=4))
+def test_the_variance_of_weighed_partial_sums_is_that_of_every_shuffle(
+        wagers: list[tuple[int, float]]) -> None:
+    """docs/protection.md, side-bet advantage: for a six-card shoe of tags 1, 1, 0, 0, 0, -2
+    (they sum to nothing), the variance over all 720 orders of sum weight x (the first
+    `depth` cards' tags) is walk_variance times one card's variance (1, 1, 4 over six)."""
+    tags = (1, 1, 0, 0, 0, -2)
+    sums = [sum(w * sum(order[:depth]) for depth, w in wagers)
+            for order in itertools.permutations(tags)]
+    exact = sum(s * s for s in sums) / len(sums)  # the mean is 0
+    assert protection.walk_variance(wagers, 6) * 1.0 == pytest.approx(exact, abs=1e-9)
+
+
+def test_centred_effects_sum_to_nothing_over_a_full_shoe() -> None:
+    tags, spread = protection.centred(_EIGHTS, 8)
+    counts = [32] * 9 + [128]
+    assert sum(t * n for t, n in zip(tags, counts, strict=True)) == pytest.approx(0, abs=1e-12)
+    assert spread == pytest.approx(0.01 ** 2 * (1 / 13) * (12 / 13))  # one card in 13 an 8
+    assert protection.centred((), 8) == ((0.0,) * 10, 0.0)
+
+
+def _lucky8_rating(placed: Callable[[int, int], bool]) -> protection.Assessment:
+    """79 coups of one 8-deck shoe, four cards a coup, the eights coming out at their share of
+    the shoe but for a stretch (after coups 30-59) where none come, so that the shoe left is
+    rich in them from then on.
+    `placed(coup, eights seen)` says whether Lucky 8 is wagered."""
+    rounds, eights = [], 0
+    for n in range(1, 80):
+        seen = 4 * (n - 1)
+        rounds.append(RoundSeen(n, 1, "k", tuple(((eights if v == 8 else
+                                                   (seen - eights if v == 10 else 0)), 0, 0, 0)
+                                                 for v in range(1, 11)),
+                                {"player": 1000, **({"lucky8_player": 500}
+                                                    if placed(n, eights) else {})}))
+        eights += 0 if 30 <= n < 60 else (n % 13 in (0, 3, 6, 9))  # 4 of 52 cards
+    edge = lambda seen: 1.0 if seen.round > 40 else -1.0  # noqa: E731
+    return assess(Observed(rounds), None, {"k": BaccaratRules(decks=8)}, {},
+                  _Prices(edge, _EIGHTS))
+
+
+def test_side_wagers_are_weighed_whole_by_how_far_the_cards_moved_the_edge() -> None:
+    """docs/protection.md, side-bet advantage: a seat that bets Lucky 8 from when the eights
+    have been missing a while to the end of the shoe is flagged, with words and its rounds
+    that moved the edge most; about as many wagers spread through the shoe without regard
+    to the eights are not."""
+    counter = _lucky8_rating(lambda n, eights: n >= 45)
+    figures = counter.tests["side_bet_advantage.lucky8_player"]
+    [flag] = counter.flags
+    assert figures["placed"] == 35 and figures["placed_favourable"] == 35
+    assert flag.p_value < protection.FLAG_P
+    assert flag.p_value == pytest.approx(figures["p_value"], rel=1e-2)
+    assert flag.detail.startswith("lucky8_player: 35 wagers placed where the cards seen had "
+                                  "moved the wager's edge the player's way")
+    assert len(flag.rounds) == protection.EVIDENCE and set(flag.rounds) <= set(range(45, 80))
+    spread = _lucky8_rating(lambda n, eights: n % 3 == 0 and n < 90)
+    assert spread.flags == []
+    assert abs(spread.tests["side_bet_advantage.lucky8_player"]["z"] or 0) < 2
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=10, max_size=10),
+       st.lists(st.tuples(st.integers(0, 500), st.integers(0, 10 ** 9)), max_size=30))
+@example([0.0] * 7 + [1e307, 0.0, 0.0], [(100, 500), (200, 0), (300, 500)])  # overflows
+def test_any_effects_and_wagers_give_a_probability(removal: list[float],
+                                                   rounds: list[tuple[int, int]]) -> None:
+    """Effects of removal read back from a damaged cache (NaN, infinities, huge figures) and
+    wagers of any size, on rounds seen to any depth (past the shoe's end too): the test
+    still gives a p-value that is a probability, and no flag without evidence."""
+    found = assess(Observed([RoundSeen(n, 1 + n // 40, "k",
+                                       tuple(((seen if v == 8 else 0), 0, 0, 0)
+                                             for v in range(1, 11)),
+                                       {"player": 1000, **({"lucky8_player": w} if w else {})})
+                             for n, (seen, w) in enumerate(rounds)]),
+                   None, {"k": BaccaratRules(decks=8)}, {},
+                   _Prices(lambda seen: 1.0, removal))
+    for figures in found.tests.values():
+        assert isinstance(figures["p_value"], float) and 0.0 <= figures["p_value"] <= 1.0
+    assert all(math.isfinite(flag.p_value) for flag in found.flags)
 
 
 def test_wonging_takes_one_p_value_a_shoe() -> None:
@@ -249,7 +262,7 @@ def test_wonging_takes_one_p_value_a_shoe() -> None:
                         {"main": 1000} if n % 10 in (1, 2, 4) else {})
               for shoe, table in shoes.items() for n, counts in table]
     found = assess(Observed(rounds), None, {"k": BlackjackRules(decks=6)}, shoes,
-                   lambda spot, r: None)
+                   _NO_PRICES)
     per_shoe = [min(1.0, 4 * min(protection.count_rank(seen(k + shoe), 6, upper)
                                  for k, upper in ((1, True), (3, False), (4, True),
                                                   (5, False))))
