@@ -49,7 +49,8 @@ TRACE_CHARS = 2000  # of a failing child's traceback, in the log
 PROGRESS_S = 0.25  # the child reports its progress at most this often (and at each new stage)
 STAGES = frozenset(get_args(AssessingStage))
 
-# What the child's work hears of its progress: (stage, done, of).
+# What the child's work hears of its progress: (stage, done, of); `protect`'s own Progress, which
+# the table does not import (the analysis brings numpy, in the child alone).
 Progress = Callable[[str, int, int], None]
 # What the child runs: (journal, rating number, record to fold from, progress) -> the event. A
 # module's function, since the spawned child imports it by name.
