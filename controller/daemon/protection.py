@@ -180,8 +180,9 @@ class ProtectionWorker:
                 return None
             if not isinstance(found, tuple):
                 return found
-            stage, done, of = found
-            if stage in STAGES and 0 <= done <= of:  # else a stage the status cannot carry
+            stage, done, of = (*found, None, None, None)[:3]
+            if stage in STAGES and isinstance(done, int) and isinstance(of, int) and \
+                    0 <= done <= of and len(found) == 3:  # else what the status cannot carry
                 self._told({"rating": number, "stage": stage, "done": done, "total": of,
                             "since": since})
         return TIMED_OUT

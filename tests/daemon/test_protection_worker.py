@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 from collections.abc import MutableMapping
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -53,12 +54,15 @@ def _echo(journal: Path, number: int, start: int, progress: Progress) -> RatingA
 
 
 def _busy(journal: Path, number: int, start: int, progress: Progress) -> NoReturn:
-    """Work that reports a burst of progress, a stage the status cannot carry and a count past
-    its total, then stays at decisions 340 of 700 (run in the spawned child)."""
+    """Work that reports a burst of progress, a stage the status cannot carry, a count past its
+    total, one that is not a number and a report cut short, then stays at decisions 340 of 700
+    (run in the spawned child)."""
     for done in range(100_000):
         progress("decisions", done % 340, 700)
     progress("smuggling", 1, 2)
     progress("ratings", 3, 2)
+    progress("edges", "1", 2)  # type: ignore[arg-type]
+    Connection.send(progress.answer, ("ratings",))  # type: ignore[attr-defined]
     progress("decisions", 340, 700)
     while True:
         signal.pause()
