@@ -61,17 +61,20 @@ def test_a_hostile_assessing_status_is_refused_with_its_field() -> None:
 
     assert parse(good).detail["assessing"] == good
     assert parse().detail["assessing"] is None  # a 1.1 table's, or the assessment ended
-    changes: list[tuple[dict[str, Any], str]] = [
+    changes: list[tuple[Any, str]] = [
         ({"done": 701}, "assessing: done: 701 is more than total (700)"),
         ({"stage": "guessing"}, 'assessing.stage: "guessing": should be'),
         ({"rating": 0}, "assessing.rating: 0: should be greater than or equal to 1"),
         ({"total": -1}, "assessing.total: -1: should be greater than or equal to 0"),
         ({"done": "340"}, 'assessing.done: "340": should be a valid integer'),
+        ({"done": True}, "assessing.done: True: should be a valid integer"),
+        ({"total": 2**64}, "assessing.total: 18446744073709551616: should be less than"),
+        ("decisions", 'assessing: "decisions": should be a valid dictionary'),
         ({"since": "yesterday"}, 'assessing.since: "yesterday"'),
         ({"eta": 5}, "assessing.eta: not a field of this message")]
     for change, reason in changes:
         with pytest.raises(Rejected) as refused:
-            parse({**good, **change})
+            parse({**good, **change} if isinstance(change, dict) else change)
         assert reason in str(refused.value), (change, str(refused.value))
 
 
