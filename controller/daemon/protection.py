@@ -5,10 +5,9 @@ which reads the journal while the loop goes on writing it. The child hands back 
 RatingAssessed over a pipe; the loop only journals it (and the floor hears of it). Before it,
 the child reports its progress over the same pipe (a few times a second at most): the worker
 keeps the latest and tells `on_progress`, which the floor link publishes in the table's status
-until the assessment ends. One child at
-a time, in the order ratings close; a child that fails, or runs past TIMEOUT_S and is killed,
-is logged with its reason and the rating left unassessed: `players report` gives it at any
-time.
+until the assessment ends. One child at a time, in the order ratings close; a child that
+fails, or runs past TIMEOUT_S and is killed, is logged with its reason and the rating left
+unassessed: `players report` gives it at any time.
 
 The child is spawned, not forked: the table has threads (the loop, drivers, the display), and a
 fork would copy their locks held. It imports the analysis extra (numpy), which the table itself
