@@ -117,6 +117,8 @@ class Status:
         # Its sentences, each replacing the last status's (a 1.0 status has none).
         detail["said"] = {place: sentence.model_dump() for place, sentence in
                           (status.said or {}).items()}
+        # The rating game protection is assessing (1.2); none said: none, or no longer.
+        detail["assessing"] = status.assessing.model_dump() if status.assessing else None
         return cls(table, status.journal, status.status, _time(status.utc), status.n, detail,
                    received, live, payload)
 

@@ -22,11 +22,14 @@ from controller.game.ratings import Rating
 from controller.game.said import said
 from controller.game.table_config import EDGE_KEY
 
-# A rating as the table last sent it, and game protection's latest assessment of it, if any:
-# matched as text, so no message's body can make the query fail on a cast.
+# A rating as the table last sent it, game protection's latest assessment of it, if any:
+# matched as text, so no message's body can make the query fail on a cast; and what its table's
+# status says it is assessing, if anything (checked with the status, protocol 1.2).
 RATING_COLUMNS: Final = """table_id, body, (
     SELECT a.body FROM messages a WHERE a.topic = 'assessment' AND a.table_id = ratings.table_id
-    AND a.body->>'rating' = ratings.number::text ORDER BY a.n DESC LIMIT 1)"""
+    AND a.body->>'rating' = ratings.number::text ORDER BY a.n DESC LIMIT 1), (
+    SELECT t.detail->'assessing' FROM tables t WHERE t.table_id = ratings.table_id
+    AND t.status = 'open')"""
 SEATED: Final = f"SELECT {RATING_COLUMNS} FROM ratings WHERE end_utc IS NULL " \
     "ORDER BY table_id, seat"
 IN_PERIOD: Final = f"""
@@ -135,13 +138,15 @@ async def ratings(db: AsyncConnection[Any], sql: str, params: Any, limits: str
     """The ratings a query selects, reported; and the edge jobs to do (under the edge
     worker's `limits`)."""
     cursor = await db.execute(sql, params)
-    rows = [(table, Rating.from_state(body), assessment)
-            for table, body, assessment in await cursor.fetchall()]
-    await _chips_so_far(db, [(table, rating) for table, rating, _ in rows if rating.end is None])
-    edges, failed, jobs = await edges_of(db, {(table, key) for table, rating, _ in rows
+    rows = [(table, Rating.from_state(body), assessment, working)
+            for table, body, assessment, working in await cursor.fetchall()]
+    await _chips_so_far(db, [(table, rating) for table, rating, _, _ in rows
+                             if rating.end is None])
+    edges, failed, jobs = await edges_of(db, {(table, key) for table, rating, _, _ in rows
                                             for key in rating.handle}, limits)
-    return [{**report(table, rating, edges, failed), "protection": protection(assessment)}
-            for table, rating, assessment in rows], jobs
+    return [{**report(table, rating, edges, failed), "protection": protection(assessment),
+             "assessing": assessing(rating, assessment, working)}
+            for table, rating, assessment, working in rows], jobs
 
 
 CHIPS: Final = """
@@ -165,6 +170,16 @@ async def _chips_so_far(db: AsyncConnection[Any], open_: list[tuple[str, Rating]
             rating.bought_in[medium] = int(amount)
         else:
             rating.chips_out = (rating.chips_out or 0) + int(amount)
+
+
+def assessing(rating: Rating, assessment: Mapping[str, Any] | None,
+              working: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """How far the table's worker is with this rating's assessment, from its table's status:
+    only for a closed rating not yet assessed that the status names (docs/protection.md)."""
+    if assessment is not None or rating.end is None or working is None or \
+            working.get("rating") != rating.number:
+        return None
+    return {key: working[key] for key in ("stage", "done", "total", "since")}
 
 
 def protection(assessment: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -152,9 +152,19 @@ class Protection(Shape):
     flags: list[Flag]
 
 
+class Assessing(Shape):
+    """How far the table's worker is with a closed rating's assessment (its status's)."""
+
+    stage: str
+    done: int
+    total: int
+    since: str
+
+
 class Rating(Shape):
     """`GET /api/ratings`, `GET /api/seats` and a player's: a rating with its theo and actual
-    win, and game protection's assessment once sent."""
+    win, and game protection's assessment once sent (till then, a closed rating the table is
+    assessing says how far it is)."""
 
     table: str
     number: int
@@ -182,6 +192,7 @@ class Rating(Shape):
     theo_pending: str | None
     theo_failed: bool
     protection: Protection | None
+    assessing: Assessing | None
 
 
 class Player(Shape):

@@ -147,7 +147,9 @@ SEED: Final = "9f2c" * 16  # 32 bytes, as the floor sends
 STATUS: Final[dict[str, Any]] = {
     "protocol": VERSION, "table": "bj-07", "journal": "3f2a9c", "utc": UTC, "status": "open",
     "n": 41, "from_n": 1, "game": "blackjack", "round": 40, "phase": "players",
-    **_STATUS_SAYS, "rounds_played": 39, "seq": 2090, "said": carried(_STATUS_SAYS)}
+    **_STATUS_SAYS, "rounds_played": 39, "seq": 2090, "said": carried(_STATUS_SAYS),
+    "assessing": {"rating": 12, "stage": "decisions", "done": 340, "total": 700,
+                  "since": UTC}}
 COMMANDS: Final[dict[str, dict[str, Any]]] = {
     "stored": {"protocol": "1.0", "through": 38, "from_n": 1, "journal": "3f2a9c",
                "floor": "a", "missing": [39, 40]},

@@ -68,8 +68,9 @@ from protocol.fields import (
     Utc,
 )
 
-# major.minor: a floor refuses a major it does not know; 1.1 added the sentences' ids (`said`)
-VERSION: Final = "1.1"
+# major.minor: a floor refuses a major it does not know; 1.1 added the sentences' ids (`said`),
+# 1.2 a status's `assessing`
+VERSION: Final = "1.2"
 FIRST: Final = "1.0"  # what a payload without the field is: sent before the field existed
 MAJOR: Final = 1
 MAX_CARDS: Final = 8 * 52  # a round's cards: never more than its shoe holds
@@ -81,6 +82,9 @@ MAX_SENTENCES: Final = MAX_SETTLEMENTS + MAX_ITEMS  # a round's awards, and the 
 MAX_UNIT_AMOUNT: Final = 10**10  # a configured amount, in currency units
 FLAG_KINDS: Final = ("counting", "wonging", "side_bet_advantage", "hole_card")
 FLOOR_ALERTS: Final = ("past_posting", "pinching")
+# What game protection's worker works out: the journal's fold, then
+# controller.analysis.protection's stages.
+AssessingStage: TypeAlias = Literal["folding", "edges", "effects", "decisions", "ratings"]
 
 Version: TypeAlias = Annotated[str, Strict(), Field(pattern=r"^[0-9]{1,3}\.[0-9]{1,3}$",
                                                     max_length=7)]
@@ -811,6 +815,23 @@ MESSAGES: Final[dict[str, type[TableMessage]]] = {
 TOPICS: Final = tuple(MESSAGES)
 
 
+class Assessing(Model):
+    """A closed rating the table's worker is assessing (protocol 1.2, docs/protection.md): the
+    stage it works out, `done` of `total` of it, and since when the assessment runs."""
+
+    rating: N
+    stage: AssessingStage
+    done: Count
+    total: Count
+    since: Utc
+
+    @model_validator(mode="after")
+    def _within(self) -> Assessing:
+        if self.done > self.total:
+            raise ValueError(f"done: {self.done} is more than total ({self.total})")
+        return self
+
+
 class Status(Model):
     """A table's status, retained: open (with what the pit shows between messages), closed
     by a clean stop, or offline (its last will)."""
@@ -831,6 +852,7 @@ class Status(Model):
     rounds_played: N0 | None = None
     seq: N0 | None = None
     said: Sentences | None = None
+    assessing: Assessing | None = None
 
 
 class StoredWord(Model):

@@ -146,7 +146,9 @@ upgrade the floor before the tables. A peer of an older minor version ignores wh
 not know: it never subscribes to a newer topic, and every message of its own version is still
 taken. Version 1.1 added the floor's `verify` and the table's `{ANSWER}` (a seeded
 verification of the software a table runs, docs/floor.md); a 1.0 table does not answer it,
-which the floor shows as no answer.
+which the floor shows as no answer. Version 1.2 added the status's `assessing` (the rating game
+protection is assessing, and how far it is); a table sends it only to a floor whose `stored`
+says 1.2 or later, so a 1.1 floor never sees it.
 
 ## Kinds of value
 

@@ -57,7 +57,7 @@ def demo(daemon: Daemon) -> int:
         control.start()
         screen = daemon.display(rig.loop, f"demo {game}", DisplayConfig())
         link = daemon.floor_link(rig.loop, journal, screen)
-        protection = daemon.protection(rig.loop, journal)
+        protection = daemon.protection(rig.loop, journal, link)
         try:
             rig.start_demo()
             daemon.announce_ready(screen, f"demo {game} table ready, journal {journal}")

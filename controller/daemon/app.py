@@ -159,9 +159,13 @@ class Daemon:
         return link
 
     @staticmethod
-    def protection(loop: ControllerLoop, journal: Path) -> ProtectionWorker:
-        """Game protection's worker, told of each rating as it closes."""
-        worker = ProtectionWorker(journal, loop.post, list(loop.service.table.ratings.closed))
+    def protection(loop: ControllerLoop, journal: Path, link: FloorLink | None
+                   ) -> ProtectionWorker:
+        """Game protection's worker, told of each rating as it closes; its progress in the
+        status the link publishes."""
+        worker = ProtectionWorker(journal, loop.post, list(loop.service.table.ratings.closed),
+                                  on_progress=link.assessing if link is not None else
+                                  lambda progress: None)
         if worker.start():  # else nothing would read what the listener queues
             loop.listeners.append(  # the table, not its ratings: a failed write reloads it
                 lambda event, effects: worker.closed(loop.service.table.ratings.closed))
@@ -228,7 +232,7 @@ class Daemon:
             drivers.append(tray_device)
         screen = self.display(loop, config.name, config.display)
         link = self.floor_link(loop, journal_path, screen)
-        protection = self.protection(loop, journal_path)
+        protection = self.protection(loop, journal_path, link)
         for driver in drivers:
             driver.start()
         control.start()

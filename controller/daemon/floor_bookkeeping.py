@@ -64,7 +64,7 @@ from protocol import codec as wire
 from protocol import topics
 from protocol.codec import Refused
 from protocol.limits import MAX_MESSAGE
-from protocol.messages import VERSION, Status, StoredWord
+from protocol.messages import FIRST, VERSION, Status, StoredWord
 
 WINDOW: Final = 200  # messages published and not yet acknowledged by the broker
 STATUS_S: Final = 0.5  # the status is published at most this often
@@ -72,6 +72,7 @@ POLL_S: Final = 1.0  # the outbox is read at least this often, woken or not
 RESEND_S: Final = 30.0  # a message the floor still lacks this long after the broker took it
 GAP_GRACE_S: Final = 2.0  # a message in a gap, sent this long ago, is not on its way any more
 HEALTH_S: Final = 1.0  # the count of messages waiting is refreshed at most this often
+ASSESSING_SINCE: Final = (1, 2)  # the floor's protocol that takes a status's `assessing`
 REFUSED_RETRY_S: Final = 5.0  # a message the broker refused is offered again this often
 SILENT_S: Final = 30.0  # the floor silent this long about messages it lacks: "behind"
 Health = Callable[[dict[str, Any]], None]
@@ -105,6 +106,7 @@ class FloorBookkeeping:
         self.journal_id = outbox.meta("floor_journal") or uuid.uuid4().hex
         self.floor_through = int(outbox.meta("floor_through") or 0)
         self.other_journal: str | None = None  # the floor has this table from another journal
+        self.floor_protocol = FIRST  # as the floor's last word says it speaks
         self.from_n = int(outbox.meta("outbox_from_n") or 1)
         self._inflight: dict[int, int] = {}  # mid -> n
         self._cursor = 0  # the last n handed to the transport in this process
@@ -239,6 +241,7 @@ class FloorBookkeeping:
         under this table's id came from another journal (this one replaced it), its word is
         not about these messages: the link stops and says so. A word counted from another
         first message, or past the last message made, is not taken."""
+        self.floor_protocol = word.protocol
         if word.journal is not None and word.journal != self.journal_id:
             if self.other_journal is None:
                 self.other_journal = word.journal
@@ -277,14 +280,22 @@ class FloorBookkeeping:
 
     def status_payload(self, status: dict[str, Any]) -> bytes:
         """The table's status as the protocol declares it; one that breaks it (a bug of the
-        table's own) goes without what the pit shows, which is logged."""
+        table's own) goes without what the pit shows, which is logged. `assessing` goes only
+        to a floor that says it takes it (and is left out, not null, when there is none): an
+        older floor refuses a field it does not know."""
+        major, _, minor = self.floor_protocol.partition(".")
+        if (int(major), int(minor)) < ASSESSING_SINCE:
+            status = {key: value for key, value in status.items() if key != "assessing"}
         message = {"protocol": VERSION, "table": self.table_id, "journal": self.journal_id,
                    "utc": utc_now(), **status}
         sentences = carried(status)
         if sentences:
             message["said"] = sentences
         try:
-            return wire.encode(wire.checked(Status, message))
+            checked = wire.checked(Status, message)
+            # never null: a 1.1 floor refuses the field, null or not
+            return checked.model_dump_json(exclude=None if checked.assessing else {"assessing"}
+                                           ).encode()
         except Refused as exc:
             self.log.error("the table's status breaks the protocol", reason=str(exc))
             return wire.encode(Status(table=self.table_id, journal=self.journal_id,

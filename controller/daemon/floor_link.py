@@ -90,6 +90,7 @@ class FloorLink:
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._status: dict[str, Any] | None = None  # the controller's, under the lock
+        self._assessing: dict[str, Any] | None = None  # game protection's worker's, under it too
         self._status_version = 0
         self.transport = FloorTransport(broker, table_id, WINDOW, self._wake)
         self.books = FloorBookkeeping(self.outbox, table_id, self.transport, on_health, resend_s)
@@ -101,6 +102,14 @@ class FloorLink:
         """The controller's side: never blocks."""
         with self._lock:
             self._status = status
+            self._status_version += 1
+        self._wake.set()
+
+    def assessing(self, progress: dict[str, Any] | None) -> None:
+        """Game protection's worker's side (its own thread): the rating it is assessing and how
+        far it is, published with the status; None when the assessment ended. Never blocks."""
+        with self._lock:
+            self._assessing = progress
             self._status_version += 1
         self._wake.set()
 
@@ -140,6 +149,8 @@ class FloorLink:
                 arrived = self.transport.arrived()
                 with self._lock:
                     status, version = self._status, self._status_version
+                    if status is not None and self._assessing is not None:
+                        status = {**status, "assessing": self._assessing}
                 self.books.step(arrived, status, version)
             except OutboxError as exc:  # the journal busy or failing: try again later
                 self.log.warning("floor link cannot read the journal", error=str(exc))

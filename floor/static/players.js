@@ -21,17 +21,27 @@ const theo = (r) => r.theo_total === null
 const day = () => $("day").value;
 const query = () => day() ? `?day=${encodeURIComponent(day())}` : "";
 
-// Game protection (docs/protection.md): the skill cost, and each flag with its evidence. A round
-// of the evidence is shown as the floor has it; the table's `tablectl recall --round N` gives
-// its whole record.
+// Game protection (docs/protection.md): the skill cost, and each flag with its evidence (till the
+// assessment comes, how far the table is with it). A round of the evidence is shown as the floor
+// has it; the table's `tablectl recall --round N` gives its whole record.
 function protection(r) {
   const p = r.protection;
-  if (!p) return [el("td", { class: "num when" }, "–"), el("td", { class: "when" }, r.end ? t("not assessed") : "")];
+  if (!p) return [el("td", { class: "num when" }, "–"), el("td", { class: r.assessing ? "when assessing" : "when" },
+    r.end ? (r.assessing ? assessing(r.assessing) : t("not assessed")) : "")];
   const flags = p.flags.map((f) => el("details", { class: "flag" },
     el("summary", {}, `${String(f.kind).replaceAll("_", " ")} (p ${pValue(Number(f.p_value))})`),
     el("p", {}, f.detail), el("p", {}, `${t("rounds")} `, ...f.rounds.map((n) => roundButton(r.table, n))),
     el("div", { class: "evidence" })));
   return [num(money(p.skill_cost)), el("td", {}, ...(flags.length ? flags : [el("span", { class: "when" }, t("none"))]))];
+}
+// How far the table's worker is with a closed rating not yet assessed (its status says).
+function assessing(a) {
+  const n = { done: a.done, total: a.total };
+  if (a.stage === "folding") return t("assessing: reading the journal");
+  if (a.stage === "edges") return t("assessing: edges {done} of {total}", n);
+  if (a.stage === "effects") return t("assessing: effects of removal {done} of {total}", n);
+  if (a.stage === "decisions") return t("assessing: decisions {done} of {total}", n);
+  return t("assessing: ratings {done} of {total}", n);
 }
 const pValue = (p) => p < 0.001 ? p.toExponential(1) : p.toPrecision(2);
 function roundButton(table, n) {

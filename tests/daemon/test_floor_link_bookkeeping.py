@@ -247,3 +247,20 @@ def test_each_message_carries_its_sentences_ids_unless_the_floor_would_refuse_th
     assert lost["pads"]["said"] == {"detail": {"id": "unplugged"}}
     assert lost["pads"]["protocol"] == VERSION
     assert "said" not in lost["shoe"] and lost["shoe"]["body"]["detail"] == str(deep)
+
+
+def test_the_status_carries_assessing_only_to_a_floor_that_takes_it(link: Link) -> None:
+    """Protocol 1.2's `assessing` (issue 51) goes only once the floor's word says it speaks
+    1.2: a 1.1 floor refuses a field it does not know, and would lose the whole status."""
+    assessing = {"rating": 3, "stage": "decisions", "done": 340, "total": 700,
+                 "since": "2026-12-03T14:00:00.000Z"}
+    assert "assessing" not in json.loads(link.books.status_payload(
+        {**link.status, "status": "open"}))  # none: left out, not null
+    status = {**link.status, "status": "open", "assessing": assessing}
+    assert "assessing" not in json.loads(link.books.status_payload(status))  # no word yet
+    for floor in ("1.1", VERSION):
+        link.step(Arrived([], None, False, StoredWord(
+            protocol=floor, through=0, from_n=1, journal=link.books.journal_id, floor="a")))
+        if floor == "1.1":
+            assert "assessing" not in json.loads(link.books.status_payload(status))
+    assert json.loads(link.books.status_payload(status))["assessing"] == assessing

@@ -2,7 +2,8 @@
 rating as it closes calls the analysis (`protect`, as `players report` does) in a spawned child
 at nice 19, within a time limit, and hands the loop the RatingAssessed the child sends back over
 a pipe; the event goes to the floor as an `assessment` message. No command line is run, and no
-CLI JSON is read."""
+CLI JSON is read. The child's progress comes over the same pipe, rate-limited, and the worker
+tells the latest until the assessment ends (issue 51)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 import signal
 import subprocess
 from collections.abc import MutableMapping
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -19,7 +21,12 @@ from structlog.testing import capture_logs
 
 from controller.commands.players import report
 from controller.commands.script import settle_session
-from controller.daemon.protection import NEEDS_ANALYSIS, TIMEOUT_S, ProtectionWorker
+from controller.daemon.protection import (
+    NEEDS_ANALYSIS,
+    TIMEOUT_S,
+    Progress,
+    ProtectionWorker,
+)
 from controller.game.events import Event, RatingAssessed
 from controller.game.ratings import Rating
 from controller.journal.fold import journal_ratings
@@ -29,21 +36,36 @@ from tests.floor.harness import wait_until
 from tests.sessions import Sitter, flat, hole_carder, shoe_session
 
 
-def _hang(journal: Path, number: int, start: int) -> NoReturn:
+def _hang(journal: Path, number: int, start: int, progress: Progress) -> NoReturn:
     """Work that never ends, as a child gone wrong would (run in the spawned child)."""
     while True:
         signal.pause()
 
 
-def _vanish(journal: Path, number: int, start: int) -> NoReturn:
+def _vanish(journal: Path, number: int, start: int, progress: Progress) -> NoReturn:
     """A child that dies without a word, as one the kernel kills for its memory would."""
     os._exit(3)
 
 
-def _echo(journal: Path, number: int, start: int) -> RatingAssessed:
+def _echo(journal: Path, number: int, start: int, progress: Progress) -> RatingAssessed:
     """An assessment that says which rating and record it was asked for."""
     return RatingAssessed(seq=0, rating=number, player=None, seat=1, decisions=start,
                           skill_cost=0, skill_cost_optimal=0, flags=[])
+
+
+def _busy(journal: Path, number: int, start: int, progress: Progress) -> NoReturn:
+    """Work that reports a burst of progress, a stage the status cannot carry, a count past its
+    total, one that is not a number and a report cut short, then stays at decisions 340 of 700
+    (run in the spawned child)."""
+    for done in range(100_000):
+        progress("decisions", done % 340, 700)
+    progress("smuggling", 1, 2)
+    progress("ratings", 3, 2)
+    progress("edges", "1", 2)  # type: ignore[arg-type]
+    Connection.send(progress.answer, ("ratings",))  # type: ignore[attr-defined]
+    progress("decisions", 340, 700)
+    while True:
+        signal.pause()
 
 
 def _gone(pid: int) -> bool:
@@ -80,8 +102,9 @@ def test_the_worker_assesses_a_closed_rating_as_the_report_does(
 
     monkeypatch.setattr(subprocess, "Popen", no_command_line)
     posted: list[Event] = []
+    told: list[dict[str, Any] | None] = []
     # niceness 0: this test must not wait for an idle machine, as the table does
-    worker = ProtectionWorker(journal, posted.append, niceness=0)
+    worker = ProtectionWorker(journal, posted.append, niceness=0, on_progress=told.append)
     assert worker.start()
     try:
         worker.closed([rating])
@@ -97,6 +120,36 @@ def test_the_worker_assesses_a_closed_rating_as_the_report_does(
     # minor units in the journal, currency units to 1/100 of a cent in the report
     assert abs(event.skill_cost - 100 * expected["skill_cost"]) <= 0.51
     assert abs(event.skill_cost_optimal - 100 * expected["skill_cost_optimal"]) <= 0.51
+    # its progress told on the way, stage by stage, and its end
+    assert told[-1] is None and None not in told[:-1]
+    stages = [t["stage"] for t in told[:-1] if t is not None]
+    assert stages[0] == "folding" and "decisions" in stages and stages[-1] == "ratings"
+    assert all(t["rating"] == rating.number and 0 <= t["done"] <= t["total"]
+               for t in told[:-1] if t is not None)
+
+
+def test_the_childs_progress_is_told_rate_limited_until_the_assessment_ends(
+        tmp_path: Path) -> None:
+    """A burst of 100,000 reports reaches the worker as a few (at each new stage, else at most
+    every PROGRESS_S); what the status cannot carry is not told; the latest stays told while
+    the child works, and its end (here: the worker stopped) is told as None."""
+    told: list[dict[str, Any] | None] = []
+    worker = ProtectionWorker(tmp_path / "j.sqlite3", lambda event: None, niceness=0,
+                              work=_busy, on_progress=told.append)
+    assert worker.start()
+    try:
+        worker.queue.put((7, 1))
+        wait_until(lambda: worker.progress is not None and worker.progress["done"] == 340,
+                   "decisions 340 of 700 told")
+        latest = worker.progress
+        assert latest is not None
+        assert (latest["rating"], latest["stage"], latest["total"]) == (7, "decisions", 700)
+        assert latest["since"].endswith("Z")
+    finally:
+        worker.stop()
+    assert told[-1] is None and worker.progress is None
+    assert 2 <= len(told) < 100  # a few a second, not 100,000
+    assert {t["stage"] for t in told if t is not None} == {"decisions"}
 
 
 @pytest.mark.slow
@@ -245,7 +298,7 @@ def test_a_rating_that_closes_at_a_running_table_is_assessed_and_journaled(
     journal = tmp_path / "journal.sqlite3"
     rig = Rig(tmp_path, "baccarat", seed=4, journal=journal, refill=True)
     assert rig.loop is not None
-    worker = Daemon.protection(rig.loop, journal)
+    worker = Daemon.protection(rig.loop, journal, None)
     try:
         rig.console(PlayerSeated(seq=0, seat=1, player="P-9", how="number", by="Dana"))
         for _ in range(3):

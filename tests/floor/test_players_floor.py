@@ -43,6 +43,80 @@ def text(url: str) -> str:
         return str(response.read().decode())
 
 
+def test_a_hostile_assessing_status_is_refused_with_its_field() -> None:
+    """A status's `assessing` (protocol 1.2, issue 51): every field checked, done within total;
+    a status without it says nothing is being assessed, so what the floor keeps goes away."""
+    from datetime import UTC, datetime
+
+    from floor.payloads import Status
+    from protocol.codec import Refused as Rejected
+    good: dict[str, Any] = {"rating": 2, "stage": "decisions", "done": 340, "total": 700,
+                            "since": "2026-12-03T14:00:00.000Z"}
+
+    def parse(assessing: Any = None) -> Status:
+        status = {"protocol": "1.2", "table": "bj-01", "journal": "j1", "status": "open",
+                  "utc": "2026-12-03T14:01:00Z", **({} if assessing is None else
+                                                    {"assessing": assessing})}
+        return Status.parse(json.dumps(status).encode(), "bj-01", datetime.now(UTC), 2**18)
+
+    assert parse(good).detail["assessing"] == good
+    assert parse().detail["assessing"] is None  # a 1.1 table's, or the assessment ended
+    changes: list[tuple[Any, str]] = [
+        ({"done": 701}, "assessing: done: 701 is more than total (700)"),
+        ({"stage": "guessing"}, 'assessing.stage: "guessing": should be'),
+        ({"rating": 0}, "assessing.rating: 0: should be greater than or equal to 1"),
+        ({"total": -1}, "assessing.total: -1: should be greater than or equal to 0"),
+        ({"done": "340"}, 'assessing.done: "340": should be a valid integer'),
+        ({"done": True}, "assessing.done: True: should be a valid integer"),
+        ({"total": 2**64}, "assessing.total: 18446744073709551616: should be less than"),
+        ("decisions", 'assessing: "decisions": should be a valid dictionary'),
+        ({"since": "yesterday"}, 'assessing.since: "yesterday"'),
+        ({"eta": 5}, "assessing.eta: not a field of this message")]
+    for change, reason in changes:
+        with pytest.raises(Rejected) as refused:
+            parse({**good, **change} if isinstance(change, dict) else change)
+        assert reason in str(refused.value), (change, str(refused.value))
+
+
+def test_a_closed_rating_being_assessed_says_how_far_in_the_pit(
+        tmp_path: Path, broker: Mosquitto, floor_dsn: str) -> None:
+    """The table's status names the rating its worker is assessing (issue 51): the pit's
+    ratings give how far for that closed rating alone, not for an open one it names, and
+    nothing once the status no longer names it (the assessment ended, failed or never ran)."""
+    floor = FloorProcess(broker.url, floor_dsn, "pit", tmp_path).start()
+    table = LinkedTable(tmp_path / "bj", broker.url, "bj-01")
+
+    def assessing() -> dict[int, Any]:
+        return {r["number"]: r["assessing"] for r in get(floor.url + "api/ratings")}
+
+    try:
+        table.rig.console(PlayerSeated(seq=0, seat=1, player="P-1001", how="number",
+                                       by="Dana"))
+        table.rig.console(PlayerSeated(seq=0, seat=2, player="P-2002", how="number",
+                                       by="Dana"))
+        table.play(2)
+        table.rig.console(PlayerLeft(seq=0, seat=1, reason="walked", by="dealer"))
+        table.play(1)
+        table.rig.settle_queue()
+        wait_until(lambda: table.unsent() == 0, "every message sent")
+        wait_until(lambda: one(floor_dsn, "SELECT count(*) FROM ratings") == 2, "both ratings")
+        progress = {"stage": "decisions", "done": 340, "total": 700,
+                    "since": "2026-12-03T14:00:00.000Z"}
+        table.link.assessing({"rating": 1, **progress})
+        wait_until(lambda: assessing() == {1: progress, 2: None}, "rating 1 being assessed")
+        table.link.assessing({"rating": 2, **progress})  # open: nothing to show
+        wait_until(lambda: one(floor_dsn, "SELECT detail->'assessing'->>'rating' FROM tables")
+                   == "2", "the status naming rating 2")
+        assert assessing() == {1: None, 2: None}
+        table.link.assessing({"rating": 1, **progress})
+        wait_until(lambda: assessing()[1] == progress, "rating 1 being assessed again")
+        table.link.assessing(None)
+        wait_until(lambda: assessing() == {1: None, 2: None}, "the assessment ended")
+    finally:
+        table.close()
+        floor.stop()
+
+
 def test_the_floor_rates_as_the_table_does(tmp_path: Path, broker: Mosquitto,
                                            floor_dsn: str) -> None:
     from controller.commands.players import report
@@ -73,9 +147,9 @@ def test_the_floor_rates_as_the_table_does(tmp_path: Path, broker: Mosquitto,
         assert theirs.keys() == mine.keys() == {1, 2}
         for number, rating in mine.items():  # protection comes later, from the table's worker
             floor_rating = {k: v for k, v in theirs[number].items()
-                            if k not in ("table", "protection")}
+                            if k not in ("table", "protection", "assessing")}
             assert floor_rating == {k: rating[k] for k in floor_rating}, number
-            assert theirs[number]["protection"] is None
+            assert theirs[number]["protection"] is None is theirs[number]["assessing"]
         assert mine[1]["rounds"] == 3 and mine[1]["left"] == "walked"
         assert mine[1]["dealer"] == "D-5" and mine[1]["theo_total"] > 0
 
