@@ -105,8 +105,8 @@ class ShuffleWatch:
         """A step of the check, whose own failure never reaches the game (issue 51: protection
         must not stop a round): the check starts again, clean, with the shoe it failed in
         unchecked (`shoe`: the one coming in), and the failure waits to be journaled as a
-        finding of its own, said in words, once a shoe. Deterministic as the fold is: a replay of the same
-        records fails the same way."""
+        finding of its own, said in words, once a shoe. Deterministic as the fold is: a replay
+        of the same records fails the same way."""
         try:
             found = step()
         except Exception as exc:  # any failure of the check's own, contained

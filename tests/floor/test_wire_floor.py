@@ -132,7 +132,12 @@ def _extremes() -> Iterator[tuple[str, dict[str, Any]]]:
     for kind, (example, schema) in payloads.items():
         for path, leaf in _leaves(example, schema, schema.get("$defs", {}), ()):
             for value in _extreme_values(leaf):
-                yield kind, _counted(_set(example, path, value), path)
+                data = _counted(_set(example, path, value), path)
+                if kind in ("tray", "transfer") and not any(data["body"]["chips"].values()):
+                    continue  # a count or a transfer of no chip: the protocol refuses it
+                if (assessing := data.get("assessing")) is not None:  # done within its total
+                    assessing["total"] = max(assessing["total"], assessing["done"])
+                yield kind, data
 
 
 def _counted(data: dict[str, Any], path: tuple[Any, ...]) -> dict[str, Any]:
