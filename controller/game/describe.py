@@ -36,6 +36,7 @@ from controller.game.events import (
     PlayerLeft,
     PlayerSeated,
     RatingAssessed,
+    ShuffleFlagged,
     SupervisorRefused,
     TrayCounted,
     WagerPlaced,
@@ -212,6 +213,12 @@ def _integrity_broken(event: IntegrityBroken, tables: Mapping[str, PayTable],
 def _integrity_cleared(event: IntegrityCleared, tables: Mapping[str, PayTable],
                        money: Currency) -> str:
     return f"integrity error cleared by supervisor {event.by}: {event.reason}"
+
+
+@words.register
+def _shuffle_flagged(event: ShuffleFlagged, tables: Mapping[str, PayTable],
+                     money: Currency) -> str:
+    return f"shuffle check: {event.text}"
 
 
 @words.register

@@ -645,7 +645,7 @@ class Table:
         """A weak shuffle found: the alert, once a shoe for each kind of finding."""
         if self.shuffle is not None:
             self.shuffle.flagged(event)
-        return [Alert(event.finding, event.text)]
+        return [Alert("shuffle_flagged", event.text)]  # the finding is in its words
 
     @folds(DayClosed, frame=False)
     def _day_closed(self, event: DayClosed) -> list[Effect]:
