@@ -185,6 +185,7 @@ class FloorMachine(RuleBasedStateMachine):
         self.restarts = 0
         self.listening: dict[str, FakeTable] = {}  # each table's side of `verify`, once asked
         self.verdicts: dict[int, str | None] = {}  # request: its result (None: no answer)
+        self.asked_of: dict[int, str] = {}  # request: its table
         self.answered: dict[str, bytes] = {}  # a table's last answer, to replay
         self.refusals: set[str] = set()  # what the floor must have refused of the answers
 
@@ -346,8 +347,8 @@ class FloorMachine(RuleBasedStateMachine):
         if status != 202:
             assert not known and status == 404 and "no such table" in asked["error"], asked
             return
-        if asked["id"] in self.verdicts:  # the table's open request: asked once at a time
-            assert self.verdicts[asked["id"]] is None, (asked, "answered, yet open")
+        if asked["id"] in self.verdicts:  # its open request (asked once at a time), which
+            assert self.asked_of[asked["id"]] == table, asked  # an answer on its way leaves open
             return
         wait_until(lambda: len(listener.requests) > before, f"{table} asked to verify")
         request = listener.requests[-1]
@@ -355,6 +356,7 @@ class FloorMachine(RuleBasedStateMachine):
         manifest, folder = self.floor.release
         answer = honest(table, request, manifest, folder)
         self.verdicts[asked["id"]] = None
+        self.asked_of[asked["id"]] = table
         if how in ("honest", "wrong digest"):
             if how == "wrong digest":
                 answer = answer.model_copy(update={"digest": "0" * 64})  # HMAC-SHA256's hex
