@@ -97,6 +97,11 @@ class Child:
         self.outputs = (folder.out / "stdout", folder.out / "stderr")
 
         def prepared() -> None:  # in the child, before the command
+            # A shell starts a command with Ctrl-C's default and nothing blocked; a pytest
+            # worker may have either changed by the tests before (both survive exec), and the
+            # command would then never hear the Ctrl-C these tests send.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, set())
             if close_stdin:
                 os.close(0)
             if memory is not None:
@@ -106,7 +111,7 @@ class Child:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "controller", *argv], stdin=stdin, stdout=out,
                 stderr=err, cwd=folder.work, env=folder.env(), start_new_session=True,
-                preexec_fn=prepared if close_stdin or memory is not None else None)
+                preexec_fn=prepared)
 
     @property
     def pid(self) -> int:
