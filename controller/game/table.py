@@ -314,14 +314,15 @@ class Table:
         changes = self._changes = dataclasses.replace(self._changes, effects=effects)
         self._note_day(event, changes.round or before)
         record = changes.round
+        went = self._went(record, event.seq) if record and isinstance(event, CardDrawn) \
+            else None  # where a card went: found once, for the shuffle check and the log
         if isinstance(event, CardDrawn) and self.shuffle is not None:
-            self.shuffle.card(event.card, record.number if record else 0,
-                              self._went(record, event.seq) if record else None)
+            self.shuffle.card(event.card, record.number if record else 0, went)
         if record is not None:
             config = record.machine.config
             tables = config.pay_tables
             text = describe(event, tables, config.money)
-            if isinstance(event, CardDrawn) and (went := self._went(record, event.seq)):
+            if went:
                 text += f" {where_words(went)}"
             record.log.append((event.seq, event.utc, text))
             if effects:
